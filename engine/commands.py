@@ -1,0 +1,72 @@
+"""Commands: what someone asks for, in the imperative.  ``decide`` validates every one.
+
+Player commands (``ChooseTrump``, ``PlayCard``) come from a seat.  System commands come from the
+match service (``seat=None`` in ``decide``): they carry the randomness (decks) and the lobby facts
+(who sits where) as data, so the engine itself stays pure.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from .rules import Rules
+
+
+@dataclass(frozen=True, slots=True)
+class CreateMatch:
+    match_id: str
+    rules: Rules
+    commitment: str
+    """Hash of the secret every deck is derived from (see ``engine.fairness``)."""
+    first_hakem: int | None = None
+    """A fixed first Hakem (stacked-deck matches): skips the ace draw, seats stay as joined."""
+
+
+@dataclass(frozen=True, slots=True)
+class TakeSeat:
+    seat: int
+    name: str
+    player: str
+    """An opaque public id of the occupant (never the secret token)."""
+    bot: str | None = None
+    """The bot level (``easy``/``medium``/``hard``/policy name) or ``None`` for a human."""
+
+
+@dataclass(frozen=True, slots=True)
+class LeaveSeat:
+    seat: int
+
+
+@dataclass(frozen=True, slots=True)
+class DrawAces:
+    deck: tuple[str, ...]
+    """A shuffled deck turned face up one card per seat to find the Hakem (and partner)."""
+
+
+@dataclass(frozen=True, slots=True)
+class DealRound:
+    deck: tuple[str, ...]
+    stacked: bool = False
+    """True when the deck was given by the room's creator rather than derived from the secret."""
+
+
+@dataclass(frozen=True, slots=True)
+class ChooseTrump:
+    suit: str
+
+
+@dataclass(frozen=True, slots=True)
+class PlayCard:
+    card: str
+
+
+@dataclass(frozen=True, slots=True)
+class RevealSecret:
+    secret: str
+
+
+Command = (
+    CreateMatch | TakeSeat | LeaveSeat | DrawAces | DealRound | ChooseTrump | PlayCard
+    | RevealSecret
+)
+PLAYER_COMMANDS = (ChooseTrump, PlayCard)

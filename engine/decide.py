@@ -1,0 +1,314 @@
+"""``decide(state, seat, command) -> events``: the only validating path.
+
+It never changes ``state``.  It raises a :class:`~engine.errors.HokmError` with a stable code for
+anything the rules forbid, and otherwise returns the events that record what happened, including
+the consequences (a completed trick, the end of a round, of a set, of the match).  ``evolve``
+applies those events without checking them again.
+
+``seat`` is the acting seat for player commands and ``None`` for the match service's system
+commands (match creation, seating, deals and the final reveal).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from typing import Any
+
+from . import errors as E
+from .cards import CARD_INDEX, N_CARDS, NAMES, SUIT_INDEX, SUITS
+from .commands import (
+    ChooseTrump, Command, CreateMatch, DealRound, DrawAces, LeaveSeat, PlayCard, RevealSecret,
+    TakeSeat,
+)
+from .events import (
+    CardPlayed, Event, HakemDrawn, MatchCreated, MatchEnded, RoundEnded, RoundStarted,
+    SecretRevealed, SeatLeft, SeatTaken, SetWon, TrickWon, TrumpChosen,
+)
+from .fairness import commitment_of
+from .rules import Rules
+from .state import CHOOSING_TRUMP, MATCH_OVER, NEW, PLAYING, ROUND_OVER, WAITING, State
+
+TRICKS_TO_WIN = 7
+MAX_NAME = 40
+_HEX64 = re.compile(r"[0-9a-f]{64}")
+# Events are immutable values, so the few possible CardPlayed events are made once and shared.
+_CARD_PLAYED = tuple(tuple(CardPlayed(seat, NAMES[c]) for c in range(N_CARDS)) for seat in range(4))
+_TRICK_WON = tuple(TrickWon(seat, 1) for seat in range(4))
+_ACES = frozenset(CARD_INDEX[r + s] for r in "A" for s in SUITS)
+
+
+def decide(state: State, seat: int | None, command: Command) -> tuple[Event, ...]:
+    """Validate ``command`` by ``seat`` against ``state``; return the resulting events."""
+    if isinstance(command, PlayCard):
+        turn = state.turn
+        # The hot path: a card that plainly follows (or leads) mid-trick, with the same checks
+        # as _play inlined; anything else takes the full path below.
+        if state.phase == PLAYING and seat == turn and turn is not None:
+            card = CARD_INDEX.get(command.card) if type(command.card) is str else None
+            if card is not None:
+                bit = 1 << card
+                if state.hands[turn] & bit:
+                    trick = state.trick
+                    if not trick:
+                        return (_CARD_PLAYED[turn][card],)
+                    table = state.table
+                    if table is not None and len(trick) + 1 < state.rules.players:
+                        if bit & table.suit_masks[table.eff_suit[trick[0][1]]]:
+                            return (_CARD_PLAYED[turn][card],)
+        return _play(state, seat, command)
+    kind = type(command)
+    handler = _HANDLERS.get(kind)
+    if handler is None:
+        raise E.InvalidCommand(f"unknown command {kind.__name__}")
+    if kind is ChooseTrump:
+        return handler(state, seat, command)
+    if seat is not None:
+        raise E.InvalidCommand("only the match service may send this command")
+    return handler(state, seat, command)
+
+
+def _refuse_phase(state: State, what: str) -> E.IllegalMove:
+    if state.phase == MATCH_OVER:
+        return E.MatchOver("the match is over")
+    return E.WrongPhase(f"cannot {what} now (phase {state.phase})")
+
+
+def _check_player(state: State, seat: int | None) -> int:
+    if type(seat) is not int or not 0 <= seat < state.rules.players:
+        raise E.InvalidCommand("a player command needs the player's seat")
+    return seat
+
+
+# -- player commands -------------------------------------------------------------------------
+
+
+def _play(state: State, seat: int | None, command: PlayCard) -> tuple[Event, ...]:
+    if state.phase != PLAYING:
+        raise _refuse_phase(state, "play a card")
+    if seat is None or seat != state.turn:
+        _check_player(state, seat)
+        raise E.NotYourTurn("it is not your turn")
+    card = CARD_INDEX.get(command.card) if type(command.card) is str else None
+    if card is None:
+        raise E.InvalidCommand(f"{command.card!r} is not a card (rank then suit, e.g. 'QH')")
+    hand = state.hands[seat]
+    bit = 1 << card
+    if not hand & bit:
+        raise E.IllegalCard(f"{command.card} is not in your hand")
+    trick = state.trick
+    table = state.table
+    assert table is not None
+    if trick:
+        led = table.eff_suit[trick[0][1]]
+        led_mask = table.suit_masks[led]
+        if hand & led_mask:
+            if not bit & led_mask:
+                raise E.MustFollowSuit(f"you must follow suit ({SUITS[led]})")
+        elif state.rules.must_trump:
+            trump_mask = table.suit_masks[table.trump]
+            if hand & trump_mask and not bit & trump_mask:
+                raise E.MustTrump("you cannot follow suit, so you must play a trump")
+    played = _CARD_PLAYED[seat][card]
+    if len(trick) + 1 < state.rules.players:
+        return (played,)
+    return (played, *_finish_trick(state, trick + ((seat, card),)))
+
+
+def _finish_trick(state: State, trick: tuple[tuple[int, int], ...]) -> list[Event]:
+    """Events after the last card of a trick: the trick, and perhaps the round and match."""
+    rules = state.rules
+    assert state.table is not None and state.hakem is not None
+    winner = state.table.winner(trick)
+    team = rules.team_of(winner)
+    played = state.tricks_played + 1
+    if not rules.double_sar:
+        if state.tricks[team] + 1 < TRICKS_TO_WIN and not rules.bavney:
+            return [_TRICK_WON[winner]]  # the common case: nothing else happens
+        banked = 1
+    elif state.run_team == team or played == 52 // rules.players:
+        banked = state.pile + 1  # two in a row, or the end of the deal: the pile goes to them
+    else:
+        banked = 0
+    tricks = list(state.tricks)
+    tricks[team] += banked
+    events: list[Event] = [_TRICK_WON[winner] if banked == 1 else TrickWon(winner, banked)]
+    ended = round_outcome(rules, rules.team_of(state.hakem), tricks, team, played)
+    if ended is None:
+        return events
+    win_team, points, kind = ended
+    events.append(RoundEnded(win_team, points, kind, tuple(tricks)))
+    score = list(state.match.score)
+    score[win_team] += points
+    if score[win_team] >= rules.target:
+        if rules.sets > 1:
+            events.append(SetWon(win_team))
+            if state.match.sets[win_team] + 1 < rules.sets:
+                return events
+        events.append(MatchEnded(win_team, tuple(score)))
+    return events
+
+
+def round_outcome(
+    rules: Rules, hakem_team: int, tricks: list[int], trick_team: int, played: int
+) -> tuple[int, int, str] | None:
+    """``(winning team, points, kind)`` if the round ends with these counted tricks, else None.
+
+    ``trick_team`` won the trick just finished and ``played`` tricks are done.  A side ends the
+    round at its seventh counted trick; with ``bavney`` a side holding every trick plays on and
+    scores 3 for all 13, while its first lost trick after the seventh ends the round as the
+    kot (or Hakem koti) it already earned.
+    """
+    for team, count in enumerate(tricks):
+        if count < TRICKS_TO_WIN:
+            continue
+        others = sum(tricks) - count
+        sweep = 2 if team == hakem_team else 3
+        sweep_kind = "kot" if team == hakem_team else "hakem_koti"
+        if others == 0:
+            if not rules.bavney:
+                return team, sweep, sweep_kind
+            if played == 52 // rules.players:
+                return team, 3, "bavney"
+            return None
+        if rules.bavney and trick_team != team and others == 1:
+            return team, sweep, sweep_kind
+        return team, 1, "normal"
+    return None
+
+
+def _choose_trump(state: State, seat: int | None, command: ChooseTrump) -> tuple[Event, ...]:
+    if state.phase != CHOOSING_TRUMP:
+        raise _refuse_phase(state, "choose trump")
+    seat = _check_player(state, seat)
+    if seat != state.hakem:
+        raise E.NotYourTurn("only the Hakem names trump")
+    if type(command.suit) is not str or command.suit not in SUIT_INDEX:
+        raise E.InvalidCommand(f"{command.suit!r} is not a suit (one of S H D C)")
+    return (TrumpChosen(seat, command.suit),)
+
+
+# -- system commands -------------------------------------------------------------------------
+
+
+def _create(state: State, seat: int | None, command: CreateMatch) -> tuple[Event, ...]:
+    if state.phase != NEW:
+        raise E.WrongPhase("the match already exists")
+    if type(command.match_id) is not str or not command.match_id:
+        raise E.InvalidCommand("a match needs an id")
+    if not isinstance(command.rules, Rules):
+        raise E.InvalidCommand("rules must be validated with Rules.from_dict")
+    if type(command.commitment) is not str or not _HEX64.fullmatch(command.commitment):
+        raise E.InvalidCommand("the commitment must be a sha-256 hex digest")
+    fh = command.first_hakem
+    if fh is not None and (type(fh) is not int or not 0 <= fh < command.rules.players):
+        raise E.InvalidCommand("first_hakem must be a seat")
+    return (MatchCreated(command.match_id, command.rules, command.commitment, fh),)
+
+
+def _take_seat(state: State, seat: int | None, command: TakeSeat) -> tuple[Event, ...]:
+    if state.phase in (NEW, MATCH_OVER):
+        raise _refuse_phase(state, "take a seat")
+    s = command.seat
+    if type(s) is not int or not 0 <= s < state.rules.players:
+        raise E.InvalidCommand("no such seat")
+    if state.match.seats[s] is not None:
+        raise E.SeatTaken("that seat is taken")
+    name = command.name.strip() if type(command.name) is str else ""
+    if not name or len(name) > MAX_NAME or not name.isprintable():
+        raise E.InvalidCommand(f"a name is 1 to {MAX_NAME} printable characters")
+    if type(command.player) is not str or not command.player:
+        raise E.InvalidCommand("a seat needs a player id")
+    if command.bot is not None and (type(command.bot) is not str or not command.bot):
+        raise E.InvalidCommand("bot must be a level name or null")
+    return (SeatTaken(s, name, command.player, command.bot),)
+
+
+def _leave_seat(state: State, seat: int | None, command: LeaveSeat) -> tuple[Event, ...]:
+    if state.phase in (NEW, MATCH_OVER):
+        raise _refuse_phase(state, "leave a seat")
+    s = command.seat
+    if type(s) is not int or not 0 <= s < state.rules.players or state.match.seats[s] is None:
+        raise E.InvalidCommand("that seat is empty")
+    return (SeatLeft(s),)
+
+
+_ALL_NAMES = frozenset(NAMES)
+
+
+def check_deck(deck: object) -> None:
+    """Refuse (``bad_request``) anything but the 52 distinct card names in some order."""
+    if not isinstance(deck, (tuple, list)) or len(deck) != N_CARDS:
+        raise E.InvalidCommand("a deck is a list of the 52 cards")
+    try:
+        if set(deck) != _ALL_NAMES:
+            raise E.InvalidCommand("a deck holds each of the 52 cards once, by name ('AS', 'TH')")
+    except TypeError:
+        raise E.InvalidCommand("a deck holds card names such as 'AS' and 'TH'") from None
+
+
+def ace_draw(cards: tuple[int, ...], players: int, find_partner: bool) -> HakemDrawn:
+    """Turn cards face up, one per seat from seat 0 in playing order, until an ace names the
+    Hakem; then (``find_partner``) go on, skipping the Hakem, until a second ace names the
+    partner, who is moved opposite the Hakem by swapping two seats."""
+    draw: list[tuple[int, str]] = []
+    seat, hakem, partner = 0, None, None
+    for card in cards:
+        draw.append((seat, NAMES[card]))
+        if card in _ACES:
+            if hakem is None:
+                hakem = seat
+                if not find_partner:
+                    break
+            else:
+                partner = seat
+                break
+        seat = (seat + 1) % players
+        if seat == hakem:
+            seat = (seat + 1) % players
+    assert hakem is not None
+    swap = None
+    if partner is not None:
+        opposite = (hakem + players // 2) % players
+        if partner != opposite:
+            swap = (min(partner, opposite), max(partner, opposite))
+    return HakemDrawn(tuple(draw), hakem, partner, swap)
+
+
+def _draw_aces(state: State, seat: int | None, command: DrawAces) -> tuple[Event, ...]:
+    if state.phase != WAITING or not state.all_seated or state.match.next_hakem is not None:
+        raise _refuse_phase(state, "draw for Hakem")
+    check_deck(command.deck)
+    cards = tuple(map(CARD_INDEX.__getitem__, command.deck))
+    rules = state.rules
+    return (ace_draw(cards, rules.players, rules.teams == "ace_draw" and rules.players == 4),)
+
+
+def _deal_round(state: State, seat: int | None, command: DealRound) -> tuple[Event, ...]:
+    hakem = state.match.next_hakem
+    ready = state.phase == ROUND_OVER or (state.phase == WAITING and hakem is not None)
+    if not ready or not state.all_seated or hakem is None:
+        raise _refuse_phase(state, "deal")
+    check_deck(command.deck)
+    n = state.rules.players
+    return (RoundStarted(state.deal.round_no + 1, hakem, (hakem - 1) % n, tuple(command.deck),
+                         bool(command.stacked)),)
+
+
+def _reveal(state: State, seat: int | None, command: RevealSecret) -> tuple[Event, ...]:
+    if state.phase != MATCH_OVER or state.match.secret is not None:
+        raise E.WrongPhase("the secret is revealed once, when the match is over")
+    if type(command.secret) is not str or commitment_of(command.secret) != state.match.commitment:
+        raise E.InvalidCommand("the secret does not match the match's commitment")
+    return (SecretRevealed(command.secret),)
+
+
+_HANDLERS: dict[type, Callable[[State, int | None, Any], tuple[Event, ...]]] = {
+    ChooseTrump: _choose_trump,
+    CreateMatch: _create,
+    TakeSeat: _take_seat,
+    LeaveSeat: _leave_seat,
+    DrawAces: _draw_aces,
+    DealRound: _deal_round,
+    RevealSecret: _reveal,
+}

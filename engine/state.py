@@ -1,0 +1,235 @@
+"""The state of a match: what ``evolve`` folds events into.
+
+``State`` is a value: ``evolve`` returns a new one and never changes its argument (the tests check
+this).  It uses ``__slots__`` and a hand-written ``clone`` rather than a frozen dataclass because
+it is rebuilt for every card played and ``dataclasses.replace`` would dominate the engine's time.
+Hands are 52-bit masks (see ``engine.cards``).  The state holds hidden information (every hand,
+the deck); only ``engine.views`` turns it into what one seat may see.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from .rules import STANDARD, Rules
+
+NEW, WAITING, CHOOSING_TRUMP, PLAYING, ROUND_OVER, MATCH_OVER = (
+    "new", "waiting", "choosing_trump", "playing", "round_over", "match_over",
+)
+
+
+@dataclass(frozen=True, slots=True)
+class Seat:
+    name: str
+    player: str
+    bot: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class RoundResult:
+    winner: int
+    points: int
+    kind: str
+    tricks: tuple[int, ...]
+
+
+class TrumpTable:
+    """Per (trump, satat): each card's effective suit, the masks of effective suits, and the
+    power used to find a trick's winner.  With ``satat`` the 2 of hearts belongs to the trump
+    suit and outranks every other trump."""
+
+    __slots__ = ("trump", "eff_suit", "suit_masks", "power")
+
+    def __init__(self, trump: int, satat: bool) -> None:
+        eff = [c // 13 for c in range(52)]
+        power = [c % 13 for c in range(52)]
+        for c in range(52):
+            if c // 13 == trump:
+                power[c] = 100 + c % 13
+        if satat:
+            two_hearts = 13  # suit H (1) * 13 + rank 2 (0)
+            eff[two_hearts] = trump
+            power[two_hearts] = 113
+        masks = [0, 0, 0, 0]
+        for c in range(52):
+            masks[eff[c]] |= 1 << c
+        self.trump = trump
+        self.eff_suit: tuple[int, ...] = tuple(eff)
+        self.suit_masks: tuple[int, ...] = tuple(masks)
+        self.power: tuple[int, ...] = tuple(power)
+
+    def winner(self, trick: tuple[tuple[int, int], ...]) -> int:
+        """The seat that wins a complete trick of ``(seat, card)`` in play order."""
+        eff, power, trump = self.eff_suit, self.power, self.trump
+        led = eff[trick[0][1]]
+        best_seat, best = trick[0][0], power[trick[0][1]]
+        for seat, card in trick[1:]:
+            s = eff[card]
+            if s == trump or s == led:
+                p = power[card]
+                if p > best:
+                    best, best_seat = p, seat
+        return best_seat
+
+
+TRUMP_TABLES: dict[tuple[int, bool], TrumpTable] = {
+    (t, s): TrumpTable(t, s) for t in range(4) for s in (False, True)
+}
+
+
+@dataclass(frozen=True, slots=True)
+class MatchInfo:
+    """The parts of the state that change at most once a round."""
+
+    match_id: str = ""
+    commitment: str = ""
+    first_hakem: int | None = None
+    seats: tuple[Seat | None, ...] = (None, None, None, None)
+    draw: tuple[tuple[int, str], ...] = ()
+    next_hakem: int | None = None
+    """The Hakem of the next deal, once known (after the draw or a round's end)."""
+    score: tuple[int, ...] = (0, 0)
+    sets: tuple[int, ...] = (0, 0)
+    result: RoundResult | None = None
+    winner: int | None = None
+    secret: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class DealInfo:
+    """The current round's deal: fixed once dealt (``trump`` and ``dealt`` once trump is named)."""
+
+    round_no: int = 0
+    dealer: int | None = None
+    deck: tuple[int, ...] = ()
+    stacked: bool = False
+    trump: int | None = None
+    dealt: tuple[int, ...] = (0, 0, 0, 0)
+    """Every seat's cards as dealt (hidden; shown only once the match is over)."""
+
+
+class State:
+    """Everything about one match.  Treat as immutable: use ``clone``/``replace`` to change.
+
+    The fields that change with every card are slots of ``State`` itself; the rest live in two
+    small frozen records, ``match`` and ``deal``, so that copying a state per card stays cheap.
+    """
+
+    __slots__ = (
+        "rules", "phase", "hakem", "table", "hands", "played", "trick", "leader", "turn",
+        "tricks", "pile", "run_team", "tricks_played", "last_trick", "last_winner", "match",
+        "deal",
+    )
+
+    rules: Rules
+    phase: str
+    hakem: int | None
+    table: TrumpTable | None
+    hands: tuple[int, ...]
+    """Cards held now, a bit mask per seat (hidden information)."""
+    played: int
+    """Cards played this round."""
+    trick: tuple[tuple[int, int], ...]
+    """The open trick, ``(seat, card)`` in play order."""
+    leader: int | None
+    turn: int | None
+    tricks: tuple[int, ...]
+    """Counted tricks per team this round."""
+    pile: int
+    """double_sar: tricks waiting to be banked."""
+    run_team: int | None
+    """double_sar: the team that won the last trick of an unbanked run."""
+    tricks_played: int
+    last_trick: tuple[tuple[int, int], ...]
+    last_winner: int | None
+    match: MatchInfo
+    deal: DealInfo
+
+    def __init__(self, rules: Rules = STANDARD) -> None:
+        """The empty state before ``MatchCreated``."""
+        n, teams = rules.players, rules.n_teams
+        self.rules = rules
+        self.phase = NEW
+        self.hakem = None
+        self.table = None
+        self.hands = (0,) * n
+        self.played = 0
+        self.trick = ()
+        self.leader = None
+        self.turn = None
+        self.tricks = (0,) * teams
+        self.pile = 0
+        self.run_team = None
+        self.tricks_played = 0
+        self.last_trick = ()
+        self.last_winner = None
+        self.match = MatchInfo(seats=(None,) * n, score=(0,) * teams, sets=(0,) * teams)
+        self.deal = DealInfo(dealt=(0,) * n)
+
+    def clone(self) -> State:
+        """A shallow copy (every field is immutable, so this is a full copy).  Replaced below by
+        generated straight-line code, which is several times faster than a loop."""
+        new = State.__new__(State)
+        for name in State.__slots__:
+            setattr(new, name, getattr(self, name))
+        return new
+
+    def replace(self, **changes: object) -> State:
+        new = self.clone()
+        for name, value in changes.items():
+            setattr(new, name, value)
+        return new
+
+    def snapshot(self) -> tuple[object, ...]:
+        """Every field, for equality checks in tests and replay comparisons."""
+        return tuple(
+            getattr(self, name) if name != "table" else (self.table.trump if self.table else None)
+            for name in State.__slots__
+        )
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, State) and self.snapshot() == other.snapshot()
+
+    __hash__ = None  # type: ignore[assignment]
+
+    def __repr__(self) -> str:
+        return (f"State(match_id={self.match.match_id!r}, phase={self.phase!r}, "
+                f"round={self.deal.round_no}, hakem={self.hakem}, turn={self.turn}, "
+                f"tricks={self.tricks}, score={self.match.score})")
+
+    @property
+    def n(self) -> int:
+        return self.rules.players
+
+    @property
+    def all_seated(self) -> bool:
+        return all(s is not None for s in self.match.seats)
+
+
+def _generate_clone() -> None:
+    body = "\n".join(f"    new.{name} = self.{name}" for name in State.__slots__)
+    source = f"def clone(self):\n    new = _new(State)\n{body}\n    return new\n"
+    namespace: dict[str, object] = {"_new": object.__new__, "State": State}
+    exec(source, namespace)  # noqa: S102 - generated from our own slot names only
+    clone: Any = namespace["clone"]
+    clone.__doc__ = State.clone.__doc__
+    State.clone = clone  # type: ignore[method-assign]
+
+
+_generate_clone()
+
+
+def pending_system_action(state: State) -> str | None:
+    """What the match service must do next for the match to go on by itself.
+
+    ``"draw"`` (turn cards for the first Hakem), ``"deal"`` (start the next round with a deck),
+    ``"reveal"`` (publish the secret once the match is over) or ``None`` (waiting for players).
+    """
+    if state.phase == WAITING and state.all_seated:
+        return "deal" if state.match.next_hakem is not None else "draw"
+    if state.phase == ROUND_OVER and state.all_seated:
+        return "deal"
+    if state.phase == MATCH_OVER and state.match.secret is None:
+        return "reveal"
+    return None

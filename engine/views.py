@@ -1,0 +1,148 @@
+"""The one choke point for hidden information: what a seat (or a spectator) may know.
+
+``view_for(state, seat, version)`` builds the view of ``api.md``: the seat's own hand, the open
+trick, public facts, per-seat card counts and the seat's legal choices.  Other hands and the
+undealt deck never appear, except once the match is over (``match_over``) when every hand is
+revealed for audit, or when a caller that may see everything asks for ``reveal=True`` (the replay
+of a finished match).  ``redact_event`` is the same rule applied to one event.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from .cards import CARD_INDEX, NAMES, SUITS, cards_of, mask_of, names_of_mask
+from .deal import FIRST_PACKET, split_deck
+from .events import Event, RoundStarted, SeatTaken, TrumpChosen
+from .plain import to_plain
+from .state import CHOOSING_TRUMP, MATCH_OVER, NEW, PLAYING, WAITING, State
+
+ALL_SUITS = list(SUITS)
+
+
+def legal_mask(state: State, seat: int) -> int:
+    """The cards ``seat`` may play now, as a mask (0 when it is not that seat's card to play)."""
+    if state.phase != PLAYING or state.turn != seat or state.table is None:
+        return 0
+    hand = state.hands[seat]
+    if not state.trick:
+        return hand
+    table = state.table
+    led_mask = table.suit_masks[table.eff_suit[state.trick[0][1]]]
+    follow = hand & led_mask
+    if follow:
+        return follow
+    if state.rules.must_trump:
+        trumps = hand & table.suit_masks[table.trump]
+        if trumps:
+            return trumps
+    return hand
+
+
+def legal_choices(state: State, seat: int | None) -> list[str]:
+    """The cards (or, for the Hakem choosing trump, the suits) ``seat`` may choose now."""
+    if seat is None:
+        return []
+    if state.phase == CHOOSING_TRUMP and seat == state.hakem:
+        return list(ALL_SUITS)
+    return names_of_mask(legal_mask(state, seat))
+
+
+def _trick(trick: tuple[tuple[int, int], ...]) -> list[dict[str, Any]]:
+    return [{"seat": s, "card": NAMES[c]} for s, c in trick]
+
+
+def view_for(
+    state: State,
+    seat: int | None,
+    version: int = 0,
+    connected: Sequence[bool] | None = None,
+    *,
+    reveal: bool = False,
+) -> dict[str, Any]:
+    """The view of ``seat`` (``None``: the public spectator view) at ``version``.
+
+    ``connected`` is the gateway's presence per seat (not part of the record).  ``reveal`` shows
+    every hand; the match service only passes it for finished matches.
+    """
+    rules = state.rules
+    n = rules.players
+    over = state.phase == MATCH_OVER
+    show_all = reveal or over
+    phase = WAITING if state.phase == NEW else state.phase
+    seats: list[dict[str, Any]] = []
+    match, deal = state.match, state.deal
+    for i, s in enumerate(match.seats):
+        on = bool(connected[i]) if connected is not None else False
+        if s is None:
+            seats.append({"name": None, "bot": None, "connected": False, "empty": True})
+        else:
+            seats.append({"name": s.name, "bot": s.bot, "connected": on or s.bot is not None,
+                          "empty": False})
+    result = None
+    if match.result is not None:
+        r = match.result
+        result = {"winner": r.winner, "points": r.points, "kind": r.kind, "tricks": list(r.tricks)}
+    last_trick = None
+    if state.last_trick:
+        last_trick = {"cards": _trick(state.last_trick), "winner": state.last_winner}
+    own = seat is not None and 0 <= seat < n
+    view: dict[str, Any] = {
+        "match_id": match.match_id,
+        "version": version,
+        "seat": seat if own else None,
+        "players": n,
+        "phase": phase,
+        "round": deal.round_no,
+        "hakem": state.hakem,
+        "dealer": deal.dealer,
+        "trump": SUITS[deal.trump] if deal.trump is not None else None,
+        "hand": names_of_mask(state.hands[seat]) if own else [],  # type: ignore[index]
+        "hand_counts": [h.bit_count() for h in state.hands],
+        "trick": _trick(state.trick),
+        "leader": state.leader,
+        "turn": state.turn,
+        "tricks": list(state.tricks),
+        "score": list(match.score),
+        "target": rules.target,
+        "sets": list(match.sets) if rules.sets > 1 else None,
+        "legal": legal_choices(state, seat if own else None),
+        "last_trick": last_trick,
+        "seats": seats,
+        "result": result,
+        "winner": match.winner,
+        "rules": rules.to_dict(),
+        "draw": [{"seat": s, "card": c} for s, c in match.draw],
+        "pile": state.pile if rules.double_sar else None,
+        "commitment": match.commitment,
+        "secret": match.secret,
+        "hands": [names_of_mask(h) for h in state.hands] if show_all else None,
+        "dealt": [names_of_mask(h) for h in deal.dealt] if show_all else None,
+    }
+    return view
+
+
+def redact_event(state: State, event: Event, seat: int | None, *, reveal: bool = False
+                 ) -> dict[str, Any]:
+    """``event`` as plain data for ``seat`` (``None``: spectator).  ``state`` is the state just
+    before the event.  Decks become the seat's own cards; other hidden fields are dropped."""
+    plain = to_plain(event)
+    if reveal:
+        return plain
+    if isinstance(event, SeatTaken):
+        del plain["player"]
+    elif isinstance(event, RoundStarted):
+        del plain["deck"]
+        own = event.deck[:FIRST_PACKET] if seat == event.hakem else ()
+        plain["hand"] = names_of_mask(mask_of(CARD_INDEX[c] for c in own))
+    elif isinstance(event, TrumpChosen):
+        if seat is not None and 0 <= seat < state.rules.players and state.hakem is not None:
+            hands = split_deck(state.deal.deck, state.hakem, state.rules.deal, state.rules.players)
+            plain["hand"] = names_of_mask(hands[seat])
+        else:
+            plain["hand"] = []
+    return plain
+
+
+__all__ = ["legal_mask", "legal_choices", "view_for", "redact_event", "cards_of"]
