@@ -62,12 +62,31 @@ def _demo(args: argparse.Namespace) -> int:
     return 0
 
 
+# Sub-commands that live with their own package register themselves here: each module has
+# ``register(subparsers)`` adding its parser with ``set_defaults(func=...)``.
+_PLUGINS = ("worker.arena", "worker.main", "services.gateway.serve", "services.audit")
+
+
+def _register_plugins(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+    import importlib
+
+    for name in _PLUGINS:
+        try:
+            module = importlib.import_module(name)
+        except ModuleNotFoundError as exc:
+            if exc.name is not None and name.startswith(exc.name):
+                continue  # that piece is not there (yet)
+            raise
+        module.register(sub)
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="hokm", description="Hokm: play, serve, audit.")
     sub = parser.add_subparsers(dest="cmd", required=True)
     demo = sub.add_parser("demo", help="print a match between random players")
     demo.add_argument("--seed", type=int, default=None)
     demo.set_defaults(func=_demo)
+    _register_plugins(sub)
     args = parser.parse_args(argv)
     result: int = args.func(args)
     return result
