@@ -1,0 +1,87 @@
+"""Scheduling bot turns as RQ jobs, and recovering turns whose worker died.
+
+``RQScheduler.schedule(match, seat, version)`` enqueues ``worker.jobs.bot_turn`` with plain JSON
+arguments.  The job id is derived from (match, version, seat) and a set-if-absent guard key makes a
+duplicate enqueue a no-op (RQ itself would queue a second job under the same id).  Every scheduled
+turn is also written to a sorted set with a deadline; ``recover_stalled`` (run by every worker
+process about once a second) re-enqueues turns still pending after their deadline, which is how a
+turn survives a worker killed mid-job within seconds rather than RQ's minutes.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from typing import Any
+
+import redis
+from rq import Queue
+from rq.serializers import JSONSerializer
+
+from .store import keys
+
+JOB = "worker.jobs.bot_turn"
+GUARD_TTL_S = 600
+
+
+def job_id(match_id: str, version: int, seat: int, attempt: int = 0) -> str:
+    base = f"bot-{match_id}-{version}-{seat}"
+    return base if attempt == 0 else f"{base}-r{attempt}"
+
+
+def member(match_id: str, version: int, seat: int) -> str:
+    return f"{match_id}:{version}:{seat}"
+
+
+class RQScheduler:
+    """Enqueues bot turns on an RQ queue (the queue's Redis need not be the matches' Redis)."""
+
+    def __init__(self, client: redis.Redis, queue: str = "hokm-bots", timeout_s: float = 3.0,
+                 clock: Callable[[], float] = time.time) -> None:
+        self.client = client
+        self.queue = Queue(queue, connection=client, serializer=JSONSerializer)
+        self.timeout_s = timeout_s
+        self.clock = clock
+
+    def schedule(self, match_id: str, seat: int, version: int) -> None:
+        if not self.client.set(keys.bot_guard(match_id, version, seat), 1, nx=True,
+                               ex=GUARD_TTL_S):
+            return  # already enqueued by someone else: duplicates collapse here
+        self.client.zadd(keys.PENDING_BOTS,
+                         {member(match_id, version, seat): self.clock() + self.timeout_s})
+        self._enqueue(match_id, seat, version, 0)
+
+    def _enqueue(self, match_id: str, seat: int, version: int, attempt: int) -> None:
+        self.queue.enqueue_call(
+            JOB, args=(match_id, seat, version), job_id=job_id(match_id, version, seat, attempt),
+            result_ttl=0, failure_ttl=3600, timeout=60,
+        )
+
+    def done(self, match_id: str, seat: int, version: int) -> None:
+        self.client.zrem(keys.PENDING_BOTS, member(match_id, version, seat))
+
+    def recover_stalled(self, still_due: Callable[[str, int, int], bool]) -> int:
+        """Re-enqueue overdue turns for which ``still_due(match, seat, version)`` holds; drop
+        the rest.  Returns how many were re-enqueued.  Safe to run in many processes at once:
+        the deadline is moved with a compare-and-set, so one process re-enqueues each turn."""
+        now = self.clock()
+        overdue: list[Any] = self.client.zrangebyscore(keys.PENDING_BOTS, "-inf", now,
+                                                       start=0, num=100, withscores=True)
+        count = 0
+        for raw, deadline in overdue:
+            name = raw.decode() if isinstance(raw, bytes) else str(raw)
+            match_id, version_s, seat_s = name.rsplit(":", 2)
+            version, seat = int(version_s), int(seat_s)
+            if not still_due(match_id, seat, version):
+                self.client.zrem(keys.PENDING_BOTS, name)
+                continue
+            # Claim the recovery by moving the deadline forward (ZADD GT CH): a process that finds
+            # it already moved skips it.  A rare double claim only enqueues a job that finds its
+            # version stale, since bot moves carry their command id.
+            claimed = self.client.zadd(keys.PENDING_BOTS, {name: now + self.timeout_s}, xx=True,
+                                       ch=True, gt=True)
+            if not claimed:
+                continue
+            self._enqueue(match_id, seat, version, int(now * 1000))
+            count += 1
+        return count

@@ -1,0 +1,43 @@
+"""Service-level refusals, with the stable codes of the API (engine refusals pass through)."""
+
+from __future__ import annotations
+
+from engine.errors import HokmError, InvalidCommand
+
+__all__ = [
+    "BadToken", "HintsExhausted", "HokmError", "InvalidCommand", "NotFound", "RateLimited",
+    "StaleVersion", "TooLarge", "STATUS",
+]
+
+
+class NotFound(HokmError):
+    code = "not_found"
+
+
+class BadToken(HokmError):
+    code = "bad_token"
+
+
+class StaleVersion(HokmError):
+    code = "stale_version"
+
+
+class RateLimited(HokmError):
+    code = "rate_limited"
+
+
+class TooLarge(HokmError):
+    code = "too_large"
+
+
+class HintsExhausted(HokmError):
+    code = "hints_exhausted"
+
+
+STATUS: dict[str, int] = {
+    "bad_request": 400, "bad_rules": 400, "bad_token": 401, "not_found": 404,
+    "too_large": 413, "rate_limited": 429, "stale_version": 409, "seat_taken": 409,
+    "match_full": 409, "hints_exhausted": 409, "not_your_turn": 409, "illegal_card": 409,
+    "must_follow_suit": 409, "must_trump": 409, "wrong_phase": 409, "match_over": 409,
+}
+"""HTTP status per error code (every refusal is a 4xx)."""

@@ -1,0 +1,319 @@
+"""HTTP handlers of API v1 (see docs/api.md).  Every refusal is a 4xx JSON error with a stable
+code; the match service does the work in a thread so the event loop keeps serving sockets."""
+
+from __future__ import annotations
+
+import json
+import random
+from typing import Any
+
+from starlette.concurrency import run_in_threadpool
+from starlette.requests import Request
+from starlette.responses import JSONResponse, Response
+
+from engine import ChooseTrump, Command, PlayCard, redact_event, view_for
+from engine.evolve import evolve
+from engine.state import MATCH_OVER, State
+from services.errors import (
+    STATUS, BadToken, HintsExhausted, HokmError, InvalidCommand, NotFound, RateLimited, TooLarge,
+)
+from services.matches import Loaded, MatchService
+
+from .fanout import Hub
+from .limits import Buckets
+
+MAX_ID = 64
+HINT_DECISIONS = 3
+
+
+def error_response(error: HokmError) -> JSONResponse:
+    return JSONResponse({"error": error.to_dict()}, status_code=STATUS.get(error.code, 400))
+
+
+class Api:
+    """The handlers, bound to one process's service, hub and limits."""
+
+    def __init__(self, service: MatchService, hub: Hub, *, max_body: int, rate_token: float,
+                 rate_address: float, allow_stacked: bool) -> None:
+        self.service = service
+        self.hub = hub
+        self.max_body = max_body
+        self.by_token = Buckets(rate_token, rate_token * 4)
+        self.by_address = Buckets(rate_address, rate_address * 4)
+        self.allow_stacked = allow_stacked
+
+    # -- helpers -----------------------------------------------------------------------------
+
+    def check_address(self, request: Request) -> None:
+        address = request.client.host if request.client else "?"
+        if not self.by_address.allow(address):
+            raise RateLimited("too many requests from this address; slow down")
+
+    async def body(self, request: Request) -> dict[str, Any]:
+        declared = request.headers.get("content-length")
+        if declared is not None and (not declared.isdigit() or int(declared) > self.max_body):
+            raise TooLarge(f"bodies are at most {self.max_body} bytes")
+        raw = b""
+        async for chunk in request.stream():
+            raw += chunk
+            if len(raw) > self.max_body:
+                raise TooLarge(f"bodies are at most {self.max_body} bytes")
+        if not raw:
+            return {}
+        try:
+            data = json.loads(raw)
+        except (ValueError, UnicodeDecodeError):
+            raise InvalidCommand("the body is not valid JSON") from None
+        if not isinstance(data, dict):
+            raise InvalidCommand("the body must be a JSON object")
+        return data
+
+    @staticmethod
+    def token_of(request: Request) -> str | None:
+        header = request.headers.get("authorization", "")
+        if header[:7].lower() == "bearer ":
+            return header[7:].strip() or None
+        return None
+
+    async def seat_of(self, request: Request, match_id: str) -> tuple[int, str, Loaded]:
+        token = self.token_of(request)
+        if token is None:
+            raise BadToken("send the seat token as 'Authorization: Bearer <token>'")
+        return await run_in_threadpool(self.service.authenticate, match_id, token)
+
+    def connected(self, match_id: str) -> tuple[bool, ...] | None:
+        return self.hub.connected.get(match_id)
+
+    # -- endpoints ---------------------------------------------------------------------------
+
+    async def create(self, request: Request) -> Response:
+        self.check_address(request)
+        data = await self.body(request)
+        known = {"players", "seats", "rules", "name", "first_hakem", "decks",
+                 "disconnect_timeout"}
+        unknown = sorted(set(data) - known)
+        if unknown:
+            raise InvalidCommand(f"unknown field {unknown[0]!r}")
+        players = data.get("players", 4)
+        if type(players) is not int:
+            raise InvalidCommand("players must be a number")
+        rules = data.get("rules")
+        if rules is not None and not isinstance(rules, dict):
+            raise InvalidCommand("rules must be an object")
+        rules = {"players": players, **(rules or {})}
+        seats = data.get("seats")
+        if seats is not None and (not isinstance(seats, list)
+                                  or not all(isinstance(s, str) for s in seats)):
+            raise InvalidCommand("seats must be a list like [\"human\", \"bot:medium\", ...]")
+        name = data.get("name", "Player")
+        if not isinstance(name, str):
+            raise InvalidCommand("name must be a string")
+        first_hakem = data.get("first_hakem")
+        timeout = data.get("disconnect_timeout", 60)
+        if type(timeout) not in (int, float):
+            raise InvalidCommand("disconnect_timeout must be a number of seconds")
+        created = await run_in_threadpool(
+            lambda: self.service.create(
+                seats=seats, rules=rules, name=name, players=players,
+                first_hakem=first_hakem, decks=data.get("decks"), disconnect_timeout=timeout,
+            )
+        )
+        created["invite_url"] = str(request.url_for("table", match_id=created["match_id"]))
+        return JSONResponse(created, status_code=201)
+
+    async def join(self, request: Request) -> Response:
+        self.check_address(request)
+        match_id = request.path_params["match_id"]
+        data = await self.body(request)
+        name = data.get("name", "Player")
+        seat = data.get("seat")
+        if not isinstance(name, str) or (seat is not None and type(seat) is not int):
+            raise InvalidCommand("join takes a name and optionally a seat number")
+        joined = await run_in_threadpool(self.service.join, match_id, name, seat)
+        return JSONResponse(joined)
+
+    async def summary(self, request: Request) -> Response:
+        self.check_address(request)
+        match_id = request.path_params["match_id"]
+        loaded = await run_in_threadpool(self.service.load, match_id)
+        state = loaded.state
+        connected = await self.hub.read_presence(match_id, state.rules.players)
+        view = view_for(state, None, loaded.version, connected)
+        return JSONResponse({
+            key: view[key] for key in ("match_id", "players", "phase", "version", "score",
+                                       "rules", "seats", "round", "winner", "target", "sets")
+        })
+
+    async def view(self, request: Request) -> Response:
+        self.check_address(request)
+        match_id = request.path_params["match_id"]
+        seat, _, _ = await self.seat_of(request, match_id)
+        loaded = await run_in_threadpool(self.service.load, match_id)
+        return JSONResponse({"version": loaded.version,
+                             "view": view_for(loaded.state, seat, loaded.version,
+                                              self.connected(match_id))})
+
+    @staticmethod
+    def parse_command(data: dict[str, Any]) -> tuple[Command, int | None, str | None]:
+        kind = data.get("type")
+        if kind == "play":
+            card = data.get("card")
+            if not isinstance(card, str):
+                raise InvalidCommand("a play command needs a card, e.g. \"QH\"")
+            command: Command = PlayCard(card)
+            allowed = {"type", "card", "version", "id"}
+        elif kind == "choose_trump":
+            suit = data.get("suit")
+            if not isinstance(suit, str):
+                raise InvalidCommand("choose_trump needs a suit: S, H, D or C")
+            command = ChooseTrump(suit)
+            allowed = {"type", "suit", "version", "id"}
+        else:
+            raise InvalidCommand("type must be \"play\" or \"choose_trump\"")
+        unknown = sorted(set(data) - allowed)
+        if unknown:
+            raise InvalidCommand(f"unknown field {unknown[0]!r}")
+        version = data.get("version")
+        if version is not None and (type(version) is not int or version < 0):
+            raise InvalidCommand("version must be a non-negative integer")
+        command_id = data.get("id")
+        if command_id is not None and (not isinstance(command_id, str)
+                                       or not 0 < len(command_id) <= MAX_ID):
+            raise InvalidCommand(f"id must be a string of 1 to {MAX_ID} characters")
+        return command, version, command_id
+
+    async def run_command(self, match_id: str, token: str | None, data: dict[str, Any]
+                          ) -> tuple[int, State, int | None, str]:
+        """Authenticate, rate-limit and apply one command; returns version, latest state, seat
+        and player.  Shared by the HTTP endpoint and the WebSocket."""
+        if token is None:
+            raise BadToken("commands need a seat token")
+        if not self.by_token.allow(token):
+            raise RateLimited("too many commands; slow down")
+        command, version, command_id = self.parse_command(data)
+
+        def work() -> tuple[int, State, int | None, str]:
+            seat, player, _ = self.service.authenticate(match_id, token)
+            outcome = self.service.handle(
+                match_id, seat, command, version=version,
+                command_id=None if command_id is None else f"{player}:{command_id}",
+            )
+            latest = outcome.latest
+            if latest is None:
+                return outcome.version, outcome.state, seat, player
+            return latest.version, latest.state, seat, player
+
+        return await run_in_threadpool(work)
+
+    async def command(self, request: Request) -> Response:
+        self.check_address(request)
+        match_id = request.path_params["match_id"]
+        data = await self.body(request)
+        version, state, _, player = await self.run_command(match_id, self.token_of(request), data)
+        seat = MatchService.seat_of_player(state, player)
+        return JSONResponse({"version": version,
+                             "view": view_for(state, seat, version, self.connected(match_id))})
+
+    async def events(self, request: Request) -> Response:
+        self.check_address(request)
+        match_id = request.path_params["match_id"]
+        since = _int_param(request, "since", 0)
+        seat: int | None = None
+        if self.token_of(request) is not None:
+            seat, _, _ = await self.seat_of(request, match_id)
+        records = await run_in_threadpool(self.service.store.read, match_id)
+        if not records:
+            raise NotFound("no such match")
+        over = any(e.TYPE == "match_ended" for r in records for e in r.events)
+        out = []
+        state = State()
+        for record in records:
+            redacted = []
+            for event in record.events:
+                if record.version > since:
+                    redacted.append(redact_event(state, event, seat, reveal=over))
+                state = evolve(state, event)
+            if record.version > since:
+                out.append({"version": record.version, "actor": record.actor,
+                            "events": redacted})
+        return JSONResponse({"version": records[-1].version, "events": out})
+
+    async def replay(self, request: Request) -> Response:
+        self.check_address(request)
+        match_id = request.path_params["match_id"]
+        loaded = await run_in_threadpool(self.service.load, match_id)
+        steps = loaded.version
+        step = _int_param(request, "step", steps)
+        if not 0 <= step <= steps:
+            raise InvalidCommand(f"step is 0 to {steps}")
+        over = loaded.state.phase == MATCH_OVER
+        seat: int | None = None
+        if not over:
+            seat, _, _ = await self.seat_of(request, match_id)
+        records = await run_in_threadpool(self.service.store.read, match_id, 0, step)
+        state = State()
+        last_events: list[dict[str, Any]] = []
+        for record in records:
+            last_events = []
+            for event in record.events:
+                last_events.append(redact_event(state, event, seat, reveal=over))
+                state = evolve(state, event)
+        return JSONResponse({"step": step, "steps": steps,
+                             "view": view_for(state, seat, step, reveal=over),
+                             "events": last_events})
+
+    async def hint(self, request: Request) -> Response:
+        self.check_address(request)
+        match_id = request.path_params["match_id"]
+        seat, _, _ = await self.seat_of(request, match_id)
+        since = _int_param(request, "since", 0)
+        loaded = await run_in_threadpool(self.service.load, match_id)
+        records = await run_in_threadpool(self.service.store.read, match_id, since)
+        used = sum(1 for r in records if r.actor == seat)
+        if used >= HINT_DECISIONS:
+            raise HintsExhausted("hints accompany three decisions; restart them for more")
+        view = view_for(loaded.state, seat, loaded.version)
+        if not view["legal"]:
+            raise HokmError("there is nothing for you to decide now", "not_your_turn")
+        from worker.hints import hint
+
+        advice = await run_in_threadpool(hint, view, random.Random())
+        return JSONResponse({**advice, "remaining": HINT_DECISIONS - used - 1})
+
+    async def leave(self, request: Request) -> Response:
+        self.check_address(request)
+        match_id = request.path_params["match_id"]
+        data = await self.body(request)
+        token = self.token_of(request)
+        if token is None:
+            raise BadToken("send the seat token as 'Authorization: Bearer <token>'")
+        replace_with = data.get("replace_with")
+        await run_in_threadpool(self.service.leave, match_id, token, replace_with)
+        return JSONResponse({"left": True})
+
+    async def seat_bot(self, request: Request) -> Response:
+        self.check_address(request)
+        match_id = request.path_params["match_id"]
+        data = await self.body(request)
+        token = self.token_of(request)
+        if token is None:
+            raise BadToken("send the seat token as 'Authorization: Bearer <token>'")
+        seat = request.path_params["seat"]
+        level = data.get("level", "medium")
+        if not isinstance(level, str):
+            raise InvalidCommand("level must be easy, medium or hard")
+        await run_in_threadpool(self.service.give_to_bot, match_id, token, seat, level)
+        return JSONResponse({"seat": seat, "bot": level})
+
+
+def _int_param(request: Request, name: str, default: int) -> int:
+    raw = request.query_params.get(name)
+    if raw is None or raw == "":
+        return default
+    try:
+        value = int(raw)
+    except ValueError:
+        raise InvalidCommand(f"{name} must be an integer") from None
+    if value < 0:
+        raise InvalidCommand(f"{name} must not be negative")
+    return value

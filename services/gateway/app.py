@@ -1,0 +1,141 @@
+"""The Starlette application: API v1 over HTTP and WebSocket, the browser client, health.
+
+``create_app(runtime)`` wires one process: the match service (in threads), the hub (one tail
+task for all sockets), and, in the embedded default, an in-process bot worker.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+from collections.abc import AsyncIterator
+from pathlib import Path
+from typing import Any
+
+from starlette.applications import Starlette
+from starlette.concurrency import run_in_threadpool
+from starlette.exceptions import HTTPException
+from starlette.requests import Request
+from starlette.responses import FileResponse, HTMLResponse, JSONResponse, Response
+from starlette.routing import Mount, Route, WebSocketRoute
+from starlette.staticfiles import StaticFiles
+from starlette.websockets import WebSocket
+
+from services.errors import HokmError
+from services.runtime import Runtime, build_runtime
+
+from . import openapi, ws
+from .api import Api, error_response
+from .fanout import Hub
+
+log = logging.getLogger("hokm.gateway")
+STATIC = Path(__file__).resolve().parent / "static"
+
+_PLACEHOLDER = (
+    "<!doctype html><html lang=en><meta charset=utf-8><title>Hokm</title>"
+    "<h1>Hokm</h1><p>The browser client is not installed. The API is at <a href=/api>/api</a>.</p>"
+)
+
+
+def create_app(runtime: Runtime | None = None, *, in_process_worker: bool | None = None
+               ) -> Starlette:
+    """The gateway for ``runtime`` (built from the environment if None).  The in-process bot
+    worker runs by default only in the embedded mode (no Redis URL)."""
+    rt = runtime or build_runtime()
+    worker = rt.embedded if in_process_worker is None else in_process_worker
+    holder: dict[str, Any] = {}
+
+    def api() -> Api:
+        return holder["api"]  # type: ignore[no-any-return]
+
+    @contextlib.asynccontextmanager
+    async def lifespan(app: Starlette) -> AsyncIterator[None]:
+        hub = Hub(rt)
+        holder["hub"] = hub
+        holder["api"] = Api(rt.service, hub, max_body=rt.settings.max_body,
+                            rate_token=rt.settings.rate_per_token,
+                            rate_address=rt.settings.rate_per_address,
+                            allow_stacked=rt.settings.allow_stacked_decks)
+        hub.start()
+        stop = None
+        if worker:
+            from worker.main import start_in_process
+
+            stop = start_in_process(rt)
+        try:
+            yield
+        finally:
+            if stop is not None:
+                stop.set()
+            await hub.stop()
+
+    def handler(name: str) -> Any:
+        async def call(request: Request) -> Response:
+            try:
+                response: Response = await getattr(api(), name)(request)
+                return response
+            except HokmError as refusal:
+                return error_response(refusal)
+        call.__name__ = name
+        return call
+
+    async def socket(websocket: WebSocket) -> None:
+        await ws.endpoint(websocket, api(), holder["hub"])
+
+    async def spa(request: Request) -> Response:
+        index = STATIC / "index.html"
+        if index.is_file():
+            return FileResponse(index, headers={"cache-control": "no-cache"})
+        return HTMLResponse(_PLACEHOLDER)
+
+    async def healthz(request: Request) -> Response:
+        return JSONResponse({"ok": True})
+
+    async def readyz(request: Request) -> Response:
+        try:
+            await run_in_threadpool(rt.client.ping)
+        except Exception:
+            return JSONResponse({"ok": False}, status_code=503)
+        return JSONResponse({"ok": True})
+
+    async def openapi_json(request: Request) -> Response:
+        return JSONResponse(openapi.document())
+
+    async def api_page(request: Request) -> Response:
+        return HTMLResponse(openapi.page())
+
+    async def http_error(request: Request, exc: Exception) -> Response:
+        assert isinstance(exc, HTTPException)
+        code = {404: "not_found", 405: "bad_request", 413: "too_large"}.get(exc.status_code,
+                                                                            "bad_request")
+        return JSONResponse({"error": {"code": code, "message": str(exc.detail)}},
+                            status_code=exc.status_code if exc.status_code < 500 else 400)
+
+    m = "/api/matches/{match_id}"
+    routes = [
+        Route("/api/matches", handler("create"), methods=["POST"]),
+        Route(m, handler("summary"), methods=["GET"]),
+        Route(m + "/join", handler("join"), methods=["POST"]),
+        Route(m + "/view", handler("view"), methods=["GET"]),
+        Route(m + "/commands", handler("command"), methods=["POST"]),
+        Route(m + "/events", handler("events"), methods=["GET"]),
+        Route(m + "/replay", handler("replay"), methods=["GET"]),
+        Route(m + "/hint", handler("hint"), methods=["GET"]),
+        Route(m + "/leave", handler("leave"), methods=["POST"]),
+        Route(m + "/seats/{seat:int}/bot", handler("seat_bot"), methods=["POST"]),
+        WebSocketRoute(m + "/ws", socket),
+        Route("/healthz", healthz),
+        Route("/readyz", readyz),
+        Route("/openapi.json", openapi_json),
+        Route("/api", api_page),
+        Route("/", spa),
+        Route("/m/{match_id}", spa, name="table"),
+        Route("/replay/{match_id}", spa),
+        Route("/how-to-play", spa),
+        Mount("/static", StaticFiles(directory=STATIC, check_dir=False), name="static"),
+    ]
+    app = Starlette(routes=routes, lifespan=lifespan,
+                    exception_handlers={HTTPException: http_error})
+    app.state.runtime = rt
+    app.state.holder = holder
+    return app

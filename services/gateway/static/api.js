@@ -1,0 +1,157 @@
+// The gateway API (docs/api.md): HTTP calls, tokens kept per match, and a WebSocket that
+// reconnects by itself with backoff and catches up with `since=<last version>`.
+import { safeDel, safeGet, safeSet } from "./i18n.js";
+
+export class ApiError extends Error {
+  constructor(status, code, message) {
+    super(message || code);
+    this.status = status;
+    this.code = code;
+  }
+}
+
+async function request(method, path, { body, token } = {}) {
+  const headers = { Accept: "application/json" };
+  if (body !== undefined) headers["Content-Type"] = "application/json";
+  if (token) headers.Authorization = `Bearer ${token}`;
+  let res;
+  try {
+    res = await fetch(path, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
+  } catch (e) {
+    throw new ApiError(0, "network", String(e.message || e));
+  }
+  let data = null;
+  try { data = await res.json(); } catch { /* empty or not JSON */ }
+  if (!res.ok) {
+    const err = (data && data.error) || {};
+    throw new ApiError(res.status, err.code || `http_${res.status}`, err.message || res.statusText);
+  }
+  return data;
+}
+
+const enc = encodeURIComponent;
+export const api = {
+  create: (body) => request("POST", "/api/matches", { body }),
+  join: (id, body) => request("POST", `/api/matches/${enc(id)}/join`, { body }),
+  summary: (id) => request("GET", `/api/matches/${enc(id)}`),
+  view: (id, token) => request("GET", `/api/matches/${enc(id)}/view`, { token }),
+  command: (id, token, cmd) => request("POST", `/api/matches/${enc(id)}/commands`, { body: cmd, token }),
+  replay: (id, step, token) => request("GET", `/api/matches/${enc(id)}/replay?step=${step}`, { token }),
+  hint: (id, token, since) => request("GET", `/api/matches/${enc(id)}/hint?since=${since}`, { token }),
+  giveBot: (id, seat, token, level) =>
+    request("POST", `/api/matches/${enc(id)}/seats/${seat}/bot`, { body: { level }, token }),
+};
+
+// ---- what the browser remembers (no sign-up: a name, and one token per match) ----
+export const store = {
+  token: (id) => safeGet(`hokm.token.${id}`),
+  setToken: (id, token) => safeSet(`hokm.token.${id}`, token),
+  dropToken: (id) => safeDel(`hokm.token.${id}`),
+  name: () => safeGet("hokm.name") || "",
+  setName: (n) => safeSet("hokm.name", n),
+  solo: () => safeGet("hokm.solo"),
+  setSolo: (id) => safeSet("hokm.solo", id),
+  dropSolo: () => safeDel("hokm.solo"),
+};
+
+let counter = 0;
+/** A unique command id, so a retried command is never applied twice. */
+export const commandId = () => `c-${Date.now().toString(36)}-${(counter++).toString(36)}-${Math.random().toString(36).slice(2, 8)}`;
+
+/**
+ * A match socket.  handlers: onView(msg), onError(msg), onStatus("connecting"|"open"|"closed"),
+ * onFatal(code) when the server refuses our token for good.  `since()` gives the version shown,
+ * so a reconnect asks only for what is new.
+ */
+export class MatchSocket {
+  constructor(matchId, token, handlers, since) {
+    this.matchId = matchId;
+    this.token = token;
+    this.h = handlers;
+    this.since = since;
+    this.attempt = 0;
+    this.closed = false;
+    this.ws = null;
+    this.timer = null;
+    this.pinger = null;
+    this.wake = () => { if (!this.isOpen()) this.reconnectNow(); };
+    window.addEventListener("online", this.wake);
+    document.addEventListener("visibilitychange", this.wake);
+    this.connect();
+  }
+
+  url() {
+    const proto = location.protocol === "https:" ? "wss:" : "ws:";
+    const q = new URLSearchParams();
+    if (this.token) q.set("token", this.token);
+    const v = this.since();
+    if (v != null && v >= 0) q.set("since", String(v));
+    return `${proto}//${location.host}/api/matches/${enc(this.matchId)}/ws?${q}`;
+  }
+
+  isOpen() { return this.ws && this.ws.readyState === WebSocket.OPEN; }
+
+  connect() {
+    if (this.closed) return;
+    this.h.onStatus?.("connecting");
+    let ws;
+    try { ws = new WebSocket(this.url()); } catch { this.schedule(); return; }
+    this.ws = ws;
+    ws.onopen = () => {
+      this.attempt = 0;
+      this.h.onStatus?.("open");
+      clearInterval(this.pinger);
+      this.pinger = setInterval(() => this.sendRaw({ type: "ping" }), 25000);
+    };
+    ws.onmessage = (ev) => {
+      let msg;
+      try { msg = JSON.parse(ev.data); } catch { return; }
+      if (msg.type === "view") this.h.onView?.(msg);
+      else if (msg.type === "error") this.h.onError?.(msg);
+    };
+    ws.onclose = (ev) => {
+      clearInterval(this.pinger);
+      if (this.ws !== ws) return;
+      this.ws = null;
+      if (this.closed) return;
+      // 1008 (policy) or 4xxx: the server refused us (bad token, unknown match): do not hammer it.
+      if (ev.code === 1008 || (ev.code >= 4000 && ev.code < 5000)) {
+        this.h.onStatus?.("closed");
+        this.h.onFatal?.(ev.reason || String(ev.code));
+        return;
+      }
+      this.schedule();
+    };
+    ws.onerror = () => { /* onclose follows and schedules the retry */ };
+  }
+
+  schedule() {
+    this.h.onStatus?.("closed");
+    clearTimeout(this.timer);
+    const delay = Math.min(10000, 400 * 2 ** this.attempt) * (0.75 + Math.random() / 2);
+    this.attempt = Math.min(this.attempt + 1, 6);
+    this.timer = setTimeout(() => this.connect(), delay);
+  }
+
+  reconnectNow() {
+    if (this.closed || (this.ws && this.ws.readyState === WebSocket.CONNECTING)) return;
+    clearTimeout(this.timer);
+    this.attempt = 0;
+    this.connect();
+  }
+
+  sendRaw(obj) {
+    if (!this.isOpen()) return false;
+    this.ws.send(JSON.stringify(obj));
+    return true;
+  }
+
+  close() {
+    this.closed = true;
+    clearTimeout(this.timer);
+    clearInterval(this.pinger);
+    window.removeEventListener("online", this.wake);
+    document.removeEventListener("visibilitychange", this.wake);
+    if (this.ws) { const ws = this.ws; this.ws = null; ws.close(1000); }
+  }
+}

@@ -1,0 +1,83 @@
+// Translations: one JSON file per language in /static/i18n/<lang>.json (same keys in each).
+// English is always loaded too and fills any key a language lacks.
+
+export const LANGS = [
+  { code: "en", name: "English", dir: "ltr" },
+  { code: "fa", name: "فارسی", dir: "rtl" },
+  { code: "de", name: "Deutsch", dir: "ltr" },
+  { code: "sv", name: "Svenska", dir: "ltr" },
+  { code: "nl", name: "Nederlands", dir: "ltr" },
+  { code: "es", name: "Español", dir: "ltr" },
+];
+const KEY = "hokm.lang";
+const cache = new Map();
+let strings = {};
+let fallback = {};
+let current = "en";
+
+async function load(code) {
+  if (!cache.has(code)) {
+    cache.set(code, fetch(`/static/i18n/${code}.json`).then((r) => {
+      if (!r.ok) throw new Error(`i18n ${code}: ${r.status}`);
+      return r.json();
+    }));
+  }
+  return cache.get(code);
+}
+
+/** The stored choice, else the first of the browser's languages we have, else English. */
+export function preferredLang() {
+  const saved = safeGet(KEY);
+  if (saved && LANGS.some((l) => l.code === saved)) return saved;
+  for (const tag of navigator.languages || [navigator.language || "en"]) {
+    const base = String(tag).toLowerCase().split("-")[0];
+    if (LANGS.some((l) => l.code === base)) return base;
+  }
+  return "en";
+}
+
+export async function setLang(code, remember = false) {
+  if (!LANGS.some((l) => l.code === code)) code = "en";
+  fallback = await load("en");
+  strings = code === "en" ? fallback : await load(code).catch(() => fallback);
+  current = code;
+  if (remember) safeSet(KEY, code);
+  const meta = LANGS.find((l) => l.code === code);
+  document.documentElement.lang = code;
+  document.documentElement.dir = meta.dir;
+}
+
+export const lang = () => current;
+export const isRtl = () => LANGS.find((l) => l.code === current)?.dir === "rtl";
+
+/** t("key", {name: "Ali"}) -> the string with {name} replaced; the key itself if missing. */
+export function t(key, vars) {
+  let s = strings[key] ?? fallback[key] ?? key;
+  if (vars) s = s.replace(/\{(\w+)\}/g, (m, k) => (k in vars ? String(vars[k]) : m));
+  return s;
+}
+
+export const SUIT_SYMBOL = { S: "♠", H: "♥", D: "♦", C: "♣" };
+export const suitName = (s) => t(`suit.${s}`);
+export const rankName = (r) => t(`rank.${r}`);
+/** "QH" -> "Queen of hearts" in the current language. */
+export function cardName(card) {
+  return t("card_name", { rank: rankName(card[0]), suit: suitName(card[1]) });
+}
+export const capitalize = (s) => (s ? s[0].toLocaleUpperCase(current) + s.slice(1) : s);
+
+/** Text with {card:QH} / {suit:H} markers spelled out (used in how-to texts). */
+export function spellCards(text) {
+  return text.replace(/\{card:(\w\w)\}/g, (m, c) => cardName(c))
+    .replace(/\{suit:(\w)\}/g, (m, s) => suitName(s));
+}
+
+export function safeGet(k) {
+  try { return localStorage.getItem(k); } catch { return null; }
+}
+export function safeSet(k, v) {
+  try { localStorage.setItem(k, v); } catch { /* storage unavailable: nothing to remember */ }
+}
+export function safeDel(k) {
+  try { localStorage.removeItem(k); } catch { /* ignore */ }
+}

@@ -1,0 +1,175 @@
+// The replay viewer (/replay/{id}?step=k): every hand shown, step forward and back, a slider to
+// jump, arrow keys, and a shareable link to the step shown.
+import { api, store } from "./api.js";
+import { h, cardImage } from "./cards.js";
+import { t, cardName, suitName, capitalize, isRtl } from "./i18n.js";
+import { toast, copyText, errorText } from "./ui.js";
+
+const POS = ["bottom", "right", "top", "left"];
+
+export function mount(root, [matchId]) {
+  document.title = `Hokm — ${t("replay.title")}`;
+  const token = store.token(matchId);
+  const params = new URLSearchParams(location.search);
+  let step = Math.max(0, parseInt(params.get("step") || "0", 10) || 0);
+  let steps = null;
+  let data = null;
+  let seq = 0;
+  let alive = true;
+  let debounce = null;
+
+  const btn = (id, label, text, fn) => {
+    const b = h("button", { type: "button", id, "aria-label": label, title: label }, h("span", { "aria-hidden": "true", text }));
+    b.addEventListener("click", fn);
+    return b;
+  };
+  const E = {};
+  function build() {
+    const rtl = isRtl();
+    E.first = btn("rp-first", t("replay.first"), rtl ? "⏭" : "⏮", () => go(0));
+    E.prev = btn("rp-prev", t("replay.prev"), rtl ? "▶" : "◀", () => go(step - 1));
+    E.next = btn("rp-next", t("replay.next"), rtl ? "◀" : "▶", () => go(step + 1));
+    E.last = btn("rp-last", t("replay.last"), rtl ? "⏮" : "⏭", () => go(steps ?? step));
+    E.slider = h("input", { type: "range", id: "rp-slider", min: "0", max: String(steps ?? 0), value: String(step), "aria-label": t("replay.slider") });
+    E.slider.addEventListener("input", () => {
+      clearTimeout(debounce);
+      const k = Number(E.slider.value);
+      debounce = setTimeout(() => go(k), 120);
+    });
+    E.counter = h("p.counter", { id: "rp-counter", "aria-live": "polite" });
+    E.events = h("p.step-events", { id: "rp-events" });
+    E.seats = POS.map((p) => h(`div.seat.pos-${p}`));
+    E.slots = POS.map((p) => h(`li.slot.pos-${p}`));
+    E.trick = h("ol.trick", { "aria-label": t("table.trick") }, ...E.slots);
+    E.facts = h("div.scoreboard");
+    E.msg = h("p", { role: "alert", hidden: true });
+    const share = h("button", { type: "button", id: "rp-share", text: t("replay.share") });
+    share.addEventListener("click", async () => {
+      const url = `${location.origin}/replay/${matchId}?step=${step}`;
+      if (navigator.share) { navigator.share({ title: "Hokm", url }).catch(() => {}); return; }
+      toast((await copyText(url)) ? t("invite.copied") : t("invite.copy_failed"));
+    });
+    root.replaceChildren(h("section.page.replay", { "aria-labelledby": "rp-h" },
+      h("h1", { id: "rp-h", text: t("replay.title") }),
+      h("p.hint", { text: t("replay.keys") }),
+      E.msg,
+      h("div.controls", { role: "group", "aria-label": t("replay.controls") }, E.first, E.prev, E.slider, E.next, E.last),
+      E.counter, E.events,
+      h("div.table-page", {},
+        h("div.play-area", {}, h("div.board", {}, E.seats[2], E.seats[3], h("div.center", {}, E.trick), E.seats[1], E.seats[0])),
+        h("aside.side", {}, E.facts, h("div", {}, share, " ",
+          h("a.button", { href: `/m/${matchId}`, "data-link": true, text: t("replay.to_table") }))))));
+    if (data) paint();
+  }
+
+  function go(k) {
+    if (steps != null) k = Math.min(Math.max(0, k), steps);
+    else k = Math.max(0, k);
+    step = k;
+    load();
+  }
+
+  function load() {
+    const my = ++seq;
+    api.replay(matchId, step, token).then((d) => {
+      if (!alive || my !== seq) return;
+      data = d; steps = d.steps; step = d.step;
+      history.replaceState(null, "", `/replay/${matchId}?step=${step}`);
+      E.msg.hidden = true;
+      paint();
+    }).catch((e) => {
+      if (!alive || my !== seq) return;
+      E.msg.hidden = false;
+      E.msg.textContent = e.status === 404 ? t("join.not_found") : e.code === "bad_token" || e.status === 401 || e.status === 403 || e.status === 409 ? t("replay.not_over") : errorText(e);
+    });
+  }
+
+  function name(v, s) {
+    const seat = v.seats && v.seats[s];
+    return seat && seat.name ? seat.name : t("start.seat_n", { n: s + 1 });
+  }
+
+  function describe(ev, v) {
+    const team = (w) => t("team.pair", { a: name(v, w), b: name(v, w + 2) });
+    switch (ev.type) {
+      case "match_created": return t("ev.match_created");
+      case "seat_taken": return t("ev.seat_taken", { name: ev.name, n: ev.seat + 1 });
+      case "seat_left": return t("ev.seat_left", { n: ev.seat + 1 });
+      case "hakem_drawn": return t("ev.hakem_drawn", { name: name(v, ev.hakem) });
+      case "round_started": return t("ev.round_started", { round: ev.round, name: name(v, ev.hakem) });
+      case "trump_chosen": return t("ev.trump_chosen", { name: name(v, ev.seat), suit: suitName(ev.suit) });
+      case "card_played": return t("ev.card_played", { name: name(v, ev.seat), card: cardName(ev.card) });
+      case "trick_won": return t("announce.trick_won", { name: name(v, ev.seat) });
+      case "round_ended": return t(`result.${ev.kind}`, { team: team(ev.winner), tricks: (ev.tricks || []).join("–"), points: ev.points });
+      case "set_won": return t("ev.set_won", { team: team(ev.winner) });
+      case "match_ended": return t("over.winner", { team: team(ev.winner), score: (ev.score || []).join("–") });
+      case "secret_revealed": return t("ev.secret_revealed");
+      default: return ev.type;
+    }
+  }
+
+  function paint() {
+    const v = data.view;
+    E.slider.max = String(steps);
+    E.slider.value = String(step);
+    E.slider.setAttribute("aria-valuetext", t("replay.step", { k: step, n: steps }));
+    E.counter.textContent = t("replay.step", { k: step, n: steps });
+    E.first.disabled = E.prev.disabled = step <= 0;
+    E.next.disabled = E.last.disabled = step >= steps;
+    E.events.textContent = (data.events || []).map((ev) => describe(ev, v)).join(" · ") || t("replay.start");
+    const hands = v.hands || [];
+    for (let s = 0; s < 4; s++) {
+      const el = E.seats[s];
+      el.classList.toggle("turn", v.turn === s);
+      el.classList.toggle("hakem", v.hakem === s);
+      const cards = hands[s] || (v.seat === s ? v.hand : []) || [];
+      el.replaceChildren(h("div.seat-head", {}, h("span.name", { text: name(v, s) }),
+        v.hakem === s ? h("span.badge.hakem", { text: "♛ " + t("seat.hakem") }) : null),
+      h("div.revealed", { role: "list", "aria-label": t("table.hand_of", { name: name(v, s) }) },
+        ...cards.map((c) => h("span", { role: "listitem" }, cardImage(c, "mini")))),
+      !cards.length && (v.hand_counts || [])[s] ? h("p.hint", { text: t("table.cards_left", { n: v.hand_counts[s] }) }) : null);
+    }
+    for (const sl of E.slots) { sl.replaceChildren(); sl.classList.remove("filled", "winner"); sl.removeAttribute("aria-label"); }
+    let shown = v.trick || [];
+    let winner = null;
+    if (!shown.length && v.last_trick && (data.events || []).some((e) => e.type === "trick_won")) {
+      shown = v.last_trick.cards; winner = v.last_trick.winner;
+    }
+    for (const { seat, card } of shown) {
+      const sl = E.slots[seat];
+      sl.classList.add("filled");
+      if (seat === winner) sl.classList.add("winner");
+      sl.append(cardImage(card), h("span.slot-name", { text: name(v, seat) }));
+      sl.setAttribute("aria-label", `${name(v, seat)}: ${cardName(card)}`);
+    }
+    const team = (w) => t("team.pair", { a: name(v, w), b: name(v, w + 2) });
+    E.facts.replaceChildren(h("h2", { text: t("table.round_n", { n: v.round || 0 }) }),
+      h("dl.facts", {},
+        h("dt", { text: t("table.trump") }), h("dd", { text: v.trump ? capitalize(suitName(v.trump)) : t("table.no_trump") }),
+        h("dt", { text: t("table.hakem") }), h("dd", { text: v.hakem != null ? name(v, v.hakem) : "—" })),
+      h("table.score", {}, h("thead", {}, h("tr", {}, h("th", { scope: "col", text: t("table.team") }),
+        h("th", { scope: "col", text: t("table.tricks") }), h("th", { scope: "col", text: t("table.points") }))),
+      h("tbody", {}, ...[0, 1].map((w) => h("tr", {}, h("th", { scope: "row", text: team(w) }),
+        h("td", { text: String((v.tricks || [0, 0])[w]) }), h("td", { text: String((v.score || [0, 0])[w]) }))))));
+  }
+
+  function keys(ev) {
+    const tag = ev.target && ev.target.tagName;
+    if (tag === "INPUT" || tag === "SELECT" || tag === "TEXTAREA" || ev.altKey || ev.ctrlKey || ev.metaKey) return;
+    const back = isRtl() ? "ArrowRight" : "ArrowLeft";
+    const fwd = isRtl() ? "ArrowLeft" : "ArrowRight";
+    if (ev.key === back) go(step - 1);
+    else if (ev.key === fwd) go(step + 1);
+    else if (ev.key === "Home") go(0);
+    else if (ev.key === "End" && steps != null) go(steps);
+    else return;
+    ev.preventDefault();
+  }
+  document.addEventListener("keydown", keys);
+  build();
+  load();
+  return {
+    unmount() { alive = false; clearTimeout(debounce); document.removeEventListener("keydown", keys); },
+    relabel() { document.title = `Hokm — ${t("replay.title")}`; build(); },
+  };
+}

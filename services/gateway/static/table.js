@@ -1,0 +1,667 @@
+// The table of a match (/m/{id}).  Without a stored token it shows the match summary and offers
+// a seat (invite links); with one it connects the WebSocket and renders every view it receives.
+//
+// Views are whole snapshots.  They are queued and shown one after another with short pauses
+// (a completed trick, the ace draw, the deal, a round result stay visible for a moment), so the
+// game can be followed even when bots answer instantly.  prefers-reduced-motion shortens them.
+import { api, store, MatchSocket, commandId } from "./api.js";
+import { h, cardButton, cardImage, cardBack, suitButton, suitBadge } from "./cards.js";
+import { t, cardName, suitName, capitalize, isRtl } from "./i18n.js";
+import { announce, toast, copyText, errorText } from "./ui.js";
+
+const POS = ["bottom", "right", "top", "left"]; // relative to the player: seat+1 sits to the RIGHT
+
+export function mount(root, [matchId]) {
+  let current = null;
+  const show = (fn) => {
+    if (current) current.unmount();
+    root.replaceChildren();
+    current = fn();
+  };
+  const ctl = {
+    table: (token) => show(() => mountTable(root, matchId, token, ctl)),
+    join: (note) => show(() => mountJoin(root, matchId, ctl, note)),
+  };
+  const token = store.token(matchId);
+  if (token) ctl.table(token);
+  else ctl.join();
+  return {
+    unmount() { if (current) current.unmount(); current = null; },
+    relabel() { if (current && current.relabel) current.relabel(); },
+  };
+}
+
+// ---------------------------------------------------------------- names and labels
+function seatName(view, s) {
+  const seat = view.seats && view.seats[s];
+  if (!seat || seat.empty || !seat.name) return t("seat.open");
+  return seat.name;
+}
+const botLevel = (bot) => (bot ? String(bot).replace(/^bot:/, "") : "");
+function teamLabel(view, team) {
+  if (view.seat != null) return view.seat % 2 === team ? t("team.us") : t("team.them");
+  return t("team.pair", { a: seatName(view, team), b: seatName(view, team + 2) });
+}
+function ruleSummary(rules) {
+  if (!rules) return [];
+  const out = [t("rules.target") + ": " + t(`rules.target_${rules.target}`),
+    t("rules.deal") + ": " + rules.deal,
+    t("rules.teams") + ": " + t(`rules.teams_${rules.teams}`)];
+  for (const f of ["must_trump", "satat", "bavney", "double_sar"]) if (rules[f]) out.push(t(`rules.${f}`));
+  return out;
+}
+function inviteUrl(id) { return `${location.origin}/m/${id}`; }
+
+function invitePanel(matchId) {
+  const url = inviteUrl(matchId);
+  const input = h("input", { type: "text", id: "invite-link", readOnly: true, value: url });
+  input.addEventListener("focus", () => input.select());
+  const copy = h("button", { type: "button", id: "copy-link", text: t("invite.copy") });
+  copy.addEventListener("click", async () => toast((await copyText(url)) ? t("invite.copied") : t("invite.copy_failed")));
+  const parts = [h("label", { for: "invite-link", text: t("invite.label") }), h("div.row", {}, input, copy)];
+  if (navigator.share) {
+    const share = h("button", { type: "button", id: "share-link", text: t("invite.share") });
+    share.addEventListener("click", () => navigator.share({ title: "Hokm", text: t("invite.share_text"), url }).catch(() => {}));
+    parts[1].append(share);
+  }
+  return h("div.invite", {}, ...parts);
+}
+
+// ---------------------------------------------------------------- join (invite link)
+function mountJoin(root, matchId, ctl, note) {
+  document.title = `Hokm — ${t("join.title")}`;
+  const box = h("section.page.narrow.join-page", { "aria-labelledby": "join-title" },
+    h("h1", { id: "join-title", text: t("join.title") }), h("p", { text: t("join.loading") }));
+  root.append(box);
+  let alive = true;
+  api.summary(matchId).then((s) => {
+    if (!alive) return;
+    const open = (s.seats || []).filter((x) => x.empty).length;
+    const over = s.phase === "match_over";
+    const seats = h("ol.seat-list", { "aria-label": t("join.seats") }, ...(s.seats || []).map((x, i) =>
+      h("li", {}, h("span.seat-no", { text: t("start.seat_n", { n: i + 1 }) + ": " }),
+        x.empty ? h("em", { text: t("seat.open") }) : x.name,
+        x.bot ? h("span.badge.bot", { text: t("seat.bot_level", { level: t(`level.${botLevel(x.bot)}`) }) }) : null)));
+    const body = [
+      note ? h("p.note", { role: "alert", text: note }) : null,
+      h("p", { text: over ? t("join.over") : t("join.phase", { phase: t(`phase.${s.phase}`), score: (s.score || []).join("–") }) }),
+      seats,
+      h("details", {}, h("summary", { text: t("table.house_rules") }), h("ul", {}, ...ruleSummary(s.rules).map((r) => h("li", { text: r })))),
+    ];
+    if (!over && open > 0) {
+      const name = h("input", { type: "text", id: "join-name", autocomplete: "nickname", maxlength: "24", value: store.name() });
+      const btn = h("button.primary", { type: "submit", id: "take-seat", text: t("join.take_seat") });
+      const form = h("form.join-form", {}, h("div.field", {}, h("label", { for: "join-name", text: t("start.your_name") }), name), btn);
+      form.addEventListener("submit", async (ev) => {
+        ev.preventDefault();
+        btn.disabled = true;
+        const n = name.value.trim() || t("start.default_name");
+        store.setName(name.value.trim());
+        try {
+          const r = await api.join(matchId, { name: n });
+          store.setToken(matchId, r.token);
+          ctl.table(r.token);
+        } catch (e) { toast(errorText(e)); btn.disabled = false; }
+      });
+      body.push(form);
+    } else if (!over) body.push(h("p", { text: t("join.full") }));
+    const watch = h("button", { type: "button", id: "watch", text: t("join.watch") });
+    watch.addEventListener("click", () => ctl.table(null));
+    body.push(h("p.actions", {}, over ? h("a.button", { href: `/replay/${matchId}`, "data-link": true, text: t("table.watch_replay") }) : watch,
+      h("a.button", { href: "/", "data-link": true, text: t("table.home") })));
+    box.replaceChildren(h("h1", { id: "join-title", text: t("join.title") }), ...body);
+    const focusable = box.querySelector("#join-name");
+    if (focusable) focusable.focus();
+  }).catch((e) => {
+    if (!alive) return;
+    box.replaceChildren(h("h1", { id: "join-title", text: t("join.title") }),
+      h("p", { role: "alert", text: e.status === 404 ? t("join.not_found") : errorText(e) }),
+      h("p", {}, h("a", { href: "/", "data-link": true, text: t("table.home") })));
+  });
+  return { unmount() { alive = false; }, relabel() { ctl.join(note); } };
+}
+
+// ---------------------------------------------------------------- the table
+function mountTable(root, matchId, token, ctl) {
+  const reduce = matchMedia("(prefers-reduced-motion: reduce)").matches;
+  const pace = reduce ? 0.15 : 1; // multiplier for every pause
+  const S = {
+    view: null, queue: [], holding: false, holdTimer: null, afterHold: null,
+    pending: false, pendingTimer: null, conn: "connecting",
+    hints: { on: false, since: null, forVersion: null, data: null, note: "" },
+    resultKey: null, trickKey: null, drawSeen: false, statusKey: null, dealKey: null,
+    banner: null, // {kind: "result"|"draw"|"deal", ...} shown in the middle
+    completed: null, // the completed trick being shown
+    handFocus: false, trumpShown: false,
+  };
+  const E = {};
+  let socket = null;
+  let alive = true;
+
+  // ---- skeleton (built once; rebuilt by relabel) ----
+  function build() {
+    root.replaceChildren();
+    E.conn = h("span.conn-status", { id: "conn-status" });
+    E.status = h("p.turn-status", { id: "turn-status" });
+    E.seats = POS.map((p) => h(`div.seat.pos-${p}`, { "data-pos": p }));
+    E.slots = POS.map((p) => h(`li.slot.pos-${p}`));
+    E.trick = h("ol.trick", { "aria-label": t("table.trick") }, ...E.slots);
+    E.banner = h("div.banner", { hidden: true });
+    E.trump = h("section.trump-choice", { hidden: true, "aria-labelledby": "trump-h" });
+    E.handGroup = h("div.hand-cards", { role: "group", "aria-labelledby": "hand-h", tabindex: "-1" });
+    E.handGroup.addEventListener("keydown", handKeys);
+    E.handGroup.addEventListener("focusin", () => { S.handFocus = true; });
+    E.handGroup.addEventListener("focusout", (ev) => { if (!E.handGroup.contains(ev.relatedTarget)) S.handFocus = false; });
+    E.hand = h("section.hand", { "aria-labelledby": "hand-h" }, h("h2.sr-only", { id: "hand-h", text: t("table.your_hand") }), E.handGroup);
+    E.score = h("div.scoreboard");
+    E.lastTrick = h("div.last-trick");
+    E.hintsBtn = h("button.hints-toggle", { type: "button", id: "hints-toggle", "aria-pressed": "false" });
+    E.hintsBtn.addEventListener("click", toggleHints);
+    E.hintsRestart = h("button", { type: "button", id: "hints-restart", hidden: true, text: t("hints.restart") });
+    E.hintsRestart.addEventListener("click", restartHints);
+    E.hintBox = h("div.hint-box", { "aria-live": "polite" });
+    E.hints = h("section.hints", { "aria-labelledby": "hints-h" }, h("h2", { id: "hints-h", text: t("hints.title") }),
+      h("div.row", {}, E.hintsBtn, E.hintsRestart), E.hintBox);
+    E.waiting = h("section.waiting", { hidden: true, "aria-labelledby": "waiting-h" });
+    E.info = h("div.info");
+    root.append(h("section.table-page", { "aria-label": t("table.title") },
+      h("h1.sr-only", { text: t("table.title") }),
+      h("div.statusbar", {}, E.status, E.conn),
+      h("div.play-area", {},
+        h("div.board", {}, E.seats[2], E.seats[3], h("div.center", {}, E.trick, E.banner), E.seats[1], E.seats[0]),
+        E.trump, E.hand),
+      h("aside.side", { "aria-label": t("table.info") }, E.waiting, E.score, E.hints, E.lastTrick, E.info)));
+    S.trumpShown = false;
+  }
+
+  // ---- views in, paced ----
+  function onView(msg) {
+    const v = msg.view || msg;
+    if (v.version == null) v.version = msg.version;
+    S.pending = false;
+    clearTimeout(S.pendingTimer);
+    const last = S.queue.length ? S.queue[S.queue.length - 1] : S.view;
+    if (last && v.version < last.version) return; // older than what we have: ignore
+    if (last && v.version === last.version) { // same record (e.g. presence changed): refresh in place
+      if (S.queue.length) S.queue[S.queue.length - 1] = v;
+      else { S.view = v; render(); }
+      return;
+    }
+    S.queue.push(v);
+    pump();
+  }
+
+  function pump() {
+    if (!alive || S.holding || !S.queue.length) return;
+    if (S.queue.length > 12) S.queue = S.queue.slice(-1); // far behind (catch-up): show the latest
+    const v = S.queue.shift();
+    const hold = step(v);
+    render();
+    if (hold > 0) {
+      S.holding = true;
+      S.holdTimer = setTimeout(() => {
+        S.holding = false;
+        const after = S.afterHold; S.afterHold = null;
+        if (after) { after(); render(); }
+        pump();
+      }, hold * pace);
+    } else pump();
+  }
+
+  /** Take the next view: find what happened (for announcements and pauses). Returns a pause. */
+  function step(v) {
+    const prev = S.view;
+    S.view = v;
+    let hold = 0;
+    const msgs = [];
+    const first = !prev;
+    S.completed = null;
+    if (!first && prev.seat != null && v.seat != null && prev.seat !== v.seat) {
+      msgs.push(t("announce.moved", { n: v.seat + 1 }));
+    }
+    // the ace draw
+    if (v.draw && v.draw.length && !S.drawSeen) {
+      S.drawSeen = true;
+      const noTricks = (v.tricks || []).every((n) => n === 0) && !v.last_trick;
+      if (v.round <= 1 && noTricks && v.phase !== "match_over") {
+        S.banner = { kind: "draw" };
+        msgs.push(drawText(v));
+        hold = Math.max(hold, 1200 + 250 * v.draw.length);
+        S.afterHold = () => { if (S.banner && S.banner.kind === "draw") S.banner = null; };
+      }
+    }
+    // a completed trick stays in the middle for a moment
+    const lt = v.last_trick;
+    const tkey = lt ? `${v.round}:${(v.tricks || []).join(",")}:${v.pile ?? ""}:${lt.cards.map((c) => c.card).join("")}` : null;
+    if (tkey && tkey !== S.trickKey) {
+      if (!first && v.trick.length === 0) {
+        S.completed = lt;
+        msgs.push(t("announce.trick_won", { name: seatName(v, lt.winner) }));
+        hold = Math.max(hold, 1300);
+        S.afterHold = S.afterHold || (() => { S.completed = null; });
+      }
+      S.trickKey = tkey;
+    } else if (!first && v.trick.length > (prev.trick || []).length) {
+      hold = Math.max(hold, 450); // another player's card: a short beat before the next one
+    }
+    // the deal: the Hakem's five cards, then everybody's thirteen
+    const dkey = `${v.round}:${v.phase === "choosing_trump" ? "five" : v.trump || ""}`;
+    if (dkey !== S.dealKey && (v.phase === "choosing_trump" || v.phase === "playing")) {
+      if (!first) {
+        if (v.phase === "choosing_trump") {
+          msgs.push(t("announce.five", { round: v.round, name: seatName(v, v.hakem) }));
+          hold = Math.max(hold, 900);
+        } else if (prev && prev.phase === "choosing_trump" && prev.round === v.round) {
+          msgs.push(t("announce.trump", { suit: suitName(v.trump) }));
+          hold = Math.max(hold, 900);
+        }
+      }
+      S.dealKey = dkey;
+    }
+    // a round's result (the view keeps the last result, so compare with what we showed)
+    const rkey = v.result ? `${v.round}:${JSON.stringify(v.result)}` : null;
+    if (rkey && rkey !== S.resultKey) {
+      if (!first || v.phase === "round_over" || v.phase === "match_over") {
+        S.banner = { kind: "result" };
+        msgs.push(resultText(v, v.result));
+        hold = Math.max(hold, v.phase === "match_over" ? 0 : 2600);
+        if (v.phase !== "match_over") S.afterHold = () => { if (S.banner && S.banner.kind === "result") S.banner = null; };
+      }
+      S.resultKey = rkey;
+    }
+    if (v.phase === "match_over") {
+      S.banner = { kind: "over" };
+      if (prev && prev.phase !== "match_over") msgs.push(overText(v));
+    }
+    if (v.phase === "waiting" && !(v.draw && v.draw.length)) S.banner = null;
+    // whose turn
+    const skey = statusText(v);
+    if (skey !== S.statusKey) { if (!first || isMyDecision(v)) msgs.push(skey); S.statusKey = skey; }
+    if (msgs.length) announce(msgs.join(". "));
+    return hold;
+  }
+
+  const isMyDecision = (v) => v.seat != null && (v.phase === "playing" || v.phase === "choosing_trump") &&
+    v.turn === v.seat && Array.isArray(v.legal) && v.legal.length > 0;
+
+  function drawText(v) {
+    const aces = v.draw.filter((d) => d.card[0] === "A");
+    if (!aces.length) return t("draw.title");
+    const hakemName = drawName(v, aces[0].seat);
+    let s = t("draw.hakem", { name: hakemName });
+    if (aces[1] && v.rules && v.rules.teams === "ace_draw") s += ". " + t("draw.partner", { name: drawName(v, aces[1].seat) });
+    return s;
+  }
+  /** Who sat at `seat` during the draw: the draw may have swapped the partner opposite the Hakem. */
+  function drawName(v, seat) {
+    const aces = v.draw.filter((d) => d.card[0] === "A");
+    if (aces.length >= 2 && v.rules && v.rules.teams === "ace_draw") {
+      const opp = (aces[0].seat + 2) % 4, p = aces[1].seat;
+      if (p !== opp) { if (seat === p) return seatName(v, opp); if (seat === opp) return seatName(v, p); }
+    }
+    return seatName(v, seat);
+  }
+
+  function resultText(v, r) {
+    const team = teamLabel(v, r.winner);
+    const tricks = (r.tricks || []).join("–");
+    return t(`result.${r.kind}`, { team, tricks, points: r.points });
+  }
+  function overText(v) {
+    const score = (v.score || []).join("–");
+    if (v.seat != null) return t(v.winner === v.seat % 2 ? "over.won" : "over.lost", { score });
+    return t("over.winner", { team: teamLabel(v, v.winner), score });
+  }
+
+  function statusText(v) {
+    const me = v.seat;
+    switch (v.phase) {
+      case "waiting": {
+        const seated = (v.seats || []).filter((s) => !s.empty).length;
+        return t("status.waiting", { n: seated, total: v.players || 4 });
+      }
+      case "choosing_trump":
+        return v.hakem === me ? t("status.choose_trump") : t("status.hakem_choosing", { name: seatName(v, v.hakem) });
+      case "playing":
+        return v.turn === me ? t("status.your_turn") : t("status.playing", { name: seatName(v, v.turn) });
+      case "round_over": return t("status.round_over");
+      case "match_over": return overText(v);
+      default: return "";
+    }
+  }
+
+  // ---- rendering ----
+  function render() {
+    const v = S.view;
+    if (!v || !alive) return;
+    const me = v.seat;
+    const base = me ?? 0;
+    const pos = (s) => (s - base + 4) % 4;
+    const myTurn = isMyDecision(v);
+    document.title = myTurn ? `Hokm — ${t("title.your_turn")}` : "Hokm";
+    E.status.textContent = statusText(v);
+    E.status.classList.toggle("mine", myTurn);
+    renderConn();
+    // seats around the table
+    for (let s = 0; s < 4; s++) renderSeat(E.seats[pos(s)], v, s);
+    // the trick in the middle, by seat relative to the player
+    const shown = S.completed ? S.completed.cards : v.trick;
+    for (let p = 0; p < 4; p++) E.slots[p].replaceChildren();
+    E.slots.forEach((el) => el.classList.remove("winner", "filled"));
+    for (const { seat, card } of shown || []) {
+      const el = E.slots[pos(seat)];
+      el.classList.add("filled");
+      const win = S.completed && S.completed.winner === seat;
+      if (win) el.classList.add("winner");
+      el.append(cardImage(card), h("span.slot-name", { text: seatName(v, seat) }));
+      el.setAttribute("aria-label", `${seatName(v, seat)}: ${cardName(card)}${win ? " — " + t("table.wins_trick") : ""}`);
+    }
+    for (let p = 0; p < 4; p++) if (!E.slots[p].classList.contains("filled")) E.slots[p].removeAttribute("aria-label");
+    E.trick.classList.toggle("empty", !(shown && shown.length));
+    renderBanner(v);
+    renderTrumpChoice(v);
+    renderHand(v, myTurn);
+    renderScore(v);
+    renderLastTrick(v);
+    renderWaiting(v);
+    renderHints(v);
+    renderInfo(v);
+    maybeFetchHint(v);
+  }
+
+  function renderConn() {
+    E.conn.className = `conn-status ${S.conn}`;
+    E.conn.textContent = t(`conn.${S.conn === "open" ? "open" : S.conn === "connecting" ? "connecting" : "closed"}`);
+  }
+
+  function renderSeat(el, v, s) {
+    const seat = (v.seats || [])[s] || { empty: true };
+    const me = v.seat;
+    el.classList.toggle("turn", v.turn === s && (v.phase === "playing" || v.phase === "choosing_trump"));
+    el.classList.toggle("hakem", v.hakem === s);
+    el.classList.toggle("me", s === me);
+    el.dataset.seat = String(s);
+    const badges = [];
+    if (s === me) badges.push(h("span.badge.you", { text: t("seat.you") }));
+    else if (me != null && s === (me + 2) % 4) badges.push(h("span.badge.partner", { text: t("seat.partner") }));
+    if (v.hakem === s) badges.push(h("span.badge.hakem", { text: "♛ " + t("seat.hakem") }));
+    if (seat.bot) badges.push(h("span.badge.bot", { text: t("seat.bot_level", { level: t(`level.${botLevel(seat.bot)}`) }) }));
+    if (!seat.empty && !seat.bot) {
+      badges.push(h(`span.dot.${seat.connected ? "on" : "off"}`, { role: "img", "aria-label": t(seat.connected ? "seat.online" : "seat.offline"), title: t(seat.connected ? "seat.online" : "seat.offline") }));
+    }
+    const count = (v.hand_counts || [])[s] || 0;
+    const parts = [h("div.seat-head", {}, h("span.name", { text: seatName(v, s) }), ...badges)];
+    if (v.hands && v.hands[s] && s !== me) {
+      parts.push(h("div.revealed", { role: "list", "aria-label": t("table.hand_of", { name: seatName(v, s) }) },
+        ...v.hands[s].map((c) => h("span", { role: "listitem" }, cardImage(c, "mini")))));
+    } else if (s !== me) {
+      const backs = h("div.backs", { "aria-hidden": "true" });
+      for (let i = 0; i < count; i++) backs.append(cardBack());
+      parts.push(backs, h("span.sr-only", { text: t("table.cards_left", { n: count }) }));
+    }
+    if (v.turn === s && (v.phase === "playing" || v.phase === "choosing_trump")) parts.push(h("span.turn-flag", { text: t("seat.to_play") }));
+    el.replaceChildren(...parts);
+    el.setAttribute("aria-label", `${seatName(v, s)}`);
+    el.setAttribute("role", "group");
+  }
+
+  function renderBanner(v) {
+    const b = S.banner;
+    if (!b) { E.banner.hidden = true; E.banner.replaceChildren(); return; }
+    E.banner.hidden = false;
+    E.banner.className = `banner ${b.kind}`;
+    if (b.kind === "draw") {
+      const aces = v.draw.filter((d) => d.card[0] === "A").map((d) => d.card);
+      E.banner.replaceChildren(h("h2", { text: t("draw.title") }),
+        h("ol.draw", {}, ...v.draw.map((d, i) => h("li", { style: `--i:${i}`, class: aces.includes(d.card) ? "ace" : "" },
+          cardImage(d.card, "mini"), h("span", { text: drawName(v, d.seat) })))),
+        h("p", { text: drawText(v) }));
+    } else if (b.kind === "result" && v.result) {
+      E.banner.replaceChildren(h("h2", { text: t(`kind.${v.result.kind}`) }), h("p", { text: resultText(v, v.result) }),
+        h("p.score-line", { text: t("table.score_line", { us: teamLabel(v, 0), a: v.score[0], them: teamLabel(v, 1), b: v.score[1] }) }));
+    } else if (b.kind === "over") {
+      const won = v.seat != null && v.winner === v.seat % 2;
+      E.banner.replaceChildren(h("h2", { text: v.seat == null ? t("over.title") : won ? t("over.title_won") : t("over.title_lost") }),
+        h("p", { text: overText(v) }),
+        v.result ? h("p", { text: resultText(v, v.result) }) : null,
+        h("p.actions", {}, h("a.button.primary", { href: `/replay/${matchId}`, "data-link": true, id: "watch-replay", text: t("table.watch_replay") }),
+          h("a.button", { href: "/", "data-link": true, id: "new-match", text: t("table.new_match") })));
+    }
+  }
+
+  function renderTrumpChoice(v) {
+    const show = v.phase === "choosing_trump" && v.seat != null && v.hakem === v.seat && (v.legal || []).length > 0;
+    if (!show) { E.trump.hidden = true; E.trump.replaceChildren(); S.trumpShown = false; return; }
+    if (S.trumpShown) { for (const b of E.trump.querySelectorAll("button")) b.disabled = S.pending; return; }
+    S.trumpShown = true;
+    E.trump.hidden = false;
+    const btns = v.legal.map((s) => suitButton(s, (suit) => send({ type: "choose_trump", suit })));
+    E.trump.replaceChildren(h("h2", { id: "trump-h", text: t("trump.title") }), h("p", { text: t("trump.desc") }), h("div.suits", {}, ...btns));
+    const ae = document.activeElement;
+    if (!ae || ae === document.body || E.hand.contains(ae) || ae === root) btns[0].focus();
+  }
+
+  function renderHand(v, myTurn) {
+    const hand = v.hand || [];
+    const legal = new Set(myTurn && v.phase === "playing" ? v.legal : []);
+    E.hand.hidden = v.seat == null;
+    E.handGroup.classList.toggle("my-turn", myTurn && v.phase === "playing");
+    const had = new Map([...E.handGroup.querySelectorAll("button.card")].map((b) => [b.dataset.card, b]));
+    const focused = document.activeElement;
+    let lostFocus = false;
+    for (const [card, b] of had) if (!hand.includes(card)) { if (b === focused) lostFocus = true; b.remove(); had.delete(card); }
+    let fresh = 0;
+    let next = null;
+    for (let i = hand.length - 1; i >= 0; i--) { // insert new cards in order without moving old ones
+      const card = hand[i];
+      let b = had.get(card);
+      if (!b) {
+        b = cardButton(card, (c) => send({ type: "play", card: c }));
+        if (had.size) { b.classList.add("dealt"); b.style.setProperty("--i", String(fresh++)); }
+        E.handGroup.insertBefore(b, next);
+      }
+      b.setAttribute("aria-label", cardName(card));
+      b.disabled = !legal.has(card) || S.pending;
+      b.classList.toggle("legal", legal.has(card));
+      next = b;
+    }
+    E.handGroup.setAttribute("aria-label", hand.length ? t("table.your_hand_n", { n: hand.length }) : t("table.your_hand"));
+    if ((lostFocus || (S.handFocus && (document.activeElement === document.body || (document.activeElement && document.activeElement.disabled)))) && myTurn) {
+      const first = E.handGroup.querySelector("button.card:not([disabled])");
+      (first || E.handGroup).focus();
+    } else if (lostFocus) E.handGroup.focus();
+  }
+
+  function handKeys(ev) {
+    if (!["ArrowLeft", "ArrowRight", "Home", "End"].includes(ev.key)) return;
+    const btns = [...E.handGroup.querySelectorAll("button.card:not([disabled])")];
+    if (!btns.length) return;
+    let i = btns.indexOf(document.activeElement);
+    const fwd = (ev.key === "ArrowRight") !== isRtl();
+    if (ev.key === "Home") i = 0;
+    else if (ev.key === "End") i = btns.length - 1;
+    else i = i < 0 ? 0 : (i + (fwd ? 1 : -1) + btns.length) % btns.length;
+    btns[i].focus();
+    ev.preventDefault();
+  }
+
+  function renderScore(v) {
+    const rows = [0, 1].map((team) => h("tr", { class: v.seat != null && v.seat % 2 === team ? "ours" : "" },
+      h("th", { scope: "row", text: teamLabel(v, team) }),
+      h("td", { text: String((v.tricks || [0, 0])[team]) }),
+      h("td", { text: String((v.score || [0, 0])[team]) }),
+      v.sets ? h("td", { text: String(v.sets[team]) }) : null));
+    const hakem = v.hakem != null ? seatName(v, v.hakem) : "—";
+    E.score.replaceChildren(
+      h("h2", { text: t("table.round_n", { n: v.round || 1 }) }),
+      h("dl.facts", {},
+        h("dt", { text: t("table.trump") }), h("dd", { id: "trump-info" }, v.trump ? suitBadge(v.trump) : t("table.no_trump")),
+        h("dt", { text: t("table.hakem") }), h("dd", { text: hakem })),
+      h("table.score", {},
+        h("caption", { text: t("table.target", { n: v.target }) + (v.sets ? " · " + t("table.two_sets") : "") }),
+        h("thead", {}, h("tr", {}, h("th", { scope: "col", text: t("table.team") }), h("th", { scope: "col", text: t("table.tricks") }),
+          h("th", { scope: "col", text: t("table.points") }), v.sets ? h("th", { scope: "col", text: t("table.sets") }) : null)),
+        h("tbody", {}, ...rows)),
+      v.pile ? h("p", { text: t("table.pile", { n: v.pile }) }) : null,
+      v.result && v.phase !== "round_over" && v.phase !== "match_over" ? h("p.last-result", { text: t("table.last_round") + ": " + resultText(v, v.result) }) : null);
+  }
+
+  function renderLastTrick(v) {
+    const lt = v.last_trick;
+    if (!lt || !lt.cards || !lt.cards.length) { E.lastTrick.replaceChildren(); return; }
+    E.lastTrick.replaceChildren(h("h2", { text: t("table.last_trick") }),
+      h("ul.mini-trick", {}, ...lt.cards.map(({ seat, card }) => h("li", { class: seat === lt.winner ? "winner" : "" },
+        cardImage(card, "mini"), h("span", { text: seatName(v, seat) })))),
+      h("p", { text: t("announce.trick_won", { name: seatName(v, lt.winner) }) }));
+  }
+
+  function renderWaiting(v) {
+    const waiting = v.phase === "waiting";
+    const anyEmpty = (v.seats || []).some((s) => s.empty);
+    E.waiting.hidden = !(waiting && anyEmpty);
+    if (E.waiting.hidden) { E.waiting.replaceChildren(); return; }
+    if (E.waiting.dataset.key === JSON.stringify(v.seats)) return; // keep focus on the buttons
+    E.waiting.dataset.key = JSON.stringify(v.seats);
+    const list = h("ul.seat-list");
+    (v.seats || []).forEach((s, i) => {
+      const li = h("li", {}, h("span.seat-no", { text: t("start.seat_n", { n: i + 1 }) + ": " }), s.empty ? h("em", { text: t("seat.open") }) : s.name);
+      if (s.empty && token) {
+        const b = h("button", { type: "button", "data-bot-seat": String(i), text: t("waiting.give_bot") });
+        b.setAttribute("aria-label", t("waiting.give_bot_n", { n: i + 1 }));
+        b.addEventListener("click", async () => {
+          b.disabled = true;
+          try { await api.giveBot(matchId, i, token, "medium"); } catch (e) { toast(errorText(e)); b.disabled = false; }
+        });
+        li.append(" ", b);
+      }
+      list.append(li);
+    });
+    E.waiting.replaceChildren(h("h2", { id: "waiting-h", text: t("waiting.title") }), h("p", { text: t("waiting.desc") }), invitePanel(matchId), list);
+  }
+
+  function renderInfo(v) {
+    if (E.info.dataset.lang === document.documentElement.lang && E.info.childNodes.length) return;
+    E.info.dataset.lang = document.documentElement.lang;
+    const rules = ruleSummary(v.rules);
+    E.info.replaceChildren(
+      h("details", {}, h("summary", { text: t("table.house_rules") }), h("ul", {}, ...rules.map((r) => h("li", { text: r })))),
+      v.phase !== "waiting" ? h("details.invite-details", {}, h("summary", { text: t("invite.title") }), invitePanel(matchId)) : null,
+      h("p.links", {}, h("a", { href: `/how-to-play?match=${matchId}`, "data-link": true, text: t("nav.howto") }), " · ",
+        h("a", { href: "/", "data-link": true, text: t("table.home") })));
+  }
+
+  // ---- hints (rules.md: at most three own decisions from the version they were switched on) ----
+  function toggleHints() {
+    const H = S.hints;
+    H.on = !H.on;
+    H.since = H.on && S.view ? S.view.version : null;
+    H.forVersion = null; H.data = null; H.note = "";
+    render();
+  }
+  function restartHints() {
+    const H = S.hints;
+    H.on = true; H.since = S.view ? S.view.version : 0; H.forVersion = null; H.data = null; H.note = "";
+    render();
+  }
+  function renderHints(v) {
+    const H = S.hints;
+    const started = v.seat != null && v.phase !== "waiting" && v.phase !== "match_over";
+    E.hints.hidden = !started;
+    E.hintsBtn.textContent = H.on ? t("hints.on") : t("hints.off");
+    E.hintsBtn.setAttribute("aria-pressed", H.on ? "true" : "false");
+    E.hintsRestart.hidden = !H.on;
+    for (const b of E.handGroup.querySelectorAll(".hinted")) b.classList.remove("hinted");
+    for (const b of E.trump.querySelectorAll(".hinted")) b.classList.remove("hinted");
+    if (!H.on) { E.hintBox.replaceChildren(h("p.hint", { text: t("hints.desc") })); return; }
+    if (H.data && H.forVersion === v.version) {
+      const sug = H.data.suggestion;
+      const label = sug && sug.length === 1 ? capitalize(suitName(sug)) : sug ? cardName(sug) : "—";
+      E.hintBox.replaceChildren(h("p", {}, h("strong", { text: t("hints.suggestion") + ": " }), label),
+        H.data.reason ? h("p", { text: H.data.reason }) : null,
+        h("p.hint", { text: t("hints.remaining", { n: H.data.remaining }) }));
+      const target = E.handGroup.querySelector(`[data-card="${sug}"]`) || E.trump.querySelector(`[data-suit="${sug}"]`);
+      if (target) target.classList.add("hinted");
+    } else E.hintBox.replaceChildren(h("p.hint", { text: H.note || t("hints.waiting") }));
+  }
+  function maybeFetchHint(v) {
+    const H = S.hints;
+    if (!H.on || !token || !isMyDecision(v) || H.forVersion === v.version || H.loading === v.version) return;
+    H.loading = v.version;
+    api.hint(matchId, token, H.since).then((d) => {
+      H.loading = null;
+      if (!alive || !H.on || !S.view || S.view.version !== v.version) return;
+      H.data = d; H.forVersion = v.version; H.note = "";
+      renderHints(S.view);
+    }).catch((e) => {
+      H.loading = null;
+      if (!alive || !H.on) return;
+      H.forVersion = v.version; H.data = null;
+      H.note = e.code === "hints_exhausted" ? t("hints.exhausted") : e.code === "not_your_turn" ? t("hints.waiting") : errorText(e);
+      renderHints(S.view);
+    });
+  }
+
+  // ---- commands ----
+  function send(cmd) {
+    if (!S.view || S.pending) return;
+    cmd.version = S.view.version;
+    cmd.id = commandId();
+    S.pending = true;
+    render();
+    clearTimeout(S.pendingTimer);
+    S.pendingTimer = setTimeout(() => { S.pending = false; render(); refetch(); }, 6000);
+    if (!socket || !socket.sendRaw(cmd)) {
+      api.command(matchId, token, cmd).then((r) => onView({ type: "view", version: r.version, view: r.view }))
+        .catch((e) => onCommandError({ code: e.code, message: e.message }));
+    }
+  }
+  function onCommandError(msg) {
+    S.pending = false;
+    clearTimeout(S.pendingTimer);
+    if (msg.code === "stale_version") { refetch(); render(); return; } // a newer view is on its way
+    toast(errorText(msg));
+    render();
+  }
+  function refetch() {
+    if (!token) return;
+    api.view(matchId, token).then((r) => onView({ version: r.version, view: r.view })).catch(() => {});
+  }
+
+  // ---- connection ----
+  function connect() {
+    socket = new MatchSocket(matchId, token, {
+      onView,
+      onError: onCommandError,
+      onStatus: (st) => { S.conn = st; if (E.conn) renderConn(); if (st === "closed" && S.view) announce(t("conn.closed")); },
+      onFatal: () => {
+        if (!token) return;
+        api.view(matchId, token).catch((e) => {
+          if (e.status === 401 || e.status === 403 || e.code === "bad_token") { store.dropToken(matchId); ctl.join(t("join.token_lost")); }
+        });
+      },
+    }, () => {
+      const last = S.queue.length ? S.queue[S.queue.length - 1] : S.view;
+      return last ? last.version : null;
+    });
+  }
+
+  build();
+  E.status.textContent = t("table.connecting");
+  renderConn();
+  connect();
+  if (token) { // a first paint over HTTP too, and a clear message if the token is no good
+    api.view(matchId, token).then((r) => onView({ version: r.version, view: r.view })).catch((e) => {
+      if (e.status === 401 || e.status === 403 || e.code === "bad_token") { store.dropToken(matchId); ctl.join(t("join.token_lost")); }
+      else if (e.status === 404) { store.dropToken(matchId); ctl.join(); }
+    });
+  }
+
+  return {
+    unmount() {
+      alive = false;
+      clearTimeout(S.holdTimer); clearTimeout(S.pendingTimer);
+      if (socket) socket.close();
+    },
+    relabel() { build(); E.info.dataset.lang = ""; S.trumpShown = false; render(); },
+  };
+}

@@ -1,0 +1,88 @@
+"""The WebSocket endpoint: one socket follows one match as one seat (token) or as a spectator.
+
+Frames are JSON text.  The server sends ``{"type": "view", ...}`` after every change (through
+the hub) and ``{"type": "error", "code", "message", "id"}`` to the sender of a refused command;
+nothing a client sends can change the match except a valid command for its own seat.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from starlette.concurrency import run_in_threadpool
+from starlette.websockets import WebSocket, WebSocketDisconnect
+
+from services.errors import BadToken, HokmError, InvalidCommand, RateLimited, TooLarge
+
+from .api import Api
+from .fanout import Hub, Subscriber, dumps
+
+CLOSE_POLICY = 4401
+CLOSE_NOT_FOUND = 4404
+CLOSE_TOO_LARGE = 1009
+
+
+def _error(error: HokmError, command_id: Any = None) -> str:
+    return dumps({"type": "error", **error.to_dict(), "id": command_id})
+
+
+async def endpoint(ws: WebSocket, api: Api, hub: Hub) -> None:
+    match_id = ws.path_params["match_id"]
+    token = ws.query_params.get("token") or None
+    await ws.accept()
+    address = ws.client.host if ws.client else "?"
+    player: str | None = None
+    seat: int | None = None
+    try:
+        if token is not None:
+            seat, player, _ = await run_in_threadpool(api.service.authenticate, match_id, token)
+        else:
+            await run_in_threadpool(api.service.load, match_id, fresh=False)
+    except HokmError as refusal:
+        await ws.send_text(_error(refusal))
+        await ws.close(code=CLOSE_NOT_FOUND if refusal.code == "not_found" else CLOSE_POLICY)
+        return
+    sub = Subscriber(ws, match_id, seat, player)
+    await hub.subscribe(sub)
+    try:
+        while True:
+            message = await ws.receive()
+            if message["type"] == "websocket.disconnect":
+                break
+            text = message.get("text")
+            if text is None:
+                sub.send(_error(InvalidCommand("send JSON text frames")))
+                continue
+            if len(text) > api.max_body:
+                sub.send(_error(TooLarge(f"frames are at most {api.max_body} bytes")))
+                await ws.close(code=CLOSE_TOO_LARGE)
+                break
+            await _handle_frame(text, sub, api, address, token, match_id)
+    except WebSocketDisconnect:
+        pass
+    finally:
+        await hub.unsubscribe(sub)
+
+
+async def _handle_frame(text: str, sub: Subscriber, api: Api, address: str, token: str | None,
+                        match_id: str) -> None:
+    command_id: Any = None
+    try:
+        if not api.by_address.allow(address):
+            raise RateLimited("too many messages from this address; slow down")
+        try:
+            data = json.loads(text)
+        except ValueError:
+            raise InvalidCommand("the frame is not valid JSON") from None
+        if not isinstance(data, dict):
+            raise InvalidCommand("a frame is a JSON object")
+        command_id = data.get("id")
+        if data.get("type") == "ping":
+            sub.send(dumps({"type": "pong"}))
+            return
+        if token is None:
+            raise BadToken("spectators cannot send commands")
+        await api.run_command(match_id, token, data)
+    except HokmError as refusal:
+        sub.send(_error(refusal, command_id if isinstance(command_id, str) else None))

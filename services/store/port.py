@@ -1,0 +1,71 @@
+"""The event store's contract.
+
+A match's log is a sequence of *records* numbered 1, 2, 3...; a record's number is the match's
+*version* after it.  One record holds every event of one accepted command (or system step), so a
+command's events are appended atomically.  ``append`` succeeds only if the record's version is
+exactly one more than the stored version (optimistic concurrency); otherwise it raises
+``Conflict``.  A record may carry the client's command id; the store keeps it in the record and
+``command_version`` finds it (the match service keeps an index of them in its cache, so retried
+commands are answered with their original result instead of being applied twice).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Protocol
+
+from engine import Event
+
+
+@dataclass(frozen=True, slots=True)
+class Record:
+    version: int
+    events: tuple[Event, ...]
+    actor: int | None = None
+    """The seat that sent the command, or None for a system step (creation, seating, deals)."""
+    command_id: str | None = None
+    time_ms: int = 0
+    """Wall-clock time of the append (audit only: the engine never reads it)."""
+    prev: bytes = b""
+    """Digest of the previous record (empty for the first): the tamper-evident chain."""
+    digest: bytes = field(default=b"", compare=False)
+    """Digest of this record's encoding, filled in by the codec."""
+
+
+class Conflict(Exception):
+    """The record's version is not the next one: someone else appended first."""
+
+    def __init__(self, current: int) -> None:
+        super().__init__(f"the log is at version {current}")
+        self.current = current
+
+
+class EventStore(Protocol):
+    def append(self, match_id: str, record: Record) -> Record:
+        """Append ``record`` (version = stored version + 1); return it with its digest."""
+        ...
+
+    def read(self, match_id: str, after: int = 0, upto: int | None = None) -> list[Record]:
+        """Records with ``after < version <= upto`` (all after ``after`` if ``upto`` is None)."""
+        ...
+
+    def tail(self, match_id: str, after: int, block_ms: int) -> list[Record]:
+        """Records after ``after``; waits up to ``block_ms`` for one if there are none yet."""
+        ...
+
+    def version(self, match_id: str) -> int:
+        """The stored version (0 for a match that does not exist)."""
+        ...
+
+    def command_version(self, match_id: str, command_id: str) -> int | None:
+        """The version a command id was applied at, if it was."""
+        ...
+
+    # Side data kept beside the log (secret, settings, token hashes): small string maps.
+    def put_meta(self, match_id: str, name: str, values: dict[str, str]) -> None: ...
+
+    def get_meta(self, match_id: str, name: str) -> dict[str, str]: ...
+
+    def get_meta_field(self, match_id: str, name: str, key: str) -> str | None: ...
+
+    def delete_meta_field(self, match_id: str, name: str, key: str) -> None: ...

@@ -1,0 +1,108 @@
+"""``hokm worker``: RQ worker processes for bot turns, on any host that reaches the Redis.
+
+Worker class: ``rq.SimpleWorker`` (jobs run in the worker process).  A bot turn is a short,
+CPU-bound function of plain data; forking a work horse per job (RQ's default ``Worker``) adds about
+10 ms per job here against about 3 ms in-process (see ``bench/bots.py``), for no isolation we need.
+Scale out by running more processes (``--processes``) or more hosts.
+
+Every worker process also runs the watchdog: about twice a second it re-enqueues bot turns that
+are overdue (their worker died mid-job), so a turn is recovered within seconds.
+"""
+
+from __future__ import annotations
+
+import argparse
+import logging
+import multiprocessing
+import os
+import threading
+import time
+
+from rq import SimpleWorker
+from rq.serializers import JSONSerializer
+from rq.timeouts import TimerDeathPenalty
+
+from services.runtime import Runtime
+
+log = logging.getLogger("hokm.worker")
+WATCH_INTERVAL_S = 0.5
+
+
+class ThreadWorker(SimpleWorker):
+    """A SimpleWorker that can run in a non-main thread (the embedded server's bot worker)."""
+
+    death_penalty_class = TimerDeathPenalty
+
+    def _install_signal_handlers(self) -> None:
+        pass
+
+
+def start_watchdog(rt: Runtime, stop: threading.Event) -> threading.Thread:
+    from .jobs import still_due
+
+    def loop() -> None:
+        while not stop.wait(WATCH_INTERVAL_S):
+            try:
+                rt.scheduler.recover_stalled(still_due)
+            except Exception:  # keep watching whatever one pass met
+                log.exception("watchdog pass failed")
+
+    thread = threading.Thread(target=loop, name="hokm-watchdog", daemon=True)
+    thread.start()
+    return thread
+
+
+def start_in_process(rt: Runtime) -> threading.Event:
+    """The embedded default: one RQ worker thread and the watchdog in this process."""
+    from .jobs import set_runtime
+
+    set_runtime(rt)
+    stop = threading.Event()
+    worker = ThreadWorker([rt.scheduler.queue], connection=rt.client, serializer=JSONSerializer)
+
+    def run() -> None:
+        worker.work(burst=False, logging_level="WARNING", with_scheduler=False)
+
+    threading.Thread(target=run, name="hokm-bot-worker", daemon=True).start()
+    start_watchdog(rt, stop)
+    return stop
+
+
+def _work(burst: bool) -> None:
+    from .jobs import runtime
+
+    rt = runtime()
+    stop = threading.Event()
+    start_watchdog(rt, stop)
+    worker = SimpleWorker([rt.scheduler.queue], connection=rt.client,
+                          serializer=JSONSerializer)
+    worker.work(burst=burst, logging_level="WARNING", with_scheduler=False)
+    stop.set()
+
+
+def _run(args: argparse.Namespace) -> int:
+    if not os.environ.get("HOKM_REDIS_URL"):
+        print("hokm worker needs HOKM_REDIS_URL (the embedded server runs its own bot worker)")
+        return 2
+    if args.processes == 1:
+        _work(args.burst)
+        return 0
+    procs = [multiprocessing.Process(target=_work, args=(args.burst,), daemon=False)
+             for _ in range(args.processes)]
+    for p in procs:
+        p.start()
+    try:
+        for p in procs:
+            p.join()
+    except KeyboardInterrupt:
+        for p in procs:
+            p.terminate()
+        time.sleep(0.1)
+    return 0
+
+
+def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+    parser = sub.add_parser("worker", help="run RQ workers that play the bots' turns")
+    parser.add_argument("--processes", type=int, default=1, help="worker processes to start")
+    parser.add_argument("--burst", action="store_true", help="quit when the queue is empty")
+    parser.set_defaults(func=_run)
