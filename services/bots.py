@@ -68,7 +68,7 @@ class RQScheduler:
         overdue: list[Any] = self.client.zrangebyscore(keys.PENDING_BOTS, "-inf", now,
                                                        start=0, num=100, withscores=True)
         count = 0
-        for raw, deadline in overdue:
+        for raw, _deadline in overdue:
             name = raw.decode() if isinstance(raw, bytes) else str(raw)
             match_id, version_s, seat_s = name.rsplit(":", 2)
             version, seat = int(version_s), int(seat_s)

@@ -389,7 +389,7 @@ class MatchService:
 
     def leave(self, match_id: str, token: str, replace_with: str | None = None) -> None:
         """Give up a seat: it becomes empty, or a bot of ``replace_with`` (``bot:<level>``)."""
-        seat, player, _ = self.authenticate(match_id, token)
+        seat, _, _ = self.authenticate(match_id, token)
         level = None
         if replace_with is not None:
             if not (isinstance(replace_with, str) and replace_with.startswith("bot:")

@@ -1,11 +1,13 @@
 """Records <-> bytes: msgpack with a type tag per event and a schema version per record.
 
 A record is encoded as the msgpack array
-``[SCHEMA, prev, actor, command_id, time_ms, [[tag, field1, field2, ...], ...]]``
-where ``tag`` is a short stable code per event type (``TAGS``) and the fields follow the event
-dataclass's field order (``Rules`` as its plain dict).  Arrays rather than maps keep a finished
-match small in Redis.  The record's digest is the first ``DIGEST_SIZE`` bytes of SHA-256 of its
-encoding; each record stores its predecessor's digest in ``prev``, forming a chain that
+``[SCHEMA, prev, actor, command_id, time_s, [[tag, field1, field2, ...], ...]]``
+where ``tag`` is a small stable integer per event type (``TAGS``) and the fields follow the event
+dataclass's field order (``Rules`` as its plain dict).  Cards are stored as their index in
+``engine.cards.NAMES`` (a deck as 52 bytes) and time to the second.  Arrays, small integers and
+bytes rather than maps and names keep a finished match small in Redis (``bench/store.py``).
+
+The record's digest is the first ``DIGEST_SIZE`` bytes of SHA-256 of its encoding; each record stores its predecessor's digest in ``prev``, forming a chain that
 ``hokm verify`` checks (an edited entry breaks the link to the next one).
 """
 
@@ -17,7 +19,7 @@ from typing import Any
 
 import msgpack
 
-from engine import EVENT_TYPES, Event, Rules
+from engine import CARD_INDEX, EVENT_TYPES, NAMES, Event, Rules
 
 from .port import Record
 
@@ -26,16 +28,21 @@ DIGEST_SIZE = 8
 """64 bits: enough to make an undetected single-entry edit a 2**64 search; the chain is a
 tamper-evident log, not a signature (anyone able to rewrite every later entry can rebuild it)."""
 
-TAGS: dict[str, str] = {
-    "match_created": "mc", "seat_taken": "st", "seat_left": "sl", "hakem_drawn": "hd",
-    "round_started": "rs", "trump_chosen": "tc", "card_played": "cp", "trick_won": "tw",
-    "round_ended": "re", "set_won": "sw", "match_ended": "me", "secret_revealed": "sr",
+TAGS: dict[str, int] = {
+    "match_created": 1, "seat_taken": 2, "seat_left": 3, "hakem_drawn": 4, "round_started": 5,
+    "trump_chosen": 6, "card_played": 7, "trick_won": 8, "round_ended": 9, "set_won": 10,
+    "match_ended": 11, "secret_revealed": 12,
 }
-_BY_TAG: dict[str, type] = {tag: EVENT_TYPES[name] for name, tag in TAGS.items()}
+"""Stable forever: a tag, once used, never changes meaning (new events get new numbers)."""
+_BY_TAG: dict[int, type] = {tag: EVENT_TYPES[name] for name, tag in TAGS.items()}
 _FIELDS: dict[type, tuple[str, ...]] = {
     cls: tuple(f.name for f in fields(cls)) for cls in EVENT_TYPES.values()
 }
-_TAG_OF: dict[type, str] = {EVENT_TYPES[name]: tag for name, tag in TAGS.items()}
+_TAG_OF: dict[type, int] = {EVENT_TYPES[name]: tag for name, tag in TAGS.items()}
+_CARD_PLAYED = EVENT_TYPES["card_played"]
+_ROUND_STARTED = EVENT_TYPES["round_started"]
+_HAKEM_DRAWN = EVENT_TYPES["hakem_drawn"]
+_MATCH_CREATED = EVENT_TYPES["match_created"]
 
 
 class CorruptRecord(ValueError):
@@ -43,17 +50,32 @@ class CorruptRecord(ValueError):
 
 
 def _event_row(event: Event) -> list[Any]:
-    row: list[Any] = [_TAG_OF[type(event)]]
-    for name in _FIELDS[type(event)]:
+    cls = type(event)
+    row: list[Any] = [_TAG_OF[cls]]
+    for name in _FIELDS[cls]:
         value = getattr(event, name)
-        row.append(value.to_dict() if isinstance(value, Rules) else value)
+        if isinstance(value, Rules):
+            value = value.to_dict()
+        elif cls is _CARD_PLAYED and name == "card":
+            value = CARD_INDEX[value]
+        elif cls is _ROUND_STARTED and name == "deck":
+            value = bytes(CARD_INDEX[c] for c in value)
+        elif cls is _HAKEM_DRAWN and name == "draw":
+            value = [[seat, CARD_INDEX[card]] for seat, card in value]
+        row.append(value)
     return row
 
 
 def _event_of(row: Any) -> Event:
     cls = _BY_TAG[row[0]]
     values = list(row[1:])
-    if cls is EVENT_TYPES["match_created"]:
+    if cls is _CARD_PLAYED:
+        values[1] = NAMES[values[1]]
+    elif cls is _ROUND_STARTED:
+        values[3] = tuple(NAMES[c] for c in values[3])
+    elif cls is _HAKEM_DRAWN:
+        values[0] = tuple((seat, NAMES[card]) for seat, card in values[0])
+    elif cls is _MATCH_CREATED:
         values[1] = Rules.from_dict(values[1])
     event: Event = cls(*values)
     return event
@@ -62,7 +84,7 @@ def _event_of(row: Any) -> Event:
 def encode(record: Record) -> bytes:
     """The bytes stored for ``record`` (its digest field is ignored)."""
     payload: bytes = msgpack.packb(
-        [SCHEMA, record.prev, record.actor, record.command_id, record.time_ms,
+        [SCHEMA, record.prev, record.actor, record.command_id, record.time_ms // 1000,
          [_event_row(e) for e in record.events]],
         use_bin_type=True,
     )
@@ -76,7 +98,7 @@ def digest_of(payload: bytes) -> bytes:
 def decode(version: int, payload: bytes) -> Record:
     """The record stored as ``payload`` at ``version``; ``CorruptRecord`` if unreadable."""
     try:
-        schema, prev, actor, command_id, time_ms, rows = msgpack.unpackb(
+        schema, prev, actor, command_id, time_s, rows = msgpack.unpackb(
             payload, use_list=False, raw=False, strict_map_key=False
         )
         if schema != SCHEMA:
@@ -86,7 +108,7 @@ def decode(version: int, payload: bytes) -> Record:
         raise
     except Exception as exc:  # msgpack, shape or event construction errors alike
         raise CorruptRecord(f"record {version} cannot be decoded: {exc}") from exc
-    return Record(version, events, actor, command_id, time_ms, prev, digest_of(payload))
+    return Record(version, events, actor, command_id, time_s * 1000, prev, digest_of(payload))
 
 
 def sealed(record: Record) -> tuple[Record, bytes]:

@@ -25,7 +25,8 @@ class Record:
     """The seat that sent the command, or None for a system step (creation, seating, deals)."""
     command_id: str | None = None
     time_ms: int = 0
-    """Wall-clock time of the append (audit only: the engine never reads it)."""
+    """Wall-clock time of the append in ms, kept to the second (audit only: the engine never
+    reads it)."""
     prev: bytes = b""
     """Digest of the previous record (empty for the first): the tamper-evident chain."""
     digest: bytes = field(default=b"", compare=False)

@@ -24,6 +24,12 @@ export function h(spec, props, ...children) {
   return el;
 }
 
+/** Replace el's children, skipping null/false (conditional parts). */
+export function fill(el, ...children) {
+  el.replaceChildren(...children.flat().filter((c) => c != null && c !== false));
+  return el;
+}
+
 const RANK_FACE = { T: "10" };
 export const isRed = (suit) => suit === "H" || suit === "D";
 

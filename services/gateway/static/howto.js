@@ -2,7 +2,7 @@
 // language (static/howto/<lang>.json), the house rules of the room you came from, and the worked
 // examples of rules.md drawn with real cards.
 import { api } from "./api.js";
-import { h, cardImage, suitBadge } from "./cards.js";
+import { h, fill, cardImage, suitBadge } from "./cards.js";
 import { t, lang, spellCards } from "./i18n.js";
 
 // The worked examples of rules.md (the cards are the same in every language; texts are not).
@@ -63,7 +63,7 @@ export function mount(root) {
   root.append(page);
   const roomBox = h("section.room-rules", { hidden: true, "aria-labelledby": "room-rules-h" });
 
-  async function fill() {
+  async function build() {
     const code = lang();
     let c;
     try { c = await content(code); } catch { c = await content("en"); }
@@ -87,7 +87,7 @@ export function mount(root) {
       c.house_intro ? h("p", { text: c.house_intro }) : null,
       h("dl", {}, ...FLAGS.flatMap((f) => [h("dt", {}, h("strong", { text: t(`rules.${f}`) })), h("dd", { text: t(`rules.${f}_desc`) })]))));
     out.push(h("p", {}, h("a", { href: matchId ? `/m/${matchId}` : "/", "data-link": true, text: matchId ? t("howto.back_table") : t("table.home") })));
-    page.replaceChildren(...out);
+    fill(page, ...out);
     if (matchId) loadRoom();
   }
 
@@ -96,7 +96,7 @@ export function mount(root) {
       if (!alive) return;
       const rules = s.rules || {};
       const changed = FLAGS.filter((f) => rules[f] !== undefined && String(rules[f]) !== String(STANDARD[f]));
-      roomBox.replaceChildren(h("h2", { id: "room-rules-h", text: t("howto.room_rules") }),
+      fill(roomBox, h("h2", { id: "room-rules-h", text: t("howto.room_rules") }),
         h("p", { text: changed.length ? t("howto.room_changed") : t("howto.room_standard") }),
         h("dl", {}, ...FLAGS.flatMap((f) => [
           h("dt", {}, h("strong", { text: t(`rules.${f}`) + ": " }), ruleValue(f, rules), changed.includes(f) ? h("span.badge.hakem", { text: " " + t("howto.house_rule") }) : null),
@@ -105,6 +105,6 @@ export function mount(root) {
     }).catch(() => { /* no room to show */ });
   }
 
-  fill();
-  return { unmount() { alive = false; }, relabel() { document.title = `Hokm — ${t("nav.howto")}`; fill(); } };
+  build();
+  return { unmount() { alive = false; }, relabel() { document.title = `Hokm — ${t("nav.howto")}`; build(); } };
 }

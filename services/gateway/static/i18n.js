@@ -62,7 +62,7 @@ export const suitName = (s) => t(`suit.${s}`);
 export const rankName = (r) => t(`rank.${r}`);
 /** "QH" -> "Queen of hearts" in the current language. */
 export function cardName(card) {
-  return t("card_name", { rank: rankName(card[0]), suit: suitName(card[1]) });
+  return capitalize(t("card_name", { rank: rankName(card[0]), suit: suitName(card[1]) }));
 }
 export const capitalize = (s) => (s ? s[0].toLocaleUpperCase(current) + s.slice(1) : s);
 

@@ -1,7 +1,7 @@
 // The replay viewer (/replay/{id}?step=k): every hand shown, step forward and back, a slider to
 // jump, arrow keys, and a shareable link to the step shown.
 import { api, store } from "./api.js";
-import { h, cardImage } from "./cards.js";
+import { h, fill, cardImage } from "./cards.js";
 import { t, cardName, suitName, capitalize, isRtl } from "./i18n.js";
 import { toast, copyText, errorText } from "./ui.js";
 
@@ -49,7 +49,7 @@ export function mount(root, [matchId]) {
       if (navigator.share) { navigator.share({ title: "Hokm", url }).catch(() => {}); return; }
       toast((await copyText(url)) ? t("invite.copied") : t("invite.copy_failed"));
     });
-    root.replaceChildren(h("section.page.replay", { "aria-labelledby": "rp-h" },
+    fill(root, h("section.page.replay", { "aria-labelledby": "rp-h" },
       h("h1", { id: "rp-h", text: t("replay.title") }),
       h("p.hint", { text: t("replay.keys") }),
       E.msg,
@@ -123,7 +123,7 @@ export function mount(root, [matchId]) {
       el.classList.toggle("turn", v.turn === s);
       el.classList.toggle("hakem", v.hakem === s);
       const cards = hands[s] || (v.seat === s ? v.hand : []) || [];
-      el.replaceChildren(h("div.seat-head", {}, h("span.name", { text: name(v, s) }),
+      fill(el, h("div.seat-head", {}, h("span.name", { text: name(v, s) }),
         v.hakem === s ? h("span.badge.hakem", { text: "♛ " + t("seat.hakem") }) : null),
       h("div.revealed", { role: "list", "aria-label": t("table.hand_of", { name: name(v, s) }) },
         ...cards.map((c) => h("span", { role: "listitem" }, cardImage(c, "mini")))),
@@ -143,7 +143,7 @@ export function mount(root, [matchId]) {
       sl.setAttribute("aria-label", `${name(v, seat)}: ${cardName(card)}`);
     }
     const team = (w) => t("team.pair", { a: name(v, w), b: name(v, w + 2) });
-    E.facts.replaceChildren(h("h2", { text: t("table.round_n", { n: v.round || 0 }) }),
+    fill(E.facts, h("h2", { text: t("table.round_n", { n: v.round || 0 }) }),
       h("dl.facts", {},
         h("dt", { text: t("table.trump") }), h("dd", { text: v.trump ? capitalize(suitName(v.trump)) : t("table.no_trump") }),
         h("dt", { text: t("table.hakem") }), h("dd", { text: v.hakem != null ? name(v, v.hakem) : "—" })),

@@ -1,7 +1,7 @@
 // The start page: your name, play solo (with a level), resume a solo match, create a room with
 // house rules and a seat layout, or join through an invite link.
 import { api, store } from "./api.js";
-import { h } from "./cards.js";
+import { h, fill } from "./cards.js";
 import { t } from "./i18n.js";
 import { errorText, navigate, toast } from "./ui.js";
 
@@ -122,7 +122,7 @@ export function mount(root) {
     api.summary(soloId).then((s) => {
       if (s.phase === "match_over") { store.dropSolo(); return; }
       const score = (s.score || [0, 0]).join("–");
-      resume.replaceChildren(h("a.button.primary", { href: `/m/${soloId}`, "data-link": true, id: "resume-solo" },
+      fill(resume, h("a.button.primary", { href: `/m/${soloId}`, "data-link": true, id: "resume-solo" },
         t("start.resume_solo"), h("span.sub", { text: " " + t("start.resume_score", { score }) })));
       resume.hidden = false;
     }).catch((e) => { if (e.status === 404) store.dropSolo(); });

@@ -5,7 +5,7 @@
 // (a completed trick, the ace draw, the deal, a round result stay visible for a moment), so the
 // game can be followed even when bots answer instantly.  prefers-reduced-motion shortens them.
 import { api, store, MatchSocket, commandId } from "./api.js";
-import { h, cardButton, cardImage, cardBack, suitButton, suitBadge } from "./cards.js";
+import { h, fill, cardButton, cardImage, cardBack, suitButton, suitBadge } from "./cards.js";
 import { t, cardName, suitName, capitalize, isRtl } from "./i18n.js";
 import { announce, toast, copyText, errorText } from "./ui.js";
 
@@ -109,12 +109,12 @@ function mountJoin(root, matchId, ctl, note) {
     watch.addEventListener("click", () => ctl.table(null));
     body.push(h("p.actions", {}, over ? h("a.button", { href: `/replay/${matchId}`, "data-link": true, text: t("table.watch_replay") }) : watch,
       h("a.button", { href: "/", "data-link": true, text: t("table.home") })));
-    box.replaceChildren(h("h1", { id: "join-title", text: t("join.title") }), ...body);
+    fill(box, h("h1", { id: "join-title", text: t("join.title") }), ...body);
     const focusable = box.querySelector("#join-name");
     if (focusable) focusable.focus();
   }).catch((e) => {
     if (!alive) return;
-    box.replaceChildren(h("h1", { id: "join-title", text: t("join.title") }),
+    fill(box, h("h1", { id: "join-title", text: t("join.title") }),
       h("p", { role: "alert", text: e.status === 404 ? t("join.not_found") : errorText(e) }),
       h("p", {}, h("a", { href: "/", "data-link": true, text: t("table.home") })));
   });
@@ -164,13 +164,14 @@ function mountTable(root, matchId, token, ctl) {
       h("div.row", {}, E.hintsBtn, E.hintsRestart), E.hintBox);
     E.waiting = h("section.waiting", { hidden: true, "aria-labelledby": "waiting-h" });
     E.info = h("div.info");
-    root.append(h("section.table-page", { "aria-label": t("table.title") },
+    E.page = h("section.table-page", { "aria-label": t("table.title") },
       h("h1.sr-only", { text: t("table.title") }),
       h("div.statusbar", {}, E.status, E.conn),
       h("div.play-area", {},
         h("div.board", {}, E.seats[2], E.seats[3], h("div.center", {}, E.trick, E.banner), E.seats[1], E.seats[0]),
         E.trump, E.hand),
-      h("aside.side", { "aria-label": t("table.info") }, E.waiting, E.score, E.hints, E.lastTrick, E.info)));
+      h("aside.side", { "aria-label": t("table.info") }, E.waiting, E.score, E.hints, E.lastTrick, E.info));
+    root.append(E.page);
     S.trumpShown = false;
   }
 
@@ -338,6 +339,9 @@ function mountTable(root, matchId, token, ctl) {
     const base = me ?? 0;
     const pos = (s) => (s - base + 4) % 4;
     const myTurn = isMyDecision(v);
+    // machine-readable state for tests and browser-driving agents
+    Object.assign(E.page.dataset, { phase: v.phase, round: String(v.round), version: String(v.version),
+      seat: v.seat == null ? "" : String(v.seat), turn: v.turn == null ? "" : String(v.turn), myTurn: String(myTurn) });
     document.title = myTurn ? `Hokm — ${t("title.your_turn")}` : "Hokm";
     E.status.textContent = statusText(v);
     E.status.classList.toggle("mine", myTurn);
@@ -400,7 +404,7 @@ function mountTable(root, matchId, token, ctl) {
       parts.push(backs, h("span.sr-only", { text: t("table.cards_left", { n: count }) }));
     }
     if (v.turn === s && (v.phase === "playing" || v.phase === "choosing_trump")) parts.push(h("span.turn-flag", { text: t("seat.to_play") }));
-    el.replaceChildren(...parts);
+    fill(el, ...parts);
     el.setAttribute("aria-label", `${seatName(v, s)}`);
     el.setAttribute("role", "group");
   }
@@ -412,16 +416,16 @@ function mountTable(root, matchId, token, ctl) {
     E.banner.className = `banner ${b.kind}`;
     if (b.kind === "draw") {
       const aces = v.draw.filter((d) => d.card[0] === "A").map((d) => d.card);
-      E.banner.replaceChildren(h("h2", { text: t("draw.title") }),
+      fill(E.banner, h("h2", { text: t("draw.title") }),
         h("ol.draw", {}, ...v.draw.map((d, i) => h("li", { style: `--i:${i}`, class: aces.includes(d.card) ? "ace" : "" },
           cardImage(d.card, "mini"), h("span", { text: drawName(v, d.seat) })))),
         h("p", { text: drawText(v) }));
     } else if (b.kind === "result" && v.result) {
-      E.banner.replaceChildren(h("h2", { text: t(`kind.${v.result.kind}`) }), h("p", { text: resultText(v, v.result) }),
+      fill(E.banner, h("h2", { text: t(`kind.${v.result.kind}`) }), h("p", { text: resultText(v, v.result) }),
         h("p.score-line", { text: t("table.score_line", { us: teamLabel(v, 0), a: v.score[0], them: teamLabel(v, 1), b: v.score[1] }) }));
     } else if (b.kind === "over") {
       const won = v.seat != null && v.winner === v.seat % 2;
-      E.banner.replaceChildren(h("h2", { text: v.seat == null ? t("over.title") : won ? t("over.title_won") : t("over.title_lost") }),
+      fill(E.banner, h("h2", { text: v.seat == null ? t("over.title") : won ? t("over.title_won") : t("over.title_lost") }),
         h("p", { text: overText(v) }),
         v.result ? h("p", { text: resultText(v, v.result) }) : null,
         h("p.actions", {}, h("a.button.primary", { href: `/replay/${matchId}`, "data-link": true, id: "watch-replay", text: t("table.watch_replay") }),
@@ -436,7 +440,7 @@ function mountTable(root, matchId, token, ctl) {
     S.trumpShown = true;
     E.trump.hidden = false;
     const btns = v.legal.map((s) => suitButton(s, (suit) => send({ type: "choose_trump", suit })));
-    E.trump.replaceChildren(h("h2", { id: "trump-h", text: t("trump.title") }), h("p", { text: t("trump.desc") }), h("div.suits", {}, ...btns));
+    fill(E.trump, h("h2", { id: "trump-h", text: t("trump.title") }), h("p", { text: t("trump.desc") }), h("div.suits", {}, ...btns));
     const ae = document.activeElement;
     if (!ae || ae === document.body || E.hand.contains(ae) || ae === root) btns[0].focus();
   }
@@ -492,7 +496,7 @@ function mountTable(root, matchId, token, ctl) {
       h("td", { text: String((v.score || [0, 0])[team]) }),
       v.sets ? h("td", { text: String(v.sets[team]) }) : null));
     const hakem = v.hakem != null ? seatName(v, v.hakem) : "—";
-    E.score.replaceChildren(
+    fill(E.score, ...[
       h("h2", { text: t("table.round_n", { n: v.round || 1 }) }),
       h("dl.facts", {},
         h("dt", { text: t("table.trump") }), h("dd", { id: "trump-info" }, v.trump ? suitBadge(v.trump) : t("table.no_trump")),
@@ -503,13 +507,14 @@ function mountTable(root, matchId, token, ctl) {
           h("th", { scope: "col", text: t("table.points") }), v.sets ? h("th", { scope: "col", text: t("table.sets") }) : null)),
         h("tbody", {}, ...rows)),
       v.pile ? h("p", { text: t("table.pile", { n: v.pile }) }) : null,
-      v.result && v.phase !== "round_over" && v.phase !== "match_over" ? h("p.last-result", { text: t("table.last_round") + ": " + resultText(v, v.result) }) : null);
+      v.result && v.phase !== "round_over" && v.phase !== "match_over" ? h("p.last-result", { text: t("table.last_round") + ": " + resultText(v, v.result) }) : null,
+    ].filter(Boolean));
   }
 
   function renderLastTrick(v) {
     const lt = v.last_trick;
     if (!lt || !lt.cards || !lt.cards.length) { E.lastTrick.replaceChildren(); return; }
-    E.lastTrick.replaceChildren(h("h2", { text: t("table.last_trick") }),
+    fill(E.lastTrick, h("h2", { text: t("table.last_trick") }),
       h("ul.mini-trick", {}, ...lt.cards.map(({ seat, card }) => h("li", { class: seat === lt.winner ? "winner" : "" },
         cardImage(card, "mini"), h("span", { text: seatName(v, seat) })))),
       h("p", { text: t("announce.trick_won", { name: seatName(v, lt.winner) }) }));
@@ -536,18 +541,19 @@ function mountTable(root, matchId, token, ctl) {
       }
       list.append(li);
     });
-    E.waiting.replaceChildren(h("h2", { id: "waiting-h", text: t("waiting.title") }), h("p", { text: t("waiting.desc") }), invitePanel(matchId), list);
+    fill(E.waiting, h("h2", { id: "waiting-h", text: t("waiting.title") }), h("p", { text: t("waiting.desc") }), invitePanel(matchId), list);
   }
 
   function renderInfo(v) {
     if (E.info.dataset.lang === document.documentElement.lang && E.info.childNodes.length) return;
     E.info.dataset.lang = document.documentElement.lang;
     const rules = ruleSummary(v.rules);
-    E.info.replaceChildren(
+    fill(E.info, ...[
       h("details", {}, h("summary", { text: t("table.house_rules") }), h("ul", {}, ...rules.map((r) => h("li", { text: r })))),
       v.phase !== "waiting" ? h("details.invite-details", {}, h("summary", { text: t("invite.title") }), invitePanel(matchId)) : null,
       h("p.links", {}, h("a", { href: `/how-to-play?match=${matchId}`, "data-link": true, text: t("nav.howto") }), " · ",
-        h("a", { href: "/", "data-link": true, text: t("table.home") })));
+        h("a", { href: "/", "data-link": true, text: t("table.home") })),
+    ].filter(Boolean));
   }
 
   // ---- hints (rules.md: at most three own decisions from the version they were switched on) ----
@@ -572,16 +578,16 @@ function mountTable(root, matchId, token, ctl) {
     E.hintsRestart.hidden = !H.on;
     for (const b of E.handGroup.querySelectorAll(".hinted")) b.classList.remove("hinted");
     for (const b of E.trump.querySelectorAll(".hinted")) b.classList.remove("hinted");
-    if (!H.on) { E.hintBox.replaceChildren(h("p.hint", { text: t("hints.desc") })); return; }
+    if (!H.on) { fill(E.hintBox, h("p.hint", { text: t("hints.desc") })); return; }
     if (H.data && H.forVersion === v.version) {
       const sug = H.data.suggestion;
       const label = sug && sug.length === 1 ? capitalize(suitName(sug)) : sug ? cardName(sug) : "—";
-      E.hintBox.replaceChildren(h("p", {}, h("strong", { text: t("hints.suggestion") + ": " }), label),
+      fill(E.hintBox, h("p", {}, h("strong", { text: t("hints.suggestion") + ": " }), label),
         H.data.reason ? h("p", { text: H.data.reason }) : null,
         h("p.hint", { text: t("hints.remaining", { n: H.data.remaining }) }));
       const target = E.handGroup.querySelector(`[data-card="${sug}"]`) || E.trump.querySelector(`[data-suit="${sug}"]`);
       if (target) target.classList.add("hinted");
-    } else E.hintBox.replaceChildren(h("p.hint", { text: H.note || t("hints.waiting") }));
+    } else fill(E.hintBox, h("p.hint", { text: H.note || t("hints.waiting") }));
   }
   function maybeFetchHint(v) {
     const H = S.hints;

@@ -1,0 +1,90 @@
+"""Shared fixtures.  Tests that need the real Redis (127.0.0.1:6379, or HOKM_TEST_REDIS_URL)
+fail, rather than skip, when it does not answer: a skipped test would count as a pass."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import socket
+import subprocess
+import tempfile
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+import redis
+
+REDIS_URL = os.environ.get("HOKM_TEST_REDIS_URL", "redis://127.0.0.1:6379")
+
+
+def redis_db_url(db: int) -> str:
+    return f"{REDIS_URL.rstrip('/')}/{db}"
+
+
+def real_redis_client(db: int) -> redis.Redis:
+    client = redis.Redis.from_url(redis_db_url(db))
+    try:
+        client.ping()
+    except redis.RedisError as exc:
+        pytest.fail(f"these tests need Redis at {REDIS_URL} ({exc}); .ci/run starts one")
+    return client
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+class PrivateRedis:
+    """A redis-server of our own on a free port, in a temporary folder (durability, crashes)."""
+
+    def __init__(self, folder: Path, *args: str) -> None:
+        self.folder = folder
+        self.port = free_port()
+        self.args = args
+        self.proc: subprocess.Popen[bytes] | None = None
+
+    def start(self) -> None:
+        exe = shutil.which("redis-server")
+        if exe is None:
+            pytest.fail("redis-server is not installed (.ci/run installs it)")
+        self.proc = subprocess.Popen(
+            [exe, "--port", str(self.port), "--bind", "127.0.0.1", "--dir", str(self.folder),
+             "--save", "", *self.args],
+            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+        )
+        client = redis.Redis(port=self.port)
+        for _ in range(200):
+            try:
+                client.ping()
+                return
+            except redis.ConnectionError:
+                time.sleep(0.02)
+        raise RuntimeError("private redis-server did not start")
+
+    def kill(self) -> None:
+        if self.proc is not None:
+            self.proc.kill()  # SIGKILL: no chance to flush anything
+            self.proc.wait()
+            self.proc = None
+
+    @property
+    def url(self) -> str:
+        return f"redis://127.0.0.1:{self.port}/0"
+
+
+@pytest.fixture
+def private_redis() -> Iterator[type[PrivateRedis]]:
+    folders: list[PrivateRedis] = []
+
+    def make(*args: str) -> PrivateRedis:
+        server = PrivateRedis(Path(tempfile.mkdtemp(prefix="hokm-redis-")), *args)
+        folders.append(server)
+        return server
+
+    yield make  # type: ignore[misc]
+    for server in folders:
+        server.kill()
+        shutil.rmtree(server.folder, ignore_errors=True)

@@ -1,0 +1,124 @@
+"""One contract, three stores: in-memory, fakeredis and the real Redis."""
+
+from __future__ import annotations
+
+import itertools
+import threading
+import time
+from collections.abc import Iterator
+
+import fakeredis
+import pytest
+
+from engine.events import CardPlayed, SeatLeft, TrickWon
+from services.store.codec import digest_of, encode
+from services.store.memory import MemoryStore
+from services.store.port import Conflict, EventStore, Record
+from services.store.redis_streams import RedisStore
+from tests.conftest import real_redis_client
+
+DB = 7
+
+
+@pytest.fixture(params=["memory", "fakeredis", pytest.param("redis", marks=pytest.mark.redis)])
+def store(request: pytest.FixtureRequest) -> Iterator[EventStore]:
+    if request.param == "memory":
+        yield MemoryStore()
+    elif request.param == "fakeredis":
+        yield RedisStore(fakeredis.FakeRedis())
+    else:
+        client = real_redis_client(DB)
+        client.flushdb()
+        yield RedisStore(client)
+        client.flushdb()
+
+
+def rec(version: int, prev: bytes = b"", *events: object, cid: str | None = None) -> Record:
+    return Record(version, tuple(events) or (SeatLeft(version % 4),), None, cid, 1_000_000, prev)  # type: ignore[arg-type]
+
+
+def test_append_read_in_order(store: EventStore) -> None:
+    head = b""
+    for v in range(1, 6):
+        head = store.append("m", rec(v, head)).digest
+    records = store.read("m")
+    assert [r.version for r in records] == [1, 2, 3, 4, 5]
+    assert [r.version for r in store.read("m", 2)] == [3, 4, 5]
+    assert [r.version for r in store.read("m", 1, 3)] == [2, 3]
+    assert store.read("m", 3, 3) == []
+    assert store.version("m") == 5
+    assert store.version("other") == 0
+    assert store.read("other") == []
+
+
+def test_stale_and_gapped_versions_are_refused(store: EventStore) -> None:
+    first = store.append("m", rec(1))
+    store.append("m", rec(2, first.digest))
+    for bad in (1, 2, 4, 10):
+        with pytest.raises(Conflict) as info:
+            store.append("m", rec(bad))
+        assert info.value.current == 2
+    assert store.version("m") == 2  # nothing was written by the refused appends
+
+
+def test_records_round_trip_with_their_chain(store: EventStore) -> None:
+    a = store.append("m", rec(1, b"", CardPlayed(0, "QH"), TrickWon(2, 3), cid="c-1"))
+    b = store.append("m", Record(2, (SeatLeft(1),), 3, None, 5_000, a.digest))
+    got = store.read("m")
+    assert got[0].events == (CardPlayed(0, "QH"), TrickWon(2, 3))
+    assert got[0].command_id == "c-1" and got[0].actor is None
+    assert got[1].actor == 3 and got[1].time_ms == 5_000
+    assert got[1].prev == got[0].digest == a.digest == digest_of(encode(got[0]))
+    assert got[1].digest == b.digest
+    assert store.command_version("m", "c-1") == 1
+    assert store.command_version("m", "nope") is None
+
+
+def test_tail_waits_for_the_next_record(store: EventStore) -> None:
+    store.append("m", rec(1))
+    assert store.tail("m", 1, 50) == []
+
+    def later() -> None:
+        time.sleep(0.1)
+        store.append("m", rec(2, store.read("m")[-1].digest))
+
+    threading.Thread(target=later).start()
+    started = time.perf_counter()
+    got = store.tail("m", 1, 3000)
+    assert [r.version for r in got] == [2]
+    assert time.perf_counter() - started < 2.5
+
+
+def test_meta_maps(store: EventStore) -> None:
+    store.put_meta("m", "meta", {"a": "1", "b": "2"})
+    store.put_meta("m", "meta", {"b": "3"})
+    assert store.get_meta("m", "meta") == {"a": "1", "b": "3"}
+    assert store.get_meta_field("m", "meta", "a") == "1"
+    assert store.get_meta_field("m", "tokens", "a") is None
+    store.delete_meta_field("m", "meta", "a")
+    assert store.get_meta("m", "meta") == {"b": "3"}
+
+
+def test_concurrent_appends_one_wins_per_version(store: EventStore) -> None:
+    store.append("m", rec(1))
+    wins: list[int] = []
+    lock = threading.Lock()
+
+    def writer() -> None:
+        for _ in range(20):
+            current = store.read("m")[-1]
+            try:
+                store.append("m", rec(current.version + 1, current.digest))
+            except Conflict:
+                continue
+            with lock:
+                wins.append(current.version + 1)
+
+    threads = [threading.Thread(target=writer) for _ in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    records = store.read("m")
+    assert sorted(wins) == list(range(2, len(records) + 1))  # every version won exactly once
+    assert all(b.prev == a.digest for a, b in itertools.pairwise(records))
