@@ -38,20 +38,18 @@ def _demo(args: argparse.Namespace) -> int:
     print(f"Ace draw: seat {state.match.next_hakem} is Hakem")
     while state.phase != "match_over":
         run(None, DealRound(derive_deck(secret, round_label(state.deal.round_no + 1))))
-        hakem = state.hakem
+        hakem: int | None = state.hakem
         assert hakem is not None
         suit = rng.choice(legal_choices(state, hakem))
         run(hakem, ChooseTrump(suit))
         print(f"\nRound {state.deal.round_no}: Hakem seat {hakem}, trump {suit}")
         while state.phase == "playing":
-            seat = state.turn
+            seat: int | None = state.turn
             assert seat is not None
-            before = len(log)
             run(seat, PlayCard(rng.choice(legal_choices(state, seat))))
             if state.trick == ():
                 cards = " ".join(f"{s}:{NAMES[c]}" for s, c in state.last_trick)
                 print(f"  {cards}  -> seat {state.last_winner} (tricks {list(state.tricks)})")
-            del before
         r = state.match.result
         assert r is not None
         print(f"  team {r.winner} wins the round ({r.kind}, {r.points} point(s)); "

@@ -7,8 +7,9 @@ dataclass's field order (``Rules`` as its plain dict).  Cards are stored as thei
 ``engine.cards.NAMES`` (a deck as 52 bytes) and time to the second.  Arrays, small integers and
 bytes rather than maps and names keep a finished match small in Redis (``bench/store.py``).
 
-The record's digest is the first ``DIGEST_SIZE`` bytes of SHA-256 of its encoding; each record stores its predecessor's digest in ``prev``, forming a chain that
-``hokm verify`` checks (an edited entry breaks the link to the next one).
+The record's digest is the first ``DIGEST_SIZE`` bytes of SHA-256 of its encoding; each record
+stores its predecessor's digest in ``prev``, forming a chain that ``hokm verify`` checks (an
+edited entry breaks the link to the next one).
 """
 
 from __future__ import annotations

@@ -68,17 +68,17 @@ class RedisStore:
         end = "+" if upto is None else f"{upto}-0"
         if upto is not None and upto <= after:
             return []
-        entries = self.client.xrange(keys.log(match_id), f"{after + 1}-0", end)
+        entries: Any = self.client.xrange(keys.log(match_id), f"{after + 1}-0", end)
         return self._decode_entries(entries)
 
     def tail(self, match_id: str, after: int, block_ms: int) -> list[Record]:
-        found = self.client.xread({keys.log(match_id): f"{after}-0"}, block=block_ms)
+        found: Any = self.client.xread({keys.log(match_id): f"{after}-0"}, block=block_ms)
         if not found:
             return []
         return self._decode_entries(found[0][1])
 
     def version(self, match_id: str) -> int:
-        last = self.client.xrevrange(keys.log(match_id), "+", "-", count=1)
+        last: Any = self.client.xrevrange(keys.log(match_id), "+", "-", count=1)
         return version_of(last[0][0]) if last else 0
 
     def command_version(self, match_id: str, command_id: str) -> int | None:
