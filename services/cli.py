@@ -44,7 +44,7 @@ def _demo(args: argparse.Namespace) -> int:
         run(hakem, ChooseTrump(suit))
         print(f"\nRound {state.deal.round_no}: Hakem seat {hakem}, trump {suit}")
         while state.phase == "playing":
-            seat: int | None = state.turn
+            seat = state.turn  # type: ignore[assignment]
             assert seat is not None
             run(seat, PlayCard(rng.choice(legal_choices(state, seat))))
             if state.trick == ():

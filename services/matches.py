@@ -37,7 +37,8 @@ from engine.fairness import DRAW_LABEL, round_label
 from engine.state import CHOOSING_TRUMP, MATCH_OVER, PLAYING
 
 from .errors import BadToken, NotFound, StaleVersion
-from .store.port import Conflict, EventStore, Record
+from .store.codec import decode_light, digest_of
+from .store.port import Conflict, EventStore, Record, StoreUnavailable
 
 BOT_LEVELS = ("easy", "medium", "hard", "random", "heuristic", "search")
 """``bot:<level>`` seats: the three levels of the API plus the raw policy names (for tests and
@@ -93,6 +94,30 @@ def fold(records: Sequence[Record], loaded: Loaded | None = None) -> Loaded:
     return Loaded(state, version, head, commands)
 
 
+def fold_raw(entries: Sequence[tuple[int, bytes]], loaded: Loaded | None = None) -> Loaded:
+    """Like ``fold`` but from encoded records: the fast path of every load.  It checks that
+    versions are contiguous and that the first new record links to ``loaded``'s last one; the
+    whole chain is checked by ``hokm verify`` (services/audit.py)."""
+    if loaded is None:
+        loaded = Loaded(State(), 0, b"")
+    if not entries:
+        return loaded
+    state, version, commands = loaded.state, loaded.version, loaded.commands
+    if decode_light(entries[0][0], entries[0][1])[0] != loaded.head:
+        raise CorruptLog(f"record {entries[0][0]} does not link to record {version}")
+    decode, step = decode_light, evolve  # local names: this loop runs for every record
+    for number, payload in entries:
+        _, _, command_id, events = decode(number, payload)
+        if number != version + 1:
+            raise CorruptLog(f"record {number} does not follow record {version}")
+        for event in events:
+            state = step(state, event)
+        version = number
+        if command_id is not None:
+            commands[command_id] = version
+    return Loaded(state, version, digest_of(entries[-1][1]), commands)
+
+
 class CorruptLog(RuntimeError):
     """The stream is not a chain of records (an edited or missing entry): see ``hokm verify``."""
 
@@ -140,9 +165,17 @@ class MatchService:
         with self._lock:
             self._cache.pop(match_id, None)
 
+    def forget_all(self) -> None:
+        with self._lock:
+            self._cache.clear()
+
     def _refresh(self, match_id: str, loaded: Loaded | None) -> Loaded:
         after = loaded.version if loaded is not None else 0
-        records = self.store.read(match_id, after)
+        try:
+            records = self.store.read_raw(match_id, after)
+        except StoreUnavailable:
+            self.forget_all()
+            raise
         if not records:
             if loaded is None or loaded.version == 0:
                 if loaded is not None:
@@ -150,11 +183,11 @@ class MatchService:
                 raise NotFound("no such match")
             return loaded
         try:
-            new = fold(records, loaded)
+            new = fold_raw(records, loaded)
         except CorruptLog:
             if loaded is None:
                 raise
-            new = fold(self.store.read(match_id))  # our cache went wrong: start over
+            new = fold_raw(self.store.read_raw(match_id))  # our cache went wrong: start over
         return self._remember(match_id, new)
 
     def load(self, match_id: str, *, fresh: bool = True) -> Loaded:
@@ -220,7 +253,12 @@ class MatchService:
                 actor: int | None, command_id: str | None) -> Loaded:
         record = Record(loaded.version + 1, tuple(events), actor, command_id,
                         int(self.clock() * 1000), loaded.head)
-        sealed = self.store.append(match_id, record)
+        try:
+            sealed = self.store.append(match_id, record)
+        except StoreUnavailable:
+            # Redis may have restarted and lost writes we cached: trust only what we read next.
+            self.forget_all()
+            raise
         state = loaded.state
         for event in events:
             state = evolve(state, event)
@@ -414,8 +452,7 @@ class MatchService:
 
     def state_at(self, match_id: str, step: int) -> State:
         """The state after record ``step`` (0: before anything)."""
-        loaded = fold(self.store.read(match_id, 0, step)) if step > 0 else Loaded(State(), 0, b"")
-        return loaded.state
+        return fold_raw(self.store.read_raw(match_id, 0, step)).state if step > 0 else State()
 
     def meta(self, match_id: str) -> dict[str, str]:
         return self.store.get_meta(match_id, "meta")

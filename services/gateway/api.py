@@ -12,6 +12,7 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 
 from engine import ChooseTrump, Command, PlayCard, redact_event, view_for
+from engine.decide import MAX_NAME
 from engine.evolve import evolve
 from engine.state import MATCH_OVER, State
 from services.errors import (
@@ -106,9 +107,11 @@ class Api:
                                   or not all(isinstance(s, str) for s in seats)):
             raise InvalidCommand("seats must be a list like [\"human\", \"bot:medium\", ...]")
         name = data.get("name", "Player")
-        if not isinstance(name, str):
-            raise InvalidCommand("name must be a string")
+        _check_name(name)  # before anything is stored: a refused name leaves no orphan match
         first_hakem = data.get("first_hakem")
+        if first_hakem is not None and (type(first_hakem) is not int
+                                        or not 0 <= first_hakem < players):
+            raise InvalidCommand("first_hakem is a seat number")
         timeout = data.get("disconnect_timeout", 60)
         if type(timeout) not in (int, float):
             raise InvalidCommand("disconnect_timeout must be a number of seconds")
@@ -275,9 +278,7 @@ class Api:
         view = view_for(loaded.state, seat, loaded.version)
         if not view["legal"]:
             raise HokmError("there is nothing for you to decide now", "not_your_turn")
-        from worker.hints import hint
-
-        advice = await run_in_threadpool(hint, view, random.Random())
+        advice = await run_in_threadpool(_advise, view)
         return JSONResponse({**advice, "remaining": HINT_DECISIONS - used - 1})
 
     async def leave(self, request: Request) -> Response:
@@ -304,6 +305,28 @@ class Api:
             raise InvalidCommand("level must be easy, medium or hard")
         await run_in_threadpool(self.service.give_to_bot, match_id, token, seat, level)
         return JSONResponse({"seat": seat, "bot": level})
+
+
+def _advise(view: dict[str, Any]) -> dict[str, Any]:
+    """``worker.hints.hint(view, rng)`` when the bots package provides it; until then the medium
+    bot's heuristic on the seat's own view (it explains every choice)."""
+    try:
+        from worker.hints import hint  # type: ignore[import-not-found, unused-ignore]
+    except ImportError:
+        from worker.policies.heuristic import decide
+        from worker.policies.knowledge import knowledge
+
+        suggestion, reason = decide(knowledge(view, []))
+        return {"suggestion": suggestion, "reason": reason}
+    advice: dict[str, Any] = hint(view, random.Random())
+    return advice
+
+
+def _check_name(name: object) -> None:
+    """The engine's rule for a seat's name (``TakeSeat``), checked before a match is created."""
+    if not isinstance(name, str) or not 0 < len(name.strip()) <= MAX_NAME \
+            or not name.strip().isprintable():
+        raise InvalidCommand(f"a name is 1 to {MAX_NAME} printable characters")
 
 
 def _int_param(request: Request, name: str, default: int) -> int:

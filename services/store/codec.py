@@ -96,6 +96,42 @@ def digest_of(payload: bytes) -> bytes:
     return hashlib.sha256(payload).digest()[:DIGEST_SIZE]
 
 
+# Events are immutable values: the common ones are made once and shared by every decode.
+_PLAYED = tuple(tuple(_CARD_PLAYED(seat, name) for name in NAMES) for seat in range(4))
+_TRICK_WON_1 = tuple(EVENT_TYPES["trick_won"](seat, 1) for seat in range(4))
+_TAG_PLAYED, _TAG_TRICK = TAGS["card_played"], TAGS["trick_won"]
+
+
+def _events_fast(rows: Any) -> tuple[Event, ...]:
+    out: list[Event] = []
+    for row in rows:
+        tag = row[0]
+        if tag == _TAG_PLAYED:
+            out.append(_PLAYED[row[1]][row[2]])
+        elif tag == _TAG_TRICK and row[2] == 1:
+            out.append(_TRICK_WON_1[row[1]])
+        else:
+            out.append(_event_of(row))
+    return tuple(out)
+
+
+def decode_light(version: int, payload: bytes
+                 ) -> tuple[bytes, int | None, str | None, tuple[Event, ...]]:
+    """``(prev, actor, command_id, events)`` of a payload, without building a ``Record`` or
+    hashing it: the fast path for rebuilding a state from a stream."""
+    try:
+        schema, prev, actor, command_id, _, rows = msgpack.unpackb(
+            payload, use_list=False, raw=False, strict_map_key=False
+        )
+        if schema != SCHEMA:
+            raise CorruptRecord(f"record {version}: schema {schema!r} is not {SCHEMA}")
+        return prev, actor, command_id, _events_fast(rows)
+    except CorruptRecord:
+        raise
+    except Exception as exc:
+        raise CorruptRecord(f"record {version} cannot be decoded: {exc}") from exc
+
+
 def decode(version: int, payload: bytes) -> Record:
     """The record stored as ``payload`` at ``version``; ``CorruptRecord`` if unreadable."""
     try:
@@ -104,7 +140,7 @@ def decode(version: int, payload: bytes) -> Record:
         )
         if schema != SCHEMA:
             raise CorruptRecord(f"record {version}: schema {schema!r} is not {SCHEMA}")
-        events = tuple(_event_of(row) for row in rows)
+        events = _events_fast(rows)
     except CorruptRecord:
         raise
     except Exception as exc:  # msgpack, shape or event construction errors alike

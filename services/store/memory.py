@@ -36,6 +36,13 @@ class MemoryStore:
         end = len(log) if upto is None else min(upto, len(log))
         return [decode(v, log[v - 1]) for v in range(max(after, 0) + 1, end + 1)]
 
+    def read_raw(self, match_id: str, after: int = 0, upto: int | None = None
+                 ) -> list[tuple[int, bytes]]:
+        with self._cond:
+            log = list(self._logs.get(match_id, ()))
+        end = len(log) if upto is None else min(upto, len(log))
+        return [(v, log[v - 1]) for v in range(max(after, 0) + 1, end + 1)]
+
     def tail(self, match_id: str, after: int, block_ms: int) -> list[Record]:
         with self._cond:
             self._cond.wait_for(lambda: len(self._logs.get(match_id, ())) > after,

@@ -2,9 +2,12 @@
 
 A match's log is a sequence of *records* numbered 1, 2, 3...; a record's number is the match's
 *version* after it.  One record holds every event of one accepted command (or system step), so a
-command's events are appended atomically.  ``append`` succeeds only if the record's version is
-exactly one more than the stored version (optimistic concurrency); otherwise it raises
-``Conflict``.  A record may carry the client's command id; the store keeps it in the record and
+command's events are appended atomically.  ``append`` refuses (``Conflict``) a record whose
+version is not above the stored version: that is the optimistic lock.  Writers only ever append
+the version they read plus one, so versions stay contiguous as long as the store loses nothing it
+acknowledged; every load checks contiguity and the digest chain anyway.
+
+A record may carry the client's command id; the store keeps it in the record and
 ``command_version`` finds it (the match service keeps an index of them in its cache, so retried
 commands are answered with their original result instead of being applied twice).
 """
@@ -33,6 +36,11 @@ class Record:
     """Digest of this record's encoding, filled in by the codec."""
 
 
+class StoreUnavailable(Exception):
+    """The store could not be reached (the connection failed): whatever a caller cached may be
+    ahead of what the store now holds."""
+
+
 class Conflict(Exception):
     """The record's version is not the next one: someone else appended first."""
 
@@ -48,6 +56,11 @@ class EventStore(Protocol):
 
     def read(self, match_id: str, after: int = 0, upto: int | None = None) -> list[Record]:
         """Records with ``after < version <= upto`` (all after ``after`` if ``upto`` is None)."""
+        ...
+
+    def read_raw(self, match_id: str, after: int = 0, upto: int | None = None
+                 ) -> list[tuple[int, bytes]]:
+        """Like ``read`` but ``(version, encoded record)`` pairs, for fast state rebuilding."""
         ...
 
     def tail(self, match_id: str, after: int, block_ms: int) -> list[Record]:

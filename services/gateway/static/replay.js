@@ -6,6 +6,7 @@ import { t, cardName, suitName, capitalize, isRtl } from "./i18n.js";
 import { toast, copyText, errorText } from "./ui.js";
 
 const POS = ["bottom", "right", "top", "left"];
+const winFirst = (a, w) => (a && a.length === 2 ? `${a[w]}–${a[1 - w]}` : (a || []).join("–"));
 
 export function mount(root, [matchId]) {
   document.title = `Hokm — ${t("replay.title")}`;
@@ -100,9 +101,9 @@ export function mount(root, [matchId]) {
       case "trump_chosen": return t("ev.trump_chosen", { name: name(v, ev.seat), suit: suitName(ev.suit) });
       case "card_played": return t("ev.card_played", { name: name(v, ev.seat), card: cardName(ev.card) });
       case "trick_won": return t("announce.trick_won", { name: name(v, ev.seat) });
-      case "round_ended": return t(`result.${ev.kind}`, { team: team(ev.winner), tricks: (ev.tricks || []).join("–"), points: ev.points });
+      case "round_ended": return t(`result.${ev.kind}`, { team: team(ev.winner), tricks: winFirst(ev.tricks, ev.winner), points: ev.points });
       case "set_won": return t("ev.set_won", { team: team(ev.winner) });
-      case "match_ended": return t("over.winner", { team: team(ev.winner), score: (ev.score || []).join("–") });
+      case "match_ended": return t("over.winner", { team: team(ev.winner), score: winFirst(ev.score, ev.winner) });
       case "secret_revealed": return t("ev.secret_revealed");
       default: return ev.type;
     }

@@ -303,13 +303,19 @@ function mountTable(root, matchId, token, ctl) {
     return seatName(v, seat);
   }
 
+  /** "a–b" with the player's team first (the winner first for results and spectators). */
+  function pair(arr, first) {
+    const a = arr || [0, 0];
+    return `${a[first]}–${a[1 - first]}`;
+  }
+  const myTeam = (v) => (v.seat != null ? v.seat % 2 : 0);
   function resultText(v, r) {
     const team = teamLabel(v, r.winner);
-    const tricks = (r.tricks || []).join("–");
+    const tricks = pair(r.tricks, r.winner);
     return t(`result.${r.kind}`, { team, tricks, points: r.points });
   }
   function overText(v) {
-    const score = (v.score || []).join("–");
+    const score = pair(v.score, v.seat != null ? myTeam(v) : v.winner);
     if (v.seat != null) return t(v.winner === v.seat % 2 ? "over.won" : "over.lost", { score });
     return t("over.winner", { team: teamLabel(v, v.winner), score });
   }
@@ -389,7 +395,12 @@ function mountTable(root, matchId, token, ctl) {
     if (s === me) badges.push(h("span.badge.you", { text: t("seat.you") }));
     else if (me != null && s === (me + 2) % 4) badges.push(h("span.badge.partner", { text: t("seat.partner") }));
     if (v.hakem === s) badges.push(h("span.badge.hakem", { text: "♛ " + t("seat.hakem") }));
-    if (seat.bot) badges.push(h("span.badge.bot", { text: t("seat.bot_level", { level: t(`level.${botLevel(seat.bot)}`) }) }));
+    if (seat.bot) {
+      // the server's bot names often carry the level already ("Kian (easy)")
+      const lv = botLevel(seat.bot);
+      const text = String(seat.name || "").toLowerCase().includes(lv) ? t("seat.bot") : t("seat.bot_level", { level: t(`level.${lv}`) });
+      badges.push(h("span.badge.bot", { text, title: t("seat.bot_level", { level: t(`level.${lv}`) }) }));
+    }
     if (!seat.empty && !seat.bot) {
       badges.push(h(`span.dot.${seat.connected ? "on" : "off"}`, { role: "img", "aria-label": t(seat.connected ? "seat.online" : "seat.offline"), title: t(seat.connected ? "seat.online" : "seat.offline") }));
     }
@@ -422,7 +433,7 @@ function mountTable(root, matchId, token, ctl) {
         h("p", { text: drawText(v) }));
     } else if (b.kind === "result" && v.result) {
       fill(E.banner, h("h2", { text: t(`kind.${v.result.kind}`) }), h("p", { text: resultText(v, v.result) }),
-        h("p.score-line", { text: t("table.score_line", { us: teamLabel(v, 0), a: v.score[0], them: teamLabel(v, 1), b: v.score[1] }) }));
+        h("p.score-line", { text: t("table.score_line", { us: teamLabel(v, myTeam(v)), a: v.score[myTeam(v)], them: teamLabel(v, 1 - myTeam(v)), b: v.score[1 - myTeam(v)] }) }));
     } else if (b.kind === "over") {
       const won = v.seat != null && v.winner === v.seat % 2;
       fill(E.banner, h("h2", { text: v.seat == null ? t("over.title") : won ? t("over.title_won") : t("over.title_lost") }),
@@ -490,7 +501,7 @@ function mountTable(root, matchId, token, ctl) {
   }
 
   function renderScore(v) {
-    const rows = [0, 1].map((team) => h("tr", { class: v.seat != null && v.seat % 2 === team ? "ours" : "" },
+    const rows = [myTeam(v), 1 - myTeam(v)].map((team) => h("tr", { class: v.seat != null && v.seat % 2 === team ? "ours" : "" },
       h("th", { scope: "row", text: teamLabel(v, team) }),
       h("td", { text: String((v.tricks || [0, 0])[team]) }),
       h("td", { text: String((v.score || [0, 0])[team]) }),
@@ -545,8 +556,9 @@ function mountTable(root, matchId, token, ctl) {
   }
 
   function renderInfo(v) {
-    if (E.info.dataset.lang === document.documentElement.lang && E.info.childNodes.length) return;
-    E.info.dataset.lang = document.documentElement.lang;
+    const key = `${document.documentElement.lang}:${v.phase === "waiting"}`;
+    if (E.info.dataset.key === key) return; // built already (keeps an open <details> open)
+    E.info.dataset.key = key;
     const rules = ruleSummary(v.rules);
     fill(E.info, ...[
       h("details", {}, h("summary", { text: t("table.house_rules") }), h("ul", {}, ...rules.map((r) => h("li", { text: r })))),
@@ -668,6 +680,6 @@ function mountTable(root, matchId, token, ctl) {
       clearTimeout(S.holdTimer); clearTimeout(S.pendingTimer);
       if (socket) socket.close();
     },
-    relabel() { build(); E.info.dataset.lang = ""; S.trumpShown = false; render(); },
+    relabel() { build(); S.trumpShown = false; render(); },
   };
 }

@@ -1,0 +1,152 @@
+"""Event store benchmark on the real Redis (127.0.0.1:6379 or HOKM_BENCH_REDIS_URL, DB 4).
+
+* ``replay_ratio``: rebuilding the state of a complete 7-point match from Redis (XRANGE, decode
+  into records and events, check the chain, fold ``evolve``), divided by the time of the bare
+  XRANGE + msgpack decode of the same stream.  Goal: at most 2.0.
+* ``append_ratio``: commands per second through the match service on one connection (decide,
+  encode, the append script, evolve), divided by bare XADD round trips per second of the same
+  payloads.  Goal: at least 0.5.
+* ``bytes_per_match``: ``MEMORY USAGE`` of every key of one finished match (the median of the
+  matches played here; the spread is printed too).  Goal: at most 32768.
+
+    python bench/store.py [MATCHES]
+"""
+
+from __future__ import annotations
+
+import os
+import random
+import statistics
+import sys
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+import msgpack
+import redis
+
+from engine import (
+    ChooseTrump, Command, DealRound, PlayCard, RevealSecret, Rules, State, decide, evolve,
+    legal_choices,
+)
+from services.matches import MatchService, fold_raw
+from services.store import keys
+from services.store.redis_streams import RedisStore
+
+URL = os.environ.get("HOKM_BENCH_REDIS_URL", "redis://127.0.0.1:6379/4")
+
+
+def play_commands(seed: int) -> list[tuple[int, Command]]:
+    """The player commands of a random 7-point match, decided in memory (no Redis)."""
+    from engine import CreateMatch, DrawAces, TakeSeat, commitment_of, derive_deck
+    from engine.fairness import DRAW_LABEL, round_label
+
+    rng = random.Random(seed)
+    secret = f"{seed:064x}"
+    state = State()
+
+    def run(seat: int | None, command: Command) -> None:
+        nonlocal state
+        for event in decide(state, seat, command):
+            state = evolve(state, event)
+
+    run(None, CreateMatch("x", Rules(), commitment_of(secret)))
+    for s in range(4):
+        run(None, TakeSeat(s, f"p{s}", f"p{s}"))
+    run(None, DrawAces(derive_deck(secret, DRAW_LABEL)))
+    out: list[tuple[int, Command]] = []
+    while state.phase != "match_over":
+        if state.phase == "round_over" or state.phase == "waiting":
+            run(None, DealRound(derive_deck(secret, round_label(state.deal.round_no + 1))))
+            continue
+        seat = state.turn
+        assert seat is not None
+        choice = rng.choice(legal_choices(state, seat))
+        command: Command = ChooseTrump(choice) if state.phase == "choosing_trump" \
+            else PlayCard(choice)
+        run(seat, command)
+        out.append((seat, command))
+    run(None, RevealSecret(secret))
+    return out
+
+
+def main() -> None:
+    matches = int(sys.argv[1]) if len(sys.argv) > 1 else 5
+    client = redis.Redis.from_url(URL)
+    client.flushdb()
+    service = MatchService(RedisStore(client))
+    append_rates, bare_append_rates, replay_ratios, sizes, lengths = [], [], [], [], []
+    for m in range(matches):
+        # The service derives its own decks from its own secret, so replay the *choices*
+        # by seat and phase: pick the same legal card index when the exact card is not legal.
+        created = service.create(name="A", rules={"teams": "as_seated"})
+        match_id = created["match_id"]
+        for i in range(3):
+            service.join(match_id, f"P{i}")
+        rng = random.Random(m)
+        commands: list[tuple[int, Command]] = []
+        # decide the commands first (choices from the live state), then time only the service
+        shadow = service.load(match_id).state
+        del shadow
+        start_version = service.load(match_id).version
+        t_service = 0.0
+        n = 0
+        while True:
+            state = service.load(match_id, fresh=False).state
+            if state.turn is None:
+                break
+            seat = state.turn
+            choice = rng.choice(legal_choices(state, seat))
+            command: Command = ChooseTrump(choice) if state.phase == "choosing_trump" \
+                else PlayCard(choice)
+            commands.append((seat, command))
+            t0 = time.perf_counter()
+            service.handle(match_id, seat, command)
+            t_service += time.perf_counter() - t0
+            n += 1
+        append_rates.append(n / t_service)
+        total = service.load(match_id).version
+        lengths.append(total)
+        del start_version
+
+        # bare XADD round trips of the same payloads, on one connection
+        entries = client.xrange(keys.log(match_id))
+        payloads = [fields[b"d"] for _, fields in entries]
+        scratch = f"bench:{{{match_id}}}:bare"
+        t0 = time.perf_counter()
+        for payload in payloads[:n]:
+            client.xadd(scratch, {"d": payload})
+        bare_append_rates.append(n / (time.perf_counter() - t0))
+        client.delete(scratch)
+
+        # replay: the service's cold load vs bare XRANGE + msgpack decode
+        store = service.store
+        best_ours = best_bare = float("inf")
+        for _ in range(7):
+            t0 = time.perf_counter()
+            loaded = fold_raw(store.read_raw(match_id))
+            best_ours = min(best_ours, time.perf_counter() - t0)
+            t0 = time.perf_counter()
+            raw = client.xrange(keys.log(match_id))
+            decoded = [msgpack.unpackb(fields[b"d"]) for _, fields in raw]
+            best_bare = min(best_bare, time.perf_counter() - t0)
+            assert len(decoded) == loaded.version == total
+            assert loaded.state.phase == "match_over"
+        replay_ratios.append(best_ours / best_bare)
+        sizes.append(store.memory_usage(match_id))
+        print(f"match {m + 1}: {total} records; service {append_rates[-1]:.0f} commands/s vs "
+              f"bare XADD {bare_append_rates[-1]:.0f}/s; replay {best_ours * 1e3:.2f} ms vs bare "
+              f"{best_bare * 1e3:.2f} ms; {sizes[-1]} bytes")
+    client.flushdb()
+    replay_ratio = statistics.median(replay_ratios)
+    append_ratio = statistics.median(append_rates) / statistics.median(bare_append_rates)
+    size = statistics.median(sizes)
+    print(f"records per match: median {statistics.median(lengths):.0f}, "
+          f"range {min(lengths)}-{max(lengths)}; bytes range {min(sizes)}-{max(sizes)}")
+    print(f"RESULT replay_ratio={replay_ratio:.2f} append_ratio={append_ratio:.2f} "
+          f"bytes_per_match={size:.0f}")
+
+
+if __name__ == "__main__":
+    main()
