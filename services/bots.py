@@ -85,3 +85,27 @@ class RQScheduler:
             self._enqueue(match_id, seat, version, int(now * 1000))
             count += 1
         return count
+
+
+def recover_away(client: redis.Redis, scheduler: RQScheduler,
+                 due: Callable[[str, int, float], int | None],
+                 clock: Callable[[], float] = time.time) -> int:
+    """Schedule substitute moves for human seats whose player has been away too long.
+
+    ``keys.AWAY`` holds "<match>:<seat>" of human seats with nobody connected, scored by since
+    when (the gateways keep it).  ``due(match, seat, away_for_s)`` returns the version at which
+    that seat must move now if it is its turn and the room's timeout has passed, else None.
+    The seat stays the player's: when they come back the gateway removes them from the set.
+    """
+    now = clock()
+    count = 0
+    raw: list[Any] = client.zrangebyscore(keys.AWAY, "-inf", now, start=0, num=200,
+                                          withscores=True)
+    for name_raw, since in raw:
+        name = name_raw.decode() if isinstance(name_raw, bytes) else str(name_raw)
+        match_id, seat_s = name.rsplit(":", 1)
+        version = due(match_id, int(seat_s), now - float(since))
+        if version is not None:
+            scheduler.schedule(match_id, int(seat_s), version)
+            count += 1
+    return count

@@ -326,8 +326,9 @@ class MatchService:
         decks: Any = None,
         disconnect_timeout: float = 60,
     ) -> dict[str, Any]:
-        """Create a match; the caller takes the first human seat.  Returns match id, seat,
-        token (secret, shown once) and player id."""
+        """Create a match; the caller takes the first human seat (with bots only, the caller
+        gets no seat and watches).  Returns match id, seat, token (secret, shown once) and
+        player id."""
         parsed = Rules.from_dict(rules if rules is not None else {"players": players})
         if players != parsed.players:
             raise InvalidCommand("players and rules.players disagree")
@@ -343,8 +344,6 @@ class MatchService:
             else:
                 raise InvalidCommand(f"a seat is \"human\" or \"bot:<level>\" with a level of "
                                      f"{', '.join(BOT_LEVELS[:3])}")
-        if None not in levels:
-            raise InvalidCommand("at least one seat must be human")
         if (first_hakem is not None or decks is not None) and not self.allow_stacked:
             raise InvalidCommand("stacked decks are disabled on this server")
         deck_list: list[list[str]] = []
@@ -370,6 +369,9 @@ class MatchService:
             if level is not None:
                 self.handle(match_id, None, TakeSeat(seat, f"{BOT_NAMES[seat % 4]} ({level})",
                                                      f"bot-{seat}", level))
+        if None not in levels:  # bots only: the creator watches (and may share the link)
+            self.advance(match_id, self.load(match_id))
+            return {"match_id": match_id, "seat": None, "token": None, "player": None}
         creator = levels.index(None)
         joined = self.join(match_id, name, creator)
         return {"match_id": match_id, **joined}

@@ -4,22 +4,31 @@
 it loads the match, does nothing if the version moved on or it is not that seat's turn, builds
 that seat's view and witnessed history only, asks the seat's policy, and submits the command with
 a command id derived from (version, seat) so a duplicate job can never play twice.
+
+It also plays for a human who has been away longer than the room's ``disconnect_timeout``
+(a ``medium`` bot stands in; the seat stays the player's, who takes it back by reconnecting).
+``HOKM_BOT_THINK_S`` adds a thinking pause before each bot move (0 by default).
 """
 
 from __future__ import annotations
 
+import os
 import random
+import time
 
 from engine import ChooseTrump, PlayCard, view_for
 from engine.state import CHOOSING_TRUMP
 from services.errors import HokmError
 from services.runtime import Runtime, build_runtime
+from services.store import keys
 
 from .history import Histories
 
 _runtime: Runtime | None = None
 _histories = Histories()
 _rng = random.Random()
+SUBSTITUTE_LEVEL = "medium"
+THINK_S = float(os.environ.get("HOKM_BOT_THINK_S", "0") or 0)
 
 
 def set_runtime(runtime: Runtime) -> None:
@@ -45,13 +54,20 @@ def bot_turn(match_id: str, seat: int, version: int) -> str:
         if loaded.version != version or service.next_actor(state) != seat:
             return "stale"
         occupant = state.match.seats[seat]
-        if occupant is None or occupant.bot is None:
-            return "not a bot"
+        if occupant is None:
+            return "empty seat"
+        level = occupant.bot
+        if level is None:
+            if away_for(rt, match_id, seat) < disconnect_timeout(rt, match_id):
+                return "not a bot"
+            level = SUBSTITUTE_LEVEL
         from .policies import policy_for
 
+        if THINK_S > 0:
+            time.sleep(THINK_S)
         view = view_for(state, seat, version)
         history = _histories.for_seat(rt.store, match_id, seat, version)
-        choice = policy_for(occupant.bot).choose(view, history, _rng)
+        choice = policy_for(level).choose(view, history, _rng)
         command = ChooseTrump(choice) if state.phase == CHOOSING_TRUMP else PlayCard(choice)
         try:
             service.handle(match_id, seat, command, version=version,
@@ -71,3 +87,36 @@ def still_due(match_id: str, seat: int, version: int) -> bool:
     except HokmError:
         return False
     return loaded.version == version and service.next_actor(loaded.state) == seat
+
+
+def disconnect_timeout(rt: Runtime, match_id: str) -> float:
+    """The room's disconnect timeout in seconds (infinite when 0: never substitute)."""
+    raw = rt.store.get_meta_field(match_id, "meta", "disconnect_timeout")
+    value = float(raw) if raw else 60.0
+    return value if value > 0 else float("inf")
+
+
+def away_for(rt: Runtime, match_id: str, seat: int) -> float:
+    """How long the human at ``seat`` has had no connection (0 when connected)."""
+    since = rt.client.zscore(keys.AWAY, f"{match_id}:{seat}")
+    return 0.0 if since is None else max(0.0, time.time() - float(since))
+
+
+def away_due(match_id: str, seat: int, away_s: float) -> int | None:
+    """For the watchdog: the version at which a long-away human's seat must move now."""
+    rt = runtime()
+    try:
+        loaded = rt.service.load(match_id)
+    except HokmError:
+        rt.client.zrem(keys.AWAY, f"{match_id}:{seat}")  # the match is gone
+        return None
+    state = loaded.state
+    if state.phase == "match_over":
+        rt.client.zrem(keys.AWAY, f"{match_id}:{seat}")
+        return None
+    if rt.service.next_actor(state) != seat or away_s < disconnect_timeout(rt, match_id):
+        return None
+    occupant = state.match.seats[seat]
+    if occupant is None or occupant.bot is not None:
+        return None
+    return loaded.version

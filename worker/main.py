@@ -6,7 +6,8 @@ CPU-bound function of plain data; forking a work horse per job (RQ's default ``W
 Scale out by running more processes (``--processes``) or more hosts.
 
 Every worker process also runs the watchdog: about twice a second it re-enqueues bot turns that
-are overdue (their worker died mid-job), so a turn is recovered within seconds.
+are overdue (their worker died mid-job), so a turn is recovered within seconds, and schedules a
+stand-in move for a human whose turn it is and who has been away past the room's timeout.
 """
 
 from __future__ import annotations
@@ -38,12 +39,15 @@ class ThreadWorker(SimpleWorker):
 
 
 def start_watchdog(rt: Runtime, stop: threading.Event) -> threading.Thread:
-    from .jobs import still_due
+    from services.bots import recover_away
+
+    from .jobs import away_due, still_due
 
     def loop() -> None:
         while not stop.wait(WATCH_INTERVAL_S):
             try:
                 rt.scheduler.recover_stalled(still_due)
+                recover_away(rt.client, rt.scheduler, away_due)
             except Exception:  # keep watching whatever one pass met
                 log.exception("watchdog pass failed")
 
