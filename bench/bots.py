@@ -1,0 +1,205 @@
+"""Bot workers benchmark on the real Redis with real `hokm worker` processes.
+
+1. Overhead: one human seat (driven by this script through the match service) and three
+   ``random`` bots.  For each bot move, the time from the previous record becoming visible on
+   the stream to the bot's record becoming visible (both stamped by one XREAD tail here), minus
+   the policy's own time (the median time of the ``random`` policy on the same views, measured
+   here).  Goal: p50 at most 5 ms.
+2. Scale-out: bots-only matches of ``hard`` bots, bot moves per second with 1 worker process and
+   then with 2.  Goal: 2 workers at least 1.8x one.
+3. Worker class: the cost per (trivial) job of RQ's forking ``Worker`` against the in-process
+   ``SimpleWorker`` the project uses (the evidence behind that choice, see worker/main.py).
+
+Ends with ``RESULT overhead_p50_ms=<a> scale_2_over_1=<b>``.
+
+    python bench/bots.py [--moves 200] [--seconds 20] [--matches 8]
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import random
+import secrets
+import statistics
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+import redis
+
+from engine import ChooseTrump, PlayCard, legal_choices, view_for
+from services.bots import RQScheduler
+from services.matches import MatchService
+from services.store import keys
+from services.store.codec import decode
+from services.store.redis_streams import RedisStore, version_of
+from worker.policies import policy_for
+
+URL = os.environ.get("HOKM_BENCH_REDIS_URL", "redis://127.0.0.1:6379/2")
+
+
+def start_workers(n: int, queue: str) -> list[subprocess.Popen[bytes]]:
+    env = {**os.environ, "HOKM_REDIS_URL": URL, "HOKM_QUEUE": queue}
+    return [subprocess.Popen([sys.executable, "-m", "services.cli", "worker"], env=env,
+                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+            for _ in range(n)]
+
+
+def stop(procs: list[subprocess.Popen[bytes]]) -> None:
+    for p in procs:
+        p.terminate()
+    for p in procs:
+        try:
+            p.wait(timeout=5)
+        except subprocess.TimeoutExpired:
+            p.kill()
+
+
+def service(queue: str) -> MatchService:
+    client = redis.Redis.from_url(URL)
+    return MatchService(RedisStore(client), scheduler=RQScheduler(client, queue))
+
+
+class Tail(threading.Thread):
+    """Stamps the arrival time of every record of one match (one XREAD loop)."""
+
+    def __init__(self, match_id: str) -> None:
+        super().__init__(daemon=True)
+        self.client = redis.Redis.from_url(URL)
+        self.match_id = match_id
+        self.seen: dict[int, tuple[float, int | None]] = {}
+        self.stopped = False
+
+    def run(self) -> None:
+        last = "0-0"
+        key = keys.log(self.match_id)
+        while not self.stopped:
+            found = self.client.xread({key: last}, block=200)
+            now = time.perf_counter()
+            for _, entries in found or ():
+                for entry_id, fields in entries:
+                    version = version_of(entry_id)
+                    self.seen[version] = (now, decode(version, fields[b"d"]).actor)
+                    last = entry_id
+
+
+def overhead(moves: int) -> tuple[float, float]:
+    queue = f"bench-{secrets.token_hex(3)}"
+    workers = start_workers(1, queue)
+    svc = service(queue)
+    random_policy = policy_for("random")
+    gaps: list[float] = []
+    policy_times: list[float] = []
+    rng = random.Random(1)
+    try:
+        time.sleep(1.0)  # let the worker start
+        while len(gaps) < moves:
+            created = svc.create(seats=["human", "bot:random", "bot:random", "bot:random"],
+                                 rules={"teams": "as_seated"})
+            match_id = created["match_id"]
+            tail = Tail(match_id)
+            tail.start()
+            while len(gaps) < moves:
+                loaded = svc.load(match_id)
+                state = loaded.state
+                if state.phase == "match_over":
+                    break
+                if svc.next_actor(state) != 0:
+                    time.sleep(0.001)
+                    continue
+                choice = rng.choice(legal_choices(state, 0))
+                command = ChooseTrump(choice) if state.phase == "choosing_trump" \
+                    else PlayCard(choice)
+                out = svc.handle(match_id, 0, command)
+                # wait until the human is to play again (or the match ends), then read stamps
+                deadline = time.perf_counter() + 10
+                while time.perf_counter() < deadline:
+                    latest = svc.load(match_id)
+                    if latest.state.phase == "match_over" or svc.next_actor(latest.state) == 0:
+                        break
+                    time.sleep(0.002)
+                time.sleep(0.01)
+                versions = sorted(v for v in tail.seen if v > out.version - 1)
+                for a, b in zip(versions, versions[1:], strict=False):
+                    if b == a + 1 and tail.seen[b][1] not in (None, 0):
+                        gaps.append(tail.seen[b][0] - tail.seen[a][0])
+                # the policy's own time on this seat's kind of view
+                view = view_for(state, 0, loaded.version)
+                t0 = time.perf_counter()
+                random_policy.choose(view, [], rng)
+                policy_times.append(time.perf_counter() - t0)
+            tail.stopped = True
+    finally:
+        stop(workers)
+    gaps.sort()
+    policy = statistics.median(policy_times)
+    p50 = (statistics.median(gaps) - policy) * 1e3
+    p95 = (gaps[int(0.95 * (len(gaps) - 1))] - policy) * 1e3
+    print(f"overhead: {len(gaps)} bot replies, commit->visible minus policy: p50 {p50:.2f} ms, "
+          f"p95 {p95:.2f} ms (policy median {policy * 1e3:.3f} ms)")
+    return p50, p95
+
+
+def throughput(workers_n: int, seconds: float, matches: int) -> float:
+    queue = f"bench-{secrets.token_hex(3)}"
+    svc = service(queue)
+    ids = [svc.create(seats=["bot:hard"] * 4)["match_id"] for _ in range(matches)]
+    workers = start_workers(workers_n, queue)
+    try:
+        time.sleep(2.0)  # warm up: processes start, caches fill
+        start = {m: svc.load(m).version for m in ids}
+        t0 = time.perf_counter()
+        time.sleep(seconds)
+        elapsed = time.perf_counter() - t0
+        end = {m: svc.load(m).version for m in ids}
+    finally:
+        stop(workers)
+    moves = sum(end[m] - start[m] for m in ids)
+    rate = moves / elapsed
+    print(f"throughput: {workers_n} worker(s), {matches} matches of hard bots: "
+          f"{rate:.1f} records/s ({moves} in {elapsed:.1f} s)")
+    return rate
+
+
+def worker_classes(jobs: int = 200) -> dict[str, float]:
+    """Milliseconds per trivial job with each RQ worker class (burst mode, same process)."""
+    from rq import Queue, SimpleWorker, Worker
+    from rq.serializers import JSONSerializer
+
+    client = redis.Redis.from_url(URL)
+    out = {}
+    for cls in (SimpleWorker, Worker):
+        queue = Queue(f"bench-cls-{secrets.token_hex(3)}", connection=client,
+                      serializer=JSONSerializer)
+        for _ in range(jobs):
+            queue.enqueue("builtins.len", [1, 2, 3], result_ttl=0)
+        worker = cls([queue], connection=client, serializer=JSONSerializer)
+        t0 = time.perf_counter()
+        worker.work(burst=True, logging_level="ERROR", with_scheduler=False)
+        out[cls.__name__] = (time.perf_counter() - t0) / jobs * 1e3
+    print("worker class: " + ", ".join(f"{k} {v:.2f} ms/job" for k, v in out.items()))
+    return out
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--moves", type=int, default=200)
+    parser.add_argument("--seconds", type=float, default=20)
+    parser.add_argument("--matches", type=int, default=8)
+    args = parser.parse_args()
+    redis.Redis.from_url(URL).flushdb()
+    worker_classes()
+    p50, _ = overhead(args.moves)
+    one = throughput(1, args.seconds, args.matches)
+    two = throughput(2, args.seconds, args.matches)
+    redis.Redis.from_url(URL).flushdb()
+    print(f"RESULT overhead_p50_ms={p50:.2f} scale_2_over_1={two / one:.2f}")
+
+
+if __name__ == "__main__":
+    main()
