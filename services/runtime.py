@@ -44,7 +44,11 @@ class Runtime:
                 client = fakeredis.aioredis.FakeRedis(server=self.fake_server)
             else:
                 assert self.settings.redis_url is not None
-                client = aioredis.Redis.from_url(self.settings.redis_url, max_connections=64)
+                # Blocking: a burst of more than 64 concurrent commands (sockets connecting)
+                # waits for a free connection instead of failing with "Too many connections".
+                pool = aioredis.BlockingConnectionPool.from_url(
+                    self.settings.redis_url, max_connections=64, timeout=30)
+                client = aioredis.Redis(connection_pool=pool)
             self._async[loop_id] = client
         return client
 

@@ -217,14 +217,11 @@ class Api:
         return JSONResponse({"version": version,
                              "view": view_for(state, seat, version, self.connected(match_id))})
 
-    async def events(self, request: Request) -> Response:
-        self.check_address(request)
-        match_id = request.path_params["match_id"]
-        since = _int_param(request, "since", 0)
-        seat: int | None = None
-        if self.token_of(request) is not None:
-            seat, _, _ = await self.seat_of(request, match_id)
-        records = await run_in_threadpool(self.service.store.read, match_id)
+    def redacted_records(self, match_id: str, seat: int | None, since: int,
+                         upto: int | None = None) -> tuple[int, list[dict[str, Any]]]:
+        """The records after ``since`` (up to ``upto``) with every event redacted for ``seat``
+        (everything shown once the match is over), and the last version read."""
+        records = self.service.store.read(match_id, 0, upto)
         if not records:
             raise NotFound("no such match")
         over = any(e.TYPE == "match_ended" for r in records for e in r.events)
@@ -239,7 +236,17 @@ class Api:
             if record.version > since:
                 out.append({"version": record.version, "actor": record.actor,
                             "events": redacted})
-        return JSONResponse({"version": records[-1].version, "events": out})
+        return records[-1].version, out
+
+    async def events(self, request: Request) -> Response:
+        self.check_address(request)
+        match_id = request.path_params["match_id"]
+        since = _int_param(request, "since", 0)
+        seat: int | None = None
+        if self.token_of(request) is not None:
+            seat, _, _ = await self.seat_of(request, match_id)
+        version, out = await run_in_threadpool(self.redacted_records, match_id, seat, since)
+        return JSONResponse({"version": version, "events": out})
 
     async def replay(self, request: Request) -> Response:
         self.check_address(request)

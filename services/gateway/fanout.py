@@ -162,7 +162,7 @@ class Hub:
             }
             streams[self._wake_key] = self._wake_id
             try:
-                found = await client.xread(streams, block=5000, count=500)
+                found: Any = await client.xread(streams, block=5000, count=500)
             except asyncio.CancelledError:
                 raise
             except Exception:

@@ -10,7 +10,7 @@ import html
 from typing import Any
 
 ERROR = {"$ref": "#/components/schemas/Error"}
-TOKEN = [{"seat_token": []}]
+TOKEN: list[dict[str, list[str]]] = [{"seat_token": []}]
 MATCH_ID = {"name": "match_id", "in": "path", "required": True,
             "schema": {"type": "string", "pattern": "^[a-z0-9]{1,40}$"}}
 

@@ -44,7 +44,8 @@ async def endpoint(ws: WebSocket, api: Api, hub: Hub) -> None:
         await ws.close(code=CLOSE_NOT_FOUND if refusal.code == "not_found" else CLOSE_POLICY)
         return
     sub = Subscriber(ws, match_id, seat, player)
-    await hub.subscribe(sub)
+    loaded = await hub.subscribe(sub)
+    await _catch_up(ws, api, sub, match_id, seat, loaded.version)
     try:
         while True:
             message = await ws.receive()
@@ -63,6 +64,32 @@ async def endpoint(ws: WebSocket, api: Api, hub: Hub) -> None:
         pass
     finally:
         await hub.unsubscribe(sub)
+
+
+MAX_MISSED = 200
+
+
+async def _catch_up(ws: WebSocket, api: Api, sub: Subscriber, match_id: str, seat: int | None,
+                    version: int) -> None:
+    """A client reconnecting with ``since=n`` gets the records it missed (redacted for it), so it
+    can show what happened; the view it already received is the whole current state."""
+    raw = ws.query_params.get("since")
+    if raw is None or not raw.isdigit():
+        return
+    since = int(raw)
+    if since >= version:
+        return
+    if version - since > MAX_MISSED:
+        sub.send(dumps({"type": "missed", "since": since, "version": version, "resync": True,
+                        "records": []}))
+        return
+    try:
+        _, records = await run_in_threadpool(api.redacted_records, match_id, seat, since,
+                                             version)
+    except HokmError:
+        return
+    sub.send(dumps({"type": "missed", "since": since, "version": version, "resync": False,
+                    "records": records}))
 
 
 async def _handle_frame(text: str, sub: Subscriber, api: Api, address: str, token: str | None,

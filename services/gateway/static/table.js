@@ -132,7 +132,7 @@ function mountTable(root, matchId, token, ctl) {
     resultKey: null, trickKey: null, drawSeen: false, statusKey: null, dealKey: null,
     banner: null, // {kind: "result"|"draw"|"deal", ...} shown in the middle
     completed: null, // the completed trick being shown
-    handFocus: false, trumpShown: false,
+    trumpShown: false,
   };
   const E = {};
   let socket = null;
@@ -150,8 +150,6 @@ function mountTable(root, matchId, token, ctl) {
     E.trump = h("section.trump-choice", { hidden: true, "aria-labelledby": "trump-h" });
     E.handGroup = h("div.hand-cards", { role: "group", "aria-labelledby": "hand-h", tabindex: "-1" });
     E.handGroup.addEventListener("keydown", handKeys);
-    E.handGroup.addEventListener("focusin", () => { S.handFocus = true; });
-    E.handGroup.addEventListener("focusout", (ev) => { if (!E.handGroup.contains(ev.relatedTarget)) S.handFocus = false; });
     E.hand = h("section.hand", { "aria-labelledby": "hand-h" }, h("h2.sr-only", { id: "hand-h", text: t("table.your_hand") }), E.handGroup);
     E.score = h("div.scoreboard");
     E.lastTrick = h("div.last-trick");
@@ -371,6 +369,7 @@ function mountTable(root, matchId, token, ctl) {
     renderBanner(v);
     renderTrumpChoice(v);
     renderHand(v, myTurn);
+    focusChoice(myTurn);
     renderScore(v);
     renderLastTrick(v);
     renderWaiting(v);
@@ -452,8 +451,6 @@ function mountTable(root, matchId, token, ctl) {
     E.trump.hidden = false;
     const btns = v.legal.map((s) => suitButton(s, (suit) => send({ type: "choose_trump", suit })));
     fill(E.trump, h("h2", { id: "trump-h", text: t("trump.title") }), h("p", { text: t("trump.desc") }), h("div.suits", {}, ...btns));
-    const ae = document.activeElement;
-    if (!ae || ae === document.body || E.hand.contains(ae) || ae === root) btns[0].focus();
   }
 
   function renderHand(v, myTurn) {
@@ -481,10 +478,18 @@ function mountTable(root, matchId, token, ctl) {
       next = b;
     }
     E.handGroup.setAttribute("aria-label", hand.length ? t("table.your_hand_n", { n: hand.length }) : t("table.your_hand"));
-    if ((lostFocus || (S.handFocus && (document.activeElement === document.body || (document.activeElement && document.activeElement.disabled)))) && myTurn) {
-      const first = E.handGroup.querySelector("button.card:not([disabled])");
-      (first || E.handGroup).focus();
-    } else if (lostFocus) E.handGroup.focus();
+    if (lostFocus) E.handGroup.focus(); // keep keyboard users in the hand
+  }
+
+  /** On the player's turn, a keyboard user whose focus was lost (the card they played, the
+   *  trump buttons that went away) lands on the first choice.  Focus elsewhere is left alone. */
+  function focusChoice(myTurn) {
+    if (!myTurn) return;
+    const ae = document.activeElement;
+    const lost = !ae || ae === document.body || ae === root || ae === E.handGroup || ae.disabled || !ae.isConnected;
+    if (!lost) return;
+    const first = E.trump.querySelector("button:not([disabled])") || E.handGroup.querySelector("button.card:not([disabled])");
+    if (first) first.focus();
   }
 
   function handKeys(ev) {
