@@ -27,10 +27,10 @@ export function mount(root, [matchId]) {
   const E = {};
   function build() {
     const rtl = isRtl();
-    E.first = btn("rp-first", t("replay.first"), rtl ? "⏭" : "⏮", () => go(0));
+    E.first = btn("rp-first", t("replay.first"), rtl ? "▶|" : "|◀", () => go(0));
     E.prev = btn("rp-prev", t("replay.prev"), rtl ? "▶" : "◀", () => go(step - 1));
     E.next = btn("rp-next", t("replay.next"), rtl ? "◀" : "▶", () => go(step + 1));
-    E.last = btn("rp-last", t("replay.last"), rtl ? "⏮" : "⏭", () => go(steps ?? step));
+    E.last = btn("rp-last", t("replay.last"), rtl ? "|◀" : "▶|", () => go(steps ?? step));
     E.slider = h("input", { type: "range", id: "rp-slider", min: "0", max: String(steps ?? 0), value: String(step), "aria-label": t("replay.slider") });
     E.slider.addEventListener("input", () => {
       clearTimeout(debounce);

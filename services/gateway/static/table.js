@@ -132,7 +132,7 @@ function mountTable(root, matchId, token, ctl) {
     resultKey: null, trickKey: null, drawSeen: false, statusKey: null, dealKey: null,
     banner: null, // {kind: "result"|"draw"|"deal", ...} shown in the middle
     completed: null, // the completed trick being shown
-    trumpShown: false,
+    trumpShown: false, handSeen: false,
   };
   const E = {};
   let socket = null;
@@ -165,10 +165,10 @@ function mountTable(root, matchId, token, ctl) {
     E.page = h("section.table-page", { "aria-label": t("table.title") },
       h("h1.sr-only", { text: t("table.title") }),
       h("div.statusbar", {}, E.status, E.conn),
-      h("div.play-area", {},
-        h("div.board", {}, E.seats[2], E.seats[3], h("div.center", {}, E.trick, E.banner), E.seats[1], E.seats[0]),
+      h("div.play-area", {}, E.waiting,
+        h("div.board", {}, E.seats[2], E.seats[3], h("div.center", {}, E.trick), E.seats[1], E.seats[0], E.banner),
         E.trump, E.hand),
-      h("aside.side", { "aria-label": t("table.info") }, E.waiting, E.score, E.hints, E.lastTrick, E.info));
+      h("aside.side", { "aria-label": t("table.info") }, E.score, E.hints, E.lastTrick, E.info));
     root.append(E.page);
     S.trumpShown = false;
   }
@@ -225,7 +225,7 @@ function mountTable(root, matchId, token, ctl) {
       if (v.round <= 1 && noTricks && v.phase !== "match_over") {
         S.banner = { kind: "draw" };
         msgs.push(drawText(v));
-        hold = Math.max(hold, 1200 + 250 * v.draw.length);
+        hold = Math.max(hold, Math.min(3500, 1200 + 120 * v.draw.length));
         S.afterHold = () => { if (S.banner && S.banner.kind === "draw") S.banner = null; };
       }
     }
@@ -354,17 +354,21 @@ function mountTable(root, matchId, token, ctl) {
     for (let s = 0; s < 4; s++) renderSeat(E.seats[pos(s)], v, s);
     // the trick in the middle, by seat relative to the player
     const shown = S.completed ? S.completed.cards : v.trick;
-    for (let p = 0; p < 4; p++) E.slots[p].replaceChildren();
-    E.slots.forEach((el) => el.classList.remove("winner", "filled"));
-    for (const { seat, card } of shown || []) {
-      const el = E.slots[pos(seat)];
-      el.classList.add("filled");
-      const win = S.completed && S.completed.winner === seat;
-      if (win) el.classList.add("winner");
-      el.append(cardImage(card), h("span.slot-name", { text: seatName(v, seat) }));
-      el.setAttribute("aria-label", `${seatName(v, seat)}: ${cardName(card)}${win ? " — " + t("table.wins_trick") : ""}`);
-    }
-    for (let p = 0; p < 4; p++) if (!E.slots[p].classList.contains("filled")) E.slots[p].removeAttribute("aria-label");
+    const bySlot = new Map((shown || []).map(({ seat, card }) => [pos(seat), { seat, card }]));
+    E.slots.forEach((el, p) => {
+      const it = bySlot.get(p);
+      const win = !!(it && S.completed && S.completed.winner === it.seat);
+      el.classList.toggle("winner", win);
+      el.classList.toggle("filled", !!it);
+      if (!it) { el.replaceChildren(); el.removeAttribute("aria-label"); delete el.dataset.card; return; }
+      // a card already on the table stays (no replayed animation); a new one is drawn
+      if (el.dataset.card !== it.card || el.dataset.lang !== document.documentElement.lang) {
+        el.replaceChildren(cardImage(it.card), h("span.slot-name", { text: seatName(v, it.seat) }));
+        el.dataset.card = it.card;
+        el.dataset.lang = document.documentElement.lang;
+      }
+      el.setAttribute("aria-label", `${seatName(v, it.seat)}: ${cardName(it.card)}${win ? " — " + t("table.wins_trick") : ""}`);
+    });
     E.trick.classList.toggle("empty", !(shown && shown.length));
     renderBanner(v);
     renderTrumpChoice(v);
@@ -427,8 +431,9 @@ function mountTable(root, matchId, token, ctl) {
     if (b.kind === "draw") {
       const aces = v.draw.filter((d) => d.card[0] === "A").map((d) => d.card);
       fill(E.banner, h("h2", { text: t("draw.title") }),
+        // every card turned, in order; the name of who got it under the aces only (it can be long)
         h("ol.draw", {}, ...v.draw.map((d, i) => h("li", { style: `--i:${i}`, class: aces.includes(d.card) ? "ace" : "" },
-          cardImage(d.card, "mini"), h("span", { text: drawName(v, d.seat) })))),
+          cardImage(d.card, "mini"), aces.includes(d.card) ? h("span", { text: drawName(v, d.seat) }) : null))),
         h("p", { text: drawText(v) }));
     } else if (b.kind === "result" && v.result) {
       fill(E.banner, h("h2", { text: t(`kind.${v.result.kind}`) }), h("p", { text: resultText(v, v.result) }),
@@ -469,7 +474,11 @@ function mountTable(root, matchId, token, ctl) {
       let b = had.get(card);
       if (!b) {
         b = cardButton(card, (c) => send({ type: "play", card: c }));
-        if (had.size) { b.classList.add("dealt"); b.style.setProperty("--i", String(fresh++)); }
+        if (S.handSeen) { // dealt in; the class goes once done, or it would pin the card's transform
+          b.classList.add("dealt");
+          b.style.setProperty("--i", String(fresh++));
+          b.addEventListener("animationend", () => b.classList.remove("dealt"), { once: true });
+        }
         E.handGroup.insertBefore(b, next);
       }
       b.setAttribute("aria-label", cardName(card));
@@ -477,6 +486,7 @@ function mountTable(root, matchId, token, ctl) {
       b.classList.toggle("legal", legal.has(card));
       next = b;
     }
+    S.handSeen = true; // from now on, new cards are dealt in with an animation
     E.handGroup.setAttribute("aria-label", hand.length ? t("table.your_hand_n", { n: hand.length }) : t("table.your_hand"));
     if (lostFocus) E.handGroup.focus(); // keep keyboard users in the hand
   }
@@ -489,7 +499,7 @@ function mountTable(root, matchId, token, ctl) {
     const lost = !ae || ae === document.body || ae === root || ae === E.handGroup || ae.disabled || !ae.isConnected;
     if (!lost) return;
     const first = E.trump.querySelector("button:not([disabled])") || E.handGroup.querySelector("button.card:not([disabled])");
-    if (first) first.focus();
+    if (first) { first.focus({ preventScroll: true }); first.scrollIntoView({ block: "nearest" }); }
   }
 
   function handKeys(ev) {
@@ -685,6 +695,6 @@ function mountTable(root, matchId, token, ctl) {
       clearTimeout(S.holdTimer); clearTimeout(S.pendingTimer);
       if (socket) socket.close();
     },
-    relabel() { build(); S.trumpShown = false; render(); },
+    relabel() { build(); S.trumpShown = false; S.handSeen = false; render(); },
   };
 }

@@ -1,0 +1,156 @@
+"""Browser tests: Playwright driving Debian's chromium against a real ``hokm serve`` subprocess.
+
+The gateway runs in its embedded mode (in-process fakeredis and bot worker) on a free port, with
+``HOKM_ALLOW_STACKED_DECKS`` and ``HOKM_REDIS_URL`` removed from its environment, so the tests see
+exactly what a player sees.  Screenshots go to ``artifacts/screenshots/`` (git-ignored).
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import time
+import urllib.error
+import urllib.request
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+ARTIFACTS = ROOT / "artifacts" / "screenshots"
+CHROMIUM = os.environ.get("HOKM_CHROMIUM", "/usr/bin/chromium")
+CHROMIUM_ARGS = [
+    "--no-sandbox", "--disable-gpu", "--disable-background-networking",
+    "--disable-component-update", "--no-first-run", "--disable-sync",
+]
+PHONE = {"width": 360, "height": 740}
+DESKTOP = {"width": 1280, "height": 800}
+
+try:
+    from playwright import sync_api
+except ImportError:  # pragma: no cover - the dev extras install it
+    sync_api = None
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    here = Path(__file__).parent
+    for item in items:
+        if Path(str(item.fspath)).parent == here:
+            item.add_marker(pytest.mark.browser)
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+def _hokm_command() -> list[str]:
+    script = Path(sys.executable).parent / "hokm"
+    if script.exists():
+        return [str(script)]
+    found = shutil.which("hokm")
+    return [found] if found else [sys.executable, "-m", "services.cli"]
+
+
+@pytest.fixture(scope="session")
+def gateway() -> Iterator[str]:
+    """The base URL of a ``hokm serve`` started for this test session."""
+    port = _free_port()
+    env = {k: v for k, v in os.environ.items()
+           if k not in ("HOKM_ALLOW_STACKED_DECKS", "HOKM_REDIS_URL")}
+    (ROOT / "artifacts").mkdir(exist_ok=True)
+    log = open(ROOT / "artifacts" / "gateway.log", "w")  # closed at teardown
+    proc = subprocess.Popen(
+        [*_hokm_command(), "serve", "--host", "127.0.0.1", "--port", str(port)],
+        cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
+    base = f"http://127.0.0.1:{port}"
+    deadline = time.monotonic() + 30
+    while True:
+        try:
+            with urllib.request.urlopen(base + "/healthz", timeout=1) as r:
+                if r.status == 200:
+                    break
+        except (urllib.error.URLError, ConnectionError, OSError):
+            pass
+        if proc.poll() is not None or time.monotonic() > deadline:
+            proc.kill()
+            log.close()
+            raise RuntimeError("hokm serve did not start: see artifacts/gateway.log")
+        time.sleep(0.2)
+    try:
+        yield base
+    finally:
+        proc.send_signal(signal.SIGINT)
+        try:
+            proc.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait(timeout=5)
+        log.close()
+
+
+@pytest.fixture(scope="session")
+def browser() -> Iterator[Any]:
+    if sync_api is None:
+        # fail, not skip: a skipped browser test would count as a pass
+        pytest.fail("playwright is not installed (pip install -e '.[dev]')")
+    if not Path(CHROMIUM).exists():
+        pytest.fail(f"{CHROMIUM} is missing (apt-get install chromium; .ci/run does it)")
+    with sync_api.sync_playwright() as pw:
+        b = pw.chromium.launch(executable_path=CHROMIUM, headless=True, args=CHROMIUM_ARGS)
+        try:
+            yield b
+        finally:
+            b.close()
+
+
+class Client:
+    """One browser context (one player) with its console errors collected."""
+
+    def __init__(self, browser: Any, base: str, viewport: dict[str, int], reduced: bool,
+                 locale: str) -> None:
+        self.base = base
+        self.context = browser.new_context(
+            viewport=viewport, reduced_motion="reduce" if reduced else "no-preference",
+            locale=locale, base_url=base)
+        self.context.set_default_timeout(15_000)
+        self.errors: list[str] = []
+        self.page = self.context.new_page()
+        self.page.on("console", self._console)
+        self.page.on("pageerror", lambda e: self.errors.append(f"pageerror: {e}"))
+
+    def _console(self, msg: Any) -> None:
+        if msg.type == "error":
+            self.errors.append(f"console: {msg.text}")
+
+
+@pytest.fixture
+def new_client(browser: Any, gateway: str) -> Iterator[Callable[..., Client]]:
+    """new_client(viewport=DESKTOP, reduced=True, locale="en-US") -> Client.  At the end every
+    page must have been free of console errors."""
+    made: list[Client] = []
+
+    def make(viewport: dict[str, int] = DESKTOP, reduced: bool = True,
+             locale: str = "en-US") -> Client:
+        c = Client(browser, gateway, viewport, reduced, locale)
+        made.append(c)
+        return c
+
+    yield make
+    errors = [e for c in made for e in c.errors]
+    for c in made:
+        c.context.close()
+    assert not errors, "console errors:\n" + "\n".join(errors)
+
+
+@pytest.fixture(scope="session")
+def shots() -> Path:
+    ARTIFACTS.mkdir(parents=True, exist_ok=True)
+    return ARTIFACTS

@@ -1,0 +1,236 @@
+"""The replay viewer, screenshots at phone and desktop sizes, accessible names, languages, hints."""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from .conftest import DESKTOP, PHONE, ROOT
+from .helpers import HAND_ENABLED, finish_match_over_http, play_until, state, wait_my_turn
+
+pytestmark = pytest.mark.browser
+
+STATIC = ROOT / "services" / "gateway" / "static"
+LANGS = ("en", "fa", "de", "sv", "nl", "es")
+RANKS = "(Ace|King|Queen|Jack|Ten|Two|Three|Four|Five|Six|Seven|Eight|Nine)"
+
+
+@pytest.fixture(scope="module")
+def finished_match(gateway: str) -> str:
+    return finish_match_over_http(gateway)
+
+
+def step_text(page) -> tuple[int, int]:  # type: ignore[no-untyped-def]
+    m = re.search(r"(\d+)\D+(\d+)", page.locator("#rp-counter").inner_text())
+    assert m, page.locator("#rp-counter").inner_text()
+    return int(m.group(1)), int(m.group(2))
+
+
+@pytest.mark.timeout(300)
+def test_replay_viewer_steps_through_a_finished_match(
+        new_client: Any, finished_match: str, shots: Path) -> None:
+    c = new_client(viewport=DESKTOP)
+    page = c.page
+    page.goto(f"/replay/{finished_match}")
+    page.wait_for_function("() => /\\d/.test(document.querySelector('#rp-counter')?.textContent)")
+    k, n = step_text(page)
+    assert k == 0 and n > 50
+    assert page.get_by_role("button", name="Step back").is_disabled()
+    page.get_by_role("button", name="Step forward").click()
+    page.wait_for_function("() => /step=1$/.test(location.search)")
+    assert step_text(page)[0] == 1
+    page.keyboard.press("ArrowRight")
+    page.wait_for_function("() => /step=2$/.test(location.search)")
+    page.keyboard.press("ArrowLeft")
+    page.wait_for_function("() => /step=1$/.test(location.search)")
+    # the slider jumps anywhere; mid-match every one of the four hands is shown
+    mid = n // 2
+    page.get_by_label("Step", exact=True).fill(str(mid))
+    page.wait_for_function(f"() => /step={mid}$/.test(location.search)")
+    assert step_text(page) == (mid, n)
+    counts = page.eval_on_selector_all(
+        ".replay .seat .revealed", "els => els.map(e => e.querySelectorAll('.card').length)")
+    assert len(counts) == 4 and sum(counts) > 0
+    assert page.locator("#rp-events").inner_text().strip()
+    page.keyboard.press("End")
+    page.wait_for_function(f"() => /step={n}$/.test(location.search)")
+    assert page.get_by_role("button", name="Step forward").is_disabled()
+    # the link of a step can be shared: opening it shows that step
+    page.goto(f"/replay/{finished_match}?step=5")
+    page.locator("#rp-counter").get_by_text("Step 5 of").wait_for()
+    page.screenshot(path=str(shots / "desktop-replay.png"))
+
+
+@pytest.mark.timeout(300)
+def test_screenshots_phone_and_desktop(new_client: Any, finished_match: str, shots: Path) -> None:
+    for size, vp in (("phone", PHONE), ("desktop", DESKTOP)):
+        c = new_client(viewport=vp)
+        page = c.page
+        page.goto("/")
+        page.get_by_role("button", name="Play solo").wait_for()
+        page.screenshot(path=str(shots / f"{size}-start.png"), full_page=True)
+        page.get_by_role("button", name="Play solo").click()
+        page.wait_for_url(re.compile(r"/m/[\w-]+$"))
+        wait_my_turn(page)
+        page.screenshot(path=str(shots / f"{size}-table-start.png"), full_page=True)
+        width = page.evaluate("() => document.documentElement.scrollWidth")
+        assert width <= vp["width"], f"{size}: the table is {width}px wide"
+        play_until(page, lambda p: int(state(p).get("version", "0")) > 30, timeout=120)
+        wait_my_turn(page)
+        page.screenshot(path=str(shots / f"{size}-table-playing.png"), full_page=True)
+        page.goto(f"/how-to-play?match={finished_match}")
+        page.locator(".room-rules h2").wait_for()
+        page.screenshot(path=str(shots / f"{size}-how-to-play.png"), full_page=True)
+        page.goto(f"/replay/{finished_match}?step=40")
+        page.wait_for_function("() => /40/.test(document.querySelector('#rp-counter')?.innerText)")
+        page.screenshot(path=str(shots / f"{size}-replay.png"), full_page=True)
+        # nothing is wider than the screen
+        width = page.evaluate("() => document.documentElement.scrollWidth")
+        assert width <= vp["width"], f"{size}: page is {width}px wide"
+    fa = new_client(viewport=PHONE, locale="fa-IR")
+    fa.page.goto("/")
+    fa.page.wait_for_function("() => document.documentElement.dir === 'rtl'")
+    fa.page.screenshot(path=str(shots / "phone-start-fa.png"), full_page=True)
+    fa.page.get_by_role("button", name="بازی تک‌نفره").click()
+    wait_my_turn(fa.page)
+    fa.page.screenshot(path=str(shots / "phone-table-fa.png"))
+    names = fa.page.eval_on_selector_all(".hand-cards button.card",
+                                         "els => els.map(e => e.getAttribute('aria-label'))")
+    assert names and all(re.search("(پیک|دل|خشت|گشنیز)$", n) for n in names), names
+
+
+NAME_JS = """
+() => {
+  const visible = (el) => !!(el.offsetWidth || el.offsetHeight || el.getClientRects().length);
+  const text = (el) => (el ? el.textContent.replace(/\\s+/g, ' ').trim() : '');
+  const name = (el) => {
+    if (el.getAttribute('aria-label')) return el.getAttribute('aria-label').trim();
+    const lb = el.getAttribute('aria-labelledby');
+    if (lb) return lb.split(/\\s+/).map((id) => text(document.getElementById(id))).join(' ').trim();
+    if (el.labels && el.labels.length) return [...el.labels].map(text).join(' ').trim();
+    if (el.tagName === 'INPUT' && ['button', 'submit'].includes(el.type)) return el.value.trim();
+    return text(el) || (el.getAttribute('title') || '').trim();
+  };
+  const sel = 'button, a[href], input, select, textarea, summary, [role=button]';
+  return [...document.querySelectorAll(sel)]
+    .filter(visible)
+    .map((el) => ({ tag: el.tagName, id: el.id, cls: el.className, name: name(el) }))
+    .filter((x) => !x.name);
+}
+"""
+
+
+def assert_named(page, where: str) -> None:  # type: ignore[no-untyped-def]
+    unnamed = page.evaluate(NAME_JS)
+    assert not unnamed, f"{where}: interactive elements without a name: {unnamed}"
+
+
+@pytest.mark.timeout(300)
+def test_every_interactive_element_has_an_accessible_name(
+        new_client: Any, finished_match: str) -> None:
+    c = new_client(viewport=PHONE)
+    page = c.page
+    page.goto("/")
+    page.get_by_role("button", name="Play solo").wait_for()
+    assert_named(page, "start")
+    page.goto("/how-to-play")
+    page.locator("#examples").wait_for()
+    assert_named(page, "how to play")
+    page.goto(f"/replay/{finished_match}")
+    page.wait_for_function("() => /\\d/.test(document.querySelector('#rp-counter')?.textContent)")
+    assert_named(page, "replay")
+    page.goto(f"/m/{finished_match}")  # no token here: the match summary
+    page.get_by_role("heading", name="Join the match").wait_for()
+    assert_named(page, "join")
+    page.goto("/")
+    page.get_by_role("button", name="Play solo").click()
+    wait_my_turn(page)
+    assert_named(page, "table")
+    # cards are buttons named like "Queen of hearts"; the trick is announced politely
+    names = page.eval_on_selector_all(".hand-cards button.card",
+                                      "els => els.map(e => e.getAttribute('aria-label'))")
+    assert names and all(re.fullmatch(f"{RANKS} of (spades|hearts|diamonds|clubs)", n)
+                         for n in names), names
+    assert page.locator("[aria-live=polite]").count() >= 2
+    # Playwright's own accessibility tree agrees: the hand is a group of named buttons
+    tree = page.locator(".hand").aria_snapshot()
+    assert re.search(f'button "{RANKS} of \\w+"', tree), tree
+
+
+def test_language_files_have_the_same_keys() -> None:
+    base = json.loads((STATIC / "i18n" / "en.json").read_text())
+    howto = json.loads((STATIC / "howto" / "en.json").read_text())
+    for lang in LANGS:
+        data = json.loads((STATIC / "i18n" / f"{lang}.json").read_text())
+        assert set(data) == set(base), lang
+        assert all(isinstance(v, str) and v for v in data.values()), lang
+        h = json.loads((STATIC / "howto" / f"{lang}.json").read_text())
+        assert set(h) == set(howto) and set(h["examples"]) == set(howto["examples"]), lang
+        assert len(h["sections"]) == len(howto["sections"]), lang
+
+
+@pytest.mark.timeout(120)
+def test_language_is_chosen_from_the_browser_and_switchable(new_client: Any) -> None:
+    c = new_client(viewport=PHONE, locale="de-DE")
+    page = c.page
+    page.goto("/")
+    page.get_by_role("button", name="Allein spielen").wait_for()
+    assert page.evaluate("() => document.documentElement.lang") == "de"
+    page.get_by_label("Sprache").select_option("fa")
+    page.wait_for_function("() => document.documentElement.dir === 'rtl'")
+    page.get_by_role("button", name="بازی تک‌نفره").wait_for()
+    page.reload()  # the choice is remembered
+    page.wait_for_function("() => document.documentElement.dir === 'rtl'")
+    page.goto("/how-to-play")
+    page.get_by_role("heading", name="آموزش بازی حکم").wait_for()
+    # the worked examples are drawn with cards named in the chosen language
+    assert page.locator(".example [role=img][aria-label='شاه گشنیز']").count() >= 1
+    for lang, heading in (("sv", "Så spelar du Hokm"), ("nl", "Hoe speel je Hokm"),
+                          ("es", "Cómo se juega al Hokm"), ("en", "How to play Hokm")):
+        page.get_by_role("combobox").select_option(lang)
+        page.get_by_role("heading", name=heading).wait_for()
+        assert page.evaluate("() => document.documentElement.dir") == "ltr"
+
+
+@pytest.mark.timeout(180)
+def test_hints_suggest_a_move_and_are_off_after_a_reload(new_client: Any) -> None:
+    c = new_client(viewport=DESKTOP)
+    page = c.page
+    page.goto("/")
+    page.get_by_role("button", name="Play solo").click()
+    wait_my_turn(page)
+    toggle = page.get_by_role("button", name=re.compile("^Hints"))
+    assert toggle.get_attribute("aria-pressed") == "false"
+    toggle.click()
+    assert toggle.get_attribute("aria-pressed") == "true"
+    box = page.locator(".hint-box")
+    box.get_by_text(re.compile(r"Hints left: \d")).wait_for()
+    assert "Suggestion:" in box.inner_text()
+    assert page.locator(".hinted").count() == 1
+    page.locator(".hinted").click()  # follow the hint
+    page.reload()
+    page.wait_for_function("() => document.querySelector('.table-page')?.dataset.phase")
+    toggle = page.get_by_role("button", name=re.compile("^Hints"))
+    assert toggle.get_attribute("aria-pressed") == "false"
+    assert page.locator(HAND_ENABLED).count() >= 0
+
+
+@pytest.mark.timeout(120)
+def test_a_token_the_server_refuses_leads_back_to_the_invite_page(
+        new_client: Any, finished_match: str) -> None:
+    c = new_client(viewport=PHONE)
+    page = c.page
+    page.goto("/")
+    page.evaluate("id => localStorage.setItem('hokm.token.' + id, 'not-a-token')", finished_match)
+    page.goto(f"/m/{finished_match}")
+    page.get_by_role("heading", name="Join the match").wait_for()
+    page.get_by_text("no longer valid").wait_for()
+    assert page.evaluate("id => localStorage.getItem('hokm.token.' + id)", finished_match) is None
+    page.goto("/m/no-such-match")
+    page.get_by_text("There is no match with this link.").wait_for()
+    # the browser logs the refused requests (401, 404) themselves: expected here, nothing else
+    c.errors[:] = [e for e in c.errors if "Failed to load resource" not in e]
