@@ -16,7 +16,7 @@ from collections.abc import Callable
 from typing import Any
 
 from . import errors as E
-from .cards import CARD_INDEX, N_CARDS, NAMES, SUIT_INDEX, SUITS
+from .cards import CARD_INDEX, FULL_DECK_MASK, N_CARDS, NAMES, SUIT_INDEX, SUITS
 from .commands import (
     ChooseTrump, Command, CreateMatch, DealRound, DrawAces, LeaveSeat, PlayCard, RevealSecret,
     TakeSeat,
@@ -27,39 +27,58 @@ from .events import (
 )
 from .fairness import commitment_of
 from .rules import Rules
-from .state import CHOOSING_TRUMP, MATCH_OVER, NEW, PLAYING, ROUND_OVER, WAITING, State
+from .state import (
+    CHOOSING_TRUMP, MATCH_OVER, NEW, PLAYING, ROUND_OVER, SEAT_SHIFT, WAITING, State, TrumpTable,
+)
 
 TRICKS_TO_WIN = 7
 MAX_NAME = 40
 _HEX64 = re.compile(r"[0-9a-f]{64}")
-# Events are immutable values, so the few possible CardPlayed events are made once and shared.
+# Events are immutable values, so the few possible CardPlayed and TrickWon events, and the event
+# tuples of the common plays (a card alone; the last card of a trick that ends nothing more), are
+# made once and shared: the hot path of ``decide`` then allocates nothing.
 _CARD_PLAYED = tuple(tuple(CardPlayed(seat, NAMES[c]) for c in range(N_CARDS)) for seat in range(4))
 _TRICK_WON = tuple(TrickWon(seat, 1) for seat in range(4))
+_PLAYED_ALONE = tuple(tuple((event,) for event in row) for row in _CARD_PLAYED)
+_PLAYED_AND_WON = tuple(
+    tuple(tuple((event, won) for won in _TRICK_WON) for event in row) for row in _CARD_PLAYED
+)
 _ACES = frozenset(CARD_INDEX[r + s] for r in "A" for s in SUITS)
+_HELD_BIT = tuple(tuple(1 << (c + SEAT_SHIFT * seat) for c in range(N_CARDS)) for seat in range(4))
+"""``_HELD_BIT[seat][card]``: the card's bit in ``State.held``."""
+
 
 
 def decide(state: State, seat: int | None, command: Command) -> tuple[Event, ...]:
     """Validate ``command`` by ``seat`` against ``state``; return the resulting events."""
-    if isinstance(command, PlayCard):
-        turn = state.turn
-        # The hot path: a card that plainly follows (or leads) mid-trick, with the same checks
-        # as _play inlined; anything else takes the full path below.
-        if state.phase == PLAYING and seat == turn and turn is not None:
-            card = CARD_INDEX.get(command.card) if type(command.card) is str else None
-            if card is not None:
-                bit = 1 << card
-                if state.hands[turn] & bit:
-                    trick = state.trick
-                    if not trick:
-                        return (_CARD_PLAYED[turn][card],)
-                    table = state.table
-                    if table is not None and len(trick) + 1 < state.rules.players:
-                        if bit & table.suit_masks[table.eff_suit[trick[0][1]]]:
-                            return (_CARD_PLAYED[turn][card],)
+    if type(command) is PlayCard:
+        # The hot path, inlined: a held card that leads, follows suit or is discarded by a seat
+        # void in the led suit.  Anything else (another phase or seat, a bad card, a refusal,
+        # must_trump) goes to _play, which makes every check in order.
+        if state.phase == PLAYING and seat == state.turn and type(seat) is int:
+            try:
+                card = CARD_INDEX.get(command.card)
+            except TypeError:  # unhashable: _play refuses it
+                card = None
+            if card is not None and state.held & _HELD_BIT[seat][card]:
+                trick = state.trick
+                if not trick:
+                    return _PLAYED_ALONE[seat][card]
+                table = state.table
+                assert table is not None
+                led = table.follow[trick[0][1]]
+                # a discard is plainly legal when void in the led suit (must_trump: see _play)
+                if (led >> card) & 1 or not (
+                        (state.held >> (SEAT_SHIFT * seat)) & led or state.rules.must_trump):
+                    if len(trick) + 1 < state.rules.players:
+                        return _PLAYED_ALONE[seat][card]
+                    return _last_card(state, seat, card, trick, table)
         return _play(state, seat, command)
     kind = type(command)
     handler = _HANDLERS.get(kind)
     if handler is None:
+        if isinstance(command, PlayCard):  # a subclass
+            return _play(state, seat, command)
         raise E.InvalidCommand(f"unknown command {kind.__name__}")
     if kind is ChooseTrump:
         return handler(state, seat, command)
@@ -84,47 +103,65 @@ def _check_player(state: State, seat: int | None) -> int:
 
 
 def _play(state: State, seat: int | None, command: PlayCard) -> tuple[Event, ...]:
+    """Checks in order: phase, turn (and that ``seat`` is a seat), card, held, follow suit,
+    must trump.  Written flat because it runs for every card of every match."""
     if state.phase != PLAYING:
         raise _refuse_phase(state, "play a card")
-    if seat is None or seat != state.turn:
+    if seat != state.turn or type(seat) is not int:  # True == 1, but a bool is not a seat
         _check_player(state, seat)
         raise E.NotYourTurn("it is not your turn")
-    card = CARD_INDEX.get(command.card) if type(command.card) is str else None
+    try:
+        card = CARD_INDEX.get(command.card)
+    except TypeError:  # unhashable
+        card = None
     if card is None:
         raise E.InvalidCommand(f"{command.card!r} is not a card (rank then suit, e.g. 'QH')")
-    hand = state.hands[seat]
+    hand = (state.held >> (SEAT_SHIFT * seat)) & FULL_DECK_MASK
     bit = 1 << card
     if not hand & bit:
         raise E.IllegalCard(f"{command.card} is not in your hand")
     trick = state.trick
+    if not trick:
+        return _PLAYED_ALONE[seat][card]
     table = state.table
     assert table is not None
-    if trick:
-        led = table.eff_suit[trick[0][1]]
-        led_mask = table.suit_masks[led]
+    led_mask = table.follow[trick[0][1]]
+    if not bit & led_mask:
         if hand & led_mask:
-            if not bit & led_mask:
-                raise E.MustFollowSuit(f"you must follow suit ({SUITS[led]})")
-        elif state.rules.must_trump:
+            raise E.MustFollowSuit(f"you must follow suit ({SUITS[table.eff_suit[trick[0][1]]]})")
+        if state.rules.must_trump:
             trump_mask = table.suit_masks[table.trump]
             if hand & trump_mask and not bit & trump_mask:
                 raise E.MustTrump("you cannot follow suit, so you must play a trump")
-    played = _CARD_PLAYED[seat][card]
     if len(trick) + 1 < state.rules.players:
-        return (played,)
-    return (played, *_finish_trick(state, trick + ((seat, card),)))
+        return _PLAYED_ALONE[seat][card]
+    return _last_card(state, seat, card, trick, table)
 
 
-def _finish_trick(state: State, trick: tuple[tuple[int, int], ...]) -> list[Event]:
-    """Events after the last card of a trick: the trick, and perhaps the round and match."""
+def _last_card(state: State, seat: int, card: int, trick: tuple[tuple[int, int], ...],
+               table: TrumpTable) -> tuple[Event, ...]:
+    """The events of a (legal) card that completes the trick."""
+    # TrumpTable.winner_with, inlined (once per trick)
+    row = table.beats[table.eff_suit[trick[0][1]]]
+    winner, best = seat, row[card]
+    for s, c in trick:
+        if row[c] > best:
+            best, winner = row[c], s
     rules = state.rules
-    assert state.table is not None and state.hakem is not None
-    winner = state.table.winner(trick)
+    if (not rules.double_sar and not rules.bavney
+            and state.tricks[rules.team_of(winner)] + 1 < TRICKS_TO_WIN):
+        return _PLAYED_AND_WON[seat][card][winner]  # the common case: nothing else happens
+    return (_CARD_PLAYED[seat][card], *_finish_trick(state, winner))
+
+
+def _finish_trick(state: State, winner: int) -> list[Event]:
+    """Events after the last card of a trick won by ``winner``: the trick, and perhaps the end
+    of the round, of a set and of the match."""
+    rules = state.rules
+    assert state.hakem is not None
     team = rules.team_of(winner)
     played = state.tricks_played + 1
     if not rules.double_sar:
-        if state.tricks[team] + 1 < TRICKS_TO_WIN and not rules.bavney:
-            return [_TRICK_WON[winner]]  # the common case: nothing else happens
         banked = 1
     elif state.run_team == team or played == 52 // rules.players:
         banked = state.pile + 1  # two in a row, or the end of the deal: the pile goes to them

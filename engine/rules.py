@@ -59,7 +59,8 @@ class Rules:
         if players != 4:
             raise BadRules("the two- and three-player variants are not available yet")
         raw_target = data.get("target", 7)
-        if type(raw_target) is bool or raw_target not in TARGETS:
+        # exact types first: 7.0 or True must not pass as 7, and a list or dict is unhashable
+        if type(raw_target) not in (int, str) or raw_target not in TARGETS:
             raise BadRules("target must be 7, 10 or \"2x7\" (two sets of 7)")
         target, sets = TARGETS[raw_target]
         if "sets" in data:

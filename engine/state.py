@@ -1,10 +1,12 @@
 """The state of a match: what ``evolve`` folds events into.
 
 ``State`` is a value: ``evolve`` returns a new one and never changes its argument (the tests check
-this).  It uses ``__slots__`` and a hand-written ``clone`` rather than a frozen dataclass because
+this).  It uses ``__slots__`` and a generated ``clone`` rather than a frozen dataclass because
 it is rebuilt for every card played and ``dataclasses.replace`` would dominate the engine's time.
-Hands are 52-bit masks (see ``engine.cards``).  The state holds hidden information (every hand,
-the deck); only ``engine.views`` turns it into what one seat may see.
+Hands are 52-bit masks (see ``engine.cards``); all of them live packed in one int, ``held``, so
+that playing a card is one xor instead of rebuilding a tuple (``hands`` gives the per-seat
+tuple).  The state holds hidden information (every hand, the deck); only ``engine.views`` turns it
+into what one seat may see.
 """
 
 from __future__ import annotations
@@ -12,11 +14,15 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from .cards import FULL_DECK_MASK
 from .rules import STANDARD, Rules
 
 NEW, WAITING, CHOOSING_TRUMP, PLAYING, ROUND_OVER, MATCH_OVER = (
     "new", "waiting", "choosing_trump", "playing", "round_over", "match_over",
 )
+
+SEAT_SHIFT = 52
+"""Seat ``s``'s hand is bits ``52*s .. 52*s+51`` of ``State.held``."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -39,7 +45,7 @@ class TrumpTable:
     power used to find a trick's winner.  With ``satat`` the 2 of hearts belongs to the trump
     suit and outranks every other trump."""
 
-    __slots__ = ("trump", "eff_suit", "suit_masks", "power")
+    __slots__ = ("trump", "eff_suit", "suit_masks", "power", "follow", "beats")
 
     def __init__(self, trump: int, satat: bool) -> None:
         eff = [c // 13 for c in range(52)]
@@ -58,18 +64,33 @@ class TrumpTable:
         self.eff_suit: tuple[int, ...] = tuple(eff)
         self.suit_masks: tuple[int, ...] = tuple(masks)
         self.power: tuple[int, ...] = tuple(power)
+        self.follow: tuple[int, ...] = tuple(masks[eff[c]] for c in range(52))
+        """``follow[card]``: the mask of the (effective) suit a trick led with ``card`` asks for,
+        one lookup on the hot path of ``decide`` and ``legal_mask``."""
+        self.beats: tuple[tuple[int, ...], ...] = tuple(
+            tuple(power[c] if eff[c] == trump or eff[c] == led else -1 for c in range(52))
+            for led in range(4)
+        )
+        """``beats[led suit][card]``: the card's strength in a trick led in that suit (-1 when it
+        can never win it), so finding a trick's winner is a max over one table row."""
 
     def winner(self, trick: tuple[tuple[int, int], ...]) -> int:
         """The seat that wins a complete trick of ``(seat, card)`` in play order."""
-        eff, power, trump = self.eff_suit, self.power, self.trump
-        led = eff[trick[0][1]]
-        best_seat, best = trick[0][0], power[trick[0][1]]
+        row = self.beats[self.eff_suit[trick[0][1]]]
+        best_seat, best = trick[0][0], row[trick[0][1]]
         for seat, card in trick[1:]:
-            s = eff[card]
-            if s == trump or s == led:
-                p = power[card]
-                if p > best:
-                    best, best_seat = p, seat
+            if row[card] > best:
+                best, best_seat = row[card], seat
+        return best_seat
+
+    def winner_with(self, trick: tuple[tuple[int, int], ...], seat: int, card: int) -> int:
+        """The winner of the open ``trick`` completed by ``seat`` playing ``card`` (without
+        building the completed trick: this runs once per trick in ``decide``)."""
+        row = self.beats[self.eff_suit[trick[0][1]]]
+        best_seat, best = seat, row[card]
+        for s, c in trick:
+            if row[c] > best:
+                best, best_seat = row[c], s
         return best_seat
 
 
@@ -117,7 +138,7 @@ class State:
     """
 
     __slots__ = (
-        "rules", "phase", "hakem", "table", "hands", "played", "trick", "leader", "turn",
+        "rules", "phase", "hakem", "table", "held", "trick", "leader", "turn",
         "tricks", "pile", "run_team", "tricks_played", "last_trick", "last_winner", "match",
         "deal",
     )
@@ -126,10 +147,9 @@ class State:
     phase: str
     hakem: int | None
     table: TrumpTable | None
-    hands: tuple[int, ...]
-    """Cards held now, a bit mask per seat (hidden information)."""
-    played: int
-    """Cards played this round."""
+    held: int
+    """Cards held now, every seat's 52-bit mask packed: seat ``s`` at bit ``52*s`` (hidden
+    information).  ``hands`` and ``hand(seat)`` unpack it."""
     trick: tuple[tuple[int, int], ...]
     """The open trick, ``(seat, card)`` in play order."""
     leader: int | None
@@ -153,8 +173,7 @@ class State:
         self.phase = NEW
         self.hakem = None
         self.table = None
-        self.hands = (0,) * n
-        self.played = 0
+        self.held = 0
         self.trick = ()
         self.leader = None
         self.turn = None
@@ -182,11 +201,40 @@ class State:
         return new
 
     def snapshot(self) -> tuple[object, ...]:
-        """Every field, for equality checks in tests and replay comparisons."""
+        """Every field, for equality checks in tests and replay comparisons (the trump table is
+        represented by its trump).  Replaced below by generated straight-line code."""
         return tuple(
             getattr(self, name) if name != "table" else (self.table.trump if self.table else None)
             for name in State.__slots__
         )
+
+    def hand(self, seat: int) -> int:
+        """The cards ``seat`` holds now, as a mask."""
+        return (self.held >> (SEAT_SHIFT * seat)) & FULL_DECK_MASK
+
+    @property
+    def hands(self) -> tuple[int, ...]:
+        """Cards held now, a bit mask per seat (hidden information)."""
+        held = self.held
+        if self.rules.players == 4:
+            return (held & FULL_DECK_MASK, (held >> 52) & FULL_DECK_MASK,
+                    (held >> 104) & FULL_DECK_MASK, held >> 156)
+        return tuple((held >> (SEAT_SHIFT * s)) & FULL_DECK_MASK for s in range(self.rules.players))
+
+    @hands.setter
+    def hands(self, hands: tuple[int, ...]) -> None:
+        # only for building a state (``replace(hands=...)``); evolve sets ``held`` directly
+        self.held = pack(hands)
+
+    @property
+    def played(self) -> int:
+        """Cards played this round: dealt and no longer held."""
+        dealt = held = 0
+        for mask in self.deal.dealt:
+            dealt |= mask
+        for mask in self.hands:
+            held |= mask
+        return dealt & ~held
 
     def __eq__(self, other: object) -> bool:
         return isinstance(other, State) and self.snapshot() == other.snapshot()
@@ -204,17 +252,36 @@ class State:
 
     @property
     def all_seated(self) -> bool:
-        return all(s is not None for s in self.match.seats)
+        for s in self.match.seats:
+            if s is None:
+                return False
+        return True
+
+
+def pack(hands: tuple[int, ...] | list[int]) -> int:
+    """The packed ``held`` int of per-seat hand masks."""
+    held = 0
+    for seat, mask in enumerate(hands):
+        held |= mask << (SEAT_SHIFT * seat)
+    return held
 
 
 def _generate_clone() -> None:
+    """Straight-line ``clone`` and ``snapshot``: several times faster than loops over slots."""
     body = "\n".join(f"    new.{name} = self.{name}" for name in State.__slots__)
-    source = f"def clone(self):\n    new = _new(State)\n{body}\n    return new\n"
+    fields = ", ".join(
+        "(self.table.trump if self.table is not None else None)" if name == "table"
+        else f"self.{name}" for name in State.__slots__)
+    source = (f"def clone(self):\n    new = _new(State)\n{body}\n    return new\n"
+              f"def snapshot(self):\n    return ({fields},)\n")
     namespace: dict[str, object] = {"_new": object.__new__, "State": State}
     exec(source, namespace)  # noqa: S102 - generated from our own slot names only
     clone: Any = namespace["clone"]
     clone.__doc__ = State.clone.__doc__
     State.clone = clone  # type: ignore[method-assign]
+    snapshot: Any = namespace["snapshot"]
+    snapshot.__doc__ = State.snapshot.__doc__
+    State.snapshot = snapshot  # type: ignore[method-assign]
 
 
 _generate_clone()

@@ -12,25 +12,25 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from .cards import CARD_INDEX, NAMES, SUITS, cards_of, mask_of, names_of_mask
+from .cards import CARD_INDEX, FULL_DECK_MASK, NAMES, SUITS, cards_of, mask_of, names_of_mask
 from .deal import FIRST_PACKET, split_deck
 from .events import Event, RoundStarted, SeatTaken, TrumpChosen
 from .plain import to_plain
-from .state import CHOOSING_TRUMP, MATCH_OVER, NEW, PLAYING, WAITING, State
+from .state import CHOOSING_TRUMP, MATCH_OVER, NEW, PLAYING, SEAT_SHIFT, WAITING, State
 
 ALL_SUITS = list(SUITS)
 
 
 def legal_mask(state: State, seat: int) -> int:
     """The cards ``seat`` may play now, as a mask (0 when it is not that seat's card to play)."""
-    if state.phase != PLAYING or state.turn != seat or state.table is None:
-        return 0
-    hand = state.hands[seat]
-    if not state.trick:
-        return hand
     table = state.table
-    led_mask = table.suit_masks[table.eff_suit[state.trick[0][1]]]
-    follow = hand & led_mask
+    if state.turn != seat or table is None or state.phase != PLAYING:
+        return 0
+    hand = (state.held >> (SEAT_SHIFT * seat)) & FULL_DECK_MASK
+    trick = state.trick
+    if not trick:
+        return hand
+    follow = hand & table.follow[trick[0][1]]
     if follow:
         return follow
     if state.rules.must_trump:
@@ -88,6 +88,7 @@ def view_for(
     if state.last_trick:
         last_trick = {"cards": _trick(state.last_trick), "winner": state.last_winner}
     own = seat is not None and 0 <= seat < n
+    hands = state.hands
     view: dict[str, Any] = {
         "match_id": match.match_id,
         "version": version,
@@ -98,8 +99,8 @@ def view_for(
         "hakem": state.hakem,
         "dealer": deal.dealer,
         "trump": SUITS[deal.trump] if deal.trump is not None else None,
-        "hand": names_of_mask(state.hands[seat]) if own else [],  # type: ignore[index]
-        "hand_counts": [h.bit_count() for h in state.hands],
+        "hand": names_of_mask(hands[seat]) if own else [],  # type: ignore[index]
+        "hand_counts": [h.bit_count() for h in hands],
         "trick": _trick(state.trick),
         "leader": state.leader,
         "turn": state.turn,
@@ -117,7 +118,7 @@ def view_for(
         "pile": state.pile if rules.double_sar else None,
         "commitment": match.commitment,
         "secret": match.secret,
-        "hands": [names_of_mask(h) for h in state.hands] if show_all else None,
+        "hands": [names_of_mask(h) for h in hands] if show_all else None,
         "dealt": [names_of_mask(h) for h in deal.dealt] if show_all else None,
     }
     return view

@@ -367,7 +367,7 @@ class MatchService:
                                                 first_hakem))
         for seat, level in enumerate(levels):
             if level is not None:
-                self.handle(match_id, None, TakeSeat(seat, f"{BOT_NAMES[seat % 4]} ({level})",
+                self.handle(match_id, None, TakeSeat(seat, BOT_NAMES[seat % 4],
                                                      f"bot-{seat}", level))
         if None not in levels:  # bots only: the creator watches (and may share the link)
             self.advance(match_id, self.load(match_id))
@@ -439,7 +439,7 @@ class MatchService:
         self.handle(match_id, None, LeaveSeat(seat))
         self.store.delete_meta_field(match_id, "tokens", token_hash(token))
         if level is not None:
-            self.handle(match_id, None, TakeSeat(seat, f"{BOT_NAMES[seat % 4]} ({level})",
+            self.handle(match_id, None, TakeSeat(seat, BOT_NAMES[seat % 4],
                                                  f"bot-{seat}-{secrets.token_hex(4)}", level))
 
     def give_to_bot(self, match_id: str, token: str, seat: int, level: str) -> None:
@@ -447,7 +447,7 @@ class MatchService:
         self.authenticate(match_id, token)
         if level not in BOT_LEVELS:
             raise InvalidCommand(f"level is one of {', '.join(BOT_LEVELS[:3])}")
-        self.handle(match_id, None, TakeSeat(seat, f"{BOT_NAMES[seat % 4]} ({level})",
+        self.handle(match_id, None, TakeSeat(seat, BOT_NAMES[seat % 4],
                                              f"bot-{seat}-{secrets.token_hex(4)}", level))
 
     # -- reading -----------------------------------------------------------------------------

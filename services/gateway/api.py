@@ -5,26 +5,47 @@ from __future__ import annotations
 
 import json
 import random
-from typing import Any
+from collections import OrderedDict
+from typing import Any, NamedTuple
+
+import redis
 
 from starlette.concurrency import run_in_threadpool
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 
-from engine import ChooseTrump, Command, PlayCard, redact_event, view_for
+from engine import (
+    ChooseTrump, Command, PlayCard, decide, pending_system_action, redact_event, view_for,
+)
 from engine.decide import MAX_NAME
 from engine.evolve import evolve
 from engine.state import MATCH_OVER, State
 from services.errors import (
     STATUS, BadToken, HintsExhausted, HokmError, InvalidCommand, NotFound, RateLimited, TooLarge,
 )
-from services.matches import Loaded, MatchService
+from services.matches import Loaded, MatchService, token_hash
+from services.store.codec import sealed
+from services.store.port import Record
 
-from .fanout import Hub
+from .appends import Appends
+from .fanout import Hub, bot_to_move
 from .limits import Buckets
 
 MAX_ID = 64
 HINT_DECISIONS = 3
+PLAYERS_CACHED = 100_000
+
+
+class Applied(NamedTuple):
+    """What a command led to: the match's version and state after it (and after the system
+    steps that followed), the sender's seat and player id, and whether it was a retry of a
+    command already applied (then version and state are those it produced originally)."""
+
+    version: int
+    state: State
+    seat: int | None
+    player: str
+    duplicate: bool
 
 
 def error_response(error: HokmError) -> JSONResponse:
@@ -42,6 +63,9 @@ class Api:
         self.by_token = Buckets(rate_token, rate_token * 4)
         self.by_address = Buckets(rate_address, rate_address * 4)
         self.allow_stacked = allow_stacked
+        self._players: OrderedDict[tuple[str, str], str] = OrderedDict()
+        """(match id, token hash) -> player id of tokens already checked."""
+        self._appends: Appends | None = None
 
     # -- helpers -----------------------------------------------------------------------------
 
@@ -185,37 +209,103 @@ class Api:
             raise InvalidCommand(f"id must be a string of 1 to {MAX_ID} characters")
         return command, version, command_id
 
-    async def run_command(self, match_id: str, token: str | None, data: dict[str, Any]
-                          ) -> tuple[int, State, int | None, str]:
-        """Authenticate, rate-limit and apply one command; returns version, latest state, seat
-        and player.  Shared by the HTTP endpoint and the WebSocket."""
+    async def run_command(self, match_id: str, token: str | None, data: dict[str, Any],
+                          player: str | None = None) -> Applied:
+        """Authenticate, rate-limit and apply one command.  Shared by the HTTP endpoint and the
+        WebSocket (which passes the ``player`` its token was authenticated as on connect)."""
         if token is None:
             raise BadToken("commands need a seat token")
         if not self.by_token.allow(token):
             raise RateLimited("too many commands; slow down")
         command, version, command_id = self.parse_command(data)
+        if player is None:
+            player = self._players.get((match_id, token_hash(token)))
+        if player is not None:
+            done = await self._apply_here(match_id, player, command, version,
+                                          None if command_id is None else f"{player}:{command_id}")
+            if done is not None:
+                return done
 
-        def work() -> tuple[int, State, int | None, str]:
+        def work() -> Applied:
             seat, player, _ = self.service.authenticate(match_id, token)
+            self.remember_player(match_id, token, player)
             outcome = self.service.handle(
                 match_id, seat, command, version=version,
                 command_id=None if command_id is None else f"{player}:{command_id}",
             )
             latest = outcome.latest
             if latest is None:
-                return outcome.version, outcome.state, seat, player
-            return latest.version, latest.state, seat, player
+                return Applied(outcome.version, outcome.state, seat, player, outcome.duplicate)
+            return Applied(latest.version, latest.state, seat, player, outcome.duplicate)
 
         return await run_in_threadpool(work)
+
+    def remember_player(self, match_id: str, token: str, player: str) -> None:
+        """Cache a checked token's player id.  A token that stops working (its player left) is
+        caught all the same: the player then has no seat in the state, and the command takes
+        the full path, which refuses it."""
+        key = (match_id, token_hash(token))
+        self._players[key] = player
+        self._players.move_to_end(key)
+        while len(self._players) > PLAYERS_CACHED:
+            self._players.popitem(last=False)
+
+    async def _apply_here(self, match_id: str, player: str, command: Command,
+                          version: int | None, command_id: str | None) -> Applied | None:
+        """The common case on the event loop, without a thread: decide on the cached match and
+        append with one asynchronous ``XADD``; this process's sockets get the new views at once.
+
+        Returns None whenever anything is unusual (nothing cached, a refusal, a retried command
+        id, another writer first, Redis trouble): the caller then takes the match service's full
+        path in a thread, which reloads, decides again and answers exactly as before."""
+        service = self.service
+        loaded = self.hub.loaded.get(match_id)
+        cached = service._cached(match_id)
+        if loaded is None or (cached is not None and cached.version > loaded.version):
+            loaded = cached
+        if loaded is None:
+            return None
+        seat = MatchService.seat_of_player(loaded.state, player)
+        if seat is None or (command_id is not None and command_id in loaded.commands) or (
+                version is not None and version != loaded.version):
+            return None
+        try:
+            events = decide(loaded.state, seat, command)
+        except HokmError:
+            return None
+        number = loaded.version + 1
+        record, payload = sealed(Record(number, tuple(events), seat, command_id,
+                                        int(service.clock() * 1000), loaded.head))
+        if self._appends is None:
+            self._appends = Appends(self.hub.rt.async_client())
+        try:
+            if not await self._appends.append(match_id, number, payload):
+                return None  # another writer appended first: the full path decides again
+        except redis.RedisError:
+            service.forget_all()  # as the service does when the store fails
+            return None
+        state = loaded.state
+        for event in events:
+            state = evolve(state, event)
+        if command_id is not None:
+            loaded.commands[command_id] = number
+        new = service._remember(match_id, Loaded(state, number, record.digest,
+                                                 loaded.commands))
+        self.hub.applied(match_id, loaded, new)
+        latest = new
+        if pending_system_action(state) is not None or bot_to_move(new):
+            latest = await run_in_threadpool(service.advance, match_id, new)
+        return Applied(latest.version, latest.state, seat, player, False)
 
     async def command(self, request: Request) -> Response:
         self.check_address(request)
         match_id = request.path_params["match_id"]
         data = await self.body(request)
-        version, state, _, player = await self.run_command(match_id, self.token_of(request), data)
-        seat = MatchService.seat_of_player(state, player)
-        return JSONResponse({"version": version,
-                             "view": view_for(state, seat, version, self.connected(match_id))})
+        applied = await self.run_command(match_id, self.token_of(request), data)
+        seat = MatchService.seat_of_player(applied.state, applied.player)
+        return JSONResponse({"version": applied.version,
+                             "view": view_for(applied.state, seat, applied.version,
+                                              self.connected(match_id))})
 
     def redacted_records(self, match_id: str, seat: int | None, since: int,
                          upto: int | None = None) -> tuple[int, list[dict[str, Any]]]:

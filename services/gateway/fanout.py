@@ -17,18 +17,17 @@ import json
 import logging
 import secrets
 import time
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from typing import Any
 
 from starlette.concurrency import run_in_threadpool
 from starlette.websockets import WebSocket
 
 from engine import view_for
-from services.matches import Loaded, MatchService, fold
+from engine.state import CHOOSING_TRUMP, PLAYING
+from services.matches import Loaded, MatchService, fold_raw
 from services.runtime import Runtime
 from services.store import keys
-from services.store.codec import decode
-from services.store.port import Record
 from services.store.redis_streams import version_of
 
 log = logging.getLogger("hokm.gateway")
@@ -37,8 +36,53 @@ PRESENCE_TTL_MS = 30_000
 PRESENCE_EVERY_S = 5.0
 
 
+_ENCODE = json.JSONEncoder(separators=(",", ":")).encode
+
+
 def dumps(message: dict[str, Any]) -> str:
-    return json.dumps(message, separators=(",", ":"))
+    return _ENCODE(message)
+
+
+PER_SEAT = ("seat", "hand", "legal")
+"""The keys in which one seat's view differs from another's (checked for every view built)."""
+
+
+def view_texts(loaded: Loaded, seats: Iterable[int | None],
+               connected: tuple[bool, ...] | None) -> dict[int | None, str]:
+    """The ``view`` message of ``loaded`` for each of ``seats`` (None: spectators).
+
+    Every view comes from ``view_for``; the part that every seat shares is JSON-encoded once and
+    each seat's own keys are spliced in front of it.  A view that differs from the first one
+    anywhere outside ``PER_SEAT`` is encoded whole, so the text is always exactly its view."""
+    state, version = loaded.state, loaded.version
+    head = f'{{"type":"view","version":{version},"view":{{'
+    out: dict[int | None, str] = {}
+    base: dict[str, Any] | None = None
+    shared = ""
+    for seat in seats:
+        view = view_for(state, seat, version, connected)
+        own = {k: view.pop(k) for k in PER_SEAT if k in view}
+        if base is None:
+            base = view
+            shared = _ENCODE(view)[1:-1]
+        elif view != base:  # some other key differs: this view is encoded whole
+            view.update(own)
+            out[seat] = f'{{"type":"view","version":{version},"view":{_ENCODE(view)}}}'
+            continue
+        body = _ENCODE(own)[1:-1]
+        body = f"{body},{shared}" if body and shared else body or shared
+        out[seat] = f"{head}{body}}}}}"
+    return out
+
+
+def bot_to_move(loaded: Loaded) -> bool:
+    """Whether the match waits for a bot's decision (which some process must schedule)."""
+    state = loaded.state
+    seat = state.turn
+    if seat is None or state.phase not in (CHOOSING_TRUMP, PLAYING):
+        return False
+    occupant = state.match.seats[seat]
+    return occupant is not None and occupant.bot is not None
 
 
 class Subscriber:
@@ -87,6 +131,8 @@ class Hub:
         self.subs: dict[str, set[Subscriber]] = {}
         self.loaded: dict[str, Loaded] = {}
         self.connected: dict[str, tuple[bool, ...]] = {}
+        self._keys: dict[str, str] = {}
+        """Match id -> its stream key (for the tail's read)."""
         self._wake_key = f"hokm:gw:{self.gateway_id}:wake"
         self._wake_id = "0-0"
         self._changed = asyncio.Event()
@@ -110,21 +156,24 @@ class Hub:
     # -- subscriptions -----------------------------------------------------------------------
 
     async def subscribe(self, sub: Subscriber) -> Loaded:
-        """Register ``sub`` and send it the current view."""
+        """Register ``sub`` and send it the current view.  The first view is queued in the same
+        step as the registration, so the socket gets every later version after it, in order."""
         match_id = sub.match_id
         loaded = self.loaded.get(match_id)
+        joined = loaded is None
         if loaded is None:
-            loaded = await run_in_threadpool(self.service.load, match_id)
-            current = self.loaded.get(match_id)  # another subscriber may have raced us here
-            if current is None or current.version < loaded.version:
-                self.loaded[match_id] = loaded
-            loaded = self.loaded[match_id]
-            await self._wake()
+            fresh = await run_in_threadpool(self.service.load, match_id)
+            loaded = self.loaded.get(match_id)  # another subscriber may have raced us here
+            if loaded is None or loaded.version < fresh.version:
+                loaded = self.loaded[match_id] = fresh
+                self._keys.setdefault(match_id, keys.log(match_id))
         self.subs.setdefault(match_id, set()).add(sub)
         sub.writer = asyncio.create_task(sub.write_loop())
+        self._send_view(sub, loaded, self.connected.get(match_id))
+        if joined:
+            await self._wake()
         if sub.seat is not None:
             await self._set_presence(match_id, sub.seat, True)
-        self._send_view(sub, loaded, self.connected.get(match_id))
         return loaded
 
     async def unsubscribe(self, sub: Subscriber) -> None:
@@ -136,6 +185,7 @@ class Hub:
                 del self.subs[match_id]
                 self.loaded.pop(match_id, None)
                 self.connected.pop(match_id, None)
+                self._keys.pop(match_id, None)
         if sub.writer is not None:
             sub.writer.cancel()
         if sub.seat is not None:
@@ -148,6 +198,24 @@ class Hub:
         client = self.rt.async_client()
         await client.xadd(self._wake_key, {"w": 1}, maxlen=16, approximate=False)
 
+    def resend(self, sub: Subscriber) -> None:
+        """Send ``sub`` the newest view again (the answer to a retried command)."""
+        loaded = self.loaded.get(sub.match_id)
+        if loaded is not None:
+            self._send_view(sub, loaded, self.connected.get(sub.match_id))
+
+    def applied(self, match_id: str, before: Loaded, after: Loaded) -> None:
+        """A command handled in this process turned ``before`` into ``after`` (the next
+        version): send the views now instead of waiting to read the record back from the
+        stream.  If the hub's copy is not ``before`` (it is behind, or the tail already
+        delivered the record) the tail does the work, so every version goes out exactly once
+        and in order."""
+        current = self.loaded.get(match_id)
+        if current is not None and current.version == before.version \
+                and after.version == before.version + 1:
+            self.loaded[match_id] = after
+            self.broadcast(match_id, after)
+
     # -- the tail ----------------------------------------------------------------------------
 
     async def _tail(self) -> None:
@@ -157,8 +225,10 @@ class Hub:
                 self._changed.clear()
                 await self._changed.wait()
                 continue
+            log_keys = self._keys
             streams: dict[Any, Any] = {
-                keys.log(m): f"{loaded.version}-0" for m, loaded in self.loaded.items()
+                log_keys.get(m) or keys.log(m): f"{loaded.version}-0"
+                for m, loaded in self.loaded.items()
             }
             streams[self._wake_key] = self._wake_id
             try:
@@ -176,29 +246,38 @@ class Hub:
                     self._wake_id = last.decode() if isinstance(last, bytes) else last
                     continue
                 match_id = key.split("{", 1)[1].split("}", 1)[0]
-                records = [decode(version_of(i), fields[b"d"]) for i, fields in entries]
+                loaded = self.loaded.get(match_id)
+                if loaded is None:
+                    continue  # nobody here follows this match any more
+                known = loaded.version
+                fresh = [(v, fields[b"d"]) for v, fields in
+                         ((version_of(i), f) for i, f in entries) if v > known]
+                if not fresh:
+                    continue  # records this process appended and already sent
                 try:
-                    await self._deliver(match_id, records)
+                    await self._deliver(match_id, fresh)
                 except Exception:
                     log.exception("delivering %s failed", match_id)
 
-    async def _deliver(self, match_id: str, records: Sequence[Record]) -> None:
-        for record in records:
+    async def _deliver(self, match_id: str, entries: Sequence[tuple[int, bytes]]) -> None:
+        for number, payload in entries:
             loaded = self.loaded.get(match_id)
             if loaded is None:
                 return  # nobody here follows this match any more
-            if record.version <= loaded.version:
+            if number <= loaded.version:
                 continue
-            if record.version != loaded.version + 1:
+            if number != loaded.version + 1:
                 missing = await run_in_threadpool(
-                    self.rt.store.read, match_id, loaded.version, record.version - 1)
-                loaded = fold(missing, loaded)
-            loaded = fold([record], loaded)
+                    self.rt.store.read_raw, match_id, loaded.version, number - 1)
+                loaded = fold_raw(missing, loaded)
+            loaded = fold_raw([(number, payload)], loaded)
+            if self.loaded.get(match_id) is None:
+                return
             self.loaded[match_id] = loaded
             self.service._remember(match_id, loaded)
             self.broadcast(match_id, loaded)
         latest = self.loaded.get(match_id)
-        if latest is not None and self.service.next_actor(latest.state) is not None:
+        if latest is not None and bot_to_move(latest):
             # Redundant on purpose: if the process that appended died before scheduling the
             # bot, whoever sees the record schedules it (the guard makes this idempotent).
             await run_in_threadpool(self.service.schedule_bot, match_id, latest)
@@ -207,28 +286,20 @@ class Hub:
         subs = self.subs.get(match_id)
         if not subs:
             return
-        connected = self.connected.get(match_id)
-        texts: dict[int | None, str] = {}
         seats = loaded.state.match.seats
-        for sub in list(subs):
+        for sub in subs:
             if sub.player is not None and (
                 sub.seat is None or seats[sub.seat] is None
                 or seats[sub.seat].player != sub.player  # type: ignore[union-attr]
             ):
                 sub.seat = MatchService.seat_of_player(loaded.state, sub.player)
-            text = texts.get(sub.seat)
-            if text is None:
-                text = texts[sub.seat] = self._view_text(loaded, sub.seat, connected)
-            sub.send(text)
-
-    def _view_text(self, loaded: Loaded, seat: int | None,
-                   connected: tuple[bool, ...] | None) -> str:
-        view = view_for(loaded.state, seat, loaded.version, connected)
-        return dumps({"type": "view", "version": loaded.version, "view": view})
+        texts = view_texts(loaded, {sub.seat for sub in subs}, self.connected.get(match_id))
+        for sub in list(subs):
+            sub.send(texts[sub.seat])
 
     def _send_view(self, sub: Subscriber, loaded: Loaded,
                    connected: tuple[bool, ...] | None) -> None:
-        sub.send(self._view_text(loaded, sub.seat, connected))
+        sub.send(view_texts(loaded, (sub.seat,), connected)[sub.seat])
 
     # -- presence ----------------------------------------------------------------------------
 

@@ -30,9 +30,11 @@ def _run(args: argparse.Namespace) -> int:
     print(f"Hokm is running at {url} ({mode}). Press Ctrl+C to stop.", flush=True)
     if args.open:
         threading.Timer(1.0, lambda: webbrowser.open(url)).start()
+    # No per-message deflate: a view is about 1 KB, and compressing every frame cost about a
+    # tenth of the gateway's CPU under load (bench/load.py) for bandwidth nobody is short of.
     uvicorn.run(app, host=args.host, port=args.port, log_level=args.log_level,
                 ws_max_size=rt.settings.max_body, ws_ping_interval=20, ws_ping_timeout=20,
-                timeout_graceful_shutdown=3)
+                ws_per_message_deflate=False, timeout_graceful_shutdown=3)
     return 0
 
 

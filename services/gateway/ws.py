@@ -36,7 +36,9 @@ async def endpoint(ws: WebSocket, api: Api, hub: Hub) -> None:
     seat: int | None = None
     try:
         if token is not None:
-            seat, player, _ = await run_in_threadpool(api.service.authenticate, match_id, token)
+            seat, who, _ = await run_in_threadpool(api.service.authenticate, match_id, token)
+            api.remember_player(match_id, token, who)
+            player = who
         else:
             await run_in_threadpool(api.service.load, match_id, fresh=False)
     except HokmError as refusal:
@@ -110,6 +112,8 @@ async def _handle_frame(text: str, sub: Subscriber, api: Api, address: str, toke
             return
         if token is None:
             raise BadToken("spectators cannot send commands")
-        await api.run_command(match_id, token, data)
+        applied = await api.run_command(match_id, token, data, player=sub.player)
+        if applied.duplicate:  # a retried command: its effect is in the newest view
+            api.hub.resend(sub)
     except HokmError as refusal:
         sub.send(_error(refusal, command_id if isinstance(command_id, str) else None))

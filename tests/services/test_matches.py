@@ -70,7 +70,7 @@ def test_lobby_refusals() -> None:
     assert full.value.code == "match_full"
     with pytest.raises(NotFound):
         service.join("nope", "X")
-    for bad in (["human"] * 3, ["bot:easy"] * 4, ["human", "robot", "human", "human"]):
+    for bad in (["human"] * 3, ["bot:mad"] * 4, ["human", "robot", "human", "human"]):
         with pytest.raises(HokmError) as refused:
             service.create(seats=bad)
         assert refused.value.code == "bad_request"
