@@ -28,7 +28,8 @@ from .events import (
 from .fairness import commitment_of
 from .rules import Rules
 from .state import (
-    CHOOSING_TRUMP, MATCH_OVER, NEW, PLAYING, ROUND_OVER, SEAT_SHIFT, WAITING, State, TrumpTable,
+    CHOOSING_TRUMP, HELD_BIT, MATCH_OVER, NEW, PLAYING, ROUND_OVER, SEAT_SHIFT, WAITING, State,
+    TrumpTable,
 )
 
 TRICKS_TO_WIN = 7
@@ -44,9 +45,6 @@ _PLAYED_AND_WON = tuple(
     tuple(tuple((event, won) for won in _TRICK_WON) for event in row) for row in _CARD_PLAYED
 )
 _ACES = frozenset(CARD_INDEX[r + s] for r in "A" for s in SUITS)
-_HELD_BIT = tuple(tuple(1 << (c + SEAT_SHIFT * seat) for c in range(N_CARDS)) for seat in range(4))
-"""``_HELD_BIT[seat][card]``: the card's bit in ``State.held``."""
-
 
 
 def decide(state: State, seat: int | None, command: Command) -> tuple[Event, ...]:
@@ -60,7 +58,7 @@ def decide(state: State, seat: int | None, command: Command) -> tuple[Event, ...
                 card = CARD_INDEX.get(command.card)
             except TypeError:  # unhashable: _play refuses it
                 card = None
-            if card is not None and state.held & _HELD_BIT[seat][card]:
+            if card is not None and state.held & HELD_BIT[seat][card]:
                 trick = state.trick
                 if not trick:
                     return _PLAYED_ALONE[seat][card]
@@ -103,8 +101,9 @@ def _check_player(state: State, seat: int | None) -> int:
 
 
 def _play(state: State, seat: int | None, command: PlayCard) -> tuple[Event, ...]:
-    """Checks in order: phase, turn (and that ``seat`` is a seat), card, held, follow suit,
-    must trump.  Written flat because it runs for every card of every match."""
+    """The full path of a card, with every check in order (the code of the first that fails is
+    the answer): phase, turn (and that ``seat`` is a seat), card, held, follow suit, must
+    trump.  ``decide`` answers the plainly legal cards itself with the same checks."""
     if state.phase != PLAYING:
         raise _refuse_phase(state, "play a card")
     if seat != state.turn or type(seat) is not int:  # True == 1, but a bool is not a seat

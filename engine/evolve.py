@@ -4,9 +4,9 @@
 ``State``.  Consequences that follow mechanically from an event (completing the deal once trump is
 named, the next Hakem after a round) are computed here, identically on every replay.
 
-The handlers of the events that come with every card, trick and round (``CardPlayed``,
-``TrickWon``, ``RoundStarted``, ``TrumpChosen``, ``RoundEnded``) are written for speed: they set
-the fields that change on a ``clone`` and build the small records directly instead of through
+The events that come with every card and trick (``CardPlayed``, ``TrickWon``) are applied inline
+by a generated ``evolve`` (see ``_EVOLVE``); those of every round (``RoundStarted``,
+``TrumpChosen``, ``RoundEnded``) build their records positionally rather than through
 ``dataclasses.replace``, which costs several times more.
 """
 
@@ -24,22 +24,18 @@ from .events import (
     SecretRevealed, SeatLeft, SeatTaken, SetWon, TrickWon, TrumpChosen,
 )
 from .state import (
-    CHOOSING_TRUMP, MATCH_OVER, PLAYING, ROUND_OVER, SEAT_SHIFT, TRUMP_TABLES, WAITING, DealInfo,
-    MatchInfo, RoundResult, Seat, State, pack,
+    CHOOSING_TRUMP, HELD_BIT, MATCH_OVER, PLAYING, ROUND_OVER, SEAT_SHIFT, TRUMP_TABLES, WAITING,
+    DealInfo, MatchInfo, Seat, State, make_deal_info, make_match_info, make_round_result, pack,
 )
 
-# The records of a round's start and end are built with positional arguments (a third cheaper
-# than keywords, several times cheaper than dataclasses.replace); their field order is pinned here.
+# The records of a round's start and end are built positionally with the state module's makers
+# (several times cheaper than dataclasses.replace); their field order is pinned here.
 assert [f.name for f in fields(MatchInfo)] == [
     "match_id", "commitment", "first_hakem", "seats", "draw", "next_hakem", "score", "sets",
     "result", "winner", "secret"]
 assert [f.name for f in fields(DealInfo)] == [
     "round_no", "dealer", "deck", "stacked", "trump", "dealt"]
 
-_HELD_BIT: tuple[tuple[int, ...], ...] = tuple(
-    tuple(1 << (card + SEAT_SHIFT * seat) for card in range(N_CARDS)) for seat in range(4)
-)
-"""``_HELD_BIT[seat][card]``: the card's bit in ``State.held``."""
 _TRICK_STEP: tuple[tuple[tuple[tuple[int, int]], ...], ...] = tuple(
     tuple(((seat, card),) for card in range(N_CARDS)) for seat in range(4)
 )
@@ -61,7 +57,7 @@ def evolve(state, event):
         card = CARD_INDEX[event.card]
         new = _new(State)
 {copy_card}
-        new.held = state.held ^ _HELD_BIT[seat][card]
+        new.held = state.held ^ HELD_BIT[seat][card]
         new.trick = state.trick + _TRICK_STEP[seat][card]
         seat += 1
         new.turn = seat if seat < state.rules.players else 0
@@ -99,10 +95,12 @@ def _generate_evolve() -> Callable[[State, Event], State]:
     source = _EVOLVE.format(copy_card=copy(_CARD_CHANGES), copy_trick=copy(_TRICK_CHANGES))
     namespace: dict[str, Any] = {
         "CardPlayed": CardPlayed, "TrickWon": TrickWon, "State": State, "_new": object.__new__,
-        "CARD_INDEX": CARD_INDEX, "_HELD_BIT": _HELD_BIT, "_TRICK_STEP": _TRICK_STEP,
+        "CARD_INDEX": CARD_INDEX, "HELD_BIT": HELD_BIT, "_TRICK_STEP": _TRICK_STEP,
         "_trick_won": _trick_won, "_HANDLERS": _HANDLERS,
     }
-    exec(source, namespace)  # noqa: S102 - generated from our own slot names only
+    # a named pseudo-file, so tracebacks say where the generated code comes from
+    code = compile(source, "<engine.evolve: generated evolve>", "exec")
+    exec(code, namespace)  # noqa: S102 - generated from our own slot names only
     generated: Callable[[State, Event], State] = namespace["evolve"]
     generated.__doc__ = "The state after ``event`` (a new ``State``; ``state`` is unchanged)."
     generated.__module__ = __name__
@@ -186,9 +184,9 @@ def _round_started(state: State, e: RoundStarted) -> State:
     m = state.match
     # a set was won (target "2x7"): the points start again with this deal
     score = (0,) * teams if max(m.score) >= rules.target else m.score
-    new.match = MatchInfo(m.match_id, m.commitment, m.first_hakem, m.seats, m.draw,
-                          None, score, m.sets, m.result, m.winner, m.secret)
-    new.deal = DealInfo(e.round, e.dealer, deck, e.stacked, None, tuple(hands))
+    new.match = make_match_info(m.match_id, m.commitment, m.first_hakem, m.seats, m.draw,
+                                None, score, m.sets, m.result, m.winner, m.secret)
+    new.deal = make_deal_info(e.round, e.dealer, deck, e.stacked, None, tuple(hands))
     new.phase = CHOOSING_TRUMP
     new.hakem = e.hakem
     new.table = None
@@ -213,7 +211,7 @@ def _trump_chosen(state: State, e: TrumpChosen) -> State:
     d = state.deal
     hands = tuple(split_deck(d.deck, state.hakem, rules.deal, rules.players))
     new.table = TRUMP_TABLES[(trump, rules.satat)]
-    new.deal = DealInfo(d.round_no, d.dealer, d.deck, d.stacked, trump, hands)
+    new.deal = make_deal_info(d.round_no, d.dealer, d.deck, d.stacked, trump, hands)
     new.held = pack(hands)
     new.phase = PLAYING
     new.leader = new.turn = state.hakem
@@ -229,9 +227,9 @@ def _round_ended(state: State, e: RoundEnded) -> State:
     score[e.winner] += e.points
     won = rules.team_of(state.hakem) == e.winner
     next_hakem = state.hakem if won else (state.hakem + 1) % rules.players
-    result = RoundResult(e.winner, e.points, e.kind, tuple(e.tricks))
-    new.match = MatchInfo(m.match_id, m.commitment, m.first_hakem, m.seats, m.draw,
-                          next_hakem, tuple(score), m.sets, result, m.winner, m.secret)
+    result = make_round_result(e.winner, e.points, e.kind, tuple(e.tricks))
+    new.match = make_match_info(m.match_id, m.commitment, m.first_hakem, m.seats, m.draw,
+                                next_hakem, tuple(score), m.sets, result, m.winner, m.secret)
     new.phase = ROUND_OVER
     new.turn = None
     return new

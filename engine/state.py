@@ -11,8 +11,9 @@ into what one seat may see.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import Any
+from collections.abc import Callable
+from dataclasses import dataclass, fields
+from typing import Any, TypeVar
 
 from .cards import FULL_DECK_MASK
 from .rules import STANDARD, Rules
@@ -21,8 +22,14 @@ NEW, WAITING, CHOOSING_TRUMP, PLAYING, ROUND_OVER, MATCH_OVER = (
     "new", "waiting", "choosing_trump", "playing", "round_over", "match_over",
 )
 
+R = TypeVar("R")
+
 SEAT_SHIFT = 52
 """Seat ``s``'s hand is bits ``52*s .. 52*s+51`` of ``State.held``."""
+HELD_BIT: tuple[tuple[int, ...], ...] = tuple(
+    tuple(1 << (card + SEAT_SHIFT * seat) for card in range(52)) for seat in range(4)
+)
+"""``HELD_BIT[seat][card]``: the card's bit in ``State.held``."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -215,11 +222,11 @@ class State:
     @property
     def hands(self) -> tuple[int, ...]:
         """Cards held now, a bit mask per seat (hidden information)."""
-        held = self.held
-        if self.rules.players == 4:
-            return (held & FULL_DECK_MASK, (held >> 52) & FULL_DECK_MASK,
-                    (held >> 104) & FULL_DECK_MASK, held >> 156)
-        return tuple((held >> (SEAT_SHIFT * s)) & FULL_DECK_MASK for s in range(self.rules.players))
+        held, full = self.held, FULL_DECK_MASK
+        if self.rules.players == 4:  # unrolled: views and tests call this often
+            return (held & full, (held >> SEAT_SHIFT) & full, (held >> 2 * SEAT_SHIFT) & full,
+                    (held >> 3 * SEAT_SHIFT) & full)
+        return tuple((held >> (SEAT_SHIFT * s)) & full for s in range(self.rules.players))
 
     @hands.setter
     def hands(self, hands: tuple[int, ...]) -> None:
@@ -258,6 +265,28 @@ class State:
         return True
 
 
+def record_maker(cls: type[R]) -> Callable[..., R]:
+    """A positional constructor for a frozen, slotted dataclass (every field, in order) that
+    sets the slots through their descriptors: half the cost of the generated ``__init__``, which
+    goes through ``object.__setattr__`` for each field.  For the records ``evolve`` builds at
+    every round's start and end; the result is an ordinary instance of ``cls``."""
+    names = [f.name for f in fields(cls)]  # type: ignore[arg-type]
+    body = "\n".join(f"    set_{name}(new, {name})" for name in names)
+    source = f"def make({', '.join(names)}):\n    new = _new(cls)\n{body}\n    return new\n"
+    namespace: dict[str, Any] = {"_new": object.__new__, "cls": cls}
+    namespace.update({f"set_{name}": cls.__dict__[name].__set__ for name in names})
+    code = compile(source, f"<engine.state: generated {cls.__name__} maker>", "exec")
+    exec(code, namespace)  # noqa: S102 - generated from the dataclass's own field names
+    make: Callable[..., R] = namespace["make"]
+    make.__doc__ = f"{cls.__name__}({', '.join(names)}), built without __init__."
+    return make
+
+
+make_match_info = record_maker(MatchInfo)
+make_deal_info = record_maker(DealInfo)
+make_round_result = record_maker(RoundResult)
+
+
 def pack(hands: tuple[int, ...] | list[int]) -> int:
     """The packed ``held`` int of per-seat hand masks."""
     held = 0
@@ -275,7 +304,8 @@ def _generate_clone() -> None:
     source = (f"def clone(self):\n    new = _new(State)\n{body}\n    return new\n"
               f"def snapshot(self):\n    return ({fields},)\n")
     namespace: dict[str, object] = {"_new": object.__new__, "State": State}
-    exec(source, namespace)  # noqa: S102 - generated from our own slot names only
+    code = compile(source, "<engine.state: generated State.clone/snapshot>", "exec")
+    exec(code, namespace)  # noqa: S102 - generated from our own slot names only
     clone: Any = namespace["clone"]
     clone.__doc__ = State.clone.__doc__
     State.clone = clone  # type: ignore[method-assign]

@@ -9,7 +9,7 @@ from dataclasses import replace
 import fakeredis
 import pytest
 
-from engine import ChooseTrump, PlayCard, legal_choices
+from engine import ChooseTrump, PlayCard, legal_choices, names_of_mask
 from engine.events import CardPlayed, RoundStarted
 from services.audit import check, command_for, describe, export_lines, read_export
 from services.cli import main
@@ -61,9 +61,13 @@ def test_an_edited_card_is_named() -> None:
     target = next(r for r in service.store.read(match_id)
                   if r.version > 40 and isinstance(r.events[0], CardPlayed))
 
+    before = service.state_at(match_id, target.version - 1)
+    seat = target.events[0].seat  # type: ignore[union-attr]
+    # a card another seat holds: never legal for this seat, so the re-run refuses this record
+    other = next(c for s in range(4) if s != seat for c in names_of_mask(before.hands[s]))
+
     def change(record):  # type: ignore[no-untyped-def]
         card = record.events[0]
-        other = "2C" if card.card != "2C" else "3C"
         return replace(record, events=(CardPlayed(card.seat, other), *record.events[1:]))
 
     rewrite(client, match_id, target.version, change)
