@@ -18,6 +18,7 @@ Ends with ``RESULT overhead_p50_ms=<a> scale_2_over_1=<b>``.
 from __future__ import annotations
 
 import argparse
+import itertools
 import os
 import random
 import secrets
@@ -125,7 +126,7 @@ def overhead(moves: int) -> tuple[float, float]:
                     time.sleep(0.002)
                 time.sleep(0.01)
                 versions = sorted(v for v in tail.seen if v > out.version - 1)
-                for a, b in zip(versions, versions[1:], strict=False):
+                for a, b in itertools.pairwise(versions):
                     if b == a + 1 and tail.seen[b][1] not in (None, 0):
                         gaps.append(tail.seen[b][0] - tail.seen[a][0])
                 # the policy's own time on this seat's kind of view

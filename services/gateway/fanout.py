@@ -28,12 +28,13 @@ from engine.state import CHOOSING_TRUMP, PLAYING
 from services.matches import Loaded, MatchService, fold_raw
 from services.runtime import Runtime
 from services.store import keys
-from services.store.redis_streams import version_of
 
 log = logging.getLogger("hokm.gateway")
 OUTBOX = 512
 PRESENCE_TTL_MS = 30_000
 PRESENCE_EVERY_S = 5.0
+PRESENCE_BATCH = 250
+TAIL_BLOCK_S = 5
 
 
 _ENCODE = json.JSONEncoder(separators=(",", ":")).encode
@@ -75,6 +76,20 @@ def view_texts(loaded: Loaded, seats: Iterable[int | None],
     return out
 
 
+_XREAD_HEAD = b"".join(b"$%d\r\n%s\r\n" % (len(w), w) for w in (
+    b"XREAD", b"COUNT", b"500", b"BLOCK", b"%d" % (TAIL_BLOCK_S * 1000), b"STREAMS"))
+
+
+def _payload(fields: Any) -> bytes:
+    """The ``d`` field of a stream entry (a flat list, or a map under RESP3)."""
+    if isinstance(fields, dict):
+        return fields[b"d"]  # type: ignore[no-any-return]
+    for i in range(0, len(fields) - 1, 2):
+        if fields[i] == b"d":
+            return fields[i + 1]  # type: ignore[no-any-return]
+    raise KeyError("d")
+
+
 def bot_to_move(loaded: Loaded) -> bool:
     """Whether the match waits for a bot's decision (which some process must schedule)."""
     state = loaded.state
@@ -88,7 +103,7 @@ def bot_to_move(loaded: Loaded) -> bool:
 class Subscriber:
     """One WebSocket following one match as one seat (or as a spectator, ``seat is None``)."""
 
-    __slots__ = ("ws", "match_id", "seat", "player", "outbox", "writer", "closed")
+    __slots__ = ("ws", "match_id", "seat", "player", "outbox", "writer", "closed", "close_code")
 
     def __init__(self, ws: WebSocket, match_id: str, seat: int | None,
                  player: str | None = None) -> None:
@@ -97,26 +112,31 @@ class Subscriber:
         self.seat = seat
         self.player = player
         """The seat follows the player: the ace draw may move a player to another seat."""
-        self.outbox: asyncio.Queue[str | None] = asyncio.Queue(OUTBOX)
+        self.outbox: asyncio.Queue[str | None] = asyncio.Queue()
         self.writer: asyncio.Task[None] | None = None
         self.closed = False
+        self.close_code = 1013
 
     def send(self, text: str) -> None:
         if self.closed:
             return
-        try:
-            self.outbox.put_nowait(text)
-        except asyncio.QueueFull:
-            self.closed = True  # too slow: drop it; it reconnects and catches up
-            with contextlib.suppress(asyncio.QueueFull):
-                self.outbox.put_nowait(None)
+        if self.outbox.qsize() >= OUTBOX:
+            self.close(1013)  # too slow: drop it; it reconnects and catches up
+            return
+        self.outbox.put_nowait(text)
+
+    def close(self, code: int) -> None:
+        """Close the socket with ``code`` once everything queued before has been sent."""
+        if not self.closed:
+            self.closed, self.close_code = True, code
+            self.outbox.put_nowait(None)
 
     async def write_loop(self) -> None:
         try:
             while True:
                 text = await self.outbox.get()
                 if text is None:
-                    await self.ws.close(code=1013)
+                    await self.ws.close(code=self.close_code)
                     return
                 await self.ws.send_text(text)
         except Exception:  # the socket went away: the reader side cleans up
@@ -131,10 +151,16 @@ class Hub:
         self.subs: dict[str, set[Subscriber]] = {}
         self.loaded: dict[str, Loaded] = {}
         self.connected: dict[str, tuple[bool, ...]] = {}
-        self._keys: dict[str, str] = {}
-        """Match id -> its stream key (for the tail's read)."""
+        self._gen = 0
+        """Bumped whenever the set of followed matches changes (the tail's read changes)."""
+        self._keys_gen = -1
+        self._keys_for = -1
+        self._keys_block = b""
+        self._match_of: dict[bytes, str] = {}
+        self._ids: dict[str, tuple[int, bytes]] = {}
         self._wake_key = f"hokm:gw:{self.gateway_id}:wake"
-        self._wake_id = "0-0"
+        self._wake_bytes = self._wake_key.encode()
+        self._wake_id = b"0-0"
         self._changed = asyncio.Event()
         self._tasks: list[asyncio.Task[None]] = []
 
@@ -165,8 +191,9 @@ class Hub:
             fresh = await run_in_threadpool(self.service.load, match_id)
             loaded = self.loaded.get(match_id)  # another subscriber may have raced us here
             if loaded is None or loaded.version < fresh.version:
+                if match_id not in self.loaded:
+                    self._gen += 1
                 loaded = self.loaded[match_id] = fresh
-                self._keys.setdefault(match_id, keys.log(match_id))
         self.subs.setdefault(match_id, set()).add(sub)
         sub.writer = asyncio.create_task(sub.write_loop())
         self._send_view(sub, loaded, self.connected.get(match_id))
@@ -185,9 +212,10 @@ class Hub:
                 del self.subs[match_id]
                 self.loaded.pop(match_id, None)
                 self.connected.pop(match_id, None)
-                self._keys.pop(match_id, None)
-        if sub.writer is not None:
-            sub.writer.cancel()
+                self._ids.pop(match_id, None)
+                self._gen += 1
+        if sub.writer is not None and not sub.closed:
+            sub.writer.cancel()  # (a closing writer finishes its queue, then closes)
         if sub.seat is not None:
             still_here = any(s.seat == sub.seat for s in self.subs.get(match_id, ()))
             if not still_here:
@@ -219,68 +247,130 @@ class Hub:
     # -- the tail ----------------------------------------------------------------------------
 
     async def _tail(self) -> None:
+        """Follow every match that has a socket here with one blocking ``XREAD``, for good."""
         client = self.rt.async_client()
+        conn: Any = None
         while True:
             if not self.loaded:
                 self._changed.clear()
                 await self._changed.wait()
                 continue
-            log_keys = self._keys
-            streams: dict[Any, Any] = {
-                log_keys.get(m) or keys.log(m): f"{loaded.version}-0"
-                for m, loaded in self.loaded.items()
-            }
-            streams[self._wake_key] = self._wake_id
             try:
-                found: Any = await client.xread(streams, block=5000, count=500)
+                if conn is None:
+                    conn = await client.connection_pool.get_connection()  # type: ignore[no-untyped-call]
+                await conn.send_packed_command(self._xread_command(), check_health=False)
+                # longer than the BLOCK: the client's default socket timeout (5 s in redis-py 8)
+                # would otherwise cut an idle read off just as Redis answers "nothing new"
+                found: Any = await conn.read_response(timeout=TAIL_BLOCK_S + 10)
             except asyncio.CancelledError:
+                if conn is not None:  # cancelled mid-read: the connection is out of step
+                    with contextlib.suppress(BaseException):
+                        await conn.disconnect()
                 raise
             except Exception:
                 log.exception("tail read failed; retrying")
+                if conn is not None:
+                    with contextlib.suppress(Exception):
+                        await conn.disconnect()
+                        await client.connection_pool.release(conn)
+                    conn = None
                 await asyncio.sleep(0.5)
                 continue
-            for raw_key, entries in found or ():
-                key = raw_key.decode() if isinstance(raw_key, bytes) else raw_key
-                if key == self._wake_key:
-                    last = entries[-1][0]
-                    self._wake_id = last.decode() if isinstance(last, bytes) else last
+            if not found:
+                continue
+            for raw_key, entries in (found.items() if isinstance(found, dict) else found):
+                if raw_key == self._wake_bytes:
+                    self._wake_id = entries[-1][0]
                     continue
-                match_id = key.split("{", 1)[1].split("}", 1)[0]
-                loaded = self.loaded.get(match_id)
-                if loaded is None:
+                match_id = self._match_of.get(raw_key)
+                loaded = self.loaded.get(match_id) if match_id is not None else None
+                if match_id is None or loaded is None:
                     continue  # nobody here follows this match any more
                 known = loaded.version
-                fresh = [(v, fields[b"d"]) for v, fields in
-                         ((version_of(i), f) for i, f in entries) if v > known]
+                fresh = []
+                for entry_id, fields in entries:
+                    number = int(entry_id.split(b"-", 1)[0])
+                    if number > known:
+                        fresh.append((number, _payload(fields)))
                 if not fresh:
                     continue  # records this process appended and already sent
                 try:
                     await self._deliver(match_id, fresh)
                 except Exception:
                     log.exception("delivering %s failed", match_id)
+                    await self._reload(match_id)
+
+    def _xread_command(self) -> bytes:
+        """``XREAD COUNT 500 BLOCK 5000 STREAMS <every followed match> <wake> <ids>``, packed
+        once per call from cached pieces: with a thousand matches, letting the client library
+        encode two thousand arguments took about a millisecond per read."""
+        loaded = self.loaded
+        if self._keys_for != len(loaded) or self._keys_gen != self._gen:
+            parts = []
+            self._match_of = {}
+            for match_id in loaded:
+                key = keys.log(match_id).encode()
+                self._match_of[key] = match_id
+                parts.append(b"$%d\r\n%s\r\n" % (len(key), key))
+            wake = self._wake_bytes
+            parts.append(b"$%d\r\n%s\r\n" % (len(wake), wake))
+            self._keys_block = b"".join(parts)
+            self._keys_for, self._keys_gen = len(loaded), self._gen
+        ids = self._ids
+        parts = [b"*%d\r\n" % (6 + 2 * (len(loaded) + 1)), _XREAD_HEAD, self._keys_block]
+        for match_id, at in loaded.items():
+            cached = ids.get(match_id)
+            if cached is None or cached[0] != at.version:
+                text = b"%d-0" % at.version
+                cached = ids[match_id] = (at.version, b"$%d\r\n%s\r\n" % (len(text), text))
+            parts.append(cached[1])
+        wake_id = self._wake_id
+        parts.append(b"$%d\r\n%s\r\n" % (len(wake_id), wake_id))
+        return b"".join(parts)
 
     async def _deliver(self, match_id: str, entries: Sequence[tuple[int, bytes]]) -> None:
+        """Fold new records into the hub's copy of the match, one version at a time, sending
+        the views of each."""
         for number, payload in entries:
-            loaded = self.loaded.get(match_id)
-            if loaded is None:
-                return  # nobody here follows this match any more
-            if number <= loaded.version:
-                continue
-            if number != loaded.version + 1:
+            while True:
+                loaded = self.loaded.get(match_id)
+                if loaded is None:
+                    return  # nobody here follows this match any more
+                if number <= loaded.version:
+                    break
+                if number == loaded.version + 1:
+                    self._advance(match_id, fold_raw([(number, payload)], loaded))
+                    break
+                # a gap (rare): read what is missing, then look again
                 missing = await run_in_threadpool(
                     self.rt.store.read_raw, match_id, loaded.version, number - 1)
-                loaded = fold_raw(missing, loaded)
-            loaded = fold_raw([(number, payload)], loaded)
-            if self.loaded.get(match_id) is None:
-                return
-            self.loaded[match_id] = loaded
-            self.service._remember(match_id, loaded)
-            self.broadcast(match_id, loaded)
+                if self.loaded.get(match_id) is loaded:
+                    for entry in missing:
+                        loaded = fold_raw([entry], loaded)
+                        self._advance(match_id, loaded)
         latest = self.loaded.get(match_id)
         if latest is not None and bot_to_move(latest):
             # Redundant on purpose: if the process that appended died before scheduling the
             # bot, whoever sees the record schedules it (the guard makes this idempotent).
             await run_in_threadpool(self.service.schedule_bot, match_id, latest)
+
+    def _advance(self, match_id: str, loaded: Loaded) -> None:
+        self.loaded[match_id] = loaded
+        self.service._remember(match_id, loaded)
+        self.broadcast(match_id, loaded)
+
+    async def _reload(self, match_id: str) -> None:
+        """Start the hub's copy of a match again from the stream (after a record it could not
+        fold), and send everyone the current view."""
+        self.service.forget(match_id)
+        try:
+            loaded = await run_in_threadpool(self.service.load, match_id)
+        except Exception:
+            log.exception("reloading %s failed", match_id)
+            await asyncio.sleep(0.5)  # do not spin on a match that cannot be read
+            return
+        if match_id in self.loaded:
+            self._advance(match_id, loaded)
 
     def broadcast(self, match_id: str, loaded: Loaded) -> None:
         subs = self.subs.get(match_id)
@@ -315,25 +405,25 @@ class Hub:
 
     async def read_presence(self, match_id: str, players: int = 4) -> tuple[bool, ...]:
         client = self.rt.async_client()
-        raw = await client.hgetall(keys.presence(match_id))
-        now = time.time() * 1000
-        seats = [False] * players
-        for field, value in raw.items():
-            name = field.decode() if isinstance(field, bytes) else str(field)
-            seat = int(name.split(":", 1)[0])
-            if 0 <= seat < players and float(value) > now:
-                seats[seat] = True
-        return tuple(seats)
+        return _present(await client.hgetall(keys.presence(match_id)), players)
 
     async def _refresh_presence(self, match_id: str) -> None:
         loaded = self.loaded.get(match_id)
         if loaded is None:
             return
-        seats = await self.read_presence(match_id, loaded.state.rules.players)
-        if self.connected.get(match_id) != seats:
-            before = self.connected.get(match_id)
-            self.connected[match_id] = seats
-            await self._note_away(match_id, loaded, before, seats)
+        await self._presence_is(match_id, await self.read_presence(
+            match_id, loaded.state.rules.players))
+
+    async def _presence_is(self, match_id: str, seats: tuple[bool, ...]) -> None:
+        """Presence as just read: if it changed, note who is away and resend the views."""
+        loaded = self.loaded.get(match_id)
+        if loaded is None or self.connected.get(match_id) == seats:
+            return
+        before = self.connected.get(match_id)
+        self.connected[match_id] = seats
+        await self._note_away(match_id, loaded, before, seats)
+        loaded = self.loaded.get(match_id)
+        if loaded is not None:
             self.broadcast(match_id, loaded)
 
     async def _note_away(self, match_id: str, loaded: Loaded, before: tuple[bool, ...] | None,
@@ -352,19 +442,47 @@ class Hub:
                 await client.zadd(keys.AWAY, {name: now}, nx=True)
 
     async def _presence(self) -> None:
-        """Refresh this gateway's presence entries and everyone else's, every few seconds."""
+        """Refresh this gateway's presence entries and read everyone else's, every few seconds
+        (pipelined: a few round trips for all the matches followed here)."""
         while True:
             await asyncio.sleep(PRESENCE_EVERY_S)
             client = self.rt.async_client()
             expiry = int(time.time() * 1000) + PRESENCE_TTL_MS
-            for match_id, subs in list(self.subs.items()):
+            matches = list(self.subs.items())
+            for start in range(0, len(matches), PRESENCE_BATCH):
+                chunk = matches[start:start + PRESENCE_BATCH]
                 try:
-                    seats = {s.seat for s in subs if s.seat is not None}
-                    if seats:
-                        await client.hset(keys.presence(match_id), mapping={
-                            f"{seat}:{self.gateway_id}": expiry for seat in seats})
-                    await self._refresh_presence(match_id)
+                    pipe = client.pipeline(transaction=False)
+                    asked = []
+                    for match_id, subs in chunk:
+                        seats = {s.seat for s in subs if s.seat is not None}
+                        if seats:
+                            pipe.hset(keys.presence(match_id), mapping={
+                                f"{seat}:{self.gateway_id}": expiry for seat in seats})
+                        pipe.hgetall(keys.presence(match_id))
+                        asked.append((match_id, bool(seats)))
+                    answers = iter(await pipe.execute())
+                    for match_id, wrote in asked:
+                        if wrote:
+                            next(answers)  # the HSET
+                        raw = next(answers)
+                        loaded = self.loaded.get(match_id)
+                        if loaded is not None:
+                            await self._presence_is(
+                                match_id, _present(raw, loaded.state.rules.players))
                 except asyncio.CancelledError:
                     raise
                 except Exception:
-                    log.exception("presence refresh for %s failed", match_id)
+                    log.exception("presence refresh failed")
+
+
+def _present(raw: Any, players: int) -> tuple[bool, ...]:
+    """Seats with an unexpired presence entry, from the presence hash."""
+    now = time.time() * 1000
+    seats = [False] * players
+    for field, value in raw.items():
+        name = field.decode() if isinstance(field, bytes) else str(field)
+        seat = int(name.split(":", 1)[0])
+        if 0 <= seat < players and float(value) > now:
+            seats[seat] = True
+    return tuple(seats)

@@ -7,6 +7,8 @@ nothing a client sends can change the match except a valid command for its own s
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import json
 from typing import Any
 
@@ -54,17 +56,21 @@ async def endpoint(ws: WebSocket, api: Api, hub: Hub) -> None:
             if message["type"] == "websocket.disconnect":
                 break
             text = message.get("text")
+            size = len(text) if text is not None else len(message.get("bytes") or b"")
+            if size > api.max_body:
+                sub.send(_error(TooLarge(f"frames are at most {api.max_body} bytes")))
+                sub.close(CLOSE_TOO_LARGE)  # after the error frame
+                break
             if text is None:
                 sub.send(_error(InvalidCommand("send JSON text frames")))
                 continue
-            if len(text) > api.max_body:
-                sub.send(_error(TooLarge(f"frames are at most {api.max_body} bytes")))
-                await ws.close(code=CLOSE_TOO_LARGE)
-                break
             await _handle_frame(text, sub, api, address, token, match_id)
     except WebSocketDisconnect:
         pass
     finally:
+        if sub.closed and sub.writer is not None:  # let it send what is queued, then close
+            with contextlib.suppress(Exception):
+                await asyncio.wait_for(asyncio.shield(sub.writer), 5)
         await hub.unsubscribe(sub)
 
 
