@@ -1,0 +1,362 @@
+"""``hokm arena A B``: duplicate deals between two policies (or levels).
+
+Every deal is played twice with the same cards (a stacked deck, ``DealRound(deck, stacked=True)``)
+and the sides swapped: A holds seats 0 and 2 in the first copy and seats 1 and 3 in the second.
+The Hakem seat of deal ``i`` is ``i % 4``, so it rotates evenly.  Each copy is one whole round,
+played through ``engine.decide``/``evolve``; every seat's policy gets only ``view_for`` of its
+seat and its own redacted history, exactly as a bot worker would.  Each seat's random generator is
+seeded from (seed, deal, seat) and is the same in both copies, so a policy against itself plays
+the two copies identically and scores exactly 0.5.
+
+Reported:
+
+* A's round win rate with a paired 95 % confidence interval: the per-deal score is the mean of
+  A's two results (0, 0.5 or 1), and the interval is mean +/- 1.96 * sd / sqrt(deals);
+* how often each side made a kot (as Hakem's side) or a Hakem koti (as defenders);
+* an estimated first-to-7 match win rate for A: matches simulated by drawing rounds from the
+  empirical outcomes, conditioned on which side is Hakem, with the succession rule (the Hakem's
+  side keeps the role when it wins, else it passes to the other side), first Hakem side by a coin;
+* each policy's decision time (p50, p95, max) in milliseconds, both as CPU time of the deciding
+  thread (``time.thread_time``: what one core spends, unaffected by other load on a shared
+  machine) and as wall-clock time;
+* a last line ``RESULT a_round_rate=<x> ci_low=<l> ci_high=<h> a_ms_p95=<t>`` where ``t`` is A's
+  p95 CPU time per decision (``--clock wall`` uses the wall clock instead).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import random
+import sys
+import time
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from engine import (
+    NAMES, ChooseTrump, CreateMatch, DealRound, Event, PlayCard, Rules, State, TakeSeat,
+    commitment_of, decide, evolve, redact_event, view_for,
+)
+from engine.state import CHOOSING_TRUMP, PLAYING
+
+from .policies import Policy, policy_for
+
+SECRET = "a7" * 32
+
+
+@dataclass(slots=True)
+class RoundRecord:
+    """One copy of one deal, from A's side."""
+
+    deal: int
+    a_team: int
+    hakem_team: int
+    winner: int
+    points: int
+    kind: str
+    tricks: tuple[int, ...]
+
+    @property
+    def a_won(self) -> bool:
+        return self.winner == self.a_team
+
+
+@dataclass(slots=True)
+class DealResult:
+    deal: int
+    rounds: list[RoundRecord]
+    a_ms: list[float] = field(default_factory=list)
+    b_ms: list[float] = field(default_factory=list)
+    a_wall: list[float] = field(default_factory=list)
+    b_wall: list[float] = field(default_factory=list)
+
+    @property
+    def score(self) -> float:
+        return sum(r.a_won for r in self.rounds) / len(self.rounds)
+
+
+def deck_for_deal(seed: int, deal: int) -> tuple[str, ...]:
+    """The shuffled deck of deal ``deal`` (the same for both copies)."""
+    names = list(NAMES)
+    random.Random(f"hokm-arena:{seed}:deck:{deal}").shuffle(names)
+    return tuple(names)
+
+
+def play_round(deck: Sequence[str], hakem: int, policies: Sequence[Policy],
+               rngs: Sequence[random.Random], rules: Rules,
+               times: Sequence[list[float]] | None = None,
+               walls: Sequence[list[float]] | None = None) -> State:
+    """Play one round from a stacked ``deck`` with ``hakem`` as Hakem; every seat's policy sees
+    only its own view and redacted history.  Returns the state once the round is over.
+    ``times[seat]`` / ``walls[seat]`` (if given) collect that seat's decision times in
+    milliseconds (CPU time of this thread / wall clock)."""
+    state = State()
+    histories: list[list[dict[str, Any]]] = [[], [], [], []]
+    version = 0
+
+    def run(seat: int | None, command: Any) -> None:
+        nonlocal state, version
+        events: tuple[Event, ...] = decide(state, seat, command)
+        for event in events:
+            for s in range(4):
+                histories[s].append(redact_event(state, event, s))
+            state = evolve(state, event)
+            version += 1
+
+    run(None, CreateMatch("arena", rules, commitment_of(SECRET), first_hakem=hakem))
+    for s in range(4):
+        run(None, TakeSeat(s, f"seat {s}", f"p{s}", policies[s].name))
+    run(None, DealRound(tuple(deck), stacked=True))
+    while state.phase in (CHOOSING_TRUMP, PLAYING):
+        seat = state.turn
+        assert seat is not None
+        view = view_for(state, seat, version)
+        w0, t0 = time.perf_counter(), time.thread_time()
+        choice = policies[seat].choose(view, histories[seat], rngs[seat])
+        if times is not None:
+            times[seat].append((time.thread_time() - t0) * 1000.0)
+        if walls is not None:
+            walls[seat].append((time.perf_counter() - w0) * 1000.0)
+        run(seat, ChooseTrump(choice) if state.phase == CHOOSING_TRUMP else PlayCard(choice))
+    return state
+
+
+@dataclass(frozen=True, slots=True)
+class DealTask:
+    a: str
+    b: str
+    seed: int
+    deal: int
+    rules: dict[str, Any]
+
+
+def play_deal(task: DealTask) -> DealResult:
+    """Both copies of one deal (module level so worker processes can run it)."""
+    rules = Rules.from_dict(task.rules)
+    deck = deck_for_deal(task.seed, task.deal)
+    hakem = task.deal % 4
+    result = DealResult(task.deal, [])
+    for a_team in (0, 1):
+        pa, pb = policy_for(task.a), policy_for(task.b)
+        policies = [pa if s % 2 == a_team else pb for s in range(4)]
+        rngs = [random.Random(f"hokm-arena:{task.seed}:{task.deal}:{s}") for s in range(4)]
+        times: list[list[float]] = [[], [], [], []]
+        walls: list[list[float]] = [[], [], [], []]
+        state = play_round(deck, hakem, policies, rngs, rules, times, walls)
+        r = state.match.result
+        assert r is not None
+        result.rounds.append(RoundRecord(task.deal, a_team, hakem % 2, r.winner, r.points,
+                                         r.kind, r.tricks))
+        for s in range(4):
+            (result.a_ms if s % 2 == a_team else result.b_ms).extend(times[s])
+            (result.a_wall if s % 2 == a_team else result.b_wall).extend(walls[s])
+    return result
+
+
+def run_deals(a: str, b: str, deals: int, seed: int = 1, jobs: int = 1,
+              rules: dict[str, Any] | None = None) -> Iterator[DealResult]:
+    """Play ``deals`` duplicate deals, yielding results in deal order."""
+    tasks = [DealTask(a, b, seed, i, dict(rules or {})) for i in range(deals)]
+    if jobs <= 1:
+        for task in tasks:
+            yield play_deal(task)
+        return
+    import multiprocessing
+
+    with multiprocessing.get_context("fork").Pool(jobs) as pool:
+        yield from pool.imap(play_deal, tasks, chunksize=1)
+
+
+# -- statistics ------------------------------------------------------------------------------
+
+
+def paired_interval(scores: Sequence[float]) -> tuple[float, float, float]:
+    """Mean and 95 % normal interval of per-deal scores (clipped to [0, 1])."""
+    n = len(scores)
+    mean = sum(scores) / n
+    if n < 2:
+        return mean, mean, mean
+    var = sum((x - mean) ** 2 for x in scores) / (n - 1)
+    half = 1.96 * math.sqrt(var / n)
+    return mean, max(0.0, mean - half), min(1.0, mean + half)
+
+
+def percentile(values: Sequence[float], q: float) -> float:
+    """The ``q``-quantile (0..1) by the nearest-rank method (0.0 for no values)."""
+    if not values:
+        return 0.0
+    ordered = sorted(values)
+    rank = max(1, math.ceil(q * len(ordered)))
+    return ordered[rank - 1]
+
+
+def estimate_match_rate(records: Sequence[RoundRecord], matches: int = 20000, target: int = 7,
+                        seed: int = 0) -> float:
+    """A's first-to-``target`` match win rate, simulated from the empirical round outcomes.
+
+    Rounds are drawn with replacement from the records where A's side was (or was not) the
+    Hakem's side, whichever the simulated match needs; the Hakem's side keeps the role when it
+    wins a round, otherwise the role passes to the other side (rules.md, succession); the first
+    Hakem's side is a coin toss.  Points are the recorded points (1, kot 2, Hakem koti 3)."""
+    as_hakem = [(r.a_won, r.points) for r in records if r.hakem_team == r.a_team]
+    as_defender = [(r.a_won, r.points) for r in records if r.hakem_team != r.a_team]
+    if not as_hakem or not as_defender:
+        return float("nan")
+    rng = random.Random(seed)
+    wins = 0
+    for _ in range(matches):
+        a_score = b_score = 0
+        a_hakem = rng.random() < 0.5
+        while a_score < target and b_score < target:
+            pool = as_hakem if a_hakem else as_defender
+            a_won, points = pool[rng.randrange(len(pool))]
+            if a_won:
+                a_score += points
+            else:
+                b_score += points
+            a_hakem = a_won  # the winning side holds (or takes over) the Hakem role
+        wins += a_score >= target
+    return wins / matches
+
+
+# -- command line ----------------------------------------------------------------------------
+
+
+def _bar(done: int, total: int, rate: float, width: int = 30) -> str:
+    filled = int(width * done / total) if total else width
+    return f"\r[{'#' * filled}{'.' * (width - filled)}] {done}/{total} deals  A {rate:.3f}"
+
+
+def arena(a: str, b: str, deals: int, seed: int = 1, jobs: int = 1,
+          rules: dict[str, Any] | None = None, out: Any = None, err: Any = None,
+          progress: bool = True, clock: str = "cpu", plot_path: str | None = None
+          ) -> dict[str, float]:
+    """Run the arena and print its report to ``out`` (progress to ``err``); return the figures
+    of the ``RESULT`` line plus the match estimate."""
+    out = out or sys.stdout
+    err = err or sys.stderr
+    policy_for(a)
+    policy_for(b)  # fail early on unknown names
+    results: list[DealResult] = []
+    total_score = 0.0
+    shown = 0.0
+    for result in run_deals(a, b, deals, seed, jobs, rules):
+        results.append(result)
+        total_score += result.score
+        now = time.monotonic()
+        if progress and (now - shown > 0.2 or len(results) == deals):
+            shown = now
+            err.write(_bar(len(results), deals, total_score / len(results)))
+            err.flush()
+    if progress:
+        err.write("\n")
+    scores = [r.score for r in results]
+    mean, low, high = paired_interval(scores)
+    records = [rec for r in results for rec in r.rounds]
+    a_ms = [t for r in results for t in r.a_ms]
+    b_ms = [t for r in results for t in r.b_ms]
+    a_wall = [t for r in results for t in r.a_wall]
+    b_wall = [t for r in results for t in r.b_wall]
+    n_rounds = len(records)
+    swings = sum(1 for s in scores if s != 0.5)
+
+    def rate(pred: Callable[[RoundRecord], bool]) -> float:
+        return sum(1 for r in records if pred(r)) / n_rounds if n_rounds else 0.0
+
+    a_hakem = [r for r in records if r.hakem_team == r.a_team]
+    a_def = [r for r in records if r.hakem_team != r.a_team]
+    match_rate = estimate_match_rate(records, seed=seed)
+    rule_text = json.dumps(rules) if rules else "standard"
+    p = out.write
+    p(f"arena: A={a} vs B={b}, {deals} duplicate deals ({n_rounds} rounds), seed {seed}, "
+      f"rules {rule_text}\n")
+    p(f"A round win rate {mean:.3f}  95% CI [{low:.3f}, {high:.3f}] (paired by deal; "
+      f"{swings} of {deals} deals differ between the copies)\n")
+    if a_hakem and a_def:
+        p(f"A wins {sum(r.a_won for r in a_hakem) / len(a_hakem):.3f} as Hakem's side, "
+          f"{sum(r.a_won for r in a_def) / len(a_def):.3f} as defenders\n")
+    p(f"kot (Hakem's side 7-0): A {rate(lambda r: r.a_won and r.kind == 'kot'):.3f}, "
+      f"B {rate(lambda r: not r.a_won and r.kind == 'kot'):.3f} of rounds; "
+      f"Hakem koti: A {rate(lambda r: r.a_won and r.kind == 'hakem_koti'):.3f}, "
+      f"B {rate(lambda r: not r.a_won and r.kind == 'hakem_koti'):.3f}\n")
+    p(f"A mean points per round {sum(r.points for r in records if r.a_won) / n_rounds:.3f}, "
+      f"B {sum(r.points for r in records if not r.a_won) / n_rounds:.3f}\n")
+    p(f"estimated first-to-7 match win rate of A: {match_rate:.3f} (simulated from the round "
+      "outcomes)\n")
+    for name, ms, wall in ((f"A={a}", a_ms, a_wall), (f"B={b}", b_ms, b_wall)):
+        p(f"decision time {name} (CPU): p50 {percentile(ms, 0.5):.2f} ms, p95 "
+          f"{percentile(ms, 0.95):.2f} ms, max {max(ms, default=0.0):.2f} ms "
+          f"({len(ms)} decisions); wall clock p50 {percentile(wall, 0.5):.2f} ms, "
+          f"p95 {percentile(wall, 0.95):.2f} ms, max {max(wall, default=0.0):.2f} ms\n")
+    if plot_path:
+        p(plot(results, plot_path, f"{a} vs {b}, {deals} duplicate deals") + "\n")
+    a_p95 = percentile(a_wall if clock == "wall" else a_ms, 0.95)
+    p(f"RESULT a_round_rate={mean:.4f} ci_low={low:.4f} ci_high={high:.4f} a_ms_p95={a_p95:.2f}\n")
+    return {"a_round_rate": mean, "ci_low": low, "ci_high": high, "a_ms_p95": a_p95,
+            "match_rate": match_rate}
+
+
+def plot(results: Sequence[DealResult], path: str, title: str) -> str:
+    """Save the running round win rate of A (with its 95 % band) to ``path`` when matplotlib is
+    installed; return what happened, for the report."""
+    try:
+        import matplotlib
+
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+    except ImportError:
+        return "plot skipped: matplotlib is not installed"
+    xs, mids, lows, highs = [], [], [], []
+    scores: list[float] = []
+    for r in results:
+        scores.append(r.score)
+        mean, low, high = paired_interval(scores)
+        xs.append(len(scores))
+        mids.append(mean)
+        lows.append(low)
+        highs.append(high)
+    fig, ax = plt.subplots(figsize=(7, 4))
+    ax.fill_between(xs, lows, highs, alpha=0.25)
+    ax.plot(xs, mids)
+    ax.axhline(0.5, color="grey", linewidth=0.8)
+    ax.set_xlabel("duplicate deals")
+    ax.set_ylabel("round win rate of A")
+    ax.set_title(title)
+    fig.savefig(path, dpi=100, bbox_inches="tight")
+    plt.close(fig)
+    return f"plot saved to {path}"
+
+
+def _main(args: argparse.Namespace) -> int:
+    try:
+        rules = json.loads(args.rules) if args.rules else None
+        Rules.from_dict(rules)
+        policy_for(args.a)
+        policy_for(args.b)
+    except (ValueError, TypeError) as exc:
+        print(f"hokm arena: {exc}", file=sys.stderr)
+        return 2
+    arena(args.a, args.b, args.deals, args.seed, args.jobs, rules, progress=not args.quiet,
+          clock=args.clock, plot_path=args.plot)
+    return 0
+
+
+def register(subparsers: Any) -> None:
+    """Add ``hokm arena A B [--deals N] [--seed S] [--jobs J] [--rules JSON]``."""
+    p = subparsers.add_parser("arena", help="duplicate deals between two bot policies",
+                              description=__doc__.split("\n\n")[0] if __doc__ else None)
+    p.add_argument("a", help="policy or level A (random, heuristic, search, easy, medium, hard)")
+    p.add_argument("b", help="policy or level B")
+    p.add_argument("--deals", type=int, default=100, help="duplicate deals (each played twice)")
+    p.add_argument("--seed", type=int, default=1)
+    p.add_argument("--jobs", type=int, default=1, help="worker processes (deals in parallel)")
+    p.add_argument("--rules", default=None, help='house rules as JSON, e.g. \'{"satat": true}\'')
+    p.add_argument("--quiet", action="store_true", help="no progress bar")
+    p.add_argument("--plot", metavar="PATH", default=None,
+                   help="save the running win rate as a PNG (needs matplotlib)")
+    p.add_argument("--clock", choices=("cpu", "wall"), default="cpu",
+                   help="the decision time in the RESULT line: CPU time of the deciding "
+                        "thread (default) or wall clock")
+    p.set_defaults(func=_main)

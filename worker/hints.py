@@ -1,0 +1,43 @@
+"""Hints for learners (rules.md, "Hints for learners"): a suggestion and a short reason.
+
+``hint(view, rng) -> {"suggestion": str, "reason": str}``.  A hint uses only the player's own
+hand and the open trick, plus the public facts needed to read them (phase, trump, the legal
+choices, the house rules, and the player's own seat so it can tell its partner's cards in the
+trick).  :func:`reduced_view` keeps exactly those fields of the seat's view; nothing else (no
+history, no counts, no earlier tricks) reaches the policy, so a hint never draws on the player's
+memory of the round, let alone on hidden cards.  The advice is the ``heuristic`` policy's, whose
+every choice comes with an English sentence.  Counting how many hints a player may still get is
+the gateway's business.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Mapping
+from typing import Any
+
+from .policies.heuristic import decide
+from .policies.knowledge import knowledge
+
+HINT_FIELDS = ("seat", "phase", "hand", "trick", "trump", "legal", "rules")
+"""The only fields of a view a hint reads."""
+
+
+def reduced_view(view: Mapping[str, Any]) -> dict[str, Any]:
+    """The part of ``view`` a hint may use (see the module docstring)."""
+    return {name: view.get(name) for name in HINT_FIELDS}
+
+
+def hint(view: Mapping[str, Any], rng: random.Random | None = None) -> dict[str, str]:
+    """A suggestion for the seat's decision now: a suit letter when naming trump as Hakem,
+    otherwise a card of ``view["legal"]``; and why, in one sentence.  Raises ``ValueError``
+    when the view holds no decision for its seat.  ``rng`` is accepted for the policy contract;
+    the advice is deterministic."""
+    small = reduced_view(view)
+    if small["phase"] not in ("choosing_trump", "playing") or not small["legal"] \
+            or small["seat"] is None:
+        raise ValueError("there is no decision to hint at: it is not this seat's turn")
+    suggestion, reason = decide(knowledge(small, []))
+    if suggestion not in small["legal"]:  # the contract of the policy; kept explicit here
+        raise AssertionError(f"hint {suggestion!r} is not legal")
+    return {"suggestion": suggestion, "reason": reason}

@@ -1,0 +1,55 @@
+"""Bot policies and the levels of ``api.md``'s ``bot:<level>``.
+
+Every policy follows the contract of :mod:`worker.policies.base`: ``choose(view, history, rng)``
+sees only what its seat witnessed.  ``policy_for(name)`` accepts a level (``LEVELS``) or a policy
+name (``POLICIES``) and returns a fresh policy object.
+
+Levels (measured with ``hokm arena``; see ``bench/bots_arena/README.md``):
+
+* ``easy``: :class:`~worker.policies.easy.EasyPolicy`, a beginner's game (no memory, takes
+  tricks from its own partner, slips now and then) that still follows suit sensibly;
+* ``medium``: a light search (few samples, no inference from plays, a short exact endgame);
+* ``hard``: the full search (``HARD``), budgeted for a p95 well under 100 ms of CPU a decision.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from .base import History, Policy, View
+from .easy import EasyPolicy
+from .heuristic import HeuristicPolicy
+from .random_policy import RandomPolicy
+from .search import SearchConfig, SearchPolicy
+
+HARD = SearchConfig()
+"""The ``hard`` level's search (the defaults of :class:`SearchConfig`)."""
+MEDIUM = SearchConfig(samples=12, min_samples=6, batch=6, work=6000, infer=False, solver_cards=3)
+"""The ``medium`` level's search: a light PIMC."""
+
+POLICIES: dict[str, Callable[[], Policy]] = {
+    "random": RandomPolicy,
+    "novice": EasyPolicy,
+    "heuristic": HeuristicPolicy,
+    "search": lambda: SearchPolicy(HARD, "search"),
+}
+
+LEVELS: dict[str, Callable[[], Policy]] = {
+    "easy": lambda: EasyPolicy(),
+    "medium": lambda: SearchPolicy(MEDIUM, "medium"),
+    "hard": lambda: SearchPolicy(HARD, "hard"),
+}
+
+
+def policy_for(name: str) -> Policy:
+    """A new policy for a level (``easy``/``medium``/``hard``) or a policy name; ``ValueError``
+    for anything else."""
+    factory = LEVELS.get(name) or POLICIES.get(name)
+    if factory is None:
+        known = ", ".join([*LEVELS, *POLICIES])
+        raise ValueError(f"unknown bot level or policy {name!r} (one of {known})")
+    return factory()
+
+
+__all__ = ["HARD", "History", "LEVELS", "MEDIUM", "POLICIES", "Policy", "SearchConfig",
+           "SearchPolicy", "View", "policy_for"]

@@ -1,0 +1,35 @@
+"""The policy contract shared by every bot.
+
+A policy is a pure function of what one seat has witnessed plus its own random generator:
+
+``choose(view, history, rng) -> str``
+
+* ``view`` is exactly ``engine.view_for(state, seat, version)`` for the bot's seat;
+* ``history`` is that seat's redacted events of the match so far (``engine.redact_event`` of
+  every event, in order, each with the state just before it);
+* ``rng`` is the policy's own ``random.Random``; a policy draws randomness from nowhere else.
+
+It returns a suit letter (``S H D C``) when ``view["phase"] == "choosing_trump"`` (the seat is the
+Hakem and sees its five cards only) and otherwise a card name from ``view["legal"]``.  It is fair
+by construction: it never receives, and so can never reconstruct, another seat's hidden cards.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Mapping, Sequence
+from typing import Any, Protocol, runtime_checkable
+
+View = Mapping[str, Any]
+History = Sequence[Mapping[str, Any]]
+
+
+@runtime_checkable
+class Policy(Protocol):
+    """A bot's decision rule (see the module docstring for the contract)."""
+
+    name: str
+
+    def choose(self, view: View, history: History, rng: random.Random) -> str:
+        """The seat's choice now: a suit letter as Hakem naming trump, else a legal card."""
+        ...

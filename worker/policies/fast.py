@@ -1,0 +1,211 @@
+"""A fast bit-mask model of one Hokm round, for search.  Checked against the engine by tests.
+
+Cards are relabelled per trump table (``engine.state.TRUMP_TABLES``) so that every *effective*
+suit is one 16-bit block ordered by the engine's own trick power, and the trump block is the
+highest (bits 48..63).  With ``satat`` the 2 of hearts moves into the trump block as its top
+card.  Then, for a trick whose first card is ``led``:
+
+* a card counts for the trick when ``c >> 4 == led >> 4`` or ``c >= 48``;
+* the winner is the seat of the highest counting card (a plain integer comparison);
+* following suit is ``hand & BLOCK[led >> 4]``.
+
+``FastTable.to_fast`` / ``to_engine`` translate between the engine's cards and these.  A round
+position is a :class:`FastState` (hands as masks by seat, the open trick, counted tricks per team
+and the ``double_sar`` pile); ``legal``, ``play`` and ``outcome`` implement the rules, the
+round-end rule delegating to ``engine.decide.round_outcome`` for the house rules.  Contract (the
+property tests in ``tests/worker/test_fast.py``): from any reachable position the fast model
+gives the same legal cards, trick winners, counted tricks and round result as ``decide`` +
+``evolve``.
+"""
+
+from __future__ import annotations
+
+from engine.cards import cards_of
+from engine.decide import TRICKS_TO_WIN, round_outcome
+from engine.rules import Rules
+from engine.state import TRUMP_TABLES, TrumpTable
+
+TRUMP_BASE = 48
+BLOCK: tuple[int, ...] = tuple(0xFFFF << (16 * b) for b in range(4))
+TRUMP = BLOCK[3]
+ROUND_TRICKS = 13
+
+
+class FastTable:
+    """The relabelling of cards for one (trump, satat)."""
+
+    __slots__ = ("trump", "satat", "engine", "to_fast", "to_engine", "block_of_suit")
+
+    def __init__(self, trump: int, satat: bool) -> None:
+        table = TRUMP_TABLES[(trump, satat)]
+        blocks = [0, 0, 0, 0]
+        b = 0
+        for s in range(4):
+            if s == trump:
+                blocks[s] = 3
+            else:
+                blocks[s] = b
+                b += 1
+        to_fast = [0] * 52
+        to_engine = [-1] * 64
+        for c in range(52):
+            s = table.eff_suit[c]
+            p = table.power[c]
+            slot = p - 100 if p >= 100 else p
+            f = blocks[s] * 16 + slot
+            to_fast[c] = f
+            to_engine[f] = c
+        self.trump = trump
+        self.satat = satat
+        self.engine: TrumpTable = table
+        self.to_fast: tuple[int, ...] = tuple(to_fast)
+        self.to_engine: tuple[int, ...] = tuple(to_engine)
+        self.block_of_suit: tuple[int, ...] = tuple(blocks)
+        """Block of each effective engine suit (the trump suit is block 3)."""
+
+    def mask_to_fast(self, mask: int) -> int:
+        tf = self.to_fast
+        out = 0
+        for c in cards_of(mask):
+            out |= 1 << tf[c]
+        return out
+
+    def mask_to_engine(self, mask: int) -> int:
+        te = self.to_engine
+        out = 0
+        while mask:
+            low = mask & -mask
+            out |= 1 << te[low.bit_length() - 1]
+            mask ^= low
+        return out
+
+
+FAST_TABLES: dict[tuple[int, bool], FastTable] = {
+    (t, s): FastTable(t, s) for t in range(4) for s in (False, True)
+}
+
+
+def bits(mask: int) -> list[int]:
+    """The set bits of a mask, lowest first."""
+    out = []
+    while mask:
+        low = mask & -mask
+        out.append(low.bit_length() - 1)
+        mask ^= low
+    return out
+
+
+def legal(hand: int, trick: list[int], must_trump: bool) -> int:
+    """The cards of ``hand`` that may be played on the open ``trick`` (fast cards)."""
+    if not trick:
+        return hand
+    follow = hand & BLOCK[trick[0] >> 4]
+    if follow:
+        return follow
+    if must_trump and hand & TRUMP:
+        return hand & TRUMP
+    return hand
+
+
+def trick_winner_index(trick: list[int]) -> int:
+    """Index in ``trick`` of the winning card (a complete or partial trick)."""
+    led = trick[0] >> 4
+    best = trick[0]
+    bi = 0
+    for i in range(1, len(trick)):
+        c = trick[i]
+        if c > best and (c >= TRUMP_BASE or c >> 4 == led):
+            best = c
+            bi = i
+    return bi
+
+
+class FastState:
+    """A round position.  Mutable: ``play`` changes it in place; ``copy`` before exploring.
+
+    ``result`` is ``None`` while the round goes on, else ``(winning team, points, kind)``.
+    """
+
+    __slots__ = ("hands", "trick", "leader", "turn", "tricks", "pile", "run_team", "played",
+                 "hakem_team", "rules", "result")
+
+    def __init__(self, hands: list[int], trick: list[int], leader: int, tricks: list[int],
+                 played: int, hakem_team: int, rules: Rules, pile: int = 0,
+                 run_team: int | None = None) -> None:
+        self.hands = hands
+        self.trick = trick
+        self.leader = leader
+        self.turn = (leader + len(trick)) & 3
+        self.tricks = tricks
+        self.pile = pile
+        self.run_team = run_team
+        self.played = played
+        """Tricks finished this round."""
+        self.hakem_team = hakem_team
+        self.rules = rules
+        self.result: tuple[int, int, str] | None = None
+
+    def copy(self) -> FastState:
+        new = FastState.__new__(FastState)
+        new.hands = self.hands[:]
+        new.trick = self.trick[:]
+        new.leader = self.leader
+        new.turn = self.turn
+        new.tricks = self.tricks[:]
+        new.pile = self.pile
+        new.run_team = self.run_team
+        new.played = self.played
+        new.hakem_team = self.hakem_team
+        new.rules = self.rules
+        new.result = self.result
+        return new
+
+    def legal(self) -> int:
+        return legal(self.hands[self.turn], self.trick, self.rules.must_trump)
+
+    def play(self, card: int) -> int | None:
+        """Play ``card`` (assumed legal) for the seat to move; returns the trick's winning seat
+        when this card completes a trick, else ``None``."""
+        seat = self.turn
+        self.hands[seat] ^= 1 << card
+        trick = self.trick
+        trick.append(card)
+        if len(trick) < 4:
+            self.turn = (seat + 1) & 3
+            return None
+        winner = (self.leader + trick_winner_index(trick)) & 3
+        self.trick = []
+        self.leader = self.turn = winner
+        self.finish_trick(winner & 1)
+        return winner
+
+    def finish_trick(self, team: int) -> None:
+        """Count a trick won by ``team`` the way ``engine.decide._finish_trick`` does."""
+        rules = self.rules
+        self.played += 1
+        tricks = self.tricks
+        if not rules.double_sar:
+            tricks[team] += 1
+            if tricks[team] < TRICKS_TO_WIN and not rules.bavney:
+                return
+        elif self.run_team == team or self.played == ROUND_TRICKS:
+            tricks[team] += self.pile + 1
+            self.pile = 0
+            self.run_team = None
+        else:
+            self.pile += 1
+            self.run_team = team
+            return
+        self.result = round_outcome(rules, self.hakem_team, tricks, team, self.played)
+
+
+def winner_decided(state: FastState) -> int | None:
+    """The team that has won the round, as soon as that is certain (a side with 7 counted tricks
+    without ``double_sar``; with ``bavney`` the round may go on, but its winner is fixed)."""
+    if state.result is not None:
+        return state.result[0]
+    if not state.rules.double_sar:
+        for team in (0, 1):
+            if state.tricks[team] >= TRICKS_TO_WIN:
+                return team
+    return None

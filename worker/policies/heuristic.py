@@ -1,0 +1,271 @@
+"""``heuristic``: sound table play from what the seat has seen, with a reason for each choice.
+
+Contract: ``HeuristicPolicy().choose(view, history, rng)`` returns a suit letter when the seat
+names trump and otherwise a card of ``view["legal"]``.  It reads only the view and the seat's
+redacted history (through :func:`knowledge.knowledge`) and is deterministic (the ``rng`` is
+unused), which the duplicate arena relies on.  ``decide(k)`` also returns a short English reason,
+which the hints for learners show.
+
+The card play is :func:`play`, a function of plain values in the fast card space (``fast.py``:
+a block per effective suit, trump highest): the seat's hand, its legal cards, the cards it has not
+seen, the voids every seat has shown and the open trick.  The search policy's playouts call the
+same function for every seat of a sampled deal, each with only what that seat would know.
+
+* trump: the suit of the five with the best length-and-honours score (the 2 of hearts counts as a
+  trump of every suit under ``satat``);
+* leading: draw trumps with the top trump (or when long in trumps), cash a side master the
+  opponents are not known to ruff, give the partner a ruff in a suit it showed void, else lead low
+  from the longest side suit;
+* following: let a partner's winner stand and play low; else win as cheaply as holds up against
+  the opponent still to play (estimated from the unseen cards and shown voids), trump when void,
+  else play low or discard the lowest card of the weakest side suit.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from engine.cards import NAMES, SUITS
+from engine.state import TRUMP_TABLES
+
+from .fast import BLOCK, FAST_TABLES, TRUMP, TRUMP_BASE
+from .knowledge import Knowledge, fast_knowledge, knowledge, mask_of_names, rules_of
+
+SUIT_WORDS = ("spades", "hearts", "diamonds", "clubs")
+_RANK_POINTS = {12: 4.0, 11: 3.0, 10: 2.0, 9: 1.0, 8: 0.5}
+"""Honour points by rank index (A K Q J T)."""
+_HOLD = (1.0, 2 / 3, 4 / 9, 8 / 27, 16 / 81) + (0.0,) * 12
+"""Chance that none of ``k`` higher unseen cards sits with one given opponent."""
+_B0, _B1, _B2, _B3 = BLOCK
+
+
+def trump_scores(hand: int, satat: bool) -> list[float]:
+    """Per suit, how good that suit is as trump for ``hand`` (the Hakem's five cards): three
+    points a card plus honour points."""
+    scores = []
+    for suit in range(4):
+        table = TRUMP_TABLES[(suit, satat)]
+        m = hand & table.suit_masks[suit]
+        score = 0.0
+        for c in range(52):
+            if m >> c & 1:
+                score += 3.0 + (5.0 if table.power[c] == 113 else _RANK_POINTS.get(c % 13, 0.0))
+        scores.append(score)
+    return scores
+
+
+def choose_trump(hand: int, satat: bool) -> tuple[int, str]:
+    """The trump suit for the Hakem's five cards, and why."""
+    scores = trump_scores(hand, satat)
+    best = max(range(4), key=lambda s: (scores[s], -s))
+    n = (hand & TRUMP_TABLES[(best, satat)].suit_masks[best]).bit_count()
+    return best, (f"{SUIT_WORDS[best].capitalize()} is your longest and strongest suit among "
+                  f"your five cards ({n} of them): name it trump.")
+
+
+def _low(mask: int) -> int:
+    return (mask & -mask).bit_length() - 1
+
+
+def _higher(unseen: int, card: int) -> int:
+    """How many unseen cards of ``card``'s block outrank it."""
+    return (unseen & BLOCK[card >> 4] & ~((2 << card) - 1)).bit_count()
+
+
+def hold_chance(card: int, led_block: int, unseen: int, opp_voids: int) -> float:
+    """Rough chance that ``card``, now winning a trick led in ``led_block``, is not beaten by the
+    one opponent still to play, whose shown voids (block bits) are ``opp_voids``."""
+    may_trump = not opp_voids & 8 and unseen & TRUMP
+    if card >= TRUMP_BASE:
+        higher = _higher(unseen, card)
+        if not higher or not may_trump:
+            return 1.0
+        if led_block != 3 and not opp_voids >> led_block & 1 and unseen & BLOCK[led_block]:
+            return 0.9  # the opponent would first have to be void in the led suit
+        return _HOLD[higher]
+    led = unseen & BLOCK[led_block]
+    if opp_voids >> led_block & 1 or not led:
+        return 0.0 if may_trump else 1.0
+    chance = _HOLD[_higher(unseen, card)]
+    if may_trump and led.bit_count() <= 2:
+        chance *= 0.6  # few cards of the suit left: the opponent may be void and ruff
+    return chance
+
+
+def _discard(legal: int, unseen: int) -> int:
+    """The lowest card of the weakest side suit (sparing masters), else the lowest card."""
+    side = legal & ~TRUMP
+    if not side:
+        return _low(legal)
+    best, best_key = -1, 99.0
+    for block in (_B0, _B1, _B2):
+        m = side & block
+        if not m:
+            continue
+        low = _low(m)
+        top = m.bit_length() - 1
+        n = m.bit_count()
+        key = (top & 15) / 2 + n * 0.5 + (low & 15) / 100
+        if not unseen & block & ~((2 << top) - 1):
+            key += 10.0  # the suit holds a master
+        if key < best_key:
+            best, best_key = low, key
+    return best
+
+
+def _lead(hand: int, unseen: int, voids: Sequence[int], seat: int) -> tuple[int, str]:
+    o1 = voids[(seat + 1) & 3]
+    o2 = voids[(seat + 3) & 3]
+    pv = voids[(seat + 2) & 3]
+    trumps = hand & TRUMP
+    unseen_trumps = unseen & TRUMP
+    opps_may_trump = bool(unseen_trumps) and not (o1 & o2 & 8)
+    if trumps and opps_may_trump:
+        top = trumps.bit_length() - 1
+        if not unseen & TRUMP & ~((2 << top) - 1):
+            return top, "draw_top"
+        n = trumps.bit_count()
+        if n >= 4 and n > unseen_trumps.bit_count():
+            return _low(trumps), "draw_long"
+    best, best_left = -1, -1
+    ruff_b = -1
+    long_low, long_len = -1, 0
+    pv_ruffs = not pv & 8 and unseen_trumps
+    for b in (0, 1, 2):
+        block = BLOCK[b]
+        m = hand & block
+        if not m:
+            continue
+        n = m.bit_count()
+        if n > long_len:
+            long_low, long_len = (m & -m).bit_length() - 1, n
+        if ruff_b < 0 and pv_ruffs and pv >> b & 1 and not o1 >> b & 1 and not o2 >> b & 1:
+            ruff_b = b
+        top = m.bit_length() - 1
+        left = unseen & block
+        if left & ~((2 << top) - 1):
+            continue  # not a master
+        if unseen_trumps and ((o1 >> b & 1 and not o1 & 8) or (o2 >> b & 1 and not o2 & 8)):
+            continue  # an opponent has shown it can ruff
+        n_left = left.bit_count()
+        if n_left < 2 and opps_may_trump:
+            continue
+        if n_left > best_left:
+            best, best_left = top, n_left
+    if best >= 0:
+        return best, "cash"
+    if ruff_b >= 0:
+        return _low(hand & BLOCK[ruff_b]), "partner_ruff"
+    if long_low >= 0:
+        return long_low, "lead_long"
+    return _low(hand), "lead_trump"
+
+
+def play(hand: int, legal: int, unseen: int, voids: Sequence[int], trick: Sequence[int],
+         leader: int, seat: int) -> tuple[int, str]:
+    """The heuristic's card (fast card space) and a reason key (see ``REASONS``).
+
+    ``unseen`` are the cards the seat has not seen (held by the others), ``voids[s]`` the block
+    bits seat ``s`` has shown void in, ``trick`` the cards of the open trick in play order,
+    led by ``leader``."""
+    if legal & (legal - 1) == 0:
+        return _low(legal), "only"
+    if not trick:
+        return _lead(legal, unseen, voids, seat)
+    led_block = trick[0] >> 4
+    led_mask = BLOCK[led_block]
+    best = trick[0]
+    bi = 0
+    n = len(trick)
+    for i in range(1, n):
+        c = trick[i]
+        if c > best and (c >= TRUMP_BASE or c >> 4 == led_block):
+            best = c
+            bi = i
+    best_seat = leader + bi
+    opp_voids = voids[(seat + 1) & 3] if n < 3 else -1
+    follow = legal & led_mask
+    if (best_seat - seat) & 3 == 2 and (
+            opp_voids < 0 or hold_chance(best, led_block, unseen, opp_voids) >= 0.6):
+        if follow:
+            return _low(follow), "partner_wins"
+        return _discard(legal, unseen), "partner_wins_discard"
+    above = legal & ~((2 << best) - 1)
+    if not follow:
+        above &= TRUMP
+    elif best >= TRUMP_BASE and led_block != 3:
+        above = 0
+    if above:
+        if opp_voids < 0:
+            c = _low(above)
+            return c, ("ruff" if c >= TRUMP_BASE and led_block != 3 else "win_last")
+        need = 0.5 if n == 2 else 0.75
+        m = above
+        while m:
+            low = m & -m
+            c = low.bit_length() - 1
+            if hold_chance(c, led_block, unseen, opp_voids) >= need:
+                return c, ("ruff" if c >= TRUMP_BASE and led_block != 3 else "win")
+            m ^= low
+    if follow:
+        return _low(follow), "duck"
+    return _discard(legal, unseen), "discard"
+
+
+REASONS = {
+    "only": "This is your only legal card.",
+    "draw_top": "The {card} is the highest trump left: lead it to draw the opponents' trumps.",
+    "draw_long": "You are long in trumps: lead one to draw the opponents' trumps.",
+    "cash": "The {card} is the highest {suit} left: cash it while the opponents must follow.",
+    "partner_ruff": "Your partner has no {suits}: lead one so your partner can trump it.",
+    "lead_long": "Lead low from your longest suit and keep your high cards for later.",
+    "lead_trump": "Only trumps left: lead your lowest one.",
+    "partner_wins": "Your partner is already winning this trick: play low.",
+    "partner_wins_discard": "Your partner is already winning this trick: throw a low card "
+                            "from your weakest suit.",
+    "ruff": "You have no {led}: trump it with the lowest trump that wins the trick.",
+    "win_last": "You play last and can win: take the trick with your cheapest winner.",
+    "win": "Win this trick as cheaply as you safely can.",
+    "duck": "You cannot win this trick safely: play your lowest card.",
+    "discard": "You cannot follow suit and cannot win: throw a low card from your weakest suit.",
+}
+"""The English sentence for every reason key of :func:`play`."""
+
+
+def decide(k: Knowledge) -> tuple[str, str]:
+    """The heuristic's choice (a suit letter or a card name) for ``k``, with a short reason."""
+    if k.phase == "choosing_trump":
+        suit, reason = choose_trump(k.hand, k.rules.satat)
+        return SUITS[suit], reason
+    f = fast_knowledge(k)
+    assert k.trump is not None
+    ft = FAST_TABLES[(k.trump, k.rules.satat)]
+    legal = f.legal or f.hand
+    trick = [c for _, c in f.trick]
+    leader = f.trick[0][0] if f.trick else k.seat
+    card, key = play(f.hand, legal, f.unseen, f.voids, trick, leader, k.seat)
+    if not legal >> card & 1:  # never happens; a guard for the contract
+        card = _low(legal)
+    words = [""] * 4
+    for suit, block in enumerate(ft.block_of_suit):
+        words[block] = SUIT_WORDS[suit]
+    block = card >> 4
+    led = f.trick[0][1] >> 4 if f.trick else block
+    reason = REASONS[key].format(card=NAMES[ft.to_engine[card]], suit=words[block][:-1],
+                                 suits=words[block], led=words[led])
+    return NAMES[ft.to_engine[card]], reason
+
+
+class HeuristicPolicy:
+    """The ``heuristic`` policy (deterministic)."""
+
+    name = "heuristic"
+
+    def choose(self, view: Mapping[str, Any], history: Sequence[Mapping[str, Any]],
+               rng: random.Random) -> str:
+        if view.get("phase") == "choosing_trump":
+            suit, _ = choose_trump(mask_of_names(view.get("hand") or []), rules_of(view).satat)
+            return SUITS[suit]
+        return decide(knowledge(view, history))[0]

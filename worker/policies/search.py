@@ -1,0 +1,241 @@
+"""``search``: Perfect Information Monte Carlo over the seat's own knowledge.
+
+Contract: as every policy (``base.py``); it reads only ``view`` and ``history`` and draws its
+randomness only from ``rng``, and it is deterministic given them (the work budget is counted in
+cards played in playouts, not in time; ``max_ms`` is an optional safety stop for production).
+
+A decision:
+
+1. rebuild the seat's knowledge (``knowledge.py``) and translate it to fast cards;
+2. reduce the legal cards to one per run of equivalent cards (``solver.representatives``);
+3. sample hidden hands consistent with it (``sampler.py``: counts, shown voids, the Hakem's
+   trump choice);
+4. in every sample, score every candidate: with at most ``solver_cards`` cards left in the
+   seat's hand, exactly (``solver.py``, does our side win the race to seven), otherwise by a
+   playout of the perfect-information rule policy (``playout.py``) until the round's winner is
+   certain;
+5. play the candidate with the best mean; candidates within ``tie`` of the best go to the
+   heuristic's choice when it is among them, else to the lowest card.
+
+Naming trump, it deals the 47 unseen cards ``trump_samples`` times and plays every suit out on
+the same deals (common random numbers), keeping the heuristic's suit unless another one wins
+clearly more often (``trump_margin``).
+"""
+
+from __future__ import annotations
+
+import random
+import time
+from dataclasses import dataclass
+
+from engine.cards import NAMES, SUITS
+
+from . import heuristic
+from .base import History, View
+from .fast import FAST_TABLES, TRUMP_BASE, FastState, winner_decided
+from .knowledge import FastKnowledge, Knowledge, fast_knowledge, knowledge, mask_of_names
+from .playout import heuristic_playout, playout
+from .inference import PlayModel
+from .sampler import Sampler
+from .solver import Solver, representatives
+
+
+@dataclass(frozen=True, slots=True)
+class SearchConfig:
+    """The budget and switches of one search policy."""
+
+    samples: int = 96
+    """Most sampled deals per decision."""
+    min_samples: int = 8
+    """Deals every candidate is scored on before any is dropped (and before the budget stops
+    the search)."""
+    batch: int = 8
+    """Deals drawn at a time; candidates are raced after each batch."""
+    work: int = 60000
+    """Budget per decision in work units: a card played in a playout is 1, a node of the exact
+    solver 2, a play replayed to weigh a sampled deal 1 (about 2 microseconds each)."""
+    race: float = 1.5
+    """Drop a candidate once its win total trails the leader's by more than ``race`` times the
+    square root of the deals scored (the bound on the standard deviation of the paired sum)."""
+    solver_cards: int = 5
+    """Solve exactly when the seat holds at most this many cards."""
+    trump_samples: int = 0
+    """Deals per suit when naming trump by playouts (0: the heuristic's suit)."""
+    trump_margin: float = 0.0
+    """Keep the heuristic's suit unless another wins this much more often in the playouts."""
+    tie: float = 0.02
+    """Candidates within this of the best mean count as equal."""
+    rollout: str = "heuristic"
+    """Playout policy: ``heuristic`` (every seat plays the heuristic on what it would know) or
+    ``rule`` (the perfect-information rule policy)."""
+    infer: bool = True
+    """Weight sampled deals by how plausible the plays seen are (``inference.py``)."""
+    oversample: int = 3
+    """With ``infer``: deals drawn per deal kept (kept by weight, without replacement)."""
+    miss: float = 0.2
+    """With ``infer``: the weight factor of a play the behaviour model would not make."""
+    margin_weight: float = 0.0
+    """Weight of the trick margin when the round's winner is certain, next to the 0/1 result."""
+    max_ms: float | None = None
+    """Stop sampling after this many milliseconds (non-deterministic; off by default)."""
+
+
+class SearchPolicy:
+    """PIMC with heuristic playouts, inference from the plays seen and an exact endgame."""
+
+    def __init__(self, config: SearchConfig | None = None, name: str = "search") -> None:
+        self.config = config or SearchConfig()
+        self.name = name
+
+    def choose(self, view: View, history: History, rng: random.Random) -> str:
+        k = knowledge(view, history)
+        if k.phase == "choosing_trump":
+            return SUITS[self.choose_trump(k, rng)]
+        legal = k.legal
+        if legal & (legal - 1) == 0:
+            return NAMES[(legal & -legal).bit_length() - 1]
+        return self.choose_card(k, rng)
+
+    # -- trump ---------------------------------------------------------------------------------
+
+    def choose_trump(self, k: Knowledge, rng: random.Random) -> int:
+        """The heuristic's suit, or (``trump_samples``) the suit that wins most playouts over
+        deals of the 47 unseen cards, the same deals for every suit."""
+        five = k.hand
+        best, _ = heuristic.choose_trump(five, k.rules.satat)
+        n = self.config.trump_samples
+        if n <= 0:
+            return best
+        seat = k.seat
+        unseen = [c for c in range(52) if not five >> c & 1]
+        wins = [0, 0, 0, 0]
+        hakem_team = seat % 2
+        for _ in range(n):
+            rng.shuffle(unseen)
+            raw = [0, 0, 0, 0]
+            raw[seat] = five
+            pos = 0
+            for off, size in ((0, 8), (1, 13), (2, 13), (3, 13)):
+                s = (seat + off) % 4
+                for c in unseen[pos:pos + size]:
+                    raw[s] |= 1 << c
+                pos += size
+            for suit in range(4):
+                ft = FAST_TABLES[(suit, k.rules.satat)]
+                hands = [ft.mask_to_fast(h) for h in raw]
+                st = FastState(hands, [], seat, [0, 0], 0, hakem_team, k.rules)
+                if self.config.rollout == "heuristic":
+                    won = heuristic_playout(st, [0, 0, 0, 0])
+                else:
+                    won = playout(st)
+                if won == hakem_team:
+                    wins[suit] += 1
+        top = max(range(4), key=lambda s: (wins[s], s == best))
+        if wins[top] - wins[best] > self.config.trump_margin * n:
+            return top
+        return best
+
+    # -- cards ---------------------------------------------------------------------------------
+
+    def choose_card(self, k: Knowledge, rng: random.Random) -> str:
+        cfg = self.config
+        f = fast_knowledge(k)
+        assert k.trump is not None
+        ft = FAST_TABLES[(k.trump, k.rules.satat)]
+        in_play = f.unseen | f.hand
+        for _, c in f.trick:
+            in_play |= 1 << c
+        candidates = representatives(f.legal, in_play)
+        if len(candidates) == 1:
+            return NAMES[ft.to_engine[candidates[0]]]
+        h_name, _ = heuristic.decide(k)
+        h_card = ft.to_fast[mask_of_names([h_name]).bit_length() - 1]
+        h_rep = max((c for c in candidates if c <= h_card and c >> 4 == h_card >> 4),
+                    default=-1)
+        scores = self._evaluate(f, candidates, rng)
+        best = max(scores)
+        close = [c for c, s in zip(candidates, scores, strict=True) if s >= best - cfg.tie]
+        pick = h_rep if h_rep in close else min(close, key=lambda c: (c & 15, c))
+        return NAMES[ft.to_engine[pick]]
+
+    def _evaluate(self, f: FastKnowledge, candidates: list[int], rng: random.Random
+                  ) -> list[float]:
+        """Mean score of every candidate still in the race over the sampled deals; dropped
+        candidates score -1."""
+        cfg = self.config
+        k = f.k
+        exact = f.hand.bit_count() <= cfg.solver_cards
+        deadline = (time.perf_counter() + cfg.max_ms / 1000.0) if cfg.max_ms else None
+        sampler = Sampler(f)
+        model = PlayModel(f, cfg.miss) if cfg.infer else None
+        weigh = model is not None and cfg.oversample > 1 and (model.active or sampler.weigh_trump)
+        team = k.team
+        hakem_team = k.hakem % 2
+        trick_cards = [c for _, c in f.trick]
+        leader = f.trick[0][0] if f.trick else k.leader
+        must_trump = k.rules.must_trump
+        heuristic_rollout = cfg.rollout == "heuristic"
+        totals = [0.0] * len(candidates)
+        alive = list(range(len(candidates)))
+        done = 0
+        work = 0
+        while done < cfg.samples and len(alive) > 1:
+            if done >= cfg.min_samples and (work >= cfg.work or (
+                    deadline is not None and time.perf_counter() > deadline)):
+                break
+            batch = min(cfg.batch, cfg.samples - done)
+            if weigh:
+                assert model is not None
+                pool = []
+                for _ in range(batch * cfg.oversample):
+                    hands = sampler.sample(rng, tries=0)
+                    w = sampler.trump_weight(hands) * model.weight(hands)
+                    pool.append((rng.random() ** (1.0 / w), hands))
+                work += len(pool) * len(model.plays)
+                pool.sort(key=lambda kh: kh[0], reverse=True)
+                worlds = [h for _, h in pool[:batch]]
+            else:
+                worlds = [sampler.sample(rng) for _ in range(batch)]
+            for hands in worlds:
+                base = FastState(hands, trick_cards[:], leader, list(k.tricks),
+                                 k.tricks_played, hakem_team, k.rules, k.pile, k.run_team)
+                solver = Solver(team, must_trump, k.rules.double_sar) if exact else None
+                for i in alive:
+                    c = candidates[i]
+                    st = base.copy()
+                    st.play(c)
+                    if solver is not None:
+                        totals[i] += solver.wins(st)
+                        continue
+                    won = winner_decided(st)
+                    if won is None:
+                        before = st.hands[0] | st.hands[1] | st.hands[2] | st.hands[3]
+                        if heuristic_rollout:
+                            voids = f.voids[:]
+                            if trick_cards:
+                                led = trick_cards[0] >> 4
+                                if c >> 4 != led:
+                                    voids[k.seat] |= 1 << led
+                                    if must_trump and c < TRUMP_BASE:
+                                        voids[k.seat] |= 8
+                            won = heuristic_playout(st, voids)
+                        else:
+                            won = playout(st)
+                        after = st.hands[0] | st.hands[1] | st.hands[2] | st.hands[3]
+                        work += (before ^ after).bit_count()
+                    score = 1.0 if won == team else 0.0
+                    if cfg.margin_weight:
+                        score += cfg.margin_weight * (st.tricks[team] - st.tricks[1 - team])
+                    totals[i] += score
+                if solver is not None:
+                    work += 2 * solver.nodes
+                done += 1
+            # race: drop the candidates that trail clearly
+            lead = max(totals[i] for i in alive)
+            gap = cfg.race * done ** 0.5
+            alive = [i for i in alive if totals[i] >= lead - gap]
+        alive_set = set(alive)
+        return [totals[i] / done if i in alive_set else -1.0 for i in range(len(candidates))]
+
+
+__all__ = ["SearchConfig", "SearchPolicy"]

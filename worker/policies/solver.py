@@ -1,0 +1,150 @@
+"""An exact solver of the race to seven for a position with every hand known (fast cards).
+
+``wins(state, team)`` answers: with best play by both sides from ``state``, does ``team`` win the
+round?  It is a boolean alpha-beta search (the team's seats look for one winning card, the other
+seats for one refutation) with a transposition table at the start of every trick, cards that are
+equivalent (adjacent in rank among the cards still in play) tried once, and the rule policy's
+card tried first.  The round's winner is the first side to count seven tricks; the ``double_sar``
+pile is followed exactly; ``bavney`` does not change who wins.  Used by ``search`` when few
+cards remain; checked against brute force and the engine in the tests.
+"""
+
+from __future__ import annotations
+
+from .fast import BLOCK, TRUMP, TRUMP_BASE, FastState
+from .playout import choose
+
+_WIN = 7
+
+
+def representatives(hand_legal: int, in_play: int) -> list[int]:
+    """One card per run of ``hand_legal`` cards that no other card of ``in_play`` separates
+    (the lowest of each run).  ``in_play`` holds every card that can still matter this round:
+    all hands and the open trick."""
+    out = []
+    m = hand_legal
+    while m:
+        low = m & -m
+        c = low.bit_length() - 1
+        m ^= low
+        below = in_play & BLOCK[c >> 4] & (low - 1)
+        if below and hand_legal >> (below.bit_length() - 1) & 1:
+            continue  # the next card down is ours too: same run
+        out.append(c)
+    return out
+
+
+class Solver:
+    """Solves positions of one sampled deal; the table is kept across calls on that deal."""
+
+    __slots__ = ("team", "must_trump", "double_sar", "memo", "nodes")
+
+    def __init__(self, team: int, must_trump: bool, double_sar: bool) -> None:
+        self.team = team
+        self.must_trump = must_trump
+        self.double_sar = double_sar
+        self.memo: dict[tuple[int, ...], bool] = {}
+        self.nodes = 0
+
+    def wins(self, state: FastState) -> bool:
+        """Does ``self.team`` win the round from ``state`` with best play?"""
+        if state.result is not None:
+            return state.result[0] == self.team
+        t = state.tricks
+        run = -1 if state.run_team is None else state.run_team
+        return self._node(list(state.hands), list(state.trick), state.leader,
+                          t[self.team], t[1 - self.team], state.played, state.pile,
+                          run if run < 0 else int(run == self.team))
+
+    def _node(self, hands: list[int], trick: list[int], leader: int, mine: int, theirs: int,
+              played: int, pile: int, run: int) -> bool:
+        """``mine``/``theirs``: counted tricks; ``run``: -1 none, 1 us, 0 them (double_sar)."""
+        self.nodes += 1
+        if not trick:
+            if mine >= _WIN:
+                return True
+            if theirs >= _WIN:
+                return False
+            left = 13 - played
+            if not self.double_sar:
+                if mine + left < _WIN:
+                    return False
+                if theirs + left < _WIN:
+                    return True
+            key = (hands[0], hands[1], hands[2], hands[3], leader, mine, theirs, pile, run)
+            hit = self.memo.get(key)
+            if hit is not None:
+                return hit
+        seat = (leader + len(trick)) & 3
+        hand = hands[seat]
+        if trick:
+            follow = hand & BLOCK[trick[0] >> 4]
+            if follow:
+                legal = follow
+            elif self.must_trump and hand & TRUMP:
+                legal = hand & TRUMP
+            else:
+                legal = hand
+        else:
+            legal = hand
+        in_play = hands[0] | hands[1] | hands[2] | hands[3]
+        for c in trick:
+            in_play |= 1 << c
+        moves = representatives(legal, in_play)
+        if len(moves) > 1:
+            # the rule policy's card first (the kept card of its run: the highest kept card of
+            # its suit not above it)
+            first = choose(hands, trick, leader, seat, self.must_trump)
+            pick = -1
+            for i, c in enumerate(moves):
+                if c <= first and c >> 4 == first >> 4:
+                    pick = i
+            if pick > 0:
+                moves.insert(0, moves.pop(pick))
+        ours = (seat & 1) == self.team
+        result = not ours
+        for c in moves:
+            bit = 1 << c
+            hands[seat] ^= bit
+            trick.append(c)
+            if len(trick) < 4:
+                r = self._node(hands, trick, leader, mine, theirs, played, pile, run)
+            else:
+                led = trick[0] >> 4
+                best, bi = trick[0], 0
+                for i in (1, 2, 3):
+                    x = trick[i]
+                    if x > best and (x >= TRUMP_BASE or x >> 4 == led):
+                        best, bi = x, i
+                winner = (leader + bi) & 3
+                we = (winner & 1) == self.team
+                saved = trick[:]
+                trick.clear()
+                if not self.double_sar:
+                    if we:
+                        r = self._node(hands, trick, winner, mine + 1, theirs, played + 1, 0, -1)
+                    else:
+                        r = self._node(hands, trick, winner, mine, theirs + 1, played + 1, 0, -1)
+                else:
+                    side = 1 if we else 0
+                    if run == side or played + 1 == 13:
+                        gain = pile + 1
+                        if we:
+                            r = self._node(hands, trick, winner, mine + gain, theirs,
+                                           played + 1, 0, -1)
+                        else:
+                            r = self._node(hands, trick, winner, mine, theirs + gain,
+                                           played + 1, 0, -1)
+                    else:
+                        r = self._node(hands, trick, winner, mine, theirs, played + 1,
+                                       pile + 1, side)
+                trick.extend(saved)
+            trick.pop()
+            hands[seat] ^= bit
+            if r == ours:
+                result = ours
+                break
+        if not trick:
+            self.memo[(hands[0], hands[1], hands[2], hands[3], leader, mine, theirs, pile,
+                       run)] = result
+        return result
