@@ -37,7 +37,7 @@ from engine.fairness import DRAW_LABEL, round_label
 from engine.state import CHOOSING_TRUMP, MATCH_OVER, PLAYING
 
 from .errors import BadToken, NotFound, StaleVersion
-from .store.codec import decode_light, digest_of
+from .store.codec import CorruptRecord, apply_payloads, decode_light, digest_of
 from .store.port import Conflict, EventStore, Record, StoreUnavailable
 
 BOT_LEVELS = ("easy", "medium", "hard", "random", "heuristic", "search")
@@ -102,20 +102,13 @@ def fold_raw(entries: Sequence[tuple[int, bytes]], loaded: Loaded | None = None)
         loaded = Loaded(State(), 0, b"")
     if not entries:
         return loaded
-    state, version, commands = loaded.state, loaded.version, loaded.commands
     if decode_light(entries[0][0], entries[0][1])[0] != loaded.head:
-        raise CorruptLog(f"record {entries[0][0]} does not link to record {version}")
-    decode, step = decode_light, evolve  # local names: this loop runs for every record
-    for number, payload in entries:
-        _, _, command_id, events = decode(number, payload)
-        if number != version + 1:
-            raise CorruptLog(f"record {number} does not follow record {version}")
-        for event in events:
-            state = step(state, event)
-        version = number
-        if command_id is not None:
-            commands[command_id] = version
-    return Loaded(state, version, digest_of(entries[-1][1]), commands)
+        raise CorruptLog(f"record {entries[0][0]} does not link to record {loaded.version}")
+    try:
+        state = apply_payloads(entries, loaded.state, loaded.version, evolve, loaded.commands)
+    except CorruptRecord as exc:
+        raise CorruptLog(str(exc)) from exc
+    return Loaded(state, entries[-1][0], digest_of(entries[-1][1]), loaded.commands)
 
 
 class CorruptLog(RuntimeError):

@@ -15,8 +15,9 @@ edited entry breaks the link to the next one).
 from __future__ import annotations
 
 import hashlib
+from collections.abc import Callable, Sequence
 from dataclasses import fields
-from typing import Any
+from typing import Any, TypeVar
 
 import msgpack
 
@@ -44,6 +45,9 @@ _CARD_PLAYED = EVENT_TYPES["card_played"]
 _ROUND_STARTED = EVENT_TYPES["round_started"]
 _HAKEM_DRAWN = EVENT_TYPES["hakem_drawn"]
 _MATCH_CREATED = EVENT_TYPES["match_created"]
+
+
+S = TypeVar("S")
 
 
 class CorruptRecord(ValueError):
@@ -130,6 +134,36 @@ def decode_light(version: int, payload: bytes
         raise
     except Exception as exc:
         raise CorruptRecord(f"record {version} cannot be decoded: {exc}") from exc
+
+
+def apply_payloads(entries: Sequence[tuple[int, bytes]], state: S, version: int,
+                   step: Callable[[S, Event], S], commands: dict[str, int]) -> S:
+    """Fold the events of encoded records into ``state`` with ``step`` (``engine.evolve``):
+    the hot loop of rebuilding a match, written flat because it runs for every record.
+    Checks that versions follow ``version``; records command ids into ``commands``."""
+    unpack, played, won, tag_played, tag_trick = (
+        msgpack.unpackb, _PLAYED, _TRICK_WON_1, _TAG_PLAYED, _TAG_TRICK)
+    try:
+        for number, payload in entries:
+            schema, _, _, command_id, _, rows = unpack(payload, use_list=False)
+            if number != version + 1 or schema != SCHEMA:
+                raise CorruptRecord(f"record {number} does not follow record {version}")
+            for row in rows:
+                tag = row[0]
+                if tag == tag_played:
+                    state = step(state, played[row[1]][row[2]])
+                elif tag == tag_trick and row[2] == 1:
+                    state = step(state, won[row[1]])
+                else:
+                    state = step(state, _event_of(row))
+            version = number
+            if command_id is not None:
+                commands[command_id] = number
+    except CorruptRecord:
+        raise
+    except Exception as exc:
+        raise CorruptRecord(f"record {version + 1} cannot be decoded: {exc}") from exc
+    return state
 
 
 def decode(version: int, payload: bytes) -> Record:

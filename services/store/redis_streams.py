@@ -43,6 +43,11 @@ class RedisStore:
 
     def __init__(self, client: redis.Redis) -> None:
         self.client = client
+        # A second client on the same connection pool whose XRANGE answers are left as Redis
+        # sends them ([id, [field, value]]): the fast load path needs no per-entry dict, and
+        # skipping redis-py's conversion makes a cold load about a third cheaper.
+        self._raw: Any = type(client)(connection_pool=client.connection_pool)
+        self._raw.set_response_callback("XRANGE", lambda response, **_: response)
 
     def append(self, match_id: str, record: Record) -> Record:
         out, payload = sealed(record)
@@ -75,10 +80,11 @@ class RedisStore:
         if upto is not None and upto <= after:
             return []
         try:
-            entries: Any = self.client.xrange(keys.log(match_id), f"{after + 1}-0", end)
+            entries: Any = self._raw.xrange(keys.log(match_id), f"{after + 1}-0", end)
         except (redis.ConnectionError, redis.TimeoutError) as exc:
             raise StoreUnavailable(str(exc)) from exc
-        return [(version_of(entry_id), fields[b"d"]) for entry_id, fields in entries]
+        # each entry is [id, [b"d", payload]] (one field per entry, see the module docstring)
+        return [(int(entry_id[:entry_id.index(b"-")]), fields[1]) for entry_id, fields in entries]
 
     def tail(self, match_id: str, after: int, block_ms: int) -> list[Record]:
         found: Any = self.client.xread({keys.log(match_id): f"{after}-0"}, block=block_ms)
