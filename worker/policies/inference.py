@@ -21,9 +21,11 @@ from .knowledge import FastKnowledge
 class PlayModel:
     """Scores sampled deals by the plays observed so far this round."""
 
-    __slots__ = ("plays", "played_by", "me", "miss", "must_trump", "active", "floor")
+    __slots__ = ("plays", "played_by", "me", "miss", "partner_miss", "must_trump", "active",
+                 "floor")
 
-    def __init__(self, f: FastKnowledge, miss: float = 0.2) -> None:
+    def __init__(self, f: FastKnowledge, miss: float = 0.2, partner_miss: float | None = None
+                 ) -> None:
         k = f.k
         assert k.trump is not None
         ft = FAST_TABLES[(k.trump, k.rules.satat)]
@@ -31,6 +33,8 @@ class PlayModel:
         self.played_by = [ft.mask_to_fast(m) for m in k.played_by]
         self.me = k.seat
         self.miss = miss
+        self.partner_miss = miss if partner_miss is None else partner_miss
+        """The factor for the partner's plays (a partner may not play like the model)."""
         self.must_trump = k.rules.must_trump
         self.active = k.history_complete and any(s != k.seat for s, _ in self.plays)
         self.floor = miss ** 3
@@ -45,7 +49,8 @@ class PlayModel:
         trick: list[int] = []
         leader = self.plays[0][0] if self.plays else 0
         weight = 1.0
-        me, miss, must_trump = self.me, self.miss, self.must_trump
+        me, must_trump = self.me, self.must_trump
+        partner = (me + 2) & 3
         for seat, card in self.plays:
             hand = hands[seat]
             if trick:
@@ -61,6 +66,7 @@ class PlayModel:
                 led = -1
                 legal = hand
             if seat != me and legal & (legal - 1):
+                miss = self.partner_miss if seat == partner else self.miss
                 in_play = hands[0] | hands[1] | hands[2] | hands[3]
                 choice = play(hand, legal, in_play ^ hand, voids, trick, leader, seat)[0]
                 if choice != card:

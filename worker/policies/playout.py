@@ -1,10 +1,15 @@
-"""A fast perfect-information rule policy and playouts, for the search policy's samples.
+"""Playouts of a sampled deal for the search policy, to the point where the round's winner is
+certain, in the fast card space of :mod:`worker.policies.fast`.
 
-Everything is in the fast card space of :mod:`worker.policies.fast`.  The rule policy sees every
-hand of a *sampled* deal (that is the point of Perfect Information Monte Carlo): it cashes
-masters the opponents cannot ruff, draws trumps when its side is longer, lets a partner's safe
-winner stand, wins as cheaply as it safely can, and otherwise plays low or discards its lowest
-side card.  ``playout`` plays a position to the point where the round's winner is certain.
+* ``heuristic_playout`` (what ``search`` uses): every seat plays ``heuristic.play`` on what it
+  would know in that deal: its own hand, the cards played, the voids shown.  Without
+  ``double_sar`` a tight loop on local variables (the first side to count seven tricks wins);
+  the tests check it against the general loop on ``FastState.play``, itself checked against the
+  engine.
+* ``playout`` and ``choose``: a perfect-information rule policy that sees every hand of the
+  deal: it cashes masters the opponents cannot ruff, draws trumps when its side is longer, lets a
+  partner's safe winner stand, wins as cheaply as it safely can, and otherwise plays low or
+  discards its lowest side card.  ``choose`` also orders the exact solver's moves.
 """
 
 from __future__ import annotations

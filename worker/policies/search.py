@@ -1,25 +1,29 @@
 """``search``: Perfect Information Monte Carlo over the seat's own knowledge.
 
-Contract: as every policy (``base.py``); it reads only ``view`` and ``history`` and draws its
-randomness only from ``rng``, and it is deterministic given them (the work budget is counted in
-cards played in playouts, not in time; ``max_ms`` is an optional safety stop for production).
+Contract: as every policy (``base.py``); it reads only ``view`` and ``history``, draws its
+randomness only from ``rng`` and is deterministic given them (the budget counts work, not time;
+``max_ms`` is an optional, non-deterministic safety stop, off by default).
 
-A decision:
+A card decision:
 
-1. rebuild the seat's knowledge (``knowledge.py``) and translate it to fast cards;
+1. rebuild the seat's knowledge (``knowledge.py``) and translate it to fast cards (``fast.py``);
 2. reduce the legal cards to one per run of equivalent cards (``solver.representatives``);
-3. sample hidden hands consistent with it (``sampler.py``: counts, shown voids, the Hakem's
-   trump choice);
-4. in every sample, score every candidate: with at most ``solver_cards`` cards left in the
-   seat's hand, exactly (``solver.py``, does our side win the race to seven), otherwise by a
-   playout of the perfect-information rule policy (``playout.py``) until the round's winner is
-   certain;
-5. play the candidate with the best mean; candidates within ``tie`` of the best go to the
-   heuristic's choice when it is among them, else to the lowest card.
+3. sample the hidden hands consistently with it (``sampler.py``: public counts, shown voids) and
+   keep, of every ``oversample`` draws, the likeliest by weighted sampling without replacement:
+   the weight is the likelihood of the Hakem's trump choice times that of every play seen this
+   round under a behaviour model (``inference.py``);
+4. score every candidate on every kept deal: with at most ``solver_cards`` cards in the seat's
+   hand exactly (``solver.py``: does our side win the race to seven with best play), otherwise by
+   a playout in which every seat plays the heuristic on what it would know (``playout.py``), to
+   the point where the round's winner is certain;
+5. race: deals come in batches, and after each batch a candidate whose win total trails the
+   leader's by more than ``race * sqrt(deals)`` is dropped, so the budget goes to close calls;
+   stop at ``samples`` deals, at the ``work`` budget, or when one candidate is left;
+6. play the best mean; candidates within ``tie`` of it go to the heuristic's choice when it is
+   among them, else to the lowest card.
 
-Naming trump, it deals the 47 unseen cards ``trump_samples`` times and plays every suit out on
-the same deals (common random numbers), keeping the heuristic's suit unless another one wins
-clearly more often (``trump_margin``).
+Naming trump it keeps the heuristic's suit (the five cards only); ``trump_samples > 0`` instead
+plays every suit out on the same deals of the 47 unseen cards (measured: no better).
 """
 
 from __future__ import annotations
@@ -33,9 +37,9 @@ from engine.cards import NAMES, SUITS
 from . import heuristic
 from .base import History, View
 from .fast import FAST_TABLES, TRUMP_BASE, FastState, winner_decided
+from .inference import PlayModel
 from .knowledge import FastKnowledge, Knowledge, fast_knowledge, knowledge, mask_of_names
 from .playout import heuristic_playout, playout
-from .inference import PlayModel
 from .sampler import Sampler
 from .solver import Solver, representatives
 
@@ -70,10 +74,12 @@ class SearchConfig:
     ``rule`` (the perfect-information rule policy)."""
     infer: bool = True
     """Weight sampled deals by how plausible the plays seen are (``inference.py``)."""
-    oversample: int = 3
+    oversample: int = 5
     """With ``infer``: deals drawn per deal kept (kept by weight, without replacement)."""
     miss: float = 0.2
     """With ``infer``: the weight factor of a play the behaviour model would not make."""
+    partner_miss: float | None = None
+    """With ``infer``: the factor for the partner's plays (``None``: ``miss``)."""
     margin_weight: float = 0.0
     """Weight of the trick margin when the round's winner is certain, next to the 0/1 result."""
     max_ms: float | None = None
@@ -167,7 +173,7 @@ class SearchPolicy:
         exact = f.hand.bit_count() <= cfg.solver_cards
         deadline = (time.perf_counter() + cfg.max_ms / 1000.0) if cfg.max_ms else None
         sampler = Sampler(f)
-        model = PlayModel(f, cfg.miss) if cfg.infer else None
+        model = PlayModel(f, cfg.miss, cfg.partner_miss) if cfg.infer else None
         weigh = model is not None and cfg.oversample > 1 and (model.active or sampler.weigh_trump)
         team = k.team
         hakem_team = k.hakem % 2

@@ -1,0 +1,109 @@
+"""How far above the heuristic can card play get?  A *clairvoyant* upper bound (research only).
+
+NOT a policy: side A here reads the true state (every hand), which no bot may do.  It scores
+each legal card on the one true deal, exactly like one sample of the search policy: with at most
+``--solve`` cards in hand by the exact solver, else by a playout (``heuristic``: every seat plays
+the heuristic; ``rule``: the perfect-information rule policy).  Trump is the heuristic's.  Deals
+are duplicated as in ``hokm arena`` (same decks and Hakem rotation).
+
+    python bench/bots_arena/ceiling.py --deals 200 --rollout heuristic --solve 5
+"""
+
+from __future__ import annotations
+
+import argparse
+import random
+import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
+
+from engine import (
+    NAMES, ChooseTrump, CreateMatch, DealRound, PlayCard, Rules, State, TakeSeat, commitment_of,
+    decide, evolve, redact_event, view_for,
+)
+from engine.state import CHOOSING_TRUMP, PLAYING
+from worker.arena import deck_for_deal, paired_interval
+from worker.policies import policy_for
+from worker.policies.fast import FAST_TABLES, FastState, winner_decided
+from worker.policies.playout import heuristic_playout, playout
+from worker.policies.solver import Solver, representatives
+
+
+def clairvoyant_card(state: State, seat: int, rollout: str, solve: int) -> str:
+    assert state.deal.trump is not None and state.leader is not None and state.hakem is not None
+    ft = FAST_TABLES[(state.deal.trump, state.rules.satat)]
+    fs = FastState([ft.mask_to_fast(h) for h in state.hands],
+                   [ft.to_fast[c] for _, c in state.trick], state.leader, list(state.tricks),
+                   state.tricks_played, state.hakem % 2, state.rules, state.pile, state.run_team)
+    in_play = fs.hands[0] | fs.hands[1] | fs.hands[2] | fs.hands[3]
+    for c in fs.trick:
+        in_play |= 1 << c
+    team = seat & 1
+    best, best_value = -1, -1
+    for c in representatives(fs.legal(), in_play):
+        st = fs.copy()
+        st.play(c)
+        if fs.hands[seat].bit_count() <= solve:
+            value = int(Solver(team, state.rules.must_trump, state.rules.double_sar).wins(st))
+        else:
+            won = winner_decided(st)
+            if won is None:
+                won = heuristic_playout(st, [0, 0, 0, 0]) if rollout == "heuristic" else \
+                    playout(st)
+            value = int(won == team)
+        if value > best_value:
+            best, best_value = c, value
+    return NAMES[ft.to_engine[best]]
+
+
+def play_copy(deck: tuple[str, ...], hakem: int, a_team: int, rollout: str, solve: int,
+              rng: random.Random) -> bool:
+    """One copy of a deal; True when side A (clairvoyant) wins the round."""
+    heuristic = policy_for("heuristic")
+    state = State()
+    seen: list[list[dict[str, object]]] = [[], [], [], []]
+
+    def run(seat: int | None, command: object) -> None:
+        nonlocal state
+        for event in decide(state, seat, command):  # type: ignore[arg-type]
+            for s in range(4):
+                seen[s].append(redact_event(state, event, s))
+            state = evolve(state, event)
+
+    run(None, CreateMatch("ceiling", Rules(), commitment_of("c"), first_hakem=hakem))
+    for s in range(4):
+        run(None, TakeSeat(s, f"p{s}", f"p{s}"))
+    run(None, DealRound(deck, stacked=True))
+    while state.phase in (CHOOSING_TRUMP, PLAYING):
+        seat = state.turn
+        assert seat is not None
+        if state.phase == PLAYING and seat % 2 == a_team:
+            run(seat, PlayCard(clairvoyant_card(state, seat, rollout, solve)))
+            continue
+        choice = heuristic.choose(view_for(state, seat), seen[seat], rng)
+        run(seat, ChooseTrump(choice) if state.phase == CHOOSING_TRUMP else PlayCard(choice))
+    assert state.match.result is not None
+    return state.match.result.winner == a_team
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--deals", type=int, default=200)
+    ap.add_argument("--seed", type=int, default=7)
+    ap.add_argument("--rollout", choices=("heuristic", "rule"), default="heuristic")
+    ap.add_argument("--solve", type=int, default=5)
+    args = ap.parse_args()
+    scores = []
+    for deal in range(args.deals):
+        deck, hakem = deck_for_deal(args.seed, deal), deal % 4
+        won = [play_copy(deck, hakem, a_team, args.rollout, args.solve, random.Random(deal))
+               for a_team in (0, 1)]
+        scores.append(sum(won) / 2)
+    mean, low, high = paired_interval(scores)
+    print(f"clairvoyant ({args.rollout} playouts, solver <= {args.solve} cards) vs heuristic: "
+          f"{mean:.3f} [{low:.3f}, {high:.3f}] over {args.deals} duplicate deals")
+
+
+if __name__ == "__main__":
+    main()

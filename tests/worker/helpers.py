@@ -1,0 +1,107 @@
+"""A table driven through the engine the way the arena and the bot workers drive it: every seat
+keeps its own redacted history, and views come from ``view_for`` only."""
+
+from __future__ import annotations
+
+import random
+from typing import Any
+
+from hypothesis import strategies as st
+
+from engine import (
+    NAMES, ChooseTrump, CreateMatch, DealRound, Event, PlayCard, Rules, State, TakeSeat,
+    commitment_of, decide, evolve, redact_event, view_for,
+)
+from engine.cards import cards_of
+from engine.state import CHOOSING_TRUMP, PLAYING
+from engine.views import legal_mask
+
+SECRET = "3c" * 32
+
+rules_strategy = st.builds(
+    lambda must_trump, satat, bavney, double_sar, deal: Rules.from_dict({
+        "must_trump": must_trump, "satat": satat, "bavney": bavney and not double_sar,
+        "double_sar": double_sar, "deal": deal,
+    }),
+    st.booleans(), st.booleans(), st.booleans(), st.booleans(),
+    st.sampled_from(["5-4-4", "5-3-3-2"]),
+)
+"""Random house-rule variants (``bavney`` and ``double_sar`` do not combine)."""
+
+
+def random_deck(rng: random.Random) -> tuple[str, ...]:
+    names = list(NAMES)
+    rng.shuffle(names)
+    return tuple(names)
+
+
+class Table:
+    """One match at a table of four, with each seat's redacted history."""
+
+    def __init__(self, rules: Rules, hakem: int = 0) -> None:
+        self.state = State()
+        self.histories: list[list[dict[str, Any]]] = [[], [], [], []]
+        self.log: list[Event] = []
+        self.run(None, CreateMatch("w", rules, commitment_of(SECRET), first_hakem=hakem))
+        for seat in range(4):
+            self.run(None, TakeSeat(seat, f"p{seat}", f"id{seat}", "bot"))
+
+    @property
+    def version(self) -> int:
+        return len(self.log)
+
+    def run(self, seat: int | None, command: Any) -> tuple[Event, ...]:
+        events = decide(self.state, seat, command)
+        for event in events:
+            for s in range(4):
+                self.histories[s].append(redact_event(self.state, event, s))
+            self.state = evolve(self.state, event)
+            self.log.append(event)
+        return events
+
+    def deal(self, deck: tuple[str, ...]) -> None:
+        self.run(None, DealRound(deck, stacked=True))
+
+    def view(self, seat: int) -> dict[str, Any]:
+        return view_for(self.state, seat, self.version)
+
+    @property
+    def live(self) -> bool:
+        return self.state.phase in (CHOOSING_TRUMP, PLAYING)
+
+    def act(self, choice: str) -> tuple[Event, ...]:
+        seat = self.state.turn
+        assert seat is not None
+        if self.state.phase == CHOOSING_TRUMP:
+            return self.run(seat, ChooseTrump(choice))
+        return self.run(seat, PlayCard(choice))
+
+    def random_move(self, rng: random.Random) -> str:
+        seat = self.state.turn
+        assert seat is not None
+        if self.state.phase == CHOOSING_TRUMP:
+            return "SHDC"[rng.randrange(4)]
+        legal = cards_of(legal_mask(self.state, seat))
+        return NAMES[legal[rng.randrange(len(legal))]]
+
+
+def reach(rules: Rules, seed: int, steps: int, rounds: int = 1) -> Table:
+    """A table after ``rounds - 1`` random rounds and then up to ``steps`` random decisions of
+    the last round, stopping short of a decision that would end it (so the table is live)."""
+    rng = random.Random(seed)
+    table = Table(rules, hakem=rng.randrange(4))
+    for r in range(rounds):
+        table.deal(random_deck(rng))
+        last = r == rounds - 1
+        n = 0
+        while table.live and not (last and n >= steps):
+            saved = (table.state, [h[:] for h in table.histories], len(table.log))
+            table.act(table.random_move(rng))
+            n += 1
+            if last and not table.live:  # undo the round's last card
+                table.state, table.histories, size = saved
+                del table.log[size:]
+                break
+        if not last and table.state.phase == "match_over":
+            break
+    return table

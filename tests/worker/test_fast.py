@@ -1,0 +1,175 @@
+"""The fast bit-mask model (``worker.policies.fast``) and the solver agree with the engine."""
+
+from __future__ import annotations
+
+import random
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from engine import CARD_INDEX, NAMES, Rules
+from engine.cards import cards_of
+from engine.events import RoundEnded, TrickWon
+from engine.state import PLAYING, TRUMP_TABLES
+from engine.views import legal_mask
+from worker.policies.fast import FAST_TABLES, FastState, legal, trick_winner_index, winner_decided
+from worker.policies.playout import choose, playout
+from worker.policies.solver import Solver, representatives
+
+from .helpers import Table, random_deck, reach, rules_strategy
+
+
+def fast_state(table: Table) -> FastState:
+    """The engine state of ``table`` in the fast model (all hands known)."""
+    s = table.state
+    assert s.deal.trump is not None and s.hakem is not None and s.leader is not None
+    ft = FAST_TABLES[(s.deal.trump, s.rules.satat)]
+    return FastState([ft.mask_to_fast(h) for h in s.hands], [ft.to_fast[c] for _, c in s.trick],
+                     s.leader, list(s.tricks), s.tricks_played, s.hakem % 2, s.rules, s.pile,
+                     s.run_team)
+
+
+def test_tables_keep_the_engine_order() -> None:
+    for (trump, satat), ft in FAST_TABLES.items():
+        et = TRUMP_TABLES[(trump, satat)]
+        assert sorted(ft.to_fast) == sorted(set(ft.to_fast))
+        for c in range(52):
+            f = ft.to_fast[c]
+            assert ft.to_engine[f] == c
+            assert (f >= 48) == (et.eff_suit[c] == trump)
+            for d in range(52):
+                if et.eff_suit[c] == et.eff_suit[d]:
+                    assert (ft.to_fast[c] > ft.to_fast[d]) == (et.power[c] > et.power[d])
+        mask = random.Random(trump).getrandbits(52)
+        assert ft.mask_to_engine(ft.mask_to_fast(mask)) == mask
+
+
+@settings(max_examples=200, deadline=None)
+@given(rules=rules_strategy, seed=st.integers(0, 2**32 - 1))
+def test_fast_model_plays_rounds_like_the_engine(rules: Rules, seed: int) -> None:
+    """Same legal cards, trick winners, counted tricks, pile and round result, card by card."""
+    rng = random.Random(seed)
+    table = Table(rules, hakem=rng.randrange(4))
+    table.deal(random_deck(rng))
+    table.act("SHDC"[rng.randrange(4)])
+    fs = fast_state(table)
+    s = table.state
+    assert s.deal.trump is not None
+    ft = FAST_TABLES[(s.deal.trump, rules.satat)]
+    while table.state.phase == PLAYING:
+        s = table.state
+        seat = s.turn
+        assert seat is not None and fs.turn == seat
+        assert ft.mask_to_engine(fs.legal()) == legal_mask(s, seat)
+        card = rng.choice(cards_of(legal_mask(s, seat)))
+        events = table.act(NAMES[card])
+        won = fs.play(ft.to_fast[card])
+        trick_won = [e for e in events if isinstance(e, TrickWon)]
+        assert (won is None) == (not trick_won)
+        if trick_won:
+            assert won == trick_won[0].seat
+        s = table.state
+        assert [ft.mask_to_engine(h) for h in fs.hands] == list(s.hands)
+        assert fs.tricks == list(s.tricks) and fs.played == s.tricks_played
+        assert fs.pile == s.pile and fs.run_team == s.run_team
+        ended = [e for e in events if isinstance(e, RoundEnded)]
+        if ended:
+            e = ended[0]
+            assert fs.result == (e.winner, e.points, e.kind)
+            assert winner_decided(fs) == e.winner
+        else:
+            assert fs.result is None
+            decided = winner_decided(fs)
+            if decided is not None:  # bavney: the round goes on, its winner is already known
+                assert rules.bavney and max(fs.tricks) >= 7
+    assert table.state.phase != PLAYING
+
+
+@settings(max_examples=40, deadline=None)
+@given(rules=rules_strategy, seed=st.integers(0, 2**32 - 1), steps=st.integers(1, 45))
+def test_rule_policy_and_legal_cards(rules: Rules, seed: int, steps: int) -> None:
+    table = reach(rules, seed, steps)
+    if table.state.phase != PLAYING:
+        return
+    fs = fast_state(table)
+    s = table.state
+    assert s.deal.trump is not None and s.turn is not None
+    ft = FAST_TABLES[(s.deal.trump, rules.satat)]
+    card = choose(fs.hands, fs.trick, fs.leader, fs.turn, rules.must_trump)
+    assert legal_mask(s, s.turn) >> ft.to_engine[card] & 1
+    assert legal(fs.hands[fs.turn], fs.trick, rules.must_trump) == fs.legal()
+    won = playout(fs.copy())
+    assert won in (0, 1)
+    if fs.trick:
+        assert 0 <= trick_winner_index(fs.trick) < len(fs.trick)
+
+
+def _brute(fs: FastState, team: int) -> bool:
+    """Minimax over every legal card (no pruning, no equivalences)."""
+    decided = winner_decided(fs)
+    if decided is not None:
+        return decided == team
+    ours = fs.turn & 1 == team
+    outcomes = []
+    m = fs.legal()
+    for c in cards_of_fast(m):
+        child = fs.copy()
+        child.play(c)
+        outcomes.append(_brute(child, team))
+    return any(outcomes) if ours else all(outcomes)
+
+
+def cards_of_fast(mask: int) -> list[int]:
+    return [i for i in range(64) if mask >> i & 1]
+
+
+@settings(max_examples=150, deadline=None)
+@given(rules=rules_strategy, seed=st.integers(0, 2**32 - 1), extra=st.integers(0, 3))
+def test_solver_matches_brute_force_on_engine_endgames(rules: Rules, seed: int, extra: int) -> None:
+    """Reach a late position through the engine; the solver's verdict for both teams equals
+    plain minimax, and its card equivalences never change the value."""
+    rng = random.Random(seed)
+    table = Table(rules, hakem=rng.randrange(4))
+    table.deal(random_deck(rng))
+    table.act("SHDC"[rng.randrange(4)])
+    # play until at most 3 cards a hand remain (plus a few cards into the trick)
+    while table.state.phase == PLAYING and (
+            max(h.bit_count() for h in table.state.hands) > 3 or extra > 0):
+        if max(h.bit_count() for h in table.state.hands) <= 3:
+            extra -= 1
+        s = table.state
+        assert s.turn is not None
+        table.act(NAMES[rng.choice(cards_of(legal_mask(s, s.turn)))])
+    if table.state.phase != PLAYING:
+        return
+    fs = fast_state(table)
+    for team in (0, 1):
+        assert Solver(team, rules.must_trump, rules.double_sar).wins(fs.copy()) == _brute(fs, team)
+    # exactly one side wins with best play from both
+    assert Solver(0, rules.must_trump, rules.double_sar).wins(fs.copy()) != \
+        Solver(1, rules.must_trump, rules.double_sar).wins(fs.copy())
+
+
+def test_representatives_keep_one_card_per_run() -> None:
+    ft = FAST_TABLES[(0, False)]  # spades trump
+    hand = ft.mask_to_fast(sum(1 << CARD_INDEX[c] for c in ("9H", "TH", "KH", "2D")))
+    others = ft.mask_to_fast(sum(1 << CARD_INDEX[c] for c in ("QH", "3H", "5D")))
+    reps = representatives(hand, hand | others)
+    names = sorted(NAMES[ft.to_engine[c]] for c in reps)
+    assert names == ["2D", "9H", "KH"]  # 9H-TH touch (no card in play between them)
+    # with JH in the open trick, TH and KH stay apart from it but 9H-TH still touch
+    in_play = hand | others | (1 << ft.to_fast[CARD_INDEX["JH"]])
+    assert sorted(NAMES[ft.to_engine[c]] for c in representatives(hand, in_play)) == names
+
+
+def test_solver_finds_a_forced_win() -> None:
+    """Seat 0 leads with the two top trumps: its side wins the last two tricks it needs."""
+    ft = FAST_TABLES[(0, False)]
+
+    def f(*names: str) -> int:
+        return sum(1 << ft.to_fast[CARD_INDEX[n]] for n in names)
+
+    hands = [f("AS", "KS"), f("2H", "3H"), f("4H", "5H"), f("6H", "7H")]
+    fs = FastState(hands, [], 0, [5, 6], 11, 0, Rules())
+    assert Solver(0, False, False).wins(fs)
+    assert not Solver(1, False, False).wins(fs)

@@ -1,0 +1,88 @@
+"""The search policy's parts agree with each other and with the engine."""
+
+from __future__ import annotations
+
+import random
+import time
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from engine import Rules
+from engine.state import PLAYING
+from worker.policies import SearchConfig, SearchPolicy, policy_for
+from worker.policies.fast import FAST_TABLES, FastState
+from worker.policies.inference import PlayModel
+from worker.policies.knowledge import fast_knowledge, knowledge
+from worker.policies.playout import _heuristic_playout_general, heuristic_playout
+
+from .helpers import Table, random_deck, reach, rules_strategy
+
+
+def _fast(table: Table) -> FastState:
+    s = table.state
+    assert s.deal.trump is not None and s.hakem is not None and s.leader is not None
+    ft = FAST_TABLES[(s.deal.trump, s.rules.satat)]
+    return FastState([ft.mask_to_fast(h) for h in s.hands], [ft.to_fast[c] for _, c in s.trick],
+                     s.leader, list(s.tricks), s.tricks_played, s.hakem % 2, s.rules, s.pile,
+                     s.run_team)
+
+
+@settings(max_examples=60, deadline=None)
+@given(rules=rules_strategy, seed=st.integers(0, 2**32 - 1), steps=st.integers(1, 45))
+def test_the_inline_playout_is_the_engine_checked_one(rules: Rules, seed: int,
+                                                      steps: int) -> None:
+    """``heuristic_playout``'s tight loop gives the same winner and tricks as the general loop
+    built on ``FastState.play`` (which ``test_fast`` checks against the engine)."""
+    table = reach(rules, seed, steps)
+    if table.state.phase != PLAYING:
+        return
+    fs = _fast(table)
+    a, b = fs.copy(), fs.copy()
+    voids = [random.Random(seed).randrange(4) for _ in range(4)]
+    won = heuristic_playout(a, voids[:])
+    assert won == _heuristic_playout_general(b, voids[:])
+    if not rules.double_sar:
+        assert a.tricks == b.tricks and a.hands == b.hands
+
+
+@settings(max_examples=60, deadline=None)
+@given(rules=rules_strategy, seed=st.integers(0, 2**32 - 1), steps=st.integers(2, 45))
+def test_the_true_deal_is_fully_plausible_among_heuristic_players(rules: Rules, seed: int,
+                                                                  steps: int) -> None:
+    """When every seat plays the heuristic, the behaviour model reproduces every play seen, so
+    the true deal keeps weight 1: the inference is the policy, replayed."""
+    rng = random.Random(seed)
+    table = Table(rules, hakem=rng.randrange(4))
+    table.deal(random_deck(rng))
+    heuristic = policy_for("heuristic")
+    for _ in range(steps):
+        seat = table.state.turn
+        assert seat is not None
+        saved = (table.state, [h[:] for h in table.histories], len(table.log))
+        table.act(heuristic.choose(table.view(seat), table.histories[seat], rng))
+        if not table.live:
+            table.state, table.histories, size = saved
+            del table.log[size:]
+            break
+    s = table.state
+    if s.phase != PLAYING:
+        return
+    seat = s.turn
+    assert seat is not None and s.deal.trump is not None
+    f = fast_knowledge(knowledge(table.view(seat), table.histories[seat]))
+    ft = FAST_TABLES[(s.deal.trump, rules.satat)]
+    assert PlayModel(f).weight([ft.mask_to_fast(h) for h in s.hands]) == 1.0
+
+
+def test_budgets() -> None:
+    table = reach(Rules(), 21, 3)
+    seat = table.state.turn
+    assert seat is not None
+    view, history = table.view(seat), table.histories[seat]
+    tiny = SearchPolicy(SearchConfig(samples=2, min_samples=1, batch=1, work=1))
+    assert tiny.choose(view, history, random.Random(1)) in view["legal"]
+    hurried = SearchPolicy(SearchConfig(samples=10_000, work=10**9, max_ms=20.0))
+    t0 = time.perf_counter()
+    assert hurried.choose(view, history, random.Random(1)) in view["legal"]
+    assert time.perf_counter() - t0 < 2.0
