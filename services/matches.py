@@ -135,14 +135,16 @@ class MatchService:
 
     # -- the cache ---------------------------------------------------------------------------
 
-    def _cached(self, match_id: str) -> Loaded | None:
+    def cached(self, match_id: str) -> Loaded | None:
+        """The cached match, if any, without any I/O (it may be behind the stream).  Used with
+        ``remember`` by the gateway, whose hub folds every record it sees."""
         with self._lock:
             loaded = self._cache.get(match_id)
             if loaded is not None:
                 self._cache.move_to_end(match_id)
             return loaded
 
-    def _remember(self, match_id: str, loaded: Loaded) -> Loaded:
+    def remember(self, match_id: str, loaded: Loaded) -> Loaded:
         """Keep ``loaded`` unless the cache already holds a newer version; return the newest."""
         with self._lock:
             current = self._cache.get(match_id)
@@ -181,21 +183,21 @@ class MatchService:
             if loaded is None:
                 raise
             new = fold_raw(self.store.read_raw(match_id))  # our cache went wrong: start over
-        return self._remember(match_id, new)
+        return self.remember(match_id, new)
 
     def load(self, match_id: str, *, fresh: bool = True) -> Loaded:
         """The match now (``fresh``: checked against the stream, one round trip)."""
-        loaded = self._cached(match_id)
+        loaded = self.cached(match_id)
         if loaded is None or fresh:
             loaded = self._refresh(match_id, loaded)
         return loaded
 
     def observe(self, match_id: str, records: Sequence[Record]) -> Loaded:
         """Apply records read elsewhere (the gateway's tail) to the cache; returns the newest."""
-        loaded = self._cached(match_id)
+        loaded = self.cached(match_id)
         if loaded is None or not records or records[0].version != loaded.version + 1:
             return self._refresh(match_id, loaded)
-        return self._remember(match_id, fold(records, loaded))
+        return self.remember(match_id, fold(records, loaded))
 
     # -- commands ----------------------------------------------------------------------------
 
@@ -209,7 +211,7 @@ class MatchService:
         command_id: str | None = None,
     ) -> Outcome:
         """Decide and append ``command`` by ``actor`` (a seat, or None for the system)."""
-        loaded = self._cached(match_id)
+        loaded = self.cached(match_id)
         if loaded is None:
             if isinstance(command, CreateMatch):
                 loaded = Loaded(State(), 0, b"")  # a new match: Conflict if the id is taken
@@ -257,7 +259,7 @@ class MatchService:
             state = evolve(state, event)
         if command_id is not None:
             loaded.commands[command_id] = record.version
-        return self._remember(match_id, Loaded(state, record.version, sealed.digest,
+        return self.remember(match_id, Loaded(state, record.version, sealed.digest,
                                                loaded.commands))
 
     def _original(self, match_id: str, version: int) -> Outcome:

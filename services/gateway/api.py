@@ -48,8 +48,15 @@ class Applied(NamedTuple):
     duplicate: bool
 
 
+class Unavailable(HokmError):
+    """The store (Redis) could not be reached: nothing was done; the client may retry."""
+
+    code = "unavailable"
+
+
 def error_response(error: HokmError) -> JSONResponse:
-    return JSONResponse({"error": error.to_dict()}, status_code=STATUS.get(error.code, 400))
+    status = 503 if error.code == "unavailable" else STATUS.get(error.code, 400)
+    return JSONResponse({"error": error.to_dict()}, status_code=status)
 
 
 class Api:
@@ -260,7 +267,7 @@ class Api:
         path in a thread, which reloads, decides again and answers exactly as before."""
         service = self.service
         loaded = self.hub.loaded.get(match_id)
-        cached = service._cached(match_id)
+        cached = service.cached(match_id)
         if loaded is None or (cached is not None and cached.version > loaded.version):
             loaded = cached
         if loaded is None:
@@ -276,22 +283,26 @@ class Api:
         number = loaded.version + 1
         record, payload = sealed(Record(number, tuple(events), seat, command_id,
                                         int(service.clock() * 1000), loaded.head))
+        state = loaded.state
+        for event in events:
+            state = evolve(state, event)
+        after = Loaded(state, number, record.digest, loaded.commands)
         if self._appends is None:
             self._appends = Appends(self.hub.rt.async_client())
+        hub = self.hub
+        hub.appending(match_id, payload, after, command_id)
         try:
             if not await self._appends.append(match_id, number, payload):
                 return None  # another writer appended first: the full path decides again
         except redis.RedisError:
             service.forget_all()  # as the service does when the store fails
             return None
-        state = loaded.state
-        for event in events:
-            state = evolve(state, event)
+        finally:
+            hub.appended(match_id, after)
         if command_id is not None:
-            loaded.commands[command_id] = number
-        new = service._remember(match_id, Loaded(state, number, record.digest,
-                                                 loaded.commands))
-        self.hub.applied(match_id, loaded, new)
+            after.commands[command_id] = number
+        new = service.remember(match_id, after)
+        hub.applied(match_id, loaded, new)
         latest = new
         if pending_system_action(state) is not None or bot_to_move(new):
             latest = await run_in_threadpool(service.advance, match_id, new)

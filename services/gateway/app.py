@@ -12,6 +12,7 @@ from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
 
+import redis
 from starlette.applications import Starlette
 from starlette.concurrency import run_in_threadpool
 from starlette.exceptions import HTTPException
@@ -23,9 +24,10 @@ from starlette.websockets import WebSocket
 
 from services.errors import HokmError
 from services.runtime import Runtime, build_runtime
+from services.store.port import StoreUnavailable
 
 from . import openapi, ws
-from .api import Api, error_response
+from .api import Api, Unavailable, error_response
 from .fanout import Hub
 
 log = logging.getLogger("hokm.gateway")
@@ -76,6 +78,9 @@ def create_app(runtime: Runtime | None = None, *, in_process_worker: bool | None
                 return response
             except HokmError as refusal:
                 return error_response(refusal)
+            except (StoreUnavailable, redis.ConnectionError, redis.TimeoutError):
+                log.warning("%s: the store is unreachable", name, exc_info=True)
+                return error_response(Unavailable("the match store is unreachable; try again"))
         call.__name__ = name
         return call
 

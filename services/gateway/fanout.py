@@ -1,29 +1,43 @@
-"""One tail task per gateway process: it follows every match that has a socket here, with a single
-blocking ``XREAD`` over all their streams (no Redis connection per socket), folds each new record
-into its own copy of the match state, and sends every connected seat its own view of that version.
+"""The hub: one per gateway process.  It follows every match that has a socket here and sends
+every connected seat its own view of each new version.
 
-A new match joins the ``XREAD`` at once: the hub appends to its private wake stream, which the
-blocking read includes.  Each socket has a bounded outbox drained by its own task, so one slow
-client never delays another; a client that falls hopelessly behind is disconnected and catches up
-when it reconnects (views are whole snapshots).  Presence (who is connected) is kept in Redis per
-seat and gateway, so every replica shows the same table.
+* Commands handled in this process (``api.Api._apply_here``) hand the hub the match after their
+  record (``applied``): the views go out at once, without waiting to read the record back.
+* One tail task follows all the other writers (other gateways, bot workers, the match service's
+  threads) with a single blocking ``XREAD`` over the streams of every followed match (no Redis
+  connection per socket), folds each new record into its copy of the match and sends the views.
+  A new match joins the read at once through the hub's private wake stream.  Records this process
+  is appending are recognised by their bytes and not decoded again.
+* Views come from ``view_for`` only; ``view_texts`` encodes the part every seat shares once and
+  splices in each seat's own keys.
+* A socket is written to directly when it keeps up; when it does not (its client reads slowly)
+  its messages wait in its own bounded outbox, drained by its own task, so one slow client never
+  delays another; one hopelessly behind is disconnected and catches up when it reconnects (views
+  are whole snapshots).
+* Presence (who is connected) is kept in Redis per seat and gateway, so every replica shows the
+  same table; it also feeds the away set that lets a bot stand in for a player gone too long.
+* If a record leaves the match waiting for a system step (the next deal, the final reveal) and
+  nobody performs it within ``SYSTEM_GRACE_S`` (the appending process died in between), the hub
+  does it.
 """
 
 from __future__ import annotations
 
 import asyncio
+import collections
 import contextlib
 import json
 import logging
 import secrets
 import time
-from collections.abc import Iterable, Sequence
+from collections.abc import Coroutine, Iterable, Sequence
 from typing import Any
 
+import redis
 from starlette.concurrency import run_in_threadpool
 from starlette.websockets import WebSocket
 
-from engine import view_for
+from engine import pending_system_action, view_for
 from engine.state import CHOOSING_TRUMP, PLAYING
 from services.matches import Loaded, MatchService, fold_raw
 from services.runtime import Runtime
@@ -35,6 +49,7 @@ PRESENCE_TTL_MS = 30_000
 PRESENCE_EVERY_S = 5.0
 PRESENCE_BATCH = 250
 TAIL_BLOCK_S = 5
+SYSTEM_GRACE_S = 1.0
 
 
 _ENCODE = json.JSONEncoder(separators=(",", ":")).encode
@@ -49,12 +64,16 @@ PER_SEAT = ("seat", "hand", "legal")
 
 
 def view_texts(loaded: Loaded, seats: Iterable[int | None],
-               connected: tuple[bool, ...] | None) -> dict[int | None, str]:
+               connected: tuple[bool, ...] | None,
+               fragments: dict[str, tuple[Any, str]] | None = None) -> dict[int | None, str]:
     """The ``view`` message of ``loaded`` for each of ``seats`` (None: spectators).
 
     Every view comes from ``view_for``; the part that every seat shares is JSON-encoded once and
     each seat's own keys are spliced in front of it.  A view that differs from the first one
-    anywhere outside ``PER_SEAT`` is encoded whole, so the text is always exactly its view."""
+    anywhere outside ``PER_SEAT`` is encoded whole, so the text is always exactly its view.
+    ``fragments`` (kept per match by the caller) remembers the JSON of each shared key's last
+    value: most of a view (seats, rules, the draw, the commitment...) does not change from one
+    version to the next, so only what changed is encoded again."""
     state, version = loaded.state, loaded.version
     head = f'{{"type":"view","version":{version},"view":{{'
     out: dict[int | None, str] = {}
@@ -65,15 +84,63 @@ def view_texts(loaded: Loaded, seats: Iterable[int | None],
         own = {k: view.pop(k) for k in PER_SEAT if k in view}
         if base is None:
             base = view
-            shared = _ENCODE(view)[1:-1]
+            shared = _encode_items(view, fragments if fragments is not None else {})
         elif view != base:  # some other key differs: this view is encoded whole
             view.update(own)
             out[seat] = f'{{"type":"view","version":{version},"view":{_ENCODE(view)}}}'
             continue
-        body = _ENCODE(own)[1:-1]
+        if fragments is not None:  # a seat's own keys change only when it plays or must
+            mark = f"\0{seat}"
+            known = fragments.get(mark)
+            if known is not None and known[0] == own:
+                body = known[1]
+            else:
+                body = _encode_items(own, None)
+                fragments[mark] = (own, body)
+        else:
+            body = _encode_items(own, None)
         body = f"{body},{shared}" if body and shared else body or shared
         out[seat] = f"{head}{body}}}}}"
     return out
+
+
+def _encode_items(items: dict[str, Any], fragments: dict[str, tuple[Any, str]] | None) -> str:
+    """``items`` as the inside of a JSON object (without the braces)."""
+    parts = []
+    for key, value in items.items():
+        if fragments is not None:
+            known = fragments.get(key)
+            if known is not None and known[0] == value and type(known[0]) is type(value):
+                parts.append(known[1])
+                continue
+        part = f"{_key(key)}:{_fragment(value)}"
+        if fragments is not None:
+            fragments[key] = (value, part)
+        parts.append(part)
+    return ",".join(parts)
+
+
+_KEYS: dict[str, str] = {}
+
+
+def _key(key: str) -> str:
+    text = _KEYS.get(key)
+    if text is None:
+        text = _KEYS[key] = _ENCODE(key)
+    return text
+
+
+def _fragment(value: Any) -> str:
+    """JSON of one value, with short cuts for what views are mostly made of (small integers,
+    null, and lists of card or suit names); anything else goes to the JSON encoder."""
+    kind = type(value)
+    if kind is int:
+        return str(value)
+    if value is None:
+        return "null"
+    if kind is list and all(type(x) is str and x.isascii() and x.isalnum() for x in value):
+        return '["' + '","'.join(value) + '"]' if value else "[]"
+    return _ENCODE(value)
 
 
 _XREAD_HEAD = b"".join(b"$%d\r\n%s\r\n" % (len(w), w) for w in (
@@ -101,7 +168,15 @@ def bot_to_move(loaded: Loaded) -> bool:
 
 
 class Subscriber:
-    """One WebSocket following one match as one seat (or as a spectator, ``seat is None``)."""
+    """One WebSocket following one match as one seat (or as a spectator, ``seat is None``).
+
+    Sending is eager: a message is written to the socket at once, in the caller's step, when
+    nothing is queued before it and the socket takes it without waiting (the usual case: no
+    task switch per message).  When the socket cannot take more (its client reads slowly) the
+    message, and every later one, waits in the outbox, drained by a task of this socket alone,
+    so one slow client never delays another; past ``OUTBOX`` messages the client is dropped and
+    catches up when it reconnects (views are whole snapshots).
+    """
 
     __slots__ = ("ws", "match_id", "seat", "player", "outbox", "writer", "closed", "close_code")
 
@@ -112,35 +187,75 @@ class Subscriber:
         self.seat = seat
         self.player = player
         """The seat follows the player: the ace draw may move a player to another seat."""
-        self.outbox: asyncio.Queue[str | None] = asyncio.Queue()
+        self.outbox: collections.deque[str | None] = collections.deque()
         self.writer: asyncio.Task[None] | None = None
+        """The task draining the outbox, while there is one."""
         self.closed = False
         self.close_code = 1013
 
     def send(self, text: str) -> None:
         if self.closed:
             return
-        if self.outbox.qsize() >= OUTBOX:
-            self.close(1013)  # too slow: drop it; it reconnects and catches up
+        if self.writer is not None or self.outbox:  # others wait before it: keep the order
+            if len(self.outbox) >= OUTBOX:
+                self.close(1013)  # too slow: drop it; it reconnects and catches up
+            else:
+                self.outbox.append(text)
             return
-        self.outbox.put_nowait(text)
+        coro = self.ws.send_text(text)
+        try:
+            waiting = coro.send(None)
+        except StopIteration:
+            return  # written
+        except Exception:  # the socket went away: the reader side cleans up
+            self.closed = True
+            return
+        self.writer = asyncio.get_running_loop().create_task(self._drain(coro, waiting))
 
     def close(self, code: int) -> None:
         """Close the socket with ``code`` once everything queued before has been sent."""
-        if not self.closed:
-            self.closed, self.close_code = True, code
-            self.outbox.put_nowait(None)
+        if self.closed:
+            return
+        self.closed, self.close_code = True, code
+        self.outbox.append(None)
+        if self.writer is None:
+            self.writer = asyncio.get_running_loop().create_task(self._drain())
 
-    async def write_loop(self) -> None:
+    async def _drain(self, coro: Coroutine[Any, Any, None] | None = None,
+                     waiting: Any = None) -> None:
         try:
-            while True:
-                text = await self.outbox.get()
+            if coro is not None:
+                await _resume(coro, waiting)
+            while self.outbox:
+                text = self.outbox.popleft()
                 if text is None:
                     await self.ws.close(code=self.close_code)
                     return
                 await self.ws.send_text(text)
+        except asyncio.CancelledError:
+            raise
         except Exception:  # the socket went away: the reader side cleans up
             self.closed = True
+        finally:
+            self.writer = None
+
+
+async def _resume(coro: Coroutine[Any, Any, None], waiting: Any) -> None:
+    """Run a coroutine that was started by hand and suspended on ``waiting`` (a future) to its
+    end, as a task would have."""
+    try:
+        while True:
+            if isinstance(waiting, asyncio.Future):
+                await asyncio.wait([waiting])  # its outcome is the coroutine's to read
+            else:
+                await asyncio.sleep(0)
+            try:
+                waiting = coro.send(None)
+            except StopIteration:
+                return
+    except BaseException:
+        coro.close()
+        raise
 
 
 class Hub:
@@ -163,6 +278,12 @@ class Hub:
         self._wake_id = b"0-0"
         self._changed = asyncio.Event()
         self._tasks: list[asyncio.Task[None]] = []
+        self._background: set[asyncio.Task[None]] = set()
+        self._fragments: dict[str, dict[str, tuple[Any, str]]] = {}
+        """Match id -> the JSON of each shared key of its last view (see ``view_texts``)."""
+        self._mine: dict[str, tuple[int, bytes, Loaded, str | None]] = {}
+        """Match id -> the record this process is appending (version, payload, the match after
+        it, command id)."""
 
     # -- lifecycle ---------------------------------------------------------------------------
 
@@ -170,7 +291,7 @@ class Hub:
         self._tasks = [asyncio.create_task(self._tail()), asyncio.create_task(self._presence())]
 
     async def stop(self) -> None:
-        for task in self._tasks:
+        for task in [*self._tasks, *self._background]:
             task.cancel()
         for task in self._tasks:
             with contextlib.suppress(BaseException):
@@ -195,7 +316,6 @@ class Hub:
                     self._gen += 1
                 loaded = self.loaded[match_id] = fresh
         self.subs.setdefault(match_id, set()).add(sub)
-        sub.writer = asyncio.create_task(sub.write_loop())
         self._send_view(sub, loaded, self.connected.get(match_id))
         if joined:
             await self._wake()
@@ -213,13 +333,17 @@ class Hub:
                 self.loaded.pop(match_id, None)
                 self.connected.pop(match_id, None)
                 self._ids.pop(match_id, None)
+                self._fragments.pop(match_id, None)
                 self._gen += 1
         if sub.writer is not None and not sub.closed:
             sub.writer.cancel()  # (a closing writer finishes its queue, then closes)
         if sub.seat is not None:
             still_here = any(s.seat == sub.seat for s in self.subs.get(match_id, ()))
             if not still_here:
-                await self._set_presence(match_id, sub.seat, False)
+                try:
+                    await self._set_presence(match_id, sub.seat, False)
+                except Exception:  # it expires by itself (PRESENCE_TTL_MS)
+                    log.warning("presence of %s not cleared", match_id, exc_info=True)
 
     async def _wake(self) -> None:
         self._changed.set()
@@ -243,6 +367,19 @@ class Hub:
                 and after.version == before.version + 1:
             self.loaded[match_id] = after
             self.broadcast(match_id, after)
+            self._watch_progress(match_id, after)
+
+    def appending(self, match_id: str, payload: bytes, after: Loaded,
+                  command_id: str | None) -> None:
+        """This process is appending ``payload`` as the record that turns the match into
+        ``after``: if the tail reads that very record back first, it takes ``after`` as it is
+        instead of decoding and folding the record again."""
+        self._mine[match_id] = (after.version, payload, after, command_id)
+
+    def appended(self, match_id: str, after: Loaded) -> None:
+        mine = self._mine.get(match_id)
+        if mine is not None and mine[2] is after:
+            del self._mine[match_id]
 
     # -- the tail ----------------------------------------------------------------------------
 
@@ -261,7 +398,10 @@ class Hub:
                 await conn.send_packed_command(self._xread_command(), check_health=False)
                 # longer than the BLOCK: the client's default socket timeout (5 s in redis-py 8)
                 # would otherwise cut an idle read off just as Redis answers "nothing new"
+                asked = time.monotonic()
                 found: Any = await conn.read_response(timeout=TAIL_BLOCK_S + 10)
+                if found is None and time.monotonic() - asked > TAIL_BLOCK_S + 5:
+                    raise redis.TimeoutError("no answer to the tail's read")
             except asyncio.CancelledError:
                 if conn is not None:  # cancelled mid-read: the connection is out of step
                     with contextlib.suppress(BaseException):
@@ -287,13 +427,25 @@ class Hub:
                 if match_id is None or loaded is None:
                     continue  # nobody here follows this match any more
                 known = loaded.version
-                fresh = []
+                fresh: list[tuple[int, bytes]] = []
+                mine = self._mine.get(match_id)
                 for entry_id, fields in entries:
                     number = int(entry_id.split(b"-", 1)[0])
-                    if number > known:
-                        fresh.append((number, _payload(fields)))
+                    if number <= known:
+                        continue  # records this process appended and already sent
+                    payload = _payload(fields)
+                    if mine is not None and number == mine[0] == known + 1 and not fresh \
+                            and payload == mine[1]:
+                        # our own append, read back before its answer came: it is stored
+                        after, command_id = mine[2], mine[3]
+                        if command_id is not None:
+                            after.commands[command_id] = number
+                        self._advance(match_id, after)
+                        known = number
+                        continue
+                    fresh.append((number, payload))
                 if not fresh:
-                    continue  # records this process appended and already sent
+                    continue
                 try:
                     await self._deliver(match_id, fresh)
                 except Exception:
@@ -356,8 +508,42 @@ class Hub:
 
     def _advance(self, match_id: str, loaded: Loaded) -> None:
         self.loaded[match_id] = loaded
-        self.service._remember(match_id, loaded)
+        self.service.remember(match_id, loaded)
         self.broadcast(match_id, loaded)
+        self._watch_progress(match_id, loaded)
+
+    def _watch_progress(self, match_id: str, loaded: Loaded) -> None:
+        """If the match now waits for a system step (the next deal, the final reveal) or for a
+        bot, check a moment later that it moved on, and see to it otherwise.  The process that
+        appended the record does it at once; this covers that process dying (or failing) in
+        between, which would leave the match waiting for ever.  Doing it twice is harmless: the
+        append's optimistic lock lets one system step win, and a bot turn is scheduled once
+        (``services/bots.py``)."""
+        if pending_system_action(loaded.state) is None and not bot_to_move(loaded):
+            return
+        loop = asyncio.get_running_loop()
+        loop.call_later(SYSTEM_GRACE_S, lambda: self._spawn(self._ensure_progress(
+            match_id, loaded.version)))
+
+    def _spawn(self, coro: Coroutine[Any, Any, None]) -> None:
+        task = asyncio.get_running_loop().create_task(coro)
+        self._background.add(task)
+        task.add_done_callback(self._background.discard)
+
+    async def _ensure_progress(self, match_id: str, version: int) -> None:
+        loaded = self.loaded.get(match_id)
+        if loaded is None or loaded.version != version:
+            return  # it moved on (or nobody here follows it any more)
+        service = self.service
+        try:
+            latest = await run_in_threadpool(
+                lambda: service.advance(match_id, service.load(match_id)))
+        except Exception:
+            log.exception("moving %s on from version %d failed", match_id, version)
+            return
+        if latest.version != version:
+            log.warning("match %s was stuck at version %d (a system step): moved on",
+                        match_id, version)
 
     async def _reload(self, match_id: str) -> None:
         """Start the hub's copy of a match again from the stream (after a record it could not
@@ -383,7 +569,8 @@ class Hub:
                 or seats[sub.seat].player != sub.player  # type: ignore[union-attr]
             ):
                 sub.seat = MatchService.seat_of_player(loaded.state, sub.player)
-        texts = view_texts(loaded, {sub.seat for sub in subs}, self.connected.get(match_id))
+        texts = view_texts(loaded, {sub.seat for sub in subs}, self.connected.get(match_id),
+                           self._fragments.setdefault(match_id, {}))
         for sub in list(subs):
             sub.send(texts[sub.seat])
 

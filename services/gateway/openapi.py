@@ -16,8 +16,11 @@ MATCH_ID = {"name": "match_id", "in": "path", "required": True,
 
 
 def _errors(*codes: int) -> dict[str, Any]:
-    return {str(c): {"description": "refused", "content": {"application/json": {"schema": ERROR}}}
-            for c in codes}
+    """The refusals of an operation, plus ``503 unavailable`` (Redis unreachable), which any
+    operation of the API may answer."""
+    return {str(c): {"description": "unavailable: retry" if c == 503 else "refused",
+                     "content": {"application/json": {"schema": ERROR}}}
+            for c in (*codes, 503)}
 
 
 def _ok(description: str, schema: dict[str, Any] | None = None, code: str = "200"

@@ -10,6 +10,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
+import logging
 from typing import Any
 
 from starlette.concurrency import run_in_threadpool
@@ -17,12 +18,14 @@ from starlette.websockets import WebSocket, WebSocketDisconnect
 
 from services.errors import BadToken, HokmError, InvalidCommand, RateLimited, TooLarge
 
-from .api import Api
+from .api import Api, Unavailable
 from .fanout import Hub, Subscriber, dumps
 
+log = logging.getLogger("hokm.gateway")
 CLOSE_POLICY = 4401
 CLOSE_NOT_FOUND = 4404
 CLOSE_TOO_LARGE = 1009
+CLOSE_TRY_LATER = 1013
 
 
 def _error(error: HokmError, command_id: Any = None) -> str:
@@ -47,8 +50,20 @@ async def endpoint(ws: WebSocket, api: Api, hub: Hub) -> None:
         await ws.send_text(_error(refusal))
         await ws.close(code=CLOSE_NOT_FOUND if refusal.code == "not_found" else CLOSE_POLICY)
         return
+    except Exception:  # the store is unreachable (or worse): try again later
+        log.warning("a socket for %s could not start", match_id, exc_info=True)
+        await ws.send_text(_error(Unavailable("the match store is unreachable; try again")))
+        await ws.close(code=CLOSE_TRY_LATER)
+        return
     sub = Subscriber(ws, match_id, seat, player)
-    loaded = await hub.subscribe(sub)
+    try:
+        loaded = await hub.subscribe(sub)
+    except Exception:
+        log.warning("a socket for %s could not start", match_id, exc_info=True)
+        await hub.unsubscribe(sub)
+        await ws.send_text(_error(Unavailable("the match store is unreachable; try again")))
+        await ws.close(code=CLOSE_TRY_LATER)
+        return
     await _catch_up(ws, api, sub, match_id, seat, loaded.version)
     try:
         while True:
@@ -123,3 +138,7 @@ async def _handle_frame(text: str, sub: Subscriber, api: Api, address: str, toke
             api.hub.resend(sub)
     except HokmError as refusal:
         sub.send(_error(refusal, command_id if isinstance(command_id, str) else None))
+    except Exception:  # Redis trouble, or a bug: this socket (and everyone else's) lives on
+        log.exception("a command on %s failed", match_id)
+        sub.send(_error(Unavailable("the server could not take this command now; try again"),
+                        command_id if isinstance(command_id, str) else None))

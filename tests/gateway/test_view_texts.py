@@ -1,0 +1,65 @@
+"""The gateway's view messages are exactly ``view_for``'s views: the shared part encoded once,
+each seat's own keys spliced in, and per-match JSON fragments reused from one version to the next
+(checked over whole matches, for every seat and for spectators, at every version)."""
+
+from __future__ import annotations
+
+import json
+import random
+
+import pytest
+
+from engine import (
+    ChooseTrump, CreateMatch, DealRound, DrawAces, PlayCard, RevealSecret, Rules, State,
+    TakeSeat, commitment_of, decide, derive_deck, evolve, legal_choices, pending_system_action,
+    view_for,
+)
+from engine.fairness import DRAW_LABEL, round_label
+from services.gateway.fanout import view_texts
+from services.matches import Loaded
+
+SECRET = "ab" * 32
+
+
+@pytest.mark.parametrize("rules", [
+    {}, {"target": "2x7", "deal": "5-3-3-2"}, {"must_trump": True, "satat": True},
+    {"double_sar": True, "teams": "as_seated"}, {"bavney": True},
+])
+def test_view_texts_are_the_views(rules: dict[str, object]) -> None:
+    rng = random.Random(len(repr(rules)))
+    state = State()
+    version = 0
+    fragments: dict[str, tuple[object, str]] = {}
+
+    def run(seat: int | None, command: object) -> None:
+        nonlocal state, version
+        for event in decide(state, seat, command):  # type: ignore[arg-type]
+            state = evolve(state, event)
+        version += 1
+        connected = tuple(rng.random() < 0.7 for _ in range(4))
+        texts = view_texts(Loaded(state, version, b""), [0, 1, 2, 3, None], connected,
+                           fragments)
+        for seat_, text in texts.items():
+            assert json.loads(text) == {"type": "view", "version": version,
+                                        "view": view_for(state, seat_, version, connected)}
+
+    run(None, CreateMatch("m", Rules.from_dict(rules), commitment_of(SECRET)))
+    for seat in range(4):
+        run(None, TakeSeat(seat, f"Pläyer \"{seat}\"", f"p{seat}", "easy" if seat else None))
+    for _ in range(2000):
+        action = pending_system_action(state)
+        if action == "draw":
+            run(None, DrawAces(derive_deck(SECRET, DRAW_LABEL)))
+        elif action == "deal":
+            run(None, DealRound(derive_deck(SECRET, round_label(state.deal.round_no + 1))))
+        elif action == "reveal":
+            run(None, RevealSecret(SECRET))
+        elif state.phase == "match_over":
+            break
+        else:
+            seat = state.turn
+            assert seat is not None
+            choice = rng.choice(legal_choices(state, seat))
+            run(seat, ChooseTrump(choice) if state.phase == "choosing_trump"
+                else PlayCard(choice))
+    assert state.phase == "match_over"
