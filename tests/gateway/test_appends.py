@@ -5,6 +5,7 @@ on it."""
 from __future__ import annotations
 
 import asyncio
+import concurrent.futures
 from typing import Any
 
 import fakeredis
@@ -21,7 +22,10 @@ from .helpers import REDIS_DB, redis_url
 
 
 def run(coro: Any) -> Any:
-    return asyncio.run(coro)
+    """Run ``coro`` on a fresh event loop in its own thread: the main thread may already have a
+    loop running (Playwright's sync API keeps one for the browser tests' session)."""
+    with concurrent.futures.ThreadPoolExecutor(1) as pool:
+        return pool.submit(asyncio.run, coro).result()
 
 
 def fake() -> Any:
