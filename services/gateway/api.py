@@ -107,10 +107,14 @@ class Api:
             return header[7:].strip() or None
         return None
 
-    async def seat_of(self, request: Request, match_id: str) -> tuple[int, str, Loaded]:
+    def required_token(self, request: Request) -> str:
         token = self.token_of(request)
         if token is None:
             raise BadToken("send the seat token as 'Authorization: Bearer <token>'")
+        return token
+
+    async def seat_of(self, request: Request, match_id: str) -> tuple[int, str, Loaded]:
+        token = self.required_token(request)
         return await run_in_threadpool(self.service.authenticate, match_id, token)
 
     def connected(self, match_id: str) -> tuple[bool, ...] | None:
@@ -393,9 +397,7 @@ class Api:
         self.check_address(request)
         match_id = request.path_params["match_id"]
         data = await self.body(request)
-        token = self.token_of(request)
-        if token is None:
-            raise BadToken("send the seat token as 'Authorization: Bearer <token>'")
+        token = self.required_token(request)
         replace_with = data.get("replace_with")
         await run_in_threadpool(self.service.leave, match_id, token, replace_with)
         return JSONResponse({"left": True})
@@ -404,9 +406,7 @@ class Api:
         self.check_address(request)
         match_id = request.path_params["match_id"]
         data = await self.body(request)
-        token = self.token_of(request)
-        if token is None:
-            raise BadToken("send the seat token as 'Authorization: Bearer <token>'")
+        token = self.required_token(request)
         seat = request.path_params["seat"]
         level = data.get("level", "medium")
         if not isinstance(level, str):
@@ -416,16 +416,9 @@ class Api:
 
 
 def _advise(view: dict[str, Any]) -> dict[str, Any]:
-    """``worker.hints.hint(view, rng)`` when the bots package provides it; until then the medium
-    bot's heuristic on the seat's own view (it explains every choice)."""
-    try:
-        from worker.hints import hint  # type: ignore[import-not-found, unused-ignore]
-    except ImportError:
-        from worker.policies.heuristic import decide
-        from worker.policies.knowledge import knowledge
+    """The learner's hint (worker/hints.py: the heuristic on the seat's own hand and trick)."""
+    from worker.hints import hint
 
-        suggestion, reason = decide(knowledge(view, []))
-        return {"suggestion": suggestion, "reason": reason}
     advice: dict[str, Any] = hint(view, random.Random())
     return advice
 
