@@ -342,6 +342,12 @@ class Hub:
             if not still_here:
                 try:
                     await self._set_presence(match_id, sub.seat, False)
+                    if sub.player is not None and not (await self.read_presence(match_id))[
+                            sub.seat]:
+                        # the player's last connection anywhere is gone: from now on the seat
+                        # counts as away (the hub may no longer follow this match to notice)
+                        await self.rt.async_client().zadd(
+                            keys.AWAY, {f"{match_id}:{sub.seat}": time.time()}, nx=True)
                 except Exception:  # it expires by itself (PRESENCE_TTL_MS)
                     log.warning("presence of %s not cleared", match_id, exc_info=True)
 
