@@ -17,6 +17,7 @@ one is refused with ``stale_version``; a command without a version is applied if
 
 from __future__ import annotations
 
+import base64
 import hashlib
 import json
 import secrets
@@ -72,6 +73,15 @@ class BotScheduler(Protocol):
     def schedule(self, match_id: str, seat: int, version: int) -> None:
         """Make sure the bot at ``seat`` plays the move due at ``version`` (idempotent)."""
         ...
+
+
+def command_key(player: str, client_id: str) -> str:
+    """The id stored in the record for a client's command id: 48 bits of SHA-256 of the player
+    and the client's id, 8 characters instead of up to 81 (ids are kept in every record; players
+    cannot collide with each other's ids, and among the few hundred commands of one match a
+    chance collision is about one in a billion)."""
+    digest = hashlib.sha256(f"{player}:{client_id}".encode()).digest()[:6]
+    return base64.urlsafe_b64encode(digest).decode()
 
 
 def token_hash(token: str) -> str:

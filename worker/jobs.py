@@ -3,7 +3,8 @@
 ``bot_turn`` plays one bot move through the same decide-and-append path as a human's command:
 it loads the match, does nothing if the version moved on or it is not that seat's turn, builds
 that seat's view and witnessed history only, asks the seat's policy, and submits the command with
-a command id derived from (version, seat) so a duplicate job can never play twice.
+the version it was scheduled for, so a duplicate job can never play twice (it is refused as
+stale).
 
 It also plays for a human who has been away longer than the room's ``disconnect_timeout``
 (a ``medium`` bot stands in; the seat stays the player's, who takes it back by reconnecting).
@@ -70,8 +71,9 @@ def bot_turn(match_id: str, seat: int, version: int) -> str:
         choice = policy_for(level).choose(view, history, _rng)
         command = ChooseTrump(choice) if state.phase == CHOOSING_TRUMP else PlayCard(choice)
         try:
-            service.handle(match_id, seat, command, version=version,
-                           command_id=f"bot:{version}:{seat}")
+            # no command id: the expected version already makes a duplicate job harmless (it
+            # is refused as stale), and ids would cost room in every record
+            service.handle(match_id, seat, command, version=version)
         except HokmError as refusal:
             return f"refused: {refusal.code}"
         return "played"

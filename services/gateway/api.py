@@ -23,7 +23,7 @@ from engine.state import MATCH_OVER, State
 from services.errors import (
     STATUS, BadToken, HintsExhausted, HokmError, InvalidCommand, NotFound, RateLimited, TooLarge,
 )
-from services.matches import Loaded, MatchService, token_hash
+from services.matches import Loaded, MatchService, command_key, token_hash
 from services.store.codec import sealed
 from services.store.port import Record
 
@@ -232,8 +232,8 @@ class Api:
         if player is None:
             player = self._players.get((match_id, token_hash(token)))
         if player is not None:
-            done = await self._apply_here(match_id, player, command, version,
-                                          None if command_id is None else f"{player}:{command_id}")
+            key = None if command_id is None else command_key(player, command_id)
+            done = await self._apply_here(match_id, player, command, version, key)
             if done is not None:
                 return done
 
@@ -242,7 +242,7 @@ class Api:
             self.remember_player(match_id, token, player)
             outcome = self.service.handle(
                 match_id, seat, command, version=version,
-                command_id=None if command_id is None else f"{player}:{command_id}",
+                command_id=None if command_id is None else command_key(player, command_id),
             )
             latest = outcome.latest
             if latest is None:

@@ -4,7 +4,9 @@ A record is encoded as the msgpack array
 ``[SCHEMA, prev, actor, command_id, time_s, [[tag, field1, field2, ...], ...]]``
 where ``tag`` is a small stable integer per event type (``TAGS``) and the fields follow the event
 dataclass's field order (``Rules`` as its plain dict).  Cards are stored as their index in
-``engine.cards.NAMES`` (a deck as 52 bytes) and time to the second.  Arrays, small integers and
+``engine.cards.NAMES`` (a deck as 52 bytes) and time to the second.  The most common record, a
+single card played by the record's actor, stores just that card's index in place of the list of
+rows.  Arrays, small integers and
 bytes rather than maps and names keep a finished match small in Redis (``bench/store.py``).
 
 The record's digest is the first ``DIGEST_SIZE`` bytes of SHA-256 of its encoding; each record
@@ -86,11 +88,18 @@ def _event_of(row: Any) -> Event:
     return event
 
 
+def _rows(record: Record) -> Any:
+    events = record.events
+    if len(events) == 1 and type(events[0]) is _CARD_PLAYED and events[0].seat == record.actor:
+        return CARD_INDEX[events[0].card]  # the compact form of the most common record
+    return [_event_row(e) for e in events]
+
+
 def encode(record: Record) -> bytes:
     """The bytes stored for ``record`` (its digest field is ignored)."""
     payload: bytes = msgpack.packb(
         [SCHEMA, record.prev, record.actor, record.command_id, record.time_ms // 1000,
-         [_event_row(e) for e in record.events]],
+         _rows(record)],
         use_bin_type=True,
     )
     return payload
@@ -129,6 +138,8 @@ def decode_light(version: int, payload: bytes
         )
         if schema != SCHEMA:
             raise CorruptRecord(f"record {version}: schema {schema!r} is not {SCHEMA}")
+        if type(rows) is int:
+            return prev, actor, command_id, (_PLAYED[actor][rows],)
         return prev, actor, command_id, _events_fast(rows)
     except CorruptRecord:
         raise
@@ -145,9 +156,11 @@ def apply_payloads(entries: Sequence[tuple[int, bytes]], state: S, version: int,
         msgpack.unpackb, _PLAYED, _TRICK_WON_1, _TAG_PLAYED, _TAG_TRICK)
     try:
         for number, payload in entries:
-            schema, _, _, command_id, _, rows = unpack(payload, use_list=False)
+            schema, _, actor, command_id, _, rows = unpack(payload, use_list=False)
             if number != version + 1 or schema != SCHEMA:
                 raise CorruptRecord(f"record {number} does not follow record {version}")
+            if type(rows) is int:  # the compact form: one card played by the actor
+                rows = ((tag_played, actor, rows),)
             for row in rows:
                 tag = row[0]
                 if tag == tag_played:
@@ -174,7 +187,7 @@ def decode(version: int, payload: bytes) -> Record:
         )
         if schema != SCHEMA:
             raise CorruptRecord(f"record {version}: schema {schema!r} is not {SCHEMA}")
-        events = _events_fast(rows)
+        events = (_PLAYED[actor][rows],) if type(rows) is int else _events_fast(rows)
     except CorruptRecord:
         raise
     except Exception as exc:  # msgpack, shape or event construction errors alike
