@@ -24,6 +24,7 @@ from typing import Any, TypeVar
 import msgpack
 
 from engine import CARD_INDEX, EVENT_TYPES, NAMES, Event, Rules
+from engine.events import CardPlayed
 
 from .port import Record
 
@@ -90,8 +91,10 @@ def _event_of(row: Any) -> Event:
 
 def _rows(record: Record) -> Any:
     events = record.events
-    if len(events) == 1 and type(events[0]) is _CARD_PLAYED and events[0].seat == record.actor:
-        return CARD_INDEX[events[0].card]  # the compact form of the most common record
+    if len(events) == 1:
+        only = events[0]
+        if isinstance(only, CardPlayed) and only.seat == record.actor:
+            return CARD_INDEX[only.card]  # the compact form of the most common record
     return [_event_row(e) for e in events]
 
 
