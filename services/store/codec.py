@@ -4,9 +4,9 @@ A record is encoded as the msgpack array
 ``[SCHEMA, prev, actor, command_id, time_s, [[tag, field1, field2, ...], ...]]``
 where ``tag`` is a small stable integer per event type (``TAGS``) and the fields follow the event
 dataclass's field order (``Rules`` as its plain dict).  Cards are stored as their index in
-``engine.cards.NAMES`` (a deck as 52 bytes) and time to the second.  The most common record, a
-single card played by the record's actor, stores just that card's index in place of the list of
-rows.  Arrays, small integers and
+``engine.cards.NAMES`` (a deck as 52 bytes) and time to the second.  The two commonest records
+(a card played by the record's actor, alone or completing a trick) are one small integer in
+place of the list of rows (see ``_rows``).  Arrays, small integers and
 bytes rather than maps and names keep a finished match small in Redis (``bench/store.py``).
 
 The record's digest is the first ``DIGEST_SIZE`` bytes of SHA-256 of its encoding; each record
@@ -24,7 +24,7 @@ from typing import Any, TypeVar
 import msgpack
 
 from engine import CARD_INDEX, EVENT_TYPES, NAMES, Event, Rules
-from engine.events import CardPlayed
+from engine.events import CardPlayed, TrickWon
 
 from .port import Record
 
@@ -90,12 +90,26 @@ def _event_of(row: Any) -> Event:
 
 
 def _rows(record: Record) -> Any:
+    """The rows of a record's events, or the compact form of the two commonest records: one
+    card played by the actor (the card's index, 0-51), or that card completing a trick won by
+    seat ``w`` (``52 * (w + 1) + card``).  Either is one small integer instead of a list."""
     events = record.events
-    if len(events) == 1:
-        only = events[0]
-        if isinstance(only, CardPlayed) and only.seat == record.actor:
-            return CARD_INDEX[only.card]  # the compact form of the most common record
+    first = events[0] if events else None
+    if isinstance(first, CardPlayed) and first.seat == record.actor:
+        card = CARD_INDEX[first.card]
+        if len(events) == 1:
+            return card
+        second = events[1]
+        if len(events) == 2 and isinstance(second, TrickWon) and second.banked == 1:
+            return 52 * (second.seat + 1) + card
     return [_event_row(e) for e in events]
+
+
+def _expand(compact: int, actor: int) -> tuple[Event, ...]:
+    """The events of a compact record (see ``_rows``)."""
+    if compact < 52:
+        return _PLAYED_ALONE[actor][compact]
+    return _PLAYED_WON[compact // 52 - 1][actor][compact % 52]
 
 
 def encode(record: Record) -> bytes:
@@ -116,6 +130,10 @@ def digest_of(payload: bytes) -> bytes:
 _PLAYED = tuple(tuple(_CARD_PLAYED(seat, name) for name in NAMES) for seat in range(4))
 _TRICK_WON_1 = tuple(EVENT_TYPES["trick_won"](seat, 1) for seat in range(4))
 _TAG_PLAYED, _TAG_TRICK = TAGS["card_played"], TAGS["trick_won"]
+_PLAYED_ALONE = tuple(tuple((event,) for event in row) for row in _PLAYED)
+_PLAYED_WON = tuple(tuple(tuple((event, _TRICK_WON_1[w]) for event in row) for row in _PLAYED)
+                    for w in range(4))
+"""``_PLAYED_WON[winner][seat][card]``: the events of a card that completes a trick."""
 
 
 def _events_fast(rows: Any) -> tuple[Event, ...]:
@@ -142,7 +160,7 @@ def decode_light(version: int, payload: bytes
         if schema != SCHEMA:
             raise CorruptRecord(f"record {version}: schema {schema!r} is not {SCHEMA}")
         if type(rows) is int:
-            return prev, actor, command_id, (_PLAYED[actor][rows],)
+            return prev, actor, command_id, _expand(rows, actor)
         return prev, actor, command_id, _events_fast(rows)
     except CorruptRecord:
         raise
@@ -162,8 +180,12 @@ def apply_payloads(entries: Sequence[tuple[int, bytes]], state: S, version: int,
             schema, _, actor, command_id, _, rows = unpack(payload, use_list=False)
             if number != version + 1 or schema != SCHEMA:
                 raise CorruptRecord(f"record {number} does not follow record {version}")
-            if type(rows) is int:  # the compact form: one card played by the actor
-                rows = ((tag_played, actor, rows),)
+            if type(rows) is int:  # the compact form (see _rows): one card, perhaps a trick
+                if rows < 52:
+                    state = step(state, played[actor][rows])
+                else:
+                    state = step(step(state, played[actor][rows % 52]), won[rows // 52 - 1])
+                rows = ()
             for row in rows:
                 tag = row[0]
                 if tag == tag_played:
@@ -190,7 +212,7 @@ def decode(version: int, payload: bytes) -> Record:
         )
         if schema != SCHEMA:
             raise CorruptRecord(f"record {version}: schema {schema!r} is not {SCHEMA}")
-        events = (_PLAYED[actor][rows],) if type(rows) is int else _events_fast(rows)
+        events = _expand(rows, actor) if type(rows) is int else _events_fast(rows)
     except CorruptRecord:
         raise
     except Exception as exc:  # msgpack, shape or event construction errors alike
