@@ -2,11 +2,14 @@
 
 NOT a policy: side A here reads the true state (every hand), which no bot may do.  It scores
 each legal card on the one true deal, exactly like one sample of the search policy: with at most
-``--solve`` cards in hand by the exact solver, else by a playout (``heuristic``: every seat plays
-the heuristic; ``rule``: the perfect-information rule policy).  Trump is the heuristic's.  Deals
-are duplicated as in ``hokm arena`` (same decks and Hakem rotation).
+``--solve`` cards in hand by the exact solver (``--eval solver``) or by the side's best response
+to heuristic opponents (``--eval response``, ``worker/policies/response.py``), else by a playout
+(``heuristic``: every seat plays the heuristic; ``rule``: the perfect-information rule policy).
+Trump is the heuristic's.  Deals are duplicated as in ``hokm arena`` (same decks and Hakem
+rotation).
 
     python bench/bots_arena/ceiling.py --deals 200 --rollout heuristic --solve 5
+    python bench/bots_arena/ceiling.py --deals 200 --eval response --solve 8
 """
 
 from __future__ import annotations
@@ -22,15 +25,18 @@ from engine import (
     NAMES, ChooseTrump, CreateMatch, DealRound, PlayCard, Rules, State, TakeSeat, commitment_of,
     decide, evolve, redact_event, view_for,
 )
+from engine.cards import CARD_INDEX
 from engine.state import CHOOSING_TRUMP, PLAYING
 from worker.arena import deck_for_deal, paired_interval
 from worker.policies import policy_for
 from worker.policies.fast import FAST_TABLES, FastState, winner_decided
 from worker.policies.playout import heuristic_playout, playout
+from worker.policies.response import Response
 from worker.policies.solver import Solver, representatives
 
 
-def clairvoyant_card(state: State, seat: int, rollout: str, solve: int) -> str:
+def clairvoyant_card(state: State, seat: int, rollout: str, solve: int, evaluator: str,
+                     voids: list[int]) -> str:
     assert state.deal.trump is not None and state.leader is not None and state.hakem is not None
     ft = FAST_TABLES[(state.deal.trump, state.rules.satat)]
     fs = FastState([ft.mask_to_fast(h) for h in state.hands],
@@ -44,8 +50,11 @@ def clairvoyant_card(state: State, seat: int, rollout: str, solve: int) -> str:
     for c in representatives(fs.legal(), in_play):
         st = fs.copy()
         st.play(c)
-        if fs.hands[seat].bit_count() <= solve:
-            value = int(Solver(team, state.rules.must_trump, state.rules.double_sar).wins(st))
+        if fs.hands[seat].bit_count() <= solve and evaluator == "response":
+            value = int(Response(seat, state.rules.must_trump).wins(st, voids))
+        elif fs.hands[seat].bit_count() <= solve:
+            value = int(Solver(team, state.rules.must_trump, state.rules.double_sar,
+                               sure=True).wins(st))
         else:
             won = winner_decided(st)
             if won is None:
@@ -58,14 +67,21 @@ def clairvoyant_card(state: State, seat: int, rollout: str, solve: int) -> str:
 
 
 def play_copy(deck: tuple[str, ...], hakem: int, a_team: int, rollout: str, solve: int,
-              rng: random.Random) -> bool:
+              evaluator: str, rng: random.Random) -> bool:
     """One copy of a deal; True when side A (clairvoyant) wins the round."""
     heuristic = policy_for("heuristic")
     state = State()
     seen: list[list[dict[str, object]]] = [[], [], [], []]
+    voids = [0, 0, 0, 0]  # the voids shown, in fast suits (what the heuristic players know)
 
     def run(seat: int | None, command: object) -> None:
         nonlocal state
+        if isinstance(command, PlayCard) and state.trick and state.deal.trump is not None:
+            assert seat is not None
+            ft = FAST_TABLES[(state.deal.trump, state.rules.satat)]
+            led = ft.to_fast[state.trick[0][1]] >> 4
+            if ft.to_fast[CARD_INDEX[command.card]] >> 4 != led:
+                voids[seat] |= 1 << led
         for event in decide(state, seat, command):  # type: ignore[arg-type]
             for s in range(4):
                 seen[s].append(redact_event(state, event, s))
@@ -79,7 +95,7 @@ def play_copy(deck: tuple[str, ...], hakem: int, a_team: int, rollout: str, solv
         seat = state.turn
         assert seat is not None
         if state.phase == PLAYING and seat % 2 == a_team:
-            run(seat, PlayCard(clairvoyant_card(state, seat, rollout, solve)))
+            run(seat, PlayCard(clairvoyant_card(state, seat, rollout, solve, evaluator, voids)))
             continue
         choice = heuristic.choose(view_for(state, seat), seen[seat], rng)
         run(seat, ChooseTrump(choice) if state.phase == CHOOSING_TRUMP else PlayCard(choice))
@@ -93,15 +109,17 @@ def main() -> None:
     ap.add_argument("--seed", type=int, default=7)
     ap.add_argument("--rollout", choices=("heuristic", "rule"), default="heuristic")
     ap.add_argument("--solve", type=int, default=5)
+    ap.add_argument("--eval", choices=("solver", "response"), default="solver")
     args = ap.parse_args()
     scores = []
     for deal in range(args.deals):
         deck, hakem = deck_for_deal(args.seed, deal), deal % 4
-        won = [play_copy(deck, hakem, a_team, args.rollout, args.solve, random.Random(deal))
+        won = [play_copy(deck, hakem, a_team, args.rollout, args.solve, args.eval,
+                         random.Random(deal))
                for a_team in (0, 1)]
         scores.append(sum(won) / 2)
     mean, low, high = paired_interval(scores)
-    print(f"clairvoyant ({args.rollout} playouts, solver <= {args.solve} cards) vs heuristic: "
+    print(f"clairvoyant ({args.rollout} playouts, {args.eval} <= {args.solve} cards) vs heuristic: "
           f"{mean:.3f} [{low:.3f}, {high:.3f}] over {args.deals} duplicate deals")
 
 

@@ -105,3 +105,15 @@ def reach(rules: Rules, seed: int, steps: int, rounds: int = 1) -> Table:
         if not last and table.state.phase == "match_over":
             break
     return table
+
+
+def late(rules: Rules, seed: int, cards: int) -> Table | None:
+    """A table whose trump is named at random and whose random play has gone on until no hand
+    holds more than ``cards`` cards; ``None`` when the round ended first."""
+    rng = random.Random(seed)
+    table = Table(rules, hakem=rng.randrange(4))
+    table.deal(random_deck(rng))
+    table.act("SHDC"[rng.randrange(4)])
+    while table.state.phase == PLAYING and max(h.bit_count() for h in table.state.hands) > cards:
+        table.act(table.random_move(rng))
+    return table if table.state.phase == PLAYING else None

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import random
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -14,9 +15,9 @@ from engine.state import PLAYING, TRUMP_TABLES
 from engine.views import legal_mask
 from worker.policies.fast import FAST_TABLES, FastState, legal, trick_winner_index, winner_decided
 from worker.policies.playout import choose, playout
-from worker.policies.solver import Solver, representatives
+from worker.policies.solver import Solver, SolverLimit, representatives
 
-from .helpers import Table, random_deck, reach, rules_strategy
+from .helpers import Table, late, random_deck, reach, rules_strategy
 
 
 def fast_state(table: Table) -> FastState:
@@ -144,7 +145,9 @@ def test_solver_matches_brute_force_on_engine_endgames(rules: Rules, seed: int, 
         return
     fs = fast_state(table)
     for team in (0, 1):
-        assert Solver(team, rules.must_trump, rules.double_sar).wins(fs.copy()) == _brute(fs, team)
+        truth = _brute(fs, team)
+        assert Solver(team, rules.must_trump, rules.double_sar).wins(fs.copy()) == truth
+        assert Solver(team, rules.must_trump, rules.double_sar, sure=True).wins(fs.copy()) == truth
     # exactly one side wins with best play from both
     assert Solver(0, rules.must_trump, rules.double_sar).wins(fs.copy()) != \
         Solver(1, rules.must_trump, rules.double_sar).wins(fs.copy())
@@ -173,3 +176,38 @@ def test_solver_finds_a_forced_win() -> None:
     fs = FastState(hands, [], 0, [5, 6], 11, 0, Rules())
     assert Solver(0, False, False).wins(fs)
     assert not Solver(1, False, False).wins(fs)
+
+
+@settings(max_examples=60, deadline=None)
+@given(rules=rules_strategy, seed=st.integers(0, 2**32 - 1), cards=st.integers(3, 6))
+def test_solver_cuts_keep_the_verdict(rules: Rules, seed: int, cards: int) -> None:
+    """The sure-trump cut (``sure``) gives the plain solver's verdict with no more nodes; a
+    node limit raises ``SolverLimit`` and leaves a solver whose table still answers exactly."""
+    table = late(rules, seed, cards)
+    if table is None:
+        return
+    fs = fast_state(table)
+    for team in (0, 1):
+        plain = Solver(team, rules.must_trump, rules.double_sar)
+        cut = Solver(team, rules.must_trump, rules.double_sar, sure=True)
+        verdict = plain.wins(fs.copy())
+        assert cut.wins(fs.copy()) == verdict
+        assert cut.nodes <= plain.nodes
+        if cut.nodes > 2:
+            limited = Solver(team, rules.must_trump, rules.double_sar, limit=2, sure=True)
+            with pytest.raises(SolverLimit):
+                limited.wins(fs.copy())
+            limited.limit = 0
+            assert limited.wins(fs.copy()) == verdict
+
+
+def test_table_key_is_the_shape_of_the_hands() -> None:
+    """Hands that differ only in which of two adjacent cards (nothing in play between them) is
+    left share a table key; moving a card between hands, or past another card, changes it."""
+    from worker.policies.solver import _key
+
+    base = [0b0001, 0b0100, 0b1000, 0b10000 << 16]
+    swapped = [0b0010, 0b0100, 0b1000, 0b10000 << 16]  # 2 -> 3: still below seat 1's card
+    assert _key(base) == _key(swapped)
+    assert _key(base) != _key([0b0100, 0b0001, 0b1000, 0b10000 << 16])
+    assert _key(base) != _key([0b1_0000, 0b0100, 0b1000, 0b10000 << 16])  # now above seat 2

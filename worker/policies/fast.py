@@ -199,6 +199,37 @@ class FastState:
         self.result = round_outcome(rules, self.hakem_team, tricks, team, self.played)
 
 
+def sure_tricks(hands: list[int], team: int) -> tuple[int, int]:
+    """Tricks each side (``team``, then the other) is sure to win from a trick start, however
+    anyone plays: the trumps of one hand that outrank every trump of the other side each win a
+    trick of their own when played (the larger count of the side's two hands)."""
+    a = hands[team] & TRUMP
+    b = hands[team + 2] & TRUMP
+    x = hands[1 - team] & TRUMP
+    y = hands[3 - team] & TRUMP
+    ours = theirs = 0
+    if a | b:
+        above = -1 << (x | y).bit_length()
+        ours = max((a & above).bit_count(), (b & above).bit_count())
+    if x | y:
+        above = -1 << (a | b).bit_length()
+        theirs = max((x & above).bit_count(), (y & above).bit_count())
+    return ours, theirs
+
+
+def voids_after(voids: list[int], seat: int, trick: list[int], card: int,
+                must_trump: bool) -> list[int]:
+    """``voids`` (block bits per seat) once ``seat`` has played ``card`` to ``trick``: a new list
+    when the card shows a void, else ``voids`` itself."""
+    if not trick or card >> 4 == trick[0] >> 4:
+        return voids
+    out = voids[:]
+    out[seat] |= 1 << (trick[0] >> 4)
+    if must_trump and card < TRUMP_BASE:
+        out[seat] |= 8
+    return out
+
+
 def winner_decided(state: FastState) -> int | None:
     """The team that has won the round, as soon as that is certain (a side with 7 counted tricks
     without ``double_sar``; with ``bavney`` the round may go on, but its winner is fixed)."""

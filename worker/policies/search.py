@@ -36,12 +36,13 @@ from engine.cards import NAMES, SUITS
 
 from . import heuristic
 from .base import History, View
-from .fast import FAST_TABLES, TRUMP_BASE, FastState, winner_decided
+from .fast import FAST_TABLES, FastState, voids_after, winner_decided
 from .inference import PlayModel
 from .knowledge import FastKnowledge, Knowledge, fast_knowledge, knowledge, mask_of_names
 from .playout import heuristic_playout, playout
 from .sampler import Sampler
-from .solver import Solver, representatives
+from .response import Response
+from .solver import Solver, SolverLimit, representatives
 
 
 @dataclass(frozen=True, slots=True)
@@ -63,6 +64,21 @@ class SearchConfig:
     square root of the deals scored (the bound on the standard deviation of the paired sum)."""
     solver_cards: int = 5
     """Solve exactly when the seat holds at most this many cards."""
+    solver_nodes: int = 0
+    """Most solver nodes per sampled deal (0: no limit); a deal that needs more is scored by
+    playouts instead."""
+    solver_sure: bool = True
+    """Let the solver cut positions where sure trump tricks decide the race (same verdicts,
+    fewer nodes; see ``Solver.sure``)."""
+    response_cards: int = 0
+    """Score a candidate by the side's best response to heuristic opponents (``response.py``)
+    when the seat holds at most this many cards (before the exact solver; not with
+    ``double_sar``)."""
+    response_nodes: int = 0
+    """Most best-response nodes per candidate and sampled deal (0: no limit); a search stopped
+    there scores a loss (its first line, the heuristic's own cards, lost)."""
+    response_partner: bool = True
+    """The best response plans the partner's cards too (else the partner plays the heuristic)."""
     trump_samples: int = 0
     """Deals per suit when naming trump by playouts (0: the heuristic's suit)."""
     trump_margin: float = 0.0
@@ -170,7 +186,8 @@ class SearchPolicy:
         candidates score -1."""
         cfg = self.config
         k = f.k
-        exact = f.hand.bit_count() <= cfg.solver_cards
+        respond = f.hand.bit_count() <= cfg.response_cards and not k.rules.double_sar
+        exact = not respond and f.hand.bit_count() <= cfg.solver_cards
         deadline = (time.perf_counter() + cfg.max_ms / 1000.0) if cfg.max_ms else None
         sampler = Sampler(f)
         model = PlayModel(f, cfg.miss, cfg.partner_miss) if cfg.infer else None
@@ -182,6 +199,8 @@ class SearchPolicy:
         must_trump = k.rules.must_trump
         heuristic_rollout = cfg.rollout == "heuristic"
         totals = [0.0] * len(candidates)
+        # the voids the others will have seen once the seat plays each candidate
+        shown = [voids_after(f.voids, k.seat, trick_cards, c, must_trump) for c in candidates]
         alive = list(range(len(candidates)))
         done = 0
         work = 0
@@ -205,36 +224,57 @@ class SearchPolicy:
             for hands in worlds:
                 base = FastState(hands, trick_cards[:], leader, list(k.tricks),
                                  k.tricks_played, hakem_team, k.rules, k.pile, k.run_team)
-                solver = Solver(team, must_trump, k.rules.double_sar) if exact else None
-                for i in alive:
-                    c = candidates[i]
-                    st = base.copy()
-                    st.play(c)
-                    if solver is not None:
-                        totals[i] += solver.wins(st)
-                        continue
-                    won = winner_decided(st)
-                    if won is None:
-                        before = st.hands[0] | st.hands[1] | st.hands[2] | st.hands[3]
-                        if heuristic_rollout:
-                            voids = f.voids[:]
-                            if trick_cards:
-                                led = trick_cards[0] >> 4
-                                if c >> 4 != led:
-                                    voids[k.seat] |= 1 << led
-                                    if must_trump and c < TRUMP_BASE:
-                                        voids[k.seat] |= 8
-                            won = heuristic_playout(st, voids)
-                        else:
-                            won = playout(st)
-                        after = st.hands[0] | st.hands[1] | st.hands[2] | st.hands[3]
-                        work += (before ^ after).bit_count()
-                    score = 1.0 if won == team else 0.0
-                    if cfg.margin_weight:
-                        score += cfg.margin_weight * (st.tricks[team] - st.tricks[1 - team])
-                    totals[i] += score
-                if solver is not None:
+                scored = False
+                if respond:
+                    # a deal where the search stops at its node limit counts as lost: the
+                    # first line searched (the heuristic's cards) lost, and no win was found
+                    responder = Response(k.seat, must_trump, cfg.response_partner,
+                                         cfg.response_nodes)
+                    for i in alive:
+                        c = candidates[i]
+                        st = base.copy()
+                        st.play(c)
+                        responder.nodes = 0
+                        try:
+                            totals[i] += responder.wins(st, shown[i])
+                        except SolverLimit:
+                            pass
+                        work += 2 * responder.nodes
+                    scored = True
+                if exact:
+                    solver = Solver(team, must_trump, k.rules.double_sar, cfg.solver_nodes,
+                                    cfg.solver_sure)
+                    results = []
+                    try:
+                        for i in alive:
+                            st = base.copy()
+                            st.play(candidates[i])
+                            results.append(solver.wins(st))
+                        scored = True
+                    except SolverLimit:
+                        pass
                     work += 2 * solver.nodes
+                    if scored:
+                        for i, r in zip(alive, results, strict=True):
+                            totals[i] += r
+                if not scored:
+                    for i in alive:
+                        c = candidates[i]
+                        st = base.copy()
+                        st.play(c)
+                        won = winner_decided(st)
+                        if won is None:
+                            before = st.hands[0] | st.hands[1] | st.hands[2] | st.hands[3]
+                            if heuristic_rollout:
+                                won = heuristic_playout(st, shown[i][:])
+                            else:
+                                won = playout(st)
+                            after = st.hands[0] | st.hands[1] | st.hands[2] | st.hands[3]
+                            work += (before ^ after).bit_count()
+                        score = 1.0 if won == team else 0.0
+                        if cfg.margin_weight:
+                            score += cfg.margin_weight * (st.tricks[team] - st.tricks[1 - team])
+                        totals[i] += score
                 done += 1
             # race: drop the candidates that trail clearly
             lead = max(totals[i] for i in alive)

@@ -2,16 +2,21 @@
 
 ``wins(state, team)`` answers: with best play by both sides from ``state``, does ``team`` win the
 round?  It is a boolean alpha-beta search (the team's seats look for one winning card, the other
-seats for one refutation) with a transposition table at the start of every trick, cards that are
-equivalent (adjacent in rank among the cards still in play) tried once, and the rule policy's
-card tried first.  The round's winner is the first side to count seven tricks; the ``double_sar``
+seats for one refutation) with a transposition table at the start of every trick keyed by the
+*shape* of the hands (who holds each card still in play, by rank order, so positions that differ
+only in which equivalent small cards are gone share an entry), cards that are equivalent
+(adjacent in rank among the cards still in play) tried once, and the rule policy's card tried
+first.  Cuts that keep the verdict: the race is over when one side cannot reach seven; the
+forced last trick is read off directly; with ``sure`` a trick start is decided when the trumps of
+one hand that outrank every trump of the other side (each wins a trick of its own) take that
+side to seven.  The round's winner is the first side to count seven tricks; the ``double_sar``
 pile is followed exactly; ``bavney`` does not change who wins.  Used by ``search`` when few
 cards remain; checked against brute force and the engine in the tests.
 """
 
 from __future__ import annotations
 
-from .fast import BLOCK, TRUMP, TRUMP_BASE, FastState
+from .fast import BLOCK, TRUMP, TRUMP_BASE, FastState, sure_tricks
 from .playout import choose
 
 _WIN = 7
@@ -34,17 +39,59 @@ def representatives(hand_legal: int, in_play: int) -> list[int]:
     return out
 
 
+_SHAPES: dict[tuple[int, int, int, int], int] = {}
+_SHAPES_MAX = 1 << 18
+
+
+def _shape(h0: int, h1: int, h2: int, h3: int) -> int:
+    """Who holds each card of one suit (16-bit masks per hand), highest first, as base-4 digits
+    under a leading 1: positions that differ only in which equivalent cards are left share it."""
+    key = (h0, h1, h2, h3)
+    code = _SHAPES.get(key)
+    if code is None:
+        code = 1
+        m = h0 | h1 | h2 | h3
+        while m:
+            bit = 1 << (m.bit_length() - 1)
+            code = code * 4 + (0 if h0 & bit else 1 if h1 & bit else 2 if h2 & bit else 3)
+            m ^= bit
+        if len(_SHAPES) >= _SHAPES_MAX:
+            _SHAPES.clear()  # a bounded cache: worker processes live long
+        _SHAPES[key] = code
+    return code
+
+
+def _key(hands: list[int]) -> tuple[int, int, int, int]:
+    """The hands up to the ranks of the cards still in play (the transposition table's key)."""
+    h0, h1, h2, h3 = hands
+    return (_shape(h0 & 0xFFFF, h1 & 0xFFFF, h2 & 0xFFFF, h3 & 0xFFFF),
+            _shape(h0 >> 16 & 0xFFFF, h1 >> 16 & 0xFFFF, h2 >> 16 & 0xFFFF, h3 >> 16 & 0xFFFF),
+            _shape(h0 >> 32 & 0xFFFF, h1 >> 32 & 0xFFFF, h2 >> 32 & 0xFFFF, h3 >> 32 & 0xFFFF),
+            _shape(h0 >> 48, h1 >> 48, h2 >> 48, h3 >> 48))
+
+
+class SolverLimit(Exception):
+    """The solver reached its node limit."""
+
+
 class Solver:
     """Solves positions of one sampled deal; the table is kept across calls on that deal."""
 
-    __slots__ = ("team", "must_trump", "double_sar", "memo", "nodes")
+    __slots__ = ("team", "must_trump", "double_sar", "memo", "nodes", "limit", "sure")
 
-    def __init__(self, team: int, must_trump: bool, double_sar: bool) -> None:
+    def __init__(self, team: int, must_trump: bool, double_sar: bool, limit: int = 0,
+                 sure: bool = False) -> None:
         self.team = team
         self.must_trump = must_trump
         self.double_sar = double_sar
-        self.memo: dict[tuple[int, ...], bool] = {}
+        self.memo: dict[tuple[object, ...], bool] = {}
         self.nodes = 0
+        self.limit = limit
+        """Raise :class:`SolverLimit` once this many nodes are searched (0: no limit); the
+        table keeps only exact results, so the solver stays usable after that."""
+        self.sure = sure
+        """Cut a trick start where the sure trump tricks of one hand already take its side to
+        seven (same verdicts, fewer nodes)."""
 
     def wins(self, state: FastState) -> bool:
         """Does ``self.team`` win the round from ``state`` with best play?"""
@@ -60,6 +107,8 @@ class Solver:
               played: int, pile: int, run: int) -> bool:
         """``mine``/``theirs``: counted tricks; ``run``: -1 none, 1 us, 0 them (double_sar)."""
         self.nodes += 1
+        if self.nodes == self.limit:
+            raise SolverLimit
         if not trick:
             if mine >= _WIN:
                 return True
@@ -71,7 +120,23 @@ class Solver:
                     return False
                 if theirs + left < _WIN:
                     return True
-            key = (hands[0], hands[1], hands[2], hands[3], leader, mine, theirs, pile, run)
+                if self.sure:
+                    ours, others = sure_tricks(hands, self.team)
+                    if mine + ours >= _WIN:
+                        return True
+                    if theirs + others >= _WIN:
+                        return False
+                if left == 1:
+                    # six tricks each: the forced last trick decides
+                    led = hands[leader]
+                    best, bi = led.bit_length() - 1, 0
+                    block = BLOCK[best >> 4]
+                    for i in (1, 2, 3):
+                        x = hands[(leader + i) & 3].bit_length() - 1
+                        if x > best and (x >= TRUMP_BASE or (1 << x) & block):
+                            best, bi = x, i
+                    return ((leader + bi) & 1) == self.team
+            key = (_key(hands), leader, mine, theirs, pile, run)
             hit = self.memo.get(key)
             if hit is not None:
                 return hit
@@ -87,10 +152,13 @@ class Solver:
                 legal = hand
         else:
             legal = hand
-        in_play = hands[0] | hands[1] | hands[2] | hands[3]
-        for c in trick:
-            in_play |= 1 << c
-        moves = representatives(legal, in_play)
+        if legal & (legal - 1) == 0:
+            moves = [legal.bit_length() - 1]
+        else:
+            in_play = hands[0] | hands[1] | hands[2] | hands[3]
+            for c in trick:
+                in_play |= 1 << c
+            moves = representatives(legal, in_play)
         if len(moves) > 1:
             # the rule policy's card first (the kept card of its run: the highest kept card of
             # its suit not above it)
@@ -145,6 +213,5 @@ class Solver:
                 result = ours
                 break
         if not trick:
-            self.memo[(hands[0], hands[1], hands[2], hands[3], leader, mine, theirs, pile,
-                       run)] = result
+            self.memo[(_key(hands), leader, mine, theirs, pile, run)] = result
         return result
