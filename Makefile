@@ -8,7 +8,12 @@ STAMP := $(VENV)/.installed
 
 .PHONY: play test install bench clean
 
-$(STAMP): pyproject.toml
+# the bots' hot modules, as listed in worker/policies/_compiled.py
+HOT := $(patsubst %,worker/policies/%.py,$(shell sed -n 's/^HOT = (\(.*\))/\1/p' \
+	worker/policies/_compiled.py | tr -d '",'))
+
+# the bots' hot modules are compiled with mypyc on install (setup.py): rebuild when they change
+$(STAMP): pyproject.toml setup.py worker/policies/_compiled.py $(HOT)
 	test -x $(BIN)/python || $(PY) -m venv $(VENV)
 	$(BIN)/python -m pip install -q --upgrade pip
 	$(BIN)/python -m pip install -q -e '.[dev]'
@@ -28,4 +33,5 @@ bench: $(STAMP)
 	$(BIN)/python bench/engine.py
 
 clean:
-	rm -rf $(VENV) .mypy_cache .ruff_cache .pytest_cache .hypothesis
+	rm -rf $(VENV) .mypy_cache .ruff_cache .pytest_cache .hypothesis build
+	rm -f worker/policies/*.so worker/policies/_built.py *__mypyc.*.so

@@ -210,6 +210,8 @@ def main() -> None:
     parser.add_argument("--matches", type=int, default=8)
     args = parser.parse_args()
     redis.Redis.from_url(URL).flushdb()
+    from worker.policies import MODE
+    print(f"bot code: {'compiled (mypyc)' if MODE == 'compiled' else 'Python'}")
     worker_classes()
     p50, _ = overhead(args.moves)
     one = throughput(1, args.records, args.matches)

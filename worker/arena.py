@@ -41,7 +41,7 @@ from engine import (
 )
 from engine.state import CHOOSING_TRUMP, PLAYING
 
-from .policies import Policy, policy_for
+from .policies import MODE, Policy, policy_for
 
 SECRET = "a7" * 32
 
@@ -271,7 +271,7 @@ def arena(a: str, b: str, deals: int, seed: int = 1, jobs: int = 1,
     rule_text = json.dumps(rules) if rules else "standard"
     p = out.write
     p(f"arena: A={a} vs B={b}, {deals} duplicate deals ({n_rounds} rounds), seed {seed}, "
-      f"rules {rule_text}\n")
+      f"rules {rule_text}; bot code {'compiled (mypyc)' if MODE == 'compiled' else 'Python'}\n")
     p(f"A round win rate {mean:.3f}  95% CI [{low:.3f}, {high:.3f}] (paired by deal; "
       f"{swings} of {deals} deals differ between the copies)\n")
     if a_hakem and a_def:

@@ -117,10 +117,13 @@ def test_rate_limit_per_address_spares_others() -> None:
         calm = other_address(gw, "10.0.0.2")
         with calm.websocket_connect(f"/api/matches/{r.match_id}/ws?token={r.tokens[2]}") as ws:
             version = recv_until(ws, lambda f: f["type"] == "view")["version"]
-            statuses = [gw.get(f"/api/matches/{r.match_id}").status_code for _ in range(60)]
+            answers = [gw.get(f"/api/matches/{r.match_id}") for _ in range(60)]
+            statuses = [a.status_code for a in answers]
             assert statuses.count(429) >= 30 and set(statuses) == {200, 429}
-            limited = gw.get(f"/api/matches/{r.match_id}")
-            assert limited.json()["error"]["code"] == "rate_limited"
+            # (checked on the flood's own answers: a later request may find the bucket refilled
+            # on a slow machine)
+            assert {a.json()["error"]["code"] for a in answers if a.status_code == 429} == \
+                {"rate_limited"}
             # the other address is served, and its socket still gets every view
             assert calm.get(f"/api/matches/{r.match_id}").status_code == 200
             answer = calm.post(f"/api/matches/{r.match_id}/commands",

@@ -9,13 +9,16 @@ Levels (measured with ``hokm arena``; see ``bench/bots_arena/README.md``):
 * ``easy``: :class:`~worker.policies.easy.EasyPolicy`, a beginner's game (no memory, takes
   tricks from its own partner, slips now and then) that still follows suit sensibly;
 * ``medium``: a light search (few samples, no inference from plays, a short exact endgame);
-* ``hard``: the full search (``HARD``), budgeted for a p95 well under 100 ms of CPU a decision.
+* ``hard``: the full search (``HARD``): inference from the plays seen, and from 8 cards in hand
+  the seat's best response to heuristic opponents in every sampled deal; budgeted for a p95
+  well under 100 ms of CPU a decision with the compiled hot modules.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
 
+from ._compiled import MODE  # first: decides where the hot modules come from
 from .base import History, Policy, View
 from .easy import EasyPolicy
 from .heuristic import HeuristicPolicy
@@ -24,7 +27,8 @@ from .search import SearchConfig, SearchPolicy
 
 HARD = SearchConfig()
 """The ``hard`` level's search (the defaults of :class:`SearchConfig`)."""
-MEDIUM = SearchConfig(samples=12, min_samples=6, batch=6, work=6000, infer=False, solver_cards=3)
+MEDIUM = SearchConfig(samples=12, min_samples=6, batch=6, work=6000, infer=False, solver_cards=3,
+                      response_cards=0)
 """The ``medium`` level's search: a light PIMC."""
 
 POLICIES: dict[str, Callable[[], Policy]] = {
@@ -51,5 +55,5 @@ def policy_for(name: str) -> Policy:
     return factory()
 
 
-__all__ = ["HARD", "History", "LEVELS", "MEDIUM", "POLICIES", "Policy", "SearchConfig",
+__all__ = ["HARD", "MODE", "History", "LEVELS", "MEDIUM", "POLICIES", "Policy", "SearchConfig",
            "SearchPolicy", "View", "policy_for"]

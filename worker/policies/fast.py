@@ -146,17 +146,8 @@ class FastState:
         self.result: tuple[int, int, str] | None = None
 
     def copy(self) -> FastState:
-        new = FastState.__new__(FastState)
-        new.hands = self.hands[:]
-        new.trick = self.trick[:]
-        new.leader = self.leader
-        new.turn = self.turn
-        new.tricks = self.tricks[:]
-        new.pile = self.pile
-        new.run_team = self.run_team
-        new.played = self.played
-        new.hakem_team = self.hakem_team
-        new.rules = self.rules
+        new = FastState(self.hands[:], self.trick[:], self.leader, self.tricks[:], self.played,
+                        self.hakem_team, self.rules, self.pile, self.run_team)
         new.result = self.result
         return new
 

@@ -68,10 +68,10 @@ class Response:
             if theirs >= _WIN:
                 return False
             # sure tricks count however anyone plays, the heuristic opponents included
-            ours, others = sure_tricks(hands, self.team)
-            if theirs + others >= _WIN:
+            sure_mine, sure_theirs = sure_tricks(hands, self.team)
+            if theirs + sure_theirs >= _WIN:
                 return False
-            if mine + ours >= _WIN:
+            if mine + sure_mine >= _WIN:
                 return True
             key = (hands[0], hands[1], hands[2], hands[3], leader, mine, voids[0], voids[1],
                    voids[2], voids[3])

@@ -12,10 +12,12 @@ A card decision:
    keep, of every ``oversample`` draws, the likeliest by weighted sampling without replacement:
    the weight is the likelihood of the Hakem's trump choice times that of every play seen this
    round under a behaviour model (``inference.py``);
-4. score every candidate on every kept deal: with at most ``solver_cards`` cards in the seat's
-   hand exactly (``solver.py``: does our side win the race to seven with best play), otherwise by
-   a playout in which every seat plays the heuristic on what it would know (``playout.py``), to
-   the point where the round's winner is certain;
+4. score every candidate on every kept deal: with at most ``response_cards`` cards in the
+   seat's hand by its best response to heuristic opponents (``response.py``: can the seat win
+   the race to seven if the others play the heuristic on what they would know), else with at
+   most ``solver_cards`` exactly (``solver.py``: does our side win with best play by all),
+   otherwise by a playout in which every seat plays the heuristic on what it would know
+   (``playout.py``), to the point where the round's winner is certain;
 5. race: deals come in batches, and after each batch a candidate whose win total trails the
    leader's by more than ``race * sqrt(deals)`` is dropped, so the budget goes to close calls;
    stop at ``samples`` deals, at the ``work`` budget, or when one candidate is left;
@@ -49,14 +51,14 @@ from .solver import Solver, SolverLimit, representatives
 class SearchConfig:
     """The budget and switches of one search policy."""
 
-    samples: int = 96
+    samples: int = 128
     """Most sampled deals per decision."""
     min_samples: int = 8
     """Deals every candidate is scored on before any is dropped (and before the budget stops
     the search)."""
     batch: int = 8
     """Deals drawn at a time; candidates are raced after each batch."""
-    work: int = 60000
+    work: int = 90000
     """Budget per decision in work units: a card played in a playout is 1, a node of the exact
     solver 2, a play replayed to weigh a sampled deal 1 (about 2 microseconds each)."""
     race: float = 1.5
@@ -70,14 +72,14 @@ class SearchConfig:
     solver_sure: bool = True
     """Let the solver cut positions where sure trump tricks decide the race (same verdicts,
     fewer nodes; see ``Solver.sure``)."""
-    response_cards: int = 0
+    response_cards: int = 8
     """Score a candidate by the side's best response to heuristic opponents (``response.py``)
     when the seat holds at most this many cards (before the exact solver; not with
     ``double_sar``)."""
     response_nodes: int = 0
     """Most best-response nodes per candidate and sampled deal (0: no limit); a search stopped
     there scores a loss (its first line, the heuristic's own cards, lost)."""
-    response_partner: bool = True
+    response_partner: bool = False
     """The best response plans the partner's cards too (else the partner plays the heuristic)."""
     trump_samples: int = 0
     """Deals per suit when naming trump by playouts (0: the heuristic's suit)."""

@@ -121,10 +121,10 @@ class Solver:
                 if theirs + left < _WIN:
                     return True
                 if self.sure:
-                    ours, others = sure_tricks(hands, self.team)
-                    if mine + ours >= _WIN:
+                    sure_mine, sure_theirs = sure_tricks(hands, self.team)
+                    if mine + sure_mine >= _WIN:
                         return True
-                    if theirs + others >= _WIN:
+                    if theirs + sure_theirs >= _WIN:
                         return False
                 if left == 1:
                     # six tricks each: the forced last trick decides
