@@ -1,6 +1,7 @@
 """``hokm worker``: RQ worker processes for bot turns, on any host that reaches the Redis.
 
-Worker class: ``rq.SimpleWorker`` (jobs run in the worker process).  A bot turn is a short,
+Worker class: ``BotWorker``, an ``rq.SimpleWorker`` (jobs run in the worker process) that sends
+fewer heartbeats.  A bot turn is a short,
 CPU-bound function of plain data; forking a work horse per job (RQ's default ``Worker``) adds about
 10 ms per job here against about 3 ms in-process (see ``bench/bots.py``), for no isolation we need.
 Scale out by running more processes (``--processes``) or more hosts.
@@ -18,6 +19,7 @@ import multiprocessing
 import os
 import threading
 import time
+from typing import Any
 
 from rq import SimpleWorker
 from rq.serializers import JSONSerializer
@@ -29,8 +31,34 @@ log = logging.getLogger("hokm.worker")
 WATCH_INTERVAL_S = 0.5
 
 
-class ThreadWorker(SimpleWorker):
-    """A SimpleWorker that can run in a non-main thread (the embedded server's bot worker)."""
+HEARTBEAT_EVERY_S = 5.0
+"""Least time between two stand-alone worker heartbeats (see ``BotWorker``)."""
+
+
+class BotWorker(SimpleWorker):
+    """``rq.SimpleWorker`` with fewer round trips per job.
+
+    RQ sends the worker's heartbeat (three Redis commands, each a round trip when not in a
+    pipeline) about five times per job; a bot turn takes milliseconds, so this was a large part
+    of the time from a commit to the bot's reply.  Stand-alone heartbeats are sent at most every
+    ``HEARTBEAT_EVERY_S`` seconds (the worker key lives ``worker_ttl`` + 60 s, minutes); those
+    inside RQ's pipelines cost no round trip and are kept.  A dead worker's turns are recovered
+    by the watchdog, not by heartbeats.
+    """
+
+    _last_beat = 0.0
+
+    def heartbeat(self, timeout: int | None = None, pipeline: Any = None) -> None:
+        if pipeline is None:
+            now = time.monotonic()
+            if now - self._last_beat < HEARTBEAT_EVERY_S:
+                return
+            self._last_beat = now
+        super().heartbeat(timeout, pipeline)
+
+
+class ThreadWorker(BotWorker):
+    """A ``BotWorker`` that can run in a non-main thread (the embedded server's bot worker)."""
 
     death_penalty_class = TimerDeathPenalty
 
@@ -78,8 +106,7 @@ def _work(burst: bool) -> None:
     rt = runtime()
     stop = threading.Event()
     start_watchdog(rt, stop)
-    worker = SimpleWorker([rt.scheduler.queue], connection=rt.client,
-                          serializer=JSONSerializer)
+    worker = BotWorker([rt.scheduler.queue], connection=rt.client, serializer=JSONSerializer)
     worker.work(burst=burst, logging_level="WARNING", with_scheduler=False)
     stop.set()
 

@@ -35,10 +35,12 @@ def test_solo_match_played_to_its_end_by_clicking(new_client: Any, shots: Path) 
     wait_my_turn(page)
     choice = page.locator(f"{SUIT_ENABLED}, {HAND_ENABLED}").first
     choice.focus()
+    # the version is read before the key press: read after, the move and every bot reply could
+    # already be shown, and nothing would change again until this player's next turn
+    before = state(page)["version"]
     page.keyboard.press("Enter")
     page.wait_for_function(
-        "v => document.querySelector('.table-page').dataset.version !== v",
-        arg=state(page)["version"])
+        "v => document.querySelector('.table-page').dataset.version !== v", arg=before)
     moves = 1 + play_until(page, over, timeout=840)
     assert moves >= 7  # at least one full round of own cards
     banner = page.locator(".banner.over")
