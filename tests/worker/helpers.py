@@ -15,6 +15,7 @@ from engine import (
 from engine.cards import cards_of
 from engine.state import CHOOSING_TRUMP, PLAYING
 from engine.views import legal_mask
+from worker.policies.fast import FAST_TABLES, FastState
 
 SECRET = "3c" * 32
 
@@ -117,3 +118,13 @@ def late(rules: Rules, seed: int, cards: int) -> Table | None:
     while table.state.phase == PLAYING and max(h.bit_count() for h in table.state.hands) > cards:
         table.act(table.random_move(rng))
     return table if table.state.phase == PLAYING else None
+
+
+def fast_state(table: Table) -> FastState:
+    """The engine state of ``table`` in the fast model (all hands known)."""
+    s = table.state
+    assert s.deal.trump is not None and s.hakem is not None and s.leader is not None
+    ft = FAST_TABLES[(s.deal.trump, s.rules.satat)]
+    return FastState([ft.mask_to_fast(h) for h in s.hands], [ft.to_fast[c] for _, c in s.trick],
+                     s.leader, list(s.tricks), s.tricks_played, s.hakem % 2, s.rules, s.pile,
+                     s.run_team)

@@ -17,17 +17,7 @@ from worker.policies.fast import FAST_TABLES, FastState, legal, trick_winner_ind
 from worker.policies.playout import choose, playout
 from worker.policies.solver import Solver, SolverLimit, representatives
 
-from .helpers import Table, late, random_deck, reach, rules_strategy
-
-
-def fast_state(table: Table) -> FastState:
-    """The engine state of ``table`` in the fast model (all hands known)."""
-    s = table.state
-    assert s.deal.trump is not None and s.hakem is not None and s.leader is not None
-    ft = FAST_TABLES[(s.deal.trump, s.rules.satat)]
-    return FastState([ft.mask_to_fast(h) for h in s.hands], [ft.to_fast[c] for _, c in s.trick],
-                     s.leader, list(s.tricks), s.tricks_played, s.hakem % 2, s.rules, s.pile,
-                     s.run_team)
+from .helpers import Table, fast_state, late, random_deck, reach, rules_strategy
 
 
 def test_tables_keep_the_engine_order() -> None:

@@ -16,8 +16,7 @@ from worker.policies.playout import heuristic_playout
 from worker.policies.response import Response
 from worker.policies.solver import SolverLimit
 
-from .helpers import Table, late, random_deck
-from .test_fast import fast_state
+from .helpers import Table, fast_state, late, random_deck
 
 plain_rules = st.builds(
     lambda must_trump, satat, bavney: Rules.from_dict(

@@ -11,21 +11,12 @@ from hypothesis import strategies as st
 from engine import Rules
 from engine.state import PLAYING
 from worker.policies import SearchConfig, SearchPolicy, policy_for
-from worker.policies.fast import FAST_TABLES, FastState
+from worker.policies.fast import FAST_TABLES
 from worker.policies.inference import PlayModel
 from worker.policies.knowledge import fast_knowledge, knowledge
 from worker.policies.playout import _heuristic_playout_general, heuristic_playout
 
-from .helpers import Table, random_deck, reach, rules_strategy
-
-
-def _fast(table: Table) -> FastState:
-    s = table.state
-    assert s.deal.trump is not None and s.hakem is not None and s.leader is not None
-    ft = FAST_TABLES[(s.deal.trump, s.rules.satat)]
-    return FastState([ft.mask_to_fast(h) for h in s.hands], [ft.to_fast[c] for _, c in s.trick],
-                     s.leader, list(s.tricks), s.tricks_played, s.hakem % 2, s.rules, s.pile,
-                     s.run_team)
+from .helpers import Table, fast_state, random_deck, reach, rules_strategy
 
 
 @settings(max_examples=60, deadline=None)
@@ -37,7 +28,7 @@ def test_the_inline_playout_is_the_engine_checked_one(rules: Rules, seed: int,
     table = reach(rules, seed, steps)
     if table.state.phase != PLAYING:
         return
-    fs = _fast(table)
+    fs = fast_state(table)
     a, b = fs.copy(), fs.copy()
     voids = [random.Random(seed).randrange(4) for _ in range(4)]
     won = heuristic_playout(a, voids[:])

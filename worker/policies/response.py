@@ -22,7 +22,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from .fast import BLOCK, TRUMP, TRUMP_BASE, FastState, sure_tricks, voids_after
+from .fast import TRUMP_BASE, FastState, legal, sure_tricks, voids_after
 from .heuristic import play
 from .solver import SolverLimit, representatives
 
@@ -80,25 +80,15 @@ class Response:
                 return hit
         seat = (leader + len(trick)) & 3
         hand = hands[seat]
-        led = -1
-        if trick:
-            led = trick[0] >> 4
-            follow = hand & BLOCK[led]
-            if follow:
-                legal = follow
-            elif self.must_trump and hand & TRUMP:
-                legal = hand & TRUMP
-            else:
-                legal = hand
-        else:
-            legal = hand
-        if legal & (legal - 1) == 0:
-            moves = [legal.bit_length() - 1]
+        led = trick[0] >> 4 if trick else -1
+        allowed = legal(hand, trick, self.must_trump)
+        if allowed & (allowed - 1) == 0:
+            moves = [allowed.bit_length() - 1]
         else:
             unseen = (hands[0] | hands[1] | hands[2] | hands[3]) ^ hand
-            first = play(hand, legal, unseen, voids, trick, leader, seat)[0]
+            first = play(hand, allowed, unseen, voids, trick, leader, seat)[0]
             if seat == self.me or (self.partner and (seat & 1) == self.team):
-                moves = representatives(legal, unseen | hand | _mask(trick))
+                moves = representatives(allowed, unseen | hand | _mask(trick))
                 pick = 0
                 for i, c in enumerate(moves):
                     if c <= first and c >> 4 == first >> 4:
