@@ -73,7 +73,9 @@ def test_room_created_and_joined_by_invite_link_both_play_a_round(
     # the guest opens the invite link, sees the match summary and takes the open seat
     b.goto(link)
     b.get_by_role("heading", name="Join the match").wait_for()
-    assert b.get_by_text("Host").first.is_visible()
+    # the summary fills in after the heading: wait for the host's name to be shown (fails on
+    # timeout), not a one-shot look that races the render
+    b.get_by_text("Host").first.wait_for(state="visible", timeout=10_000)
     b.screenshot(path=str(shots / "phone-join.png"))
     b.get_by_label("Your name").fill("Guest")
     b.get_by_role("button", name="Take a seat").click()
