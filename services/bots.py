@@ -5,7 +5,8 @@ arguments.  The job id is derived from (match, version, seat) and a set-if-absen
 duplicate enqueue a no-op (RQ itself would queue a second job under the same id).  Every scheduled
 turn is also written to a sorted set with a deadline; ``recover_stalled`` (run by every worker
 process about once a second) re-enqueues turns still pending after their deadline, which is how a
-turn survives a worker killed mid-job within seconds rather than RQ's minutes.
+turn survives a worker killed mid-job within seconds rather than RQ's minutes.  ``claim`` lets a
+bot job keep the next bot turn of its match for itself when the queue is idle (worker/jobs.py).
 """
 
 from __future__ import annotations
@@ -44,17 +45,41 @@ class RQScheduler:
         self.clock = clock
 
     def schedule(self, match_id: str, seat: int, version: int) -> None:
-        if not self.client.set(keys.bot_guard(match_id, version, seat), 1, nx=True,
-                               ex=GUARD_TTL_S):
-            return  # already enqueued by someone else: duplicates collapse here
-        self.client.zadd(keys.PENDING_BOTS,
-                         {member(match_id, version, seat): self.clock() + self.timeout_s})
-        self._enqueue(match_id, seat, version, 0)
+        self.claim(match_id, seat, version)
 
-    def _enqueue(self, match_id: str, seat: int, version: int, attempt: int) -> None:
+    def claim(self, match_id: str, seat: int, version: int, *, keep_if_idle: bool = False
+              ) -> bool:
+        """Take charge of the turn (match, seat, version): mark it pending with its deadline and
+        enqueue its job.  Returns whether the caller must play it itself instead.
+
+        A turn already claimed is left alone (duplicates collapse here; False).  With
+        ``keep_if_idle`` and no job waiting in the queue, the turn is marked pending but not
+        enqueued and the answer is True: a bot job plays the bot turns that follow its own this
+        way, saving the queue's round trips, and if it dies first the watchdog re-enqueues the
+        turn after its deadline like any other.  Two round trips either way.
+        """
+        first = self.client.pipeline(transaction=False)
+        first.set(keys.bot_guard(match_id, version, seat), 1, nx=True, ex=GUARD_TTL_S)
+        first.llen(self.queue.key)
+        fresh, waiting = first.execute()
+        if not fresh:
+            return False
+        keep = keep_if_idle and waiting == 0
+        pipe = self.client.pipeline()
+        pipe.multi()
+        pipe.zadd(keys.PENDING_BOTS,
+                  {member(match_id, version, seat): self.clock() + self.timeout_s})
+        if not keep:
+            self._enqueue(match_id, seat, version, 0, pipe)
+        pipe.execute()
+        return keep
+
+    def _enqueue(self, match_id: str, seat: int, version: int, attempt: int,
+                 pipeline: Any = None) -> None:
+        """Enqueue the job (in ``pipeline`` if given: the caller executes it)."""
         self.queue.enqueue_call(
             JOB, args=(match_id, seat, version), job_id=job_id(match_id, version, seat, attempt),
-            result_ttl=0, failure_ttl=3600, timeout=60,
+            result_ttl=0, failure_ttl=3600, timeout=60, pipeline=pipeline,
         )
 
     def done(self, match_id: str, seat: int, version: int) -> None:

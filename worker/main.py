@@ -1,9 +1,10 @@
 """``hokm worker``: RQ worker processes for bot turns, on any host that reaches the Redis.
 
 Worker class: ``BotWorker``, an ``rq.SimpleWorker`` (jobs run in the worker process) that sends
-fewer heartbeats.  A bot turn is a short,
-CPU-bound function of plain data; forking a work horse per job (RQ's default ``Worker``) adds about
-10 ms per job here against about 3 ms in-process (see ``bench/bots.py``), for no isolation we need.
+fewer heartbeats.  A bot turn is a short, CPU-bound function of plain data; forking a work horse
+per job (RQ's default ``Worker``) costs 21-30 ms per empty job on our 2-core machines against
+about 4.5 ms in-process (``bench/bots.py`` measures both), for no isolation we need.  A job also
+plays the bot turns that follow its own while the queue is idle (``worker/jobs.py``).
 Scale out by running more processes (``--processes``) or more hosts.
 
 Every worker process also runs the watchdog: about twice a second it re-enqueues bot turns that

@@ -1,0 +1,148 @@
+"""Bot jobs in-process on fakeredis: a job keeps the bot turns that follow its own while the
+queue is idle, enqueues them as usual when other jobs wait, and marks every kept turn pending
+before playing it (so the watchdog recovers it if the worker dies)."""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+
+from engine import ChooseTrump, PlayCard, legal_choices
+from services.bots import member
+from services.runtime import Runtime, build_runtime
+from services.store import keys
+from tests.gateway.helpers import make_settings
+from worker import jobs
+
+
+@pytest.fixture
+def rt(monkeypatch: pytest.MonkeyPatch) -> Iterator[Runtime]:
+    runtime = build_runtime(make_settings())
+    monkeypatch.setattr(jobs, "_runtime", runtime)
+    yield runtime
+
+
+def solo(rt: Runtime) -> str:
+    created = rt.service.create(seats=["human", "bot:random", "bot:random", "bot:random"],
+                                rules={"teams": "as_seated"})
+    return str(created["match_id"])
+
+
+def take_job(rt: Runtime) -> tuple[str, int, int]:
+    """Dequeue the only waiting job the way a worker would; its arguments."""
+    queue = rt.scheduler.queue
+    ids = queue.job_ids
+    assert len(ids) == 1, ids
+    job = queue.fetch_job(ids[0])
+    assert job is not None
+    queue.remove(ids[0])
+    match_id, seat, version = job.args
+    return str(match_id), int(seat), int(version)
+
+
+def human_moves(rt: Runtime, match_id: str, rng: random.Random) -> None:
+    """The human (seat 0) plays while it is their turn."""
+    while True:
+        loaded = rt.service.load(match_id)
+        if rt.service.next_actor(loaded.state) != 0:
+            return
+        choice = rng.choice(legal_choices(loaded.state, 0))
+        command = ChooseTrump(choice) if loaded.state.phase == "choosing_trump" \
+            else PlayCard(choice)
+        rt.service.handle(match_id, 0, command)
+
+
+def actors_after(rt: Runtime, match_id: str, version: int) -> list[int | None]:
+    return [r.actor for r in rt.store.read(match_id, version)]
+
+
+def test_a_job_plays_the_bot_turns_that_follow_while_the_queue_is_idle(rt: Runtime) -> None:
+    match_id, rng, kept = solo(rt), random.Random(3), 0
+    for _ in range(12):
+        human_moves(rt, match_id, rng)
+        match, seat, version = take_job(rt)
+        assert match == match_id
+        result = jobs.bot_turn(match, seat, version)
+        assert result.startswith("played"), result
+        played = [a for a in actors_after(rt, match_id, version) if a is not None]
+        # every bot turn up to the human's was played by this one job, nothing was enqueued
+        assert played and 0 not in played
+        assert rt.scheduler.queue.count == 0
+        assert rt.service.next_actor(rt.service.load(match_id).state) == 0
+        assert rt.client.zcard(keys.PENDING_BOTS) == 0
+        kept += len(played) - 1
+    assert kept > 0
+
+
+def test_a_job_leaves_the_next_turn_to_the_queue_when_other_jobs_wait(rt: Runtime) -> None:
+    match_id, rng = solo(rt), random.Random(5)
+    other = solo(rt)  # another table whose job waits in the queue
+    for _ in range(6):
+        human_moves(rt, match_id, rng)
+        human_moves(rt, other, rng)
+        waiting = {j.args[0]: j for j in rt.scheduler.queue.get_jobs()}
+        assert set(waiting) == {match_id, other}
+        job = waiting[match_id]
+        rt.scheduler.queue.remove(job.id)
+        _, seat, version = job.args
+        assert jobs.bot_turn(match_id, seat, version) == "played"
+        assert [a for a in actors_after(rt, match_id, version) if a is not None] == [seat]
+        state = rt.service.load(match_id).state
+        after = rt.service.next_actor(state)
+        queued = [j for j in rt.scheduler.queue.get_jobs() if j.args[0] == match_id]
+        if after not in (0, None):  # the next bot's turn went through the queue
+            assert len(queued) == 1 and queued[0].args[1] == after
+            rt.scheduler.queue.remove(queued[0].id)
+            jobs.bot_turn(*queued[0].args)  # (the queue is idle again: plays up to the human)
+        else:
+            assert not queued
+
+
+def test_every_kept_turn_is_pending_while_it_is_played(rt: Runtime,
+                                                       monkeypatch: pytest.MonkeyPatch) -> None:
+    import worker.policies as policies
+
+    seen: list[tuple[str, float | None, int]] = []
+    real = policies.policy_for
+
+    class Watching:
+        def __init__(self, inner: Any) -> None:
+            self.inner = inner
+
+        def choose(self, view: dict[str, Any], history: Any, rng: random.Random) -> Any:
+            name = member(match_id, view["version"], view["seat"])
+            seen.append((name, rt.client.zscore(keys.PENDING_BOTS, name),
+                         rt.scheduler.queue.count))
+            return self.inner.choose(view, history, rng)
+
+    monkeypatch.setattr(policies, "policy_for", lambda level: Watching(real(level)))
+    match_id, rng = solo(rt), random.Random(9)
+    for _ in range(8):
+        human_moves(rt, match_id, rng)
+        jobs.bot_turn(*take_job(rt))
+    assert len(seen) > 8  # some turns were kept
+    for name, deadline, queued in seen:
+        assert deadline is not None, f"{name} was played without a pending mark"
+        assert queued == 0  # and without a job of its own
+
+
+def test_a_kept_turn_left_unplayed_is_recovered_by_the_watchdog(rt: Runtime) -> None:
+    match_id = solo(rt)
+    human_moves(rt, match_id, random.Random(1))
+    match, seat, version = take_job(rt)
+    now = [1000.0]
+    rt.scheduler.clock = lambda: now[0]
+    rt.client.delete(keys.PENDING_BOTS)
+    rt.client.delete(keys.bot_guard(match, version, seat))
+    # the job claims the turn for itself ... and dies before playing it
+    assert rt.scheduler.claim(match, seat, version, keep_if_idle=True)
+    assert rt.scheduler.queue.count == 0
+    assert not rt.scheduler.claim(match, seat, version, keep_if_idle=True)  # claimed once only
+    assert rt.scheduler.recover_stalled(jobs.still_due) == 0  # not overdue yet
+    now[0] += rt.scheduler.timeout_s + 0.1
+    assert rt.scheduler.recover_stalled(jobs.still_due) == 1
+    (job,) = rt.scheduler.queue.get_jobs()
+    assert tuple(job.args) == (match, seat, version)
