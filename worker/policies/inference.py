@@ -13,7 +13,8 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from .fast import BLOCK, FAST_TABLES, TRUMP, TRUMP_BASE
+from .fast import BLOCK, FAST_TABLES, TRUMP_BASE
+from .fast import legal as legal_cards
 from .heuristic import play
 from .knowledge import FastKnowledge
 
@@ -53,18 +54,8 @@ class PlayModel:
         partner = (me + 2) & 3
         for seat, card in self.plays:
             hand = hands[seat]
-            if trick:
-                led = trick[0] >> 4
-                follow = hand & BLOCK[led]
-                if follow:
-                    legal = follow
-                elif must_trump and hand & TRUMP:
-                    legal = hand & TRUMP
-                else:
-                    legal = hand
-            else:
-                led = -1
-                legal = hand
+            led = trick[0] >> 4 if trick else -1
+            legal = legal_cards(hand, trick, must_trump)
             if seat != me and legal & (legal - 1):
                 miss = self.partner_miss if seat == partner else self.miss
                 in_play = hands[0] | hands[1] | hands[2] | hands[3]

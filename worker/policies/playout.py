@@ -15,6 +15,8 @@ certain, in the fast card space of :mod:`worker.policies.fast`.
 from __future__ import annotations
 
 from .fast import BLOCK, TRUMP, TRUMP_BASE, FastState, winner_decided
+from .fast import legal as legal_cards
+from .fast import trick_winner_index
 
 _B0, _B1, _B2, _B3 = BLOCK
 
@@ -98,24 +100,14 @@ def choose(hands: list[int], trick: list[int], leader: int, seat: int, must_trum
     if not trick:
         return _lead(hands, seat)
     hand = hands[seat]
-    led_mask = BLOCK[trick[0] >> 4]
+    led_block = trick[0] >> 4
+    led_mask = BLOCK[led_block]
     follow = hand & led_mask
-    if follow:
-        legal = follow
-    elif must_trump and hand & TRUMP:
-        legal = hand & TRUMP
-    else:
-        legal = hand
+    legal = legal_cards(hand, trick, must_trump)
     if legal & (legal - 1) == 0:
         return _low(legal)
-    led_block = trick[0] >> 4
-    best = trick[0]
-    bi = 0
-    for i in range(1, len(trick)):
-        c = trick[i]
-        if c > best and (c >= TRUMP_BASE or c >> 4 == led_block):
-            best = c
-            bi = i
+    bi = trick_winner_index(trick)
+    best = trick[bi]
     n = len(trick)
     win_seat = (leader + bi) & 3
     # the only opponent still to play after a follower is the next seat (unless we are last)
@@ -175,18 +167,8 @@ def heuristic_playout(state: FastState, voids: list[int]) -> int:
     t0, t1 = tricks[0], tricks[1]
     while True:
         hand = hands[seat]
-        if trick:
-            led = trick[0] >> 4
-            follow = hand & BLOCK[led]
-            if follow:
-                legal = follow
-            elif must_trump and hand & TRUMP:
-                legal = hand & TRUMP
-            else:
-                legal = hand
-        else:
-            led = -1
-            legal = hand
+        led = trick[0] >> 4 if trick else -1
+        legal = legal_cards(hand, trick, must_trump)
         if legal & (legal - 1) == 0:
             card = legal.bit_length() - 1
         else:
@@ -201,15 +183,7 @@ def heuristic_playout(state: FastState, voids: list[int]) -> int:
         if len(trick) < 4:
             seat = (seat + 1) & 3
             continue
-        best = trick[0]
-        bi = 0
-        lb = best >> 4
-        for i in (1, 2, 3):
-            c = trick[i]
-            if c > best and (c >= TRUMP_BASE or c >> 4 == lb):
-                best = c
-                bi = i
-        leader = seat = (leader + bi) & 3
+        leader = seat = (leader + trick_winner_index(trick)) & 3
         trick = []
         if seat & 1:
             t1 += 1
@@ -235,16 +209,7 @@ def _heuristic_playout_general(state: FastState, voids: list[int]) -> int:
         hands = state.hands
         hand = hands[seat]
         trick = state.trick
-        if trick:
-            follow = hand & BLOCK[trick[0] >> 4]
-            if follow:
-                legal = follow
-            elif must_trump and hand & TRUMP:
-                legal = hand & TRUMP
-            else:
-                legal = hand
-        else:
-            legal = hand
+        legal = legal_cards(hand, trick, must_trump)
         if legal & (legal - 1) == 0:
             card = legal.bit_length() - 1
         else:

@@ -16,7 +16,8 @@ cards remain; checked against brute force and the engine in the tests.
 
 from __future__ import annotations
 
-from .fast import BLOCK, TRUMP, TRUMP_BASE, FastState, sure_tricks
+from .fast import BLOCK, TRUMP_BASE, FastState, sure_tricks
+from .fast import legal as legal_cards
 from .playout import choose
 
 _WIN = 7
@@ -142,16 +143,7 @@ class Solver:
                 return hit
         seat = (leader + len(trick)) & 3
         hand = hands[seat]
-        if trick:
-            follow = hand & BLOCK[trick[0] >> 4]
-            if follow:
-                legal = follow
-            elif self.must_trump and hand & TRUMP:
-                legal = hand & TRUMP
-            else:
-                legal = hand
-        else:
-            legal = hand
+        legal = legal_cards(hand, trick, self.must_trump)
         if legal & (legal - 1) == 0:
             moves = [legal.bit_length() - 1]
         else:
