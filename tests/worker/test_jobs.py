@@ -146,3 +146,16 @@ def test_a_kept_turn_left_unplayed_is_recovered_by_the_watchdog(rt: Runtime) -> 
     assert rt.scheduler.recover_stalled(jobs.still_due) == 1
     (job,) = rt.scheduler.queue.get_jobs()
     assert tuple(job.args) == (match, seat, version)
+
+
+def test_a_stale_or_duplicate_job_does_nothing(rt: Runtime) -> None:
+    match_id = solo(rt)
+    human_moves(rt, match_id, random.Random(2))
+    match, seat, version = take_job(rt)
+    assert jobs.bot_turn(match, seat, version - 1) == "stale"  # an older version
+    assert rt.store.version(match_id) == version
+    assert jobs.bot_turn(match, seat, version).startswith("played")
+    after = rt.store.version(match_id)
+    assert after > version
+    assert jobs.bot_turn(match, seat, version) == "stale"  # the same job run twice
+    assert rt.store.version(match_id) == after
