@@ -4,7 +4,7 @@
 arguments.  The job id is derived from (match, version, seat) and a set-if-absent guard key makes a
 duplicate enqueue a no-op (RQ itself would queue a second job under the same id).  Every scheduled
 turn is also written to a sorted set with a deadline; ``recover_stalled`` (run by every worker
-process about once a second) re-enqueues turns still pending after their deadline, which is how a
+process about twice a second) re-enqueues turns still pending after their deadline, which is how a
 turn survives a worker killed mid-job within seconds rather than RQ's minutes.  ``claim`` lets a
 bot job keep the next bot turn of its match for itself when the queue is idle (worker/jobs.py).
 """
@@ -60,11 +60,12 @@ class RQScheduler:
         """
         first = self.client.pipeline(transaction=False)
         first.set(keys.bot_guard(match_id, version, seat), 1, nx=True, ex=GUARD_TTL_S)
-        first.llen(self.queue.key)
-        fresh, waiting = first.execute()
+        if keep_if_idle:
+            first.llen(self.queue.key)
+        fresh, *waiting = first.execute()
         if not fresh:
             return False
-        keep = keep_if_idle and waiting == 0
+        keep = keep_if_idle and waiting[0] == 0
         pipe = self.client.pipeline()
         pipe.multi()
         pipe.zadd(keys.PENDING_BOTS,
