@@ -13,10 +13,12 @@ It also plays for a human who has been away longer than the room's ``disconnect_
 
 from __future__ import annotations
 
+import logging
 import os
 import random
 import threading
 import time
+from typing import TYPE_CHECKING
 
 from engine import ChooseTrump, PlayCard, view_for
 from engine.state import CHOOSING_TRUMP
@@ -28,6 +30,10 @@ from services.store import keys
 
 from .history import Histories
 
+if TYPE_CHECKING:
+    from .policies.base import History, View
+
+log = logging.getLogger("hokm.worker")
 _runtime: Runtime | None = None
 _histories = Histories()
 _rng = random.Random()
@@ -117,13 +123,11 @@ def _play(rt: Runtime, service: MatchService, match_id: str, seat: int, version:
             if away_for(rt, match_id, seat) < disconnect_timeout(rt, match_id):
                 return "not a bot"
             level = SUBSTITUTE_LEVEL
-        from .policies import policy_for
-
         if THINK_S > 0:
             time.sleep(THINK_S)
         view = view_for(state, seat, version)
         history = _histories.for_seat(rt.store, match_id, seat, version)
-        choice = policy_for(level).choose(view, history, _rng)
+        choice = _choose(level, view, history, match_id)
         command = ChooseTrump(choice) if state.phase == CHOOSING_TRUMP else PlayCard(choice)
         try:
             # no command id: the expected version already makes a duplicate job harmless (it
@@ -134,6 +138,23 @@ def _play(rt: Runtime, service: MatchService, match_id: str, seat: int, version:
         return "played"
     finally:
         rt.scheduler.done(match_id, seat, version)
+
+
+def _choose(level: str, view: View, history: History, match_id: str) -> str:
+    """The policy's choice, or, should the policy fail or answer something not legal (a bug),
+    the heuristic's: a bot must never stall its table.  The log names no card."""
+    from .policies import policy_for
+
+    try:
+        choice = policy_for(level).choose(view, history, _rng)
+        if choice in view["legal"]:
+            return choice
+        log.error("bot %s chose a move that is not legal (match %s, version %s, seat %s); "
+                  "the heuristic plays instead", level, match_id, view["version"], view["seat"])
+    except Exception:
+        log.exception("bot %s failed (match %s, version %s, seat %s); the heuristic plays instead",
+                      level, match_id, view["version"], view["seat"])
+    return policy_for("heuristic").choose(view, history, _rng)
 
 
 def still_due(match_id: str, seat: int, version: int) -> bool:

@@ -5,12 +5,13 @@ before playing it (so the watchdog recovers it if the worker dies)."""
 from __future__ import annotations
 
 import random
+import re
 from collections.abc import Iterator
 from typing import Any
 
 import pytest
 
-from engine import ChooseTrump, PlayCard, legal_choices
+from engine import NAMES, ChooseTrump, PlayCard, legal_choices
 from services.bots import member
 from services.runtime import Runtime, build_runtime
 from services.store import keys
@@ -159,3 +160,29 @@ def test_a_stale_or_duplicate_job_does_nothing(rt: Runtime) -> None:
     assert after > version
     assert jobs.bot_turn(match, seat, version) == "stale"  # the same job run twice
     assert rt.store.version(match_id) == after
+
+
+@pytest.mark.parametrize("fault", ["raises", "illegal"])
+def test_a_failing_policy_does_not_stall_the_table(rt: Runtime, monkeypatch: pytest.MonkeyPatch,
+                                                   caplog: pytest.LogCaptureFixture,
+                                                   fault: str) -> None:
+    import worker.policies as policies
+
+    real = policies.policy_for
+
+    class Broken:
+        def choose(self, view: dict[str, Any], history: Any, rng: random.Random) -> Any:
+            if fault == "raises":
+                raise RuntimeError("a bug")
+            return "not a card"
+
+    monkeypatch.setattr(policies, "policy_for",
+                        lambda level: Broken() if level == "random" else real(level))
+    match_id = solo(rt)
+    human_moves(rt, match_id, random.Random(4))
+    match, seat, version = take_job(rt)
+    with caplog.at_level("ERROR", logger="hokm.worker"):
+        assert jobs.bot_turn(match, seat, version).startswith("played")
+    assert rt.service.next_actor(rt.service.load(match_id).state) == 0  # the bots all played
+    assert "the heuristic plays instead" in caplog.text
+    assert not [n for n in NAMES if re.search(rf"\b{n}\b", caplog.text)]  # no card is logged
