@@ -22,7 +22,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from .fast import TRUMP_BASE, FastState, legal, sure_tricks, voids_after
+from .fast import FastState, legal, sure_tricks, trick_winner_index, voids_after
 from .heuristic import play
 from .solver import SolverLimit, representatives
 
@@ -80,7 +80,6 @@ class Response:
                 return hit
         seat = (leader + len(trick)) & 3
         hand = hands[seat]
-        led = trick[0] >> 4 if trick else -1
         allowed = legal(hand, trick, self.must_trump)
         if allowed & (allowed - 1) == 0:
             moves = [allowed.bit_length() - 1]
@@ -105,12 +104,7 @@ class Response:
             if len(trick) < 4:
                 r = self._node(hands, trick, leader, mine, theirs, v)
             else:
-                best, bi = trick[0], 0
-                for i in (1, 2, 3):
-                    x = trick[i]
-                    if x > best and (x >= TRUMP_BASE or x >> 4 == led):
-                        best, bi = x, i
-                winner = (leader + bi) & 3
+                winner = (leader + trick_winner_index(trick)) & 3
                 saved = trick[:]
                 trick.clear()
                 if (winner & 1) == self.team:

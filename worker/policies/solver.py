@@ -18,6 +18,7 @@ from __future__ import annotations
 
 from .fast import BLOCK, TRUMP_BASE, FastState, sure_tricks
 from .fast import legal as legal_cards
+from .fast import trick_winner_index
 from .playout import choose
 
 _WIN = 7
@@ -170,13 +171,7 @@ class Solver:
             if len(trick) < 4:
                 r = self._node(hands, trick, leader, mine, theirs, played, pile, run)
             else:
-                led = trick[0] >> 4
-                best, bi = trick[0], 0
-                for i in (1, 2, 3):
-                    x = trick[i]
-                    if x > best and (x >= TRUMP_BASE or x >> 4 == led):
-                        best, bi = x, i
-                winner = (leader + bi) & 3
+                winner = (leader + trick_winner_index(trick)) & 3
                 we = (winner & 1) == self.team
                 saved = trick[:]
                 trick.clear()
