@@ -56,7 +56,10 @@ class Unavailable(HokmError):
 
 def error_response(error: HokmError) -> JSONResponse:
     status = 503 if error.code == "unavailable" else STATUS.get(error.code, 400)
-    return JSONResponse({"error": error.to_dict()}, status_code=status)
+    # 429 and 503 say when to try again (RFC 9110 10.2.3): limits refill within a second and
+    # a restarting Redis is back in seconds; clients that honour it never hammer the server.
+    headers = {"Retry-After": "1"} if status in (429, 503) else None
+    return JSONResponse({"error": error.to_dict()}, status_code=status, headers=headers)
 
 
 class Api:

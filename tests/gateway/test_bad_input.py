@@ -105,6 +105,7 @@ def test_rate_limit_per_token() -> None:
         assert set(codes) == {"not_your_turn", "rate_limited"}
         answer = r.command(r.tokens[1], {"type": "choose_trump", "suit": "H"})
         assert answer.status_code == 429
+        assert answer.headers["retry-after"] == "1"
         # another seat of the same match is not slowed down by its neighbour's flood
         answer = r.command(r.tokens[0], {"type": "choose_trump", "suit": "H"})
         assert answer.status_code == 200, answer.text
@@ -172,6 +173,7 @@ def test_redis_down_is_503_never_500() -> None:
         for answer in answers:
             assert answer.status_code in (400, 401, 404, 503), answer.text
             assert answer.status_code != 503 or answer.json()["error"]["code"] == "unavailable"
+            assert (answer.status_code == 503) == ("retry-after" in answer.headers)
         assert any(a.status_code == 503 for a in answers)
         assert down.get("/readyz").status_code == 503
         assert down.get("/healthz").status_code == 200
