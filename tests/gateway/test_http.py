@@ -7,10 +7,20 @@ import random
 import pytest
 
 from engine.cards import NAMES
+from engine.deal import owner_offsets
 
 from .helpers import (
     Gateway, bearer, command_for, create, deck, finish, gateway, room, stacked_room, wait_for,
 )
+
+
+def deck_of_hands(hands: list[list[str]], hakem: int = 0) -> list[str]:
+    """The 5-4-4 deck that deals ``hands[seat]`` to each seat with ``hakem`` as Hakem (the
+    inverse of engine/deal.py: each seat's cards in the order given)."""
+    assert sorted(c for hand in hands for c in hand) == sorted(NAMES)
+    left = [list(hand) for hand in hands]
+    return [left[(hakem + offset) % 4].pop(0) for offset in owner_offsets("5-4-4")]
+
 
 def match_keys(gw: Gateway) -> set[bytes]:
     """The keys of every match's log and side data."""
@@ -254,7 +264,10 @@ def test_refused_commands_do_not_change_the_match(gw: Gateway, mutate: object, c
 
 
 def test_turn_and_card_refusals(gw: Gateway) -> None:
-    r = stacked_room(gw, seed=11)
+    # every fourth card of the canonical deck to each seat: every seat holds every suit, so
+    # seat 1 can follow seat 0's lead and also holds cards that may not follow it
+    hands = [[c for i, c in enumerate(NAMES) if i % 4 == seat] for seat in range(4)]
+    r = room(gw, first_hakem=0, decks=[deck_of_hands(hands)])
     version, _ = r.get_view(r.tokens[0])
     # another seat names trump: not its decision
     answer = r.command(r.tokens[1], {"type": "choose_trump", "suit": "H"})
@@ -274,37 +287,42 @@ def test_turn_and_card_refusals(gw: Gateway) -> None:
     lead = view0["hand"][0]
     r.command(r.tokens[0], {"type": "play", "card": lead})
     version, view1 = r.get_view(r.tokens[1])
+    assert any(c[1] == lead[1] for c in view1["hand"])
     wrong = [c for c in view1["hand"] if c not in view1["legal"]]
-    if wrong:
-        answer = r.command(r.tokens[1], {"type": "play", "card": wrong[0]})
-        assert answer.status_code == 409
-        assert answer.json()["error"]["code"] == "must_follow_suit"
-        assert gw.version(r.match_id) == version
+    assert wrong and all(c[1] != lead[1] for c in wrong)
+    answer = r.command(r.tokens[1], {"type": "play", "card": wrong[0]})
+    assert answer.status_code == 409
+    assert answer.json()["error"]["code"] == "must_follow_suit"
+    assert gw.version(r.match_id) == version
 
 
 def test_must_trump_code(gw: Gateway) -> None:
-    for seed in range(40):
-        r = stacked_room(gw, seed=100 + seed, rules={"must_trump": True})
-        r.command(r.tokens[0], {"type": "choose_trump", "suit": "S"})
-        _, view0 = r.get_view(r.tokens[0])
-        for lead in view0["hand"]:
-            if lead[1] == "S":
-                continue
-            _, view1 = r.get_view(r.tokens[1])
-            if any(c[1] == lead[1] for c in view1["hand"]):
-                continue
-            trumps = [c for c in view1["hand"] if c[1] == "S"]
-            other = [c for c in view1["hand"] if c[1] != "S"]
-            if not trumps or not other:
-                continue
-            r.command(r.tokens[0], {"type": "play", "card": lead})
-            version = gw.version(r.match_id)
-            answer = r.command(r.tokens[1], {"type": "play", "card": other[0]})
-            assert answer.status_code == 409
-            assert answer.json()["error"]["code"] == "must_trump"
-            assert gw.version(r.match_id) == version
-            return
-    pytest.skip("no deal with a void follower in 40 seeds")
+    """Seat 0 (Hakem, all the hearts) names spades and leads a heart; seat 1 holds no heart but
+    spades and diamonds: under must_trump a diamond is refused with ``must_trump``."""
+    spades = [r + "S" for r in "AKQJT98765432"]
+    diamonds = [r + "D" for r in "AKQJT98765432"]
+    hands = [
+        [r + "H" for r in "AKQJT98765432"],
+        spades[:7] + diamonds[:6],
+        spades[7:] + diamonds[6:],
+        [r + "C" for r in "AKQJT98765432"],
+    ]
+    r = room(gw, first_hakem=0, decks=[deck_of_hands(hands)], rules={"must_trump": True})
+    assert r.command(r.tokens[0], {"type": "choose_trump", "suit": "S"}).status_code == 200
+    _, view1 = r.get_view(r.tokens[1])
+    assert sorted(view1["hand"]) == sorted(hands[1])
+    assert r.command(r.tokens[0], {"type": "play", "card": "AH"}).status_code == 200
+    version, view1 = r.get_view(r.tokens[1])
+    assert sorted(view1["legal"]) == sorted(spades[:7])  # void in hearts: trumps only
+    answer = r.command(r.tokens[1], {"type": "play", "card": "AD"})
+    assert answer.status_code == 409
+    assert answer.json()["error"]["code"] == "must_trump"
+    assert gw.version(r.match_id) == version
+    # the same position without the rule: the diamond is a plain discard
+    plain = room(gw, first_hakem=0, decks=[deck_of_hands(hands)])
+    plain.command(plain.tokens[0], {"type": "choose_trump", "suit": "S"})
+    plain.command(plain.tokens[0], {"type": "play", "card": "AH"})
+    assert plain.command(plain.tokens[1], {"type": "play", "card": "AD"}).status_code == 200
 
 
 def test_match_over_refuses_commands(gw: Gateway) -> None:

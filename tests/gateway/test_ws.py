@@ -278,29 +278,58 @@ def test_ws_rate_limit_and_isolation() -> None:
             first_view(watcher)
 
 
-def test_seat_follows_its_player_after_the_ace_draw(gw: Gateway) -> None:
+def moving_secret() -> tuple[str, tuple[int, int]]:
+    """A match secret whose ace draw (engine/fairness.py: the draw deck is derived from it)
+    swaps two of the seats 0-2, and that swap: found by computing draws, not by playing."""
+    from engine.cards import CARD_INDEX
+    from engine.decide import ace_draw
+    from engine.fairness import DRAW_LABEL, derive_deck
+
+    for i in range(1000):
+        secret = f"{i:064x}"
+        drawn = ace_draw(tuple(CARD_INDEX[c] for c in derive_deck(secret, DRAW_LABEL)), 4, True)
+        if drawn.swap is not None and 3 not in drawn.swap:
+            return secret, drawn.swap
+    raise AssertionError("no secret below 1000 moves two of seats 0-2")
+
+
+def test_seat_follows_its_player_after_the_ace_draw(gw: Gateway,
+                                                     monkeypatch: pytest.MonkeyPatch) -> None:
     """With the ace draw, players may be moved when the last seat is taken: a socket opened
-    before that follows its player's new seat."""
-    for _ in range(20):
+    before that follows its player's new seat.  The match is created with a chosen secret (the
+    service takes it from ``secrets.token_hex(32)``, replaced here for this one creation) whose
+    draw swaps two of the three players who have a socket open."""
+    import secrets as real_secrets
+    import types
+
+    from engine.fairness import commitment_of
+    from services import matches
+
+    secret, swap = moving_secret()
+
+    def token_hex(nbytes: int | None = None) -> str:
+        return secret if nbytes == 32 else real_secrets.token_hex(nbytes)
+
+    chosen = types.SimpleNamespace(token_hex=token_hex, token_urlsafe=real_secrets.token_urlsafe)
+    with monkeypatch.context() as patch:
+        patch.setattr(matches, "secrets", chosen)
         created = gw.post("/api/matches", json={"name": "A"}).json()
-        base = f"/api/matches/{created['match_id']}"
-        joined = [created] + [gw.post(base + "/join", json={"name": "B"}).json()
-                              for _ in range(2)]
-        with ExitStack() as stack:
-            socks = [stack.enter_context(gw.websocket_connect(
-                ws_url(created["match_id"], j["token"]))) for j in joined]
-            for ws in socks:
-                first_view(ws)
-            gw.post(base + "/join", json={"name": "D"})
-            moved = False
-            for j, ws in zip(joined, socks, strict=True):
-                frame = recv_until(ws, lambda f: f["view"]["phase"] != "waiting")
-                seat = gw.get(base + "/view", headers=bearer(j["token"])).json()["view"]["seat"]
-                assert frame["view"]["seat"] == seat
-                moved |= seat != j["seat"]
-        if moved:
-            return
-    pytest.skip("no ace draw moved anybody in 20 matches")
+    base = f"/api/matches/{created['match_id']}"
+    joined = [created] + [gw.post(base + "/join", json={"name": "B"}).json() for _ in range(2)]
+    assert [j["seat"] for j in joined] == [0, 1, 2]
+    with ExitStack() as stack:
+        socks = [stack.enter_context(gw.websocket_connect(
+            ws_url(created["match_id"], j["token"]))) for j in joined]
+        for ws in socks:
+            assert first_view(ws)["view"]["commitment"] == commitment_of(secret)
+        gw.post(base + "/join", json={"name": "D"})
+        a, b = swap
+        expected = {a: b, b: a}
+        for j, ws in zip(joined, socks, strict=True):
+            frame = recv_until(ws, lambda f: f["view"]["phase"] != "waiting")
+            seat = gw.get(base + "/view", headers=bearer(j["token"])).json()["view"]["seat"]
+            assert seat == expected.get(j["seat"], j["seat"])  # the draw moved a and b
+            assert frame["view"]["seat"] == seat
 
 
 def test_a_match_left_waiting_for_a_system_step_moves_on(gw: Gateway) -> None:
