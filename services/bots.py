@@ -7,6 +7,12 @@ turn is also written to a sorted set with a deadline; ``recover_stalled`` (run b
 process about twice a second) re-enqueues turns still pending after their deadline, which is how a
 turn survives a worker killed mid-job within seconds rather than RQ's minutes.  ``claim`` lets a
 bot job keep the next bot turn of its match for itself when the queue is idle (worker/jobs.py).
+
+Fair scheduling: turns of bots-only matches (nobody seated waits for them) go to a queue of
+their own, ``<queue>-bots-only``.  Workers listen to the main queue first (RQ takes a job from
+the first non-empty queue it listens to), and a bots-only job keeps its match's turns only while
+both queues are empty, so a flood of bots-only matches never delays a table with a human by
+more than the one decision a worker is in.
 """
 
 from __future__ import annotations
@@ -23,6 +29,10 @@ from .store import keys
 
 JOB = "worker.jobs.bot_turn"
 GUARD_TTL_S = 600
+
+LEVELS = ("easy", "medium", "hard")
+"""The bot levels of the API (``bot:<level>``), the only ones a seat may take; the worker maps
+each to its policy (``worker.policies.LEVELS``, which must hold exactly these)."""
 
 
 def job_id(match_id: str, version: int, seat: int, attempt: int = 0) -> str:
@@ -41,14 +51,24 @@ class RQScheduler:
                  clock: Callable[[], float] = time.time) -> None:
         self.client = client
         self.queue = Queue(queue, connection=client, serializer=JSONSerializer)
+        """Bot turns of tables with at least one human."""
+        self.bots_only_queue = Queue(f"{queue}-bots-only", connection=client,
+                                     serializer=JSONSerializer)
+        """Bot turns of bots-only matches: served only when ``queue`` is empty."""
         self.timeout_s = timeout_s
         self.clock = clock
 
-    def schedule(self, match_id: str, seat: int, version: int) -> None:
-        self.claim(match_id, seat, version)
+    @property
+    def queues(self) -> list[Queue]:
+        """The queues a worker listens to, in the order it must serve them."""
+        return [self.queue, self.bots_only_queue]
 
-    def claim(self, match_id: str, seat: int, version: int, *, keep_if_idle: bool = False
-              ) -> bool:
+    def schedule(self, match_id: str, seat: int, version: int, *,
+                 bots_only: bool = False) -> None:
+        self.claim(match_id, seat, version, bots_only=bots_only)
+
+    def claim(self, match_id: str, seat: int, version: int, *, keep_if_idle: bool = False,
+              bots_only: bool = False) -> bool:
         """Take charge of the turn (match, seat, version): mark it pending with its deadline and
         enqueue its job.  Returns whether the caller must play it itself instead.
 
@@ -56,29 +76,34 @@ class RQScheduler:
         ``keep_if_idle`` and no job waiting in the queue, the turn is marked pending but not
         enqueued and the answer is True: a bot job plays the bot turns that follow its own this
         way, saving the queue's round trips, and if it dies first the watchdog re-enqueues the
-        turn after its deadline like any other.  Two round trips either way.
+        turn after its deadline like any other.  Two round trips either way.  A bots-only turn
+        (``bots_only``) is kept only if neither queue has a job waiting, and goes to the
+        bots-only queue otherwise.
         """
         first = self.client.pipeline(transaction=False)
         first.set(keys.bot_guard(match_id, version, seat), 1, nx=True, ex=GUARD_TTL_S)
         if keep_if_idle:
             first.llen(self.queue.key)
+            if bots_only:
+                first.llen(self.bots_only_queue.key)
         fresh, *waiting = first.execute()
         if not fresh:
             return False
-        keep = keep_if_idle and waiting[0] == 0
+        keep = keep_if_idle and not any(waiting)
         pipe = self.client.pipeline()
         pipe.multi()
         pipe.zadd(keys.PENDING_BOTS,
                   {member(match_id, version, seat): self.clock() + self.timeout_s})
         if not keep:
-            self._enqueue(match_id, seat, version, 0, pipe)
+            self._enqueue(match_id, seat, version, 0, pipe, bots_only=bots_only)
         pipe.execute()
         return keep
 
     def _enqueue(self, match_id: str, seat: int, version: int, attempt: int,
-                 pipeline: Any = None) -> None:
+                 pipeline: Any = None, *, bots_only: bool = False) -> None:
         """Enqueue the job (in ``pipeline`` if given: the caller executes it)."""
-        self.queue.enqueue_call(
+        queue = self.bots_only_queue if bots_only else self.queue
+        queue.enqueue_call(
             JOB, args=(match_id, seat, version), job_id=job_id(match_id, version, seat, attempt),
             result_ttl=0, failure_ttl=3600, timeout=60, pipeline=pipeline,
         )
@@ -86,10 +111,12 @@ class RQScheduler:
     def done(self, match_id: str, seat: int, version: int) -> None:
         self.client.zrem(keys.PENDING_BOTS, member(match_id, version, seat))
 
-    def recover_stalled(self, still_due: Callable[[str, int, int], bool]) -> int:
-        """Re-enqueue overdue turns for which ``still_due(match, seat, version)`` holds; drop
-        the rest.  Returns how many were re-enqueued.  Safe to run in many processes at once:
-        the deadline is moved with a compare-and-set, so one process re-enqueues each turn."""
+    def recover_stalled(self, still_due: Callable[[str, int, int], bool],
+                        is_bots_only: Callable[[str], bool] = lambda match_id: False) -> int:
+        """Re-enqueue overdue turns for which ``still_due(match, seat, version)`` holds (on the
+        queue ``is_bots_only(match)`` chooses); drop the rest.  Returns how many were
+        re-enqueued.  Safe to run in many processes at once: the deadline is moved with a
+        compare-and-set, so one process re-enqueues each turn."""
         now = self.clock()
         overdue: list[Any] = self.client.zrangebyscore(keys.PENDING_BOTS, "-inf", now,
                                                        start=0, num=100, withscores=True)
@@ -108,7 +135,8 @@ class RQScheduler:
                                        ch=True, gt=True)
             if not claimed:
                 continue
-            self._enqueue(match_id, seat, version, int(now * 1000))
+            self._enqueue(match_id, seat, version, int(now * 1000),
+                          bots_only=is_bots_only(match_id))
             count += 1
         return count
 

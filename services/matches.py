@@ -37,13 +37,14 @@ from engine.errors import HokmError, InvalidCommand, MatchFull, MatchOver, SeatT
 from engine.fairness import DRAW_LABEL, round_label
 from engine.state import CHOOSING_TRUMP, MATCH_OVER, PLAYING
 
-from .errors import BadToken, NotFound, StaleVersion
+from .bots import LEVELS
+from .errors import BadToken, NotFound, RateLimited, StaleVersion
+from .quotas import BOT_SLOT_S, BOTS_ONLY, Quotas
 from .store.codec import CorruptRecord, apply_payloads, decode_light, digest_of
 from .store.port import Conflict, EventStore, Record, StoreUnavailable
 
-BOT_LEVELS = ("easy", "medium", "hard", "random", "heuristic", "search")
-"""``bot:<level>`` seats: the three levels of the API plus the raw policy names (for tests and
-the arena)."""
+BOT_LEVELS = LEVELS
+"""``bot:<level>`` seats: exactly the levels of the API (``services.bots.LEVELS``)."""
 BOT_NAMES = ("Dara", "Roxana", "Kian", "Shirin")
 MAX_ATTEMPTS = 8
 CACHE_SIZE = 10_000
@@ -70,9 +71,17 @@ class Outcome:
 
 
 class BotScheduler(Protocol):
-    def schedule(self, match_id: str, seat: int, version: int) -> None:
-        """Make sure the bot at ``seat`` plays the move due at ``version`` (idempotent)."""
+    def schedule(self, match_id: str, seat: int, version: int, *,
+                 bots_only: bool = False) -> None:
+        """Make sure the bot at ``seat`` plays the move due at ``version`` (idempotent);
+        ``bots_only``: nobody but bots sits at the table (its turns wait behind tables with
+        humans)."""
         ...
+
+
+def bots_only(state: State) -> bool:
+    """Whether every seat is taken by a bot (nobody is waiting for this match's moves)."""
+    return all(s is not None and s.bot is not None for s in state.match.seats)
 
 
 def command_key(player: str, client_id: str) -> str:
@@ -135,11 +144,13 @@ class MatchService:
         scheduler: BotScheduler | None = None,
         allow_stacked: bool = False,
         clock: Callable[[], float] = time.time,
+        quotas: Quotas | None = None,
     ) -> None:
         self.store = store
         self.scheduler = scheduler
         self.allow_stacked = allow_stacked
         self.clock = clock
+        self.quotas = quotas or Quotas()
         self._cache: OrderedDict[str, Loaded] = OrderedDict()
         self._lock = threading.Lock()
 
@@ -269,8 +280,24 @@ class MatchService:
             state = evolve(state, event)
         if command_id is not None:
             loaded.commands[command_id] = record.version
+        if actor is None:  # a system step: the match lives on (or, once over, is archived)
+            self._lifetime(match_id, state)
         return self.remember(match_id, Loaded(state, record.version, sealed.digest,
                                                loaded.commands))
+
+    def _lifetime(self, match_id: str, state: State) -> None:
+        """Give the match's keys their lifetime after a system step (``Quotas``): the idle
+        lifetime while it is played, the archive's once it is over (and its bots-only slot,
+        if it held one, is released)."""
+        quotas = self.quotas
+        if state.phase == MATCH_OVER:
+            if quotas.finished_ttl_s > 0 or quotas.idle_ttl_s > 0:
+                self.store.keep(match_id, quotas.finished_ttl_s)
+            owner = self.store.get_meta_field(match_id, "meta", "owner")
+            if owner:
+                self.store.release_slot(BOTS_ONLY, match_id, owner)
+        elif quotas.idle_ttl_s > 0:
+            self.store.keep(match_id, quotas.idle_ttl_s)
 
     def _original(self, match_id: str, version: int) -> Outcome:
         return Outcome(version, self.state_at(match_id, version), True, None)
@@ -316,7 +343,8 @@ class MatchService:
             return
         occupant = loaded.state.match.seats[seat]
         if occupant is not None and occupant.bot is not None:
-            self.scheduler.schedule(match_id, seat, loaded.version)
+            self.scheduler.schedule(match_id, seat, loaded.version,
+                                    bots_only=bots_only(loaded.state))
 
     # -- lobby -------------------------------------------------------------------------------
 
@@ -330,10 +358,12 @@ class MatchService:
         first_hakem: int | None = None,
         decks: Any = None,
         disconnect_timeout: float = 60,
+        owner: str | None = None,
     ) -> dict[str, Any]:
         """Create a match; the caller takes the first human seat (with bots only, the caller
         gets no seat and watches).  Returns match id, seat, token (secret, shown once) and
-        player id."""
+        player id.  ``owner`` (the gateway's digest of the client's address) is held to the
+        ``Quotas``: ``rate_limited`` beyond them, with nothing stored."""
         parsed = Rules.from_dict(rules if rules is not None else {"players": players})
         if players != parsed.players:
             raise InvalidCommand("players and rules.players disagree")
@@ -348,7 +378,7 @@ class MatchService:
                 levels.append(kind[4:])
             else:
                 raise InvalidCommand(f"a seat is \"human\" or \"bot:<level>\" with a level of "
-                                     f"{', '.join(BOT_LEVELS[:3])}")
+                                     f"{', '.join(BOT_LEVELS)}")
         if (first_hakem is not None or decks is not None) and not self.allow_stacked:
             raise InvalidCommand("stacked decks are disabled on this server")
         deck_list: list[list[str]] = []
@@ -361,13 +391,18 @@ class MatchService:
         if not isinstance(disconnect_timeout, (int, float)) or not 0 <= disconnect_timeout <= 3600:
             raise InvalidCommand("disconnect_timeout is 0 to 3600 seconds")
         match_id = secrets.token_hex(8)
+        if owner is not None:
+            self._admit(match_id, owner, bots=None not in levels)
         secret = secrets.token_hex(32)
-        self.store.put_meta(match_id, "meta", {
+        meta = {
             "secret": secret,
             "decks": json.dumps(deck_list),
             "disconnect_timeout": str(disconnect_timeout),
             "created_ms": str(int(self.clock() * 1000)),
-        })
+        }
+        if owner is not None:
+            meta["owner"] = owner
+        self.store.put_meta(match_id, "meta", meta)
         self.handle(match_id, None, CreateMatch(match_id, parsed, commitment_of(secret),
                                                 first_hakem))
         for seat, level in enumerate(levels):
@@ -380,6 +415,21 @@ class MatchService:
         creator = levels.index(None)
         joined = self.join(match_id, name, creator)
         return {"match_id": match_id, **joined}
+
+    def _admit(self, match_id: str, owner: str, *, bots: bool) -> None:
+        """Hold a new match of ``owner`` to the quotas (``rate_limited`` beyond them)."""
+        quotas, now = self.quotas, self.clock()
+        if quotas.creates_per_window > 0 and self.store.hit(
+                "create", owner, quotas.create_window_s, now) > quotas.creates_per_window:
+            minutes = quotas.create_window_s / 60
+            raise RateLimited(f"at most {quotas.creates_per_window} new matches per "
+                              f"{minutes:g} minutes from one address; try again later")
+        if bots and (quotas.bot_matches > 0 or quotas.bot_matches_per_owner > 0) and \
+                not self.store.take_slot(BOTS_ONLY, match_id, owner,
+                                         (quotas.bot_matches, quotas.bot_matches_per_owner),
+                                         now + BOT_SLOT_S, now):
+            raise RateLimited("too many bots-only matches are playing now; watch one of "
+                              "them to its end, or take a seat in yours")
 
     def join(self, match_id: str, name: str, seat: int | None = None) -> dict[str, Any]:
         """Take an open seat (the first one if ``seat`` is None)."""
@@ -439,7 +489,8 @@ class MatchService:
         if replace_with is not None:
             if not (isinstance(replace_with, str) and replace_with.startswith("bot:")
                     and replace_with[4:] in BOT_LEVELS):
-                raise InvalidCommand("replace_with is \"bot:<level>\"")
+                raise InvalidCommand(f"replace_with is \"bot:<level>\" with a level of "
+                                     f"{', '.join(BOT_LEVELS)}")
             level = replace_with[4:]
         self.handle(match_id, None, LeaveSeat(seat))
         self.store.delete_meta_field(match_id, "tokens", token_hash(token))
@@ -451,7 +502,7 @@ class MatchService:
         """A seated player hands an empty seat to a bot."""
         self.authenticate(match_id, token)
         if level not in BOT_LEVELS:
-            raise InvalidCommand(f"level is one of {', '.join(BOT_LEVELS[:3])}")
+            raise InvalidCommand(f"level is one of {', '.join(BOT_LEVELS)}")
         self.handle(match_id, None, TakeSeat(seat, BOT_NAMES[seat % 4],
                                              f"bot-{seat}-{secrets.token_hex(4)}", level))
 

@@ -13,6 +13,7 @@ import redis.asyncio as aioredis
 
 from .bots import RQScheduler
 from .matches import MatchService
+from .quotas import Quotas
 from .settings import Settings
 from .store.redis_streams import RedisStore
 
@@ -66,5 +67,6 @@ def build_runtime(settings: Settings | None = None) -> Runtime:
     store = RedisStore(client)
     scheduler = RQScheduler(client, settings.queue, settings.bot_timeout_s)
     service = MatchService(store, scheduler=scheduler,
-                           allow_stacked=settings.allow_stacked_decks)
+                           allow_stacked=settings.allow_stacked_decks,
+                           quotas=Quotas.from_settings(settings))
     return Runtime(settings, client, store, scheduler, service, fake_server)

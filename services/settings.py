@@ -23,6 +23,29 @@ class Settings:
     """Commands per second allowed per token (burst of 4x)."""
     rate_per_address: float
     """Requests per second allowed per client address (burst of 4x)."""
+    trusted_proxies: tuple[str, ...] = ()
+    """Addresses (or networks, ``10.0.0.0/8``) of the proxies whose ``X-Forwarded-For`` is
+    believed (HOKM_TRUSTED_PROXIES, comma-separated).  Nobody by default: the TCP peer is the
+    client, whatever headers it sends."""
+    connections_per_address: int = 64
+    """Connections open at once from one client address (0: no limit)."""
+    request_timeout_s: float = 10.0
+    """A request's head and body must arrive within this time (slow clients are cut off)."""
+    keep_alive_s: float = 5.0
+    """Idle keep-alive connections are closed after this."""
+    creates_per_window: int = 30
+    """Matches one client address may create per ``create_window_s`` (0: no limit)."""
+    create_window_s: float = 600.0
+    bot_matches: int = 8
+    """Bots-only matches (nobody seated, only watchers) playing at once, all gateways
+    together (0: no limit)."""
+    bot_matches_per_address: int = 2
+    """Bots-only matches one address may have playing at once (0: no limit)."""
+    idle_ttl_s: float = 24 * 3600.0
+    """An unfinished match with no new record for this long is deleted (0: never)."""
+    finished_ttl_s: float = 90 * 24 * 3600.0
+    """A finished match's log (and its secret, for ``hokm verify``) is kept this long (0: for
+    ever)."""
 
     @classmethod
     def from_env(cls) -> Settings:
@@ -34,4 +57,15 @@ class Settings:
             max_body=int(os.environ.get("HOKM_MAX_BODY", str(16 * 1024))),
             rate_per_token=float(os.environ.get("HOKM_RATE_PER_TOKEN", "20")),
             rate_per_address=float(os.environ.get("HOKM_RATE_PER_ADDRESS", "50")),
+            trusted_proxies=tuple(p.strip() for p in os.environ.get(
+                "HOKM_TRUSTED_PROXIES", "").split(",") if p.strip()),
+            connections_per_address=int(os.environ.get("HOKM_CONNECTIONS_PER_ADDRESS", "64")),
+            request_timeout_s=float(os.environ.get("HOKM_REQUEST_TIMEOUT", "10")),
+            keep_alive_s=float(os.environ.get("HOKM_KEEP_ALIVE", "5")),
+            creates_per_window=int(os.environ.get("HOKM_CREATES_PER_WINDOW", "30")),
+            create_window_s=float(os.environ.get("HOKM_CREATE_WINDOW", "600")),
+            bot_matches=int(os.environ.get("HOKM_BOT_MATCHES", "8")),
+            bot_matches_per_address=int(os.environ.get("HOKM_BOT_MATCHES_PER_ADDRESS", "2")),
+            idle_ttl_s=float(os.environ.get("HOKM_IDLE_TTL", str(24 * 3600))),
+            finished_ttl_s=float(os.environ.get("HOKM_FINISHED_TTL", str(90 * 24 * 3600))),
         )

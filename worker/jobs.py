@@ -24,7 +24,7 @@ from engine import ChooseTrump, PlayCard, view_for
 from engine.state import CHOOSING_TRUMP
 from services.bots import RQScheduler
 from services.errors import HokmError
-from services.matches import MatchService
+from services.matches import MatchService, bots_only
 from services.runtime import Runtime, build_runtime
 from services.store import keys
 
@@ -67,8 +67,10 @@ class _Keeper:
         self.may_keep = False
         self.kept: tuple[str, int, int] | None = None
 
-    def schedule(self, match_id: str, seat: int, version: int) -> None:
-        if self.scheduler.claim(match_id, seat, version, keep_if_idle=self.may_keep):
+    def schedule(self, match_id: str, seat: int, version: int, *,
+                 bots_only: bool = False) -> None:
+        if self.scheduler.claim(match_id, seat, version, keep_if_idle=self.may_keep,
+                                bots_only=bots_only):
             self.kept = (match_id, seat, version)
 
 
@@ -82,7 +84,8 @@ def _job_service(rt: Runtime) -> tuple[MatchService, _Keeper]:
         _local.runtime = rt
         _local.keeper = keeper
         _local.service = MatchService(rt.store, scheduler=keeper,
-                                      allow_stacked=rt.service.allow_stacked)
+                                      allow_stacked=rt.service.allow_stacked,
+                                      quotas=rt.service.quotas)
     return _local.service, _local.keeper
 
 
@@ -165,6 +168,15 @@ def still_due(match_id: str, seat: int, version: int) -> bool:
     except HokmError:
         return False
     return loaded.version == version and service.next_actor(loaded.state) == seat
+
+
+def is_bots_only(match_id: str) -> bool:
+    """Whether only bots sit at the match (its turns go to the bots-only queue)."""
+    service = runtime().service
+    try:
+        return bots_only(service.load(match_id, fresh=False).state)
+    except HokmError:
+        return False
 
 
 def disconnect_timeout(rt: Runtime, match_id: str) -> float:

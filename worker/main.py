@@ -70,12 +70,12 @@ class ThreadWorker(BotWorker):
 def start_watchdog(rt: Runtime, stop: threading.Event) -> threading.Thread:
     from services.bots import recover_away
 
-    from .jobs import away_due, still_due
+    from .jobs import away_due, is_bots_only, still_due
 
     def loop() -> None:
         while not stop.wait(WATCH_INTERVAL_S):
             try:
-                rt.scheduler.recover_stalled(still_due)
+                rt.scheduler.recover_stalled(still_due, is_bots_only)
                 recover_away(rt.client, rt.scheduler, away_due)
             except Exception:  # keep watching whatever one pass met
                 log.exception("watchdog pass failed")
@@ -91,7 +91,8 @@ def start_in_process(rt: Runtime) -> threading.Event:
 
     set_runtime(rt)
     stop = threading.Event()
-    worker = ThreadWorker([rt.scheduler.queue], connection=rt.client, serializer=JSONSerializer)
+    # tables with a human first: RQ serves the first non-empty queue of the list
+    worker = ThreadWorker(rt.scheduler.queues, connection=rt.client, serializer=JSONSerializer)
 
     def run() -> None:
         worker.work(burst=False, logging_level="WARNING", with_scheduler=False)
@@ -107,7 +108,8 @@ def _work(burst: bool) -> None:
     rt = runtime()
     stop = threading.Event()
     start_watchdog(rt, stop)
-    worker = BotWorker([rt.scheduler.queue], connection=rt.client, serializer=JSONSerializer)
+    # tables with a human first: RQ serves the first non-empty queue of the list
+    worker = BotWorker(rt.scheduler.queues, connection=rt.client, serializer=JSONSerializer)
     worker.work(burst=burst, logging_level="WARNING", with_scheduler=False)
     stop.set()
 

@@ -3,7 +3,6 @@ code; the match service does the work in a thread so the event loop keeps servin
 
 from __future__ import annotations
 
-import json
 import random
 from collections import OrderedDict
 from typing import Any, NamedTuple
@@ -20,15 +19,19 @@ from engine import (
 from engine.decide import MAX_NAME
 from engine.evolve import evolve
 from engine.state import MATCH_OVER, State
+from services.bots import LEVELS
 from services.errors import (
     STATUS, BadToken, HintsExhausted, HokmError, InvalidCommand, NotFound, RateLimited, TooLarge,
 )
 from services.matches import Loaded, MatchService, command_key, token_hash
+from services.quotas import owner_of
 from services.store.codec import sealed
 from services.store.port import Record
 
+from . import params
 from .appends import Appends
 from .fanout import Hub, bot_to_move
+from .jsonbody import parse_object
 from .limits import Buckets
 
 MAX_ID = 64
@@ -95,13 +98,7 @@ class Api:
                 raise TooLarge(f"bodies are at most {self.max_body} bytes")
         if not raw:
             return {}
-        try:
-            data = json.loads(raw)
-        except (ValueError, UnicodeDecodeError):
-            raise InvalidCommand("the body is not valid JSON") from None
-        if not isinstance(data, dict):
-            raise InvalidCommand("the body must be a JSON object")
-        return data
+        return parse_object(raw, "the body")
 
     @staticmethod
     def token_of(request: Request) -> str | None:
@@ -157,6 +154,7 @@ class Api:
             lambda: self.service.create(
                 seats=seats, rules=rules, name=name, players=players,
                 first_hakem=first_hakem, decks=data.get("decks"), disconnect_timeout=timeout,
+                owner=owner_of(request.client.host if request.client else "?"),
             )
         )
         created["invite_url"] = str(request.url_for("table", match_id=created["match_id"]))
@@ -164,7 +162,7 @@ class Api:
 
     async def join(self, request: Request) -> Response:
         self.check_address(request)
-        match_id = request.path_params["match_id"]
+        match_id = params.match_id(request)
         data = await self.body(request)
         name = data.get("name", "Player")
         seat = data.get("seat")
@@ -175,7 +173,7 @@ class Api:
 
     async def summary(self, request: Request) -> Response:
         self.check_address(request)
-        match_id = request.path_params["match_id"]
+        match_id = params.match_id(request)
         loaded = await run_in_threadpool(self.service.load, match_id)
         state = loaded.state
         connected = await self.hub.read_presence(match_id, state.rules.players)
@@ -187,7 +185,7 @@ class Api:
 
     async def view(self, request: Request) -> Response:
         self.check_address(request)
-        match_id = request.path_params["match_id"]
+        match_id = params.match_id(request)
         seat, _, _ = await self.seat_of(request, match_id)
         loaded = await run_in_threadpool(self.service.load, match_id)
         return JSONResponse({"version": loaded.version,
@@ -317,7 +315,7 @@ class Api:
 
     async def command(self, request: Request) -> Response:
         self.check_address(request)
-        match_id = request.path_params["match_id"]
+        match_id = params.match_id(request)
         data = await self.body(request)
         applied = await self.run_command(match_id, self.token_of(request), data)
         seat = MatchService.seat_of_player(applied.state, applied.player)
@@ -348,8 +346,8 @@ class Api:
 
     async def events(self, request: Request) -> Response:
         self.check_address(request)
-        match_id = request.path_params["match_id"]
-        since = _int_param(request, "since", 0)
+        match_id = params.match_id(request)
+        since = params.int_query(request, "since", 0)
         seat: int | None = None
         if self.token_of(request) is not None:
             seat, _, _ = await self.seat_of(request, match_id)
@@ -358,10 +356,10 @@ class Api:
 
     async def replay(self, request: Request) -> Response:
         self.check_address(request)
-        match_id = request.path_params["match_id"]
+        match_id = params.match_id(request)
         loaded = await run_in_threadpool(self.service.load, match_id)
         steps = loaded.version
-        step = _int_param(request, "step", steps)
+        step = params.int_query(request, "step", steps)
         if not 0 <= step <= steps:
             raise InvalidCommand(f"step is 0 to {steps}")
         over = loaded.state.phase == MATCH_OVER
@@ -382,10 +380,15 @@ class Api:
 
     async def hint(self, request: Request) -> Response:
         self.check_address(request)
-        match_id = request.path_params["match_id"]
+        match_id = params.match_id(request)
         seat, _, _ = await self.seat_of(request, match_id)
-        since = _int_param(request, "since", 0)
+        since = params.int_query(request, "since", 0)
         loaded = await run_in_threadpool(self.service.load, match_id)
+        if since > loaded.version:
+            # rules.md: hints accompany three decisions from the moment they were switched
+            # on, which cannot be later than now (a future version would count nothing)
+            raise InvalidCommand(f"since is the version hints were switched on: at most "
+                                 f"{loaded.version}")
         records = await run_in_threadpool(self.service.store.read, match_id, since)
         used = sum(1 for r in records if r.actor == seat)
         if used >= HINT_DECISIONS:
@@ -398,7 +401,7 @@ class Api:
 
     async def leave(self, request: Request) -> Response:
         self.check_address(request)
-        match_id = request.path_params["match_id"]
+        match_id = params.match_id(request)
         data = await self.body(request)
         token = self.required_token(request)
         replace_with = data.get("replace_with")
@@ -407,13 +410,13 @@ class Api:
 
     async def seat_bot(self, request: Request) -> Response:
         self.check_address(request)
-        match_id = request.path_params["match_id"]
+        match_id = params.match_id(request)
         data = await self.body(request)
         token = self.required_token(request)
-        seat = request.path_params["seat"]
+        seat = params.int_path(request, "seat")
         level = data.get("level", "medium")
         if not isinstance(level, str):
-            raise InvalidCommand("level must be easy, medium or hard")
+            raise InvalidCommand(f"level is one of {', '.join(LEVELS)}")
         await run_in_threadpool(self.service.give_to_bot, match_id, token, seat, level)
         return JSONResponse({"seat": seat, "bot": level})
 
@@ -431,16 +434,3 @@ def _check_name(name: object) -> None:
     if not isinstance(name, str) or not 0 < len(name.strip()) <= MAX_NAME \
             or not name.strip().isprintable():
         raise InvalidCommand(f"a name is 1 to {MAX_NAME} printable characters")
-
-
-def _int_param(request: Request, name: str, default: int) -> int:
-    raw = request.query_params.get(name)
-    if raw is None or raw == "":
-        return default
-    try:
-        value = int(raw)
-    except ValueError:
-        raise InvalidCommand(f"{name} must be an integer") from None
-    if value < 0:
-        raise InvalidCommand(f"{name} must not be negative")
-    return value

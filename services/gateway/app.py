@@ -16,7 +16,8 @@ import redis
 from starlette.applications import Starlette
 from starlette.concurrency import run_in_threadpool
 from starlette.exceptions import HTTPException
-from starlette.requests import Request
+from starlette.middleware import Middleware
+from starlette.requests import ClientDisconnect, Request
 from starlette.responses import FileResponse, HTMLResponse, JSONResponse, Response
 from starlette.routing import Mount, Route, WebSocketRoute
 from starlette.staticfiles import StaticFiles
@@ -29,6 +30,7 @@ from services.store.port import StoreUnavailable
 from . import openapi, ws
 from .api import Api, Unavailable, error_response
 from .fanout import Hub
+from .headers import SecurityHeaders
 
 log = logging.getLogger("hokm.gateway")
 STATIC = Path(__file__).resolve().parent / "static"
@@ -81,6 +83,8 @@ def create_app(runtime: Runtime | None = None, *, in_process_worker: bool | None
             except (StoreUnavailable, redis.ConnectionError, redis.TimeoutError):
                 log.warning("%s: the store is unreachable", name, exc_info=True)
                 return error_response(Unavailable("the match store is unreachable; try again"))
+            except ClientDisconnect:  # the client went away mid-body (or was cut off as too
+                return Response(status_code=400)  # slow): nobody reads this answer
         call.__name__ = name
         return call
 
@@ -127,7 +131,7 @@ def create_app(runtime: Runtime | None = None, *, in_process_worker: bool | None
         Route(m + "/replay", handler("replay"), methods=["GET"]),
         Route(m + "/hint", handler("hint"), methods=["GET"]),
         Route(m + "/leave", handler("leave"), methods=["POST"]),
-        Route(m + "/seats/{seat:int}/bot", handler("seat_bot"), methods=["POST"]),
+        Route(m + "/seats/{seat}/bot", handler("seat_bot"), methods=["POST"]),
         WebSocketRoute(m + "/ws", socket),
         Route("/healthz", healthz),
         Route("/readyz", readyz),
@@ -139,7 +143,15 @@ def create_app(runtime: Runtime | None = None, *, in_process_worker: bool | None
         Route("/how-to-play", spa),
         Mount("/static", StaticFiles(directory=STATIC, check_dir=False), name="static"),
     ]
-    app = Starlette(routes=routes, lifespan=lifespan,
+    middleware = [Middleware(SecurityHeaders)]
+    if rt.settings.trusted_proxies:
+        # X-Forwarded-For is believed only from the proxies named in the settings; everyone
+        # else's TCP address is the client's (rate limits are keyed on it).
+        from uvicorn.middleware.proxy_headers import ProxyHeadersMiddleware
+
+        middleware.insert(0, Middleware(ProxyHeadersMiddleware,
+                                        trusted_hosts=list(rt.settings.trusted_proxies)))
+    app = Starlette(routes=routes, lifespan=lifespan, middleware=middleware,
                     exception_handlers={HTTPException: http_error})
     app.state.runtime = rt
     app.state.holder = holder

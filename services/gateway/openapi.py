@@ -9,6 +9,8 @@ from __future__ import annotations
 import html
 from typing import Any
 
+from services.bots import LEVELS
+
 ERROR = {"$ref": "#/components/schemas/Error"}
 TOKEN: list[dict[str, list[str]]] = [{"seat_token": []}]
 MATCH_ID = {"name": "match_id", "in": "path", "required": True,
@@ -81,7 +83,7 @@ def document() -> dict[str, Any]:
                 "requestBody": _body({"type": "object", "properties": {
                     "players": {"type": "integer", "enum": [4]},
                     "seats": {"type": "array", "items": {"type": "string",
-                              "pattern": "^(human|bot:(easy|medium|hard))$"},
+                              "pattern": f"^(human|bot:({'|'.join(LEVELS)}))$"},
                               "minItems": 4, "maxItems": 4},
                     "rules": {"$ref": "#/components/schemas/Rules"},
                     "name": {"type": "string", "minLength": 1, "maxLength": 40},
@@ -145,7 +147,7 @@ def document() -> dict[str, Any]:
                                                      "maximum": 3}}],
                 "security": TOKEN,
                 "requestBody": _body({"type": "object", "properties": {
-                    "level": {"type": "string", "enum": ["easy", "medium", "hard"]}}}),
+                    "level": {"type": "string", "enum": list(LEVELS)}}}),
                 "responses": {**_ok("the seat's bot"), **_errors(400, 401, 404, 409, 413, 429)},
             }},
             "/healthz": {"get": {"summary": "Liveness", "responses": _ok("up")}},

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import json
 import logging
 from typing import Any
 
@@ -18,10 +17,13 @@ from starlette.websockets import WebSocket, WebSocketDisconnect
 
 from services.errors import BadToken, HokmError, InvalidCommand, RateLimited, TooLarge
 
+from . import params
 from .api import Api, Unavailable
 from .fanout import Hub, Subscriber, dumps
+from .jsonbody import parse_object
 
 log = logging.getLogger("hokm.gateway")
+CLOSE_BAD_REQUEST = 4400
 CLOSE_POLICY = 4401
 CLOSE_NOT_FOUND = 4404
 CLOSE_TOO_LARGE = 1009
@@ -33,13 +35,17 @@ def _error(error: HokmError, command_id: Any = None) -> str:
 
 
 async def endpoint(ws: WebSocket, api: Api, hub: Hub) -> None:
-    match_id = ws.path_params["match_id"]
-    token = ws.query_params.get("token") or None
+    """Serve one socket.  Everything the client sent in its URL is checked before the socket
+    joins the hub; once it has joined, it leaves the hub (and its seat's presence) whatever
+    happens after, so no failure can leave a subscriber behind."""
     await ws.accept()
     address = ws.client.host if ws.client else "?"
     player: str | None = None
     seat: int | None = None
     try:
+        match_id = params.match_id(ws)
+        token = params.token_query(ws)
+        since = params.int_query(ws, "since", -1)
         if token is not None:
             seat, who, _ = await run_in_threadpool(api.service.authenticate, match_id, token)
             api.remember_player(match_id, token, who)
@@ -47,25 +53,25 @@ async def endpoint(ws: WebSocket, api: Api, hub: Hub) -> None:
         else:
             await run_in_threadpool(api.service.load, match_id, fresh=False)
     except HokmError as refusal:
-        await ws.send_text(_error(refusal))
-        await ws.close(code=CLOSE_NOT_FOUND if refusal.code == "not_found" else CLOSE_POLICY)
+        await _refuse(ws, refusal, {"not_found": CLOSE_NOT_FOUND,
+                                    "bad_request": CLOSE_BAD_REQUEST}.get(refusal.code,
+                                                                          CLOSE_POLICY))
         return
     except Exception:  # the store is unreachable (or worse): try again later
-        log.warning("a socket for %s could not start", match_id, exc_info=True)
-        await ws.send_text(_error(Unavailable("the match store is unreachable; try again")))
-        await ws.close(code=CLOSE_TRY_LATER)
+        log.warning("a socket could not start", exc_info=True)
+        await _refuse(ws, Unavailable("the match store is unreachable; try again"),
+                      CLOSE_TRY_LATER)
         return
     sub = Subscriber(ws, match_id, seat, player)
     try:
-        loaded = await hub.subscribe(sub)
-    except Exception:
-        log.warning("a socket for %s could not start", match_id, exc_info=True)
-        await hub.unsubscribe(sub)
-        await ws.send_text(_error(Unavailable("the match store is unreachable; try again")))
-        await ws.close(code=CLOSE_TRY_LATER)
-        return
-    await _catch_up(ws, api, sub, match_id, seat, loaded.version)
-    try:
+        try:
+            loaded = await hub.subscribe(sub)
+        except Exception:
+            log.warning("a socket for %s could not start", match_id, exc_info=True)
+            sub.send(_error(Unavailable("the match store is unreachable; try again")))
+            sub.close(CLOSE_TRY_LATER)
+            return
+        await _catch_up(api, sub, match_id, seat, since, loaded.version)
         while True:
             message = await ws.receive()
             if message["type"] == "websocket.disconnect":
@@ -82,25 +88,31 @@ async def endpoint(ws: WebSocket, api: Api, hub: Hub) -> None:
             await _handle_frame(text, sub, api, address, token, match_id)
     except WebSocketDisconnect:
         pass
+    except Exception:  # a bug: this socket ends, and still leaves the hub below
+        log.exception("a socket on %s failed", match_id)
+        sub.close(CLOSE_TRY_LATER)
     finally:
         if sub.closed and sub.writer is not None:  # let it send what is queued, then close
             with contextlib.suppress(Exception):
                 await asyncio.wait_for(asyncio.shield(sub.writer), 5)
-        await hub.unsubscribe(sub)
+        await asyncio.shield(hub.unsubscribe(sub))
+
+
+async def _refuse(ws: WebSocket, refusal: HokmError, code: int) -> None:
+    """Refuse a socket that never joined the hub: an error frame, then the close code."""
+    with contextlib.suppress(Exception):
+        await ws.send_text(_error(refusal))
+        await ws.close(code=code)
 
 
 MAX_MISSED = 200
 
 
-async def _catch_up(ws: WebSocket, api: Api, sub: Subscriber, match_id: str, seat: int | None,
+async def _catch_up(api: Api, sub: Subscriber, match_id: str, seat: int | None, since: int,
                     version: int) -> None:
     """A client reconnecting with ``since=n`` gets the records it missed (redacted for it), so it
     can show what happened; the view it already received is the whole current state."""
-    raw = ws.query_params.get("since")
-    if raw is None or not raw.isdigit():
-        return
-    since = int(raw)
-    if since >= version:
+    if since < 0 or since >= version:
         return
     if version - since > MAX_MISSED:
         sub.send(dumps({"type": "missed", "since": since, "version": version, "resync": True,
@@ -121,12 +133,7 @@ async def _handle_frame(text: str, sub: Subscriber, api: Api, address: str, toke
     try:
         if not api.by_address.allow(address):
             raise RateLimited("too many messages from this address; slow down")
-        try:
-            data = json.loads(text)
-        except ValueError:
-            raise InvalidCommand("the frame is not valid JSON") from None
-        if not isinstance(data, dict):
-            raise InvalidCommand("a frame is a JSON object")
+        data = parse_object(text, "the frame")
         command_id = data.get("id")
         if data.get("type") == "ping":
             sub.send(dumps({"type": "pong"}))

@@ -44,3 +44,17 @@ MATCHES = f"{PREFIX}:matches"
 
 AWAY = f"{PREFIX}:away"
 """Sorted set: "<match id>:<seat>" of human seats with nobody connected, scored by since when."""
+
+MATCH_KEYS = (log, meta, tokens)
+"""The keys that make up a match (its record): they live and expire together."""
+
+
+def counter(name: str, subject: str, window: int) -> str:
+    """A fixed-window counter (``name`` per ``subject`` in window number ``window``)."""
+    return f"{PREFIX}:limit:{name}:{subject}:{window}"
+
+
+def slots(pool: str, owner: str | None = None) -> str:
+    """Sorted set of the members holding a slot of ``pool`` (all of them, or ``owner``'s),
+    scored by when the slot lapses if nobody releases it."""
+    return f"{PREFIX}:slots:{pool}" if owner is None else f"{PREFIX}:slots:{pool}:{owner}"

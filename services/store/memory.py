@@ -16,6 +16,10 @@ class MemoryStore:
         self._commands: dict[str, dict[str, int]] = {}
         self._meta: dict[tuple[str, str], dict[str, str]] = {}
         self._cond = threading.Condition()
+        self._lapse: dict[str, float] = {}
+        """Match id -> when its record lapses (``keep``; not enforced: tests read it)."""
+        self._counters: dict[tuple[str, str, int], int] = {}
+        self._slots: dict[tuple[str, str | None], dict[str, float]] = {}
 
     def append(self, match_id: str, record: Record) -> Record:
         with self._cond:
@@ -72,3 +76,33 @@ class MemoryStore:
     def delete_meta_field(self, match_id: str, name: str, key: str) -> None:
         with self._cond:
             self._meta.get((match_id, name), {}).pop(key, None)
+
+    def keep(self, match_id: str, seconds: float) -> None:
+        with self._cond:
+            self._lapse[match_id] = float("inf") if seconds <= 0 else seconds
+
+    def hit(self, name: str, subject: str, window_s: float, now: float) -> int:
+        with self._cond:
+            key = (name, subject, int(now // window_s))
+            self._counters[key] = self._counters.get(key, 0) + 1
+            return self._counters[key]
+
+    def take_slot(self, pool: str, member: str, owner: str, limits: tuple[int, int],
+                  lapse_at: float, now: float) -> bool:
+        with self._cond:
+            held = []
+            for key in ((pool, None), (pool, owner)):
+                members = self._slots.setdefault(key, {})
+                for name in [m for m, at in members.items() if at <= now]:
+                    del members[name]
+                members[member] = lapse_at
+                held.append(len(members))
+        if any(0 < limit < count for limit, count in zip(limits, held, strict=True)):
+            self.release_slot(pool, member, owner)
+            return False
+        return True
+
+    def release_slot(self, pool: str, member: str, owner: str) -> None:
+        with self._cond:
+            for key in ((pool, None), (pool, owner)):
+                self._slots.get(key, {}).pop(member, None)

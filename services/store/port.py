@@ -83,3 +83,20 @@ class EventStore(Protocol):
     def get_meta_field(self, match_id: str, name: str, key: str) -> str | None: ...
 
     def delete_meta_field(self, match_id: str, name: str, key: str) -> None: ...
+
+    # Lifetime and quotas.
+    def keep(self, match_id: str, seconds: float) -> None:
+        """Let the match's record lapse ``seconds`` from now (0: keep it for ever)."""
+        ...
+
+    def hit(self, name: str, subject: str, window_s: float, now: float) -> int:
+        """Count one ``name`` for ``subject`` in the current fixed window; the count so far."""
+        ...
+
+    def take_slot(self, pool: str, member: str, owner: str, limits: tuple[int, int],
+                  lapse_at: float, now: float) -> bool:
+        """Hold one of the slots of ``pool`` for ``member`` if fewer than ``limits`` = (in all,
+        for ``owner``) are held (0: unlimited); False (nothing held) otherwise."""
+        ...
+
+    def release_slot(self, pool: str, member: str, owner: str) -> None: ...

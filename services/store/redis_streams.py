@@ -127,6 +127,62 @@ class RedisStore:
     def delete_meta_field(self, match_id: str, name: str, key: str) -> None:
         self.client.hdel(_meta_key(match_id, name), key)
 
+    # -- lifetime and quotas -------------------------------------------------------------------
+
+    def keep(self, match_id: str, seconds: float) -> None:
+        """Let every key of the match's record lapse ``seconds`` from now (0: keep for ever).
+        Called at each system step, so an abandoned match disappears ``seconds`` after the last
+        one; a finished match gets its final lifetime the same way."""
+        pipe = self.client.pipeline(transaction=False)
+        for key in keys.MATCH_KEYS:
+            if seconds > 0:
+                pipe.pexpire(key(match_id), max(1, int(seconds * 1000)))
+            else:
+                pipe.persist(key(match_id))
+        self._run(pipe)
+
+    def hit(self, name: str, subject: str, window_s: float, now: float) -> int:
+        """Count one more ``name`` for ``subject`` in the current window of ``window_s``
+        seconds; returns the count so far in this window (this one included)."""
+        window = int(now // window_s)
+        key = keys.counter(name, subject, window)
+        pipe = self.client.pipeline(transaction=False)
+        pipe.incr(key)
+        pipe.expire(key, max(1, int(window_s) + 1))
+        count, _ = self._run(pipe)
+        return int(count)
+
+    def take_slot(self, pool: str, member: str, owner: str, limits: tuple[int, int],
+                  lapse_at: float, now: float) -> bool:
+        """Give ``member`` a slot of ``pool`` if fewer than ``limits`` = (in all, per owner)
+        are held (0: no limit); a slot not released lapses at ``lapse_at``.  Never more than
+        the limits are held; two racing takers may both be refused."""
+        total, per_owner = limits
+        pipe = self.client.pipeline(transaction=False)
+        for key in (keys.slots(pool), keys.slots(pool, owner)):
+            pipe.zremrangebyscore(key, "-inf", now)
+            pipe.zadd(key, {member: lapse_at})
+            pipe.zcard(key)
+        answers = self._run(pipe)
+        held_all, held_own = answers[2], answers[5]
+        if (total > 0 and held_all > total) or (per_owner > 0 and held_own > per_owner):
+            self.release_slot(pool, member, owner)
+            return False
+        return True
+
+    def release_slot(self, pool: str, member: str, owner: str) -> None:
+        pipe = self.client.pipeline(transaction=False)
+        pipe.zrem(keys.slots(pool), member)
+        pipe.zrem(keys.slots(pool, owner), member)
+        self._run(pipe)
+
+    @staticmethod
+    def _run(pipe: Any) -> list[Any]:
+        try:
+            return pipe.execute()  # type: ignore[no-any-return]
+        except (redis.ConnectionError, redis.TimeoutError) as exc:
+            raise StoreUnavailable(str(exc)) from exc
+
     def memory_usage(self, match_id: str) -> int:
         """Bytes Redis uses for every key of the match (``MEMORY USAGE``)."""
         total = 0

@@ -19,7 +19,8 @@ class Recorder:
     def __init__(self) -> None:
         self.calls: list[tuple[str, int, int]] = []
 
-    def schedule(self, match_id: str, seat: int, version: int) -> None:
+    def schedule(self, match_id: str, seat: int, version: int, *,
+                 bots_only: bool = False) -> None:
         self.calls.append((match_id, seat, version))
 
 

@@ -27,7 +27,7 @@ def rt(monkeypatch: pytest.MonkeyPatch) -> Iterator[Runtime]:
 
 
 def solo(rt: Runtime) -> str:
-    created = rt.service.create(seats=["human", "bot:random", "bot:random", "bot:random"],
+    created = rt.service.create(seats=["human", "bot:easy", "bot:easy", "bot:easy"],
                                 rules={"teams": "as_seated"})
     return str(created["match_id"])
 
@@ -177,7 +177,7 @@ def test_a_failing_policy_does_not_stall_the_table(rt: Runtime, monkeypatch: pyt
             return "not a card"
 
     monkeypatch.setattr(policies, "policy_for",
-                        lambda level: Broken() if level == "random" else real(level))
+                        lambda level: Broken() if level == "easy" else real(level))
     match_id = solo(rt)
     human_moves(rt, match_id, random.Random(4))
     match, seat, version = take_job(rt)

@@ -1,0 +1,66 @@
+"""JSON objects from clients (HTTP bodies and WebSocket frames), with their nesting bounded.
+
+Python's ``json`` recurses once per nesting level: ten thousand ``[`` raise ``RecursionError``
+(a 500 over HTTP, before this module).  No command or body of the API nests deeper than a few
+levels (``decks`` in a stacked create is a list of lists inside the body: depth 3), so anything
+deeper than ``MAX_DEPTH`` is refused with ``bad_request`` before the parser sees it.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from typing import Any
+
+from services.errors import InvalidCommand
+
+MAX_DEPTH = 8
+_MARKS = re.compile(r'["\\\[\]{}]')
+
+
+def depth(text: str) -> int:
+    """The deepest nesting of arrays and objects in ``text`` (brackets inside strings do not
+    count), in one pass.  Unbalanced text gets some number; the parser refuses it anyway."""
+    deepest = level = 0
+    in_string = escaped = False
+    escape_at = -2
+    for match in _MARKS.finditer(text):
+        mark = match.group()
+        if in_string:
+            if escaped:  # the previous mark was a backslash right before this one
+                escaped = False
+                if match.start() == escape_at + 1:
+                    continue
+            if mark == "\\":
+                escaped, escape_at = True, match.start()
+            elif mark == '"':
+                in_string = False
+            continue
+        if mark == '"':
+            in_string = True
+        elif mark in "[{":
+            level += 1
+            deepest = max(deepest, level)
+        elif mark in "]}":
+            level -= 1
+    return deepest
+
+
+def parse_object(raw: str | bytes, what: str = "the body") -> dict[str, Any]:
+    """``raw`` as a JSON object; ``bad_request`` for invalid JSON, for anything but an object,
+    and for nesting deeper than ``MAX_DEPTH``."""
+    try:
+        text = raw.decode() if isinstance(raw, bytes) else raw
+    except UnicodeDecodeError:
+        raise InvalidCommand(f"{what} is not valid JSON (UTF-8)") from None
+    # Counting brackets first is cheap: a command has two.  Only text with more of them than
+    # the limit is scanned properly (strings may hold brackets).
+    if text.count("[") + text.count("{") > MAX_DEPTH and depth(text) > MAX_DEPTH:
+        raise InvalidCommand(f"{what} nests deeper than {MAX_DEPTH} levels")
+    try:
+        data = json.loads(text)
+    except (ValueError, RecursionError):
+        raise InvalidCommand(f"{what} is not valid JSON") from None
+    if not isinstance(data, dict):
+        raise InvalidCommand(f"{what} must be a JSON object")
+    return data

@@ -1,0 +1,58 @@
+"""What one client may cost the deployment, and how long a match is kept.
+
+The gateway passes the match service an *owner* for every match it creates: an opaque digest of
+the client's address (``owner_of``), never the address itself.  With it the service enforces:
+
+* ``creates_per_window`` matches per ``create_window_s`` per owner (``rate_limited``);
+* at most ``bot_matches`` bots-only matches playing at once in the whole deployment, and
+  ``bot_matches_per_owner`` per owner: such a match runs its bots at full speed with nobody
+  waiting for them, so it is the cheapest way to burn the workers' CPU (``rate_limited``; the
+  slot is released when the match ends, and lapses after ``BOT_SLOT_S`` if it never does);
+* lifetimes: every system step (seating, a deal, the ace draw) gives the match's keys
+  ``idle_ttl_s`` more, so an abandoned unfinished match disappears that long after its last
+  one; the end of a match gives them ``finished_ttl_s`` (0: for ever), after which even its
+  audit is gone.
+
+Bot turns of bots-only matches also go to a queue of their own that workers serve only when no
+table with a human waits (``services/bots.py``).  All zeros (the default) means no limits: the
+composition root sets them from ``Settings``.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass
+
+from .settings import Settings
+
+BOTS_ONLY = "bots-only"
+"""The pool of slots held by bots-only matches."""
+BOT_SLOT_S = 3600.0
+"""A bots-only match's slot lapses after this even if the match never ends (workers down)."""
+
+
+@dataclass(frozen=True, slots=True)
+class Quotas:
+    creates_per_window: int = 0
+    create_window_s: float = 600.0
+    bot_matches: int = 0
+    bot_matches_per_owner: int = 0
+    idle_ttl_s: float = 0.0
+    finished_ttl_s: float = 0.0
+
+    @classmethod
+    def from_settings(cls, settings: Settings) -> Quotas:
+        return cls(
+            creates_per_window=settings.creates_per_window,
+            create_window_s=settings.create_window_s,
+            bot_matches=settings.bot_matches,
+            bot_matches_per_owner=settings.bot_matches_per_address,
+            idle_ttl_s=settings.idle_ttl_s,
+            finished_ttl_s=settings.finished_ttl_s,
+        )
+
+
+def owner_of(address: str) -> str:
+    """The owner id of a client address: 16 hex digits of its SHA-256 (limits need to tell
+    addresses apart, not to know them)."""
+    return hashlib.sha256(address.encode()).hexdigest()[:16]
