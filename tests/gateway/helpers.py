@@ -25,11 +25,14 @@ SEATS4 = ["human"] * 4
 
 
 def make_settings(**over: Any) -> Settings:
-    """Embedded settings for tests: no rate limits unless asked, stacked decks allowed."""
+    """Embedded settings for tests: no rate limits or quotas unless asked (matches never
+    expire), stacked decks allowed."""
     base: dict[str, Any] = {
         "redis_url": None, "allow_stacked_decks": True, "queue": "hokm-bots",
         "bot_timeout_s": 3.0, "max_body": 16 * 1024, "rate_per_token": 0.0,
-        "rate_per_address": 0.0,
+        "rate_per_address": 0.0, "creates_per_window": 0, "bot_matches": 0,
+        "bot_matches_per_address": 0, "connections_per_address": 0, "idle_ttl_s": 0.0,
+        "finished_ttl_s": 0.0,
     }
     base.update(over)
     return Settings(**base)
