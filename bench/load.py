@@ -118,7 +118,9 @@ def servers(kind: str, count: int, args: argparse.Namespace) -> Iterator[list[in
     try:
         for port in ports:
             if kind == "project":
-                env.update(HOKM_REDIS_URL=args.redis, HOKM_RATE_PER_ADDRESS="0")
+                env.update(HOKM_REDIS_URL=args.redis, HOKM_RATE_PER_ADDRESS="0",
+                           HOKM_CREATES_PER_WINDOW="0", HOKM_CONNECTIONS_PER_ADDRESS="0",
+                           HOKM_BOT_MATCHES="0", HOKM_BOT_MATCHES_PER_ADDRESS="0")
                 cmd = [str(BIN / "hokm"), "serve", "--port", str(port)]
                 if os.environ.get("HOKM_BENCH_SERVE"):  # an instrumented server, for analysis
                     cmd = [sys.executable, os.environ["HOKM_BENCH_SERVE"], str(port),

@@ -38,7 +38,10 @@ def free_port() -> int:
 
 def start(port: int, url: str) -> subprocess.Popen[bytes]:
     env = {**os.environ, "HOKM_REDIS_URL": url, "HOKM_ALLOW_STACKED_DECKS": "1",
-           "HOKM_RATE_PER_ADDRESS": "0", "HOKM_RATE_PER_TOKEN": "0"}
+           "HOKM_RATE_PER_ADDRESS": "0", "HOKM_RATE_PER_TOKEN": "0",
+           # every client here is 127.0.0.1: no per-address quotas (counted in the shared Redis)
+           "HOKM_CREATES_PER_WINDOW": "0", "HOKM_BOT_MATCHES": "0",
+           "HOKM_BOT_MATCHES_PER_ADDRESS": "0", "HOKM_CONNECTIONS_PER_ADDRESS": "0"}
     return subprocess.Popen([str(Path(sys.executable).parent / "hokm"), "serve", "--port",
                              str(port)], env=env, cwd=ROOT, stdout=subprocess.DEVNULL)
 
