@@ -41,13 +41,24 @@ SUBSTITUTE_LEVEL = "medium"
 THINK_S = float(os.environ.get("HOKM_BOT_THINK_S", "0") or 0)
 
 
-def set_runtime(runtime: Runtime) -> None:
-    """Use this runtime for jobs in this process (the embedded server's in-process worker)."""
+_thread_runtime = threading.local()
+
+
+def set_runtime(runtime: Runtime, *, this_thread: bool = False) -> None:
+    """Use this runtime for jobs in this process, or (``this_thread``) in the calling thread
+    only: the embedded server's worker and watchdog threads, so that two embedded servers in
+    one process (tests) never run each other's jobs against the wrong store."""
     global _runtime
-    _runtime = runtime
+    if this_thread:
+        _thread_runtime.rt = runtime
+    else:
+        _runtime = runtime
 
 
 def runtime() -> Runtime:
+    found: Runtime | None = getattr(_thread_runtime, "rt", None)
+    if found is not None:
+        return found
     global _runtime
     if _runtime is None:
         _runtime = build_runtime()

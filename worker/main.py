@@ -10,6 +10,10 @@ Scale out by running more processes (``--processes``) or more hosts.
 Every worker process also runs the watchdog: about twice a second it re-enqueues bot turns that
 are overdue (their worker died mid-job), so a turn is recovered within seconds, and schedules a
 stand-in move for a human whose turn it is and who has been away past the room's timeout.
+
+Output: one line at start (processes, queues, Redis), then a line every ``PROGRESS_EVERY_S``
+in which bot turns were played (how many, all processes together; never one per move), and a
+last line when it stops.  Warnings and errors go to stderr through ``logging``.
 """
 
 from __future__ import annotations
@@ -18,6 +22,7 @@ import argparse
 import logging
 import multiprocessing
 import os
+import re
 import threading
 import time
 from typing import Any
@@ -34,6 +39,21 @@ WATCH_INTERVAL_S = 0.5
 
 HEARTBEAT_EVERY_S = 5.0
 """Least time between two stand-alone worker heartbeats (see ``BotWorker``)."""
+PROGRESS_EVERY_S = 60.0
+"""How often ``hokm worker`` prints how many bot turns it played (when it played some)."""
+_turns: Any = None
+"""The bot turns played by this ``hokm worker`` (a ``multiprocessing.Value`` its processes
+share; None elsewhere, e.g. in the embedded server)."""
+_KEPT = re.compile(r"\(\+(\d+) kept\)")
+
+
+def turns_played(result: object) -> int:
+    """The bot turns a ``bot_turn`` job played, from what it returns (``"played"``, or
+    ``"played (+N kept)"`` when it went on with the turns that followed)."""
+    if not isinstance(result, str):
+        return 0
+    kept = _KEPT.search(result)
+    return (1 if result.startswith("played") else 0) + (int(kept.group(1)) if kept else 0)
 
 
 class BotWorker(SimpleWorker):
@@ -57,6 +77,15 @@ class BotWorker(SimpleWorker):
             self._last_beat = now
         super().heartbeat(timeout, pipeline)
 
+    def handle_job_success(self, job: Any, *args: Any, **kwargs: Any) -> None:
+        super().handle_job_success(job, *args, **kwargs)
+        counter = _turns
+        if counter is not None:
+            played = turns_played(getattr(job, "_result", None))
+            if played:
+                with counter.get_lock():
+                    counter.value += played
+
 
 class ThreadWorker(BotWorker):
     """A ``BotWorker`` that can run in a non-main thread (the embedded server's bot worker)."""
@@ -70,9 +99,10 @@ class ThreadWorker(BotWorker):
 def start_watchdog(rt: Runtime, stop: threading.Event) -> threading.Thread:
     from services.bots import recover_away
 
-    from .jobs import away_due, is_bots_only, still_due
+    from .jobs import away_due, is_bots_only, set_runtime, still_due
 
     def loop() -> None:
+        set_runtime(rt, this_thread=True)
         while not stop.wait(WATCH_INTERVAL_S):
             try:
                 rt.scheduler.recover_stalled(still_due, is_bots_only)
@@ -95,6 +125,7 @@ def start_in_process(rt: Runtime) -> threading.Event:
     worker = ThreadWorker(rt.scheduler.queues, connection=rt.client, serializer=JSONSerializer)
 
     def run() -> None:
+        set_runtime(rt, this_thread=True)
         worker.work(burst=False, logging_level="WARNING", with_scheduler=False)
 
     threading.Thread(target=run, name="hokm-bot-worker", daemon=True).start()
@@ -114,29 +145,75 @@ def _work(burst: bool) -> None:
     stop.set()
 
 
+def _report(counter: Any, stop: threading.Event) -> None:
+    """Print the turns played every ``PROGRESS_EVERY_S`` in which some were."""
+    last = 0
+    while not stop.wait(PROGRESS_EVERY_S):
+        total = int(counter.value)
+        if total != last:
+            print(f"hokm worker: {total - last} bot turns played in the last "
+                  f"{PROGRESS_EVERY_S:.0f} s ({total} since start)", flush=True)
+            last = total
+
+
 def _run(args: argparse.Namespace) -> int:
-    if not os.environ.get("HOKM_REDIS_URL"):
-        print("hokm worker needs HOKM_REDIS_URL (the embedded server runs its own bot worker)")
-        return 2
-    if args.processes == 1:
-        _work(args.burst)
-        return 0
-    procs = [multiprocessing.Process(target=_work, args=(args.burst,), daemon=False)
-             for _ in range(args.processes)]
-    for p in procs:
-        p.start()
+    import redis
+
+    from services.clitools import CliError, redact_url, unreachable
+    from services.runtime import build_runtime
+
+    global _turns
+    url = os.environ.get("HOKM_REDIS_URL")
+    if not url:
+        raise CliError("hokm worker needs HOKM_REDIS_URL (the embedded server `hokm serve` "
+                       "runs its own bot worker)", 2)
+    logging.basicConfig(level=logging.WARNING,
+                        format="%(asctime)s %(levelname)s %(name)s %(message)s")
     try:
-        for p in procs:
-            p.join()
-    except KeyboardInterrupt:
-        for p in procs:
-            p.terminate()
-        time.sleep(0.1)
+        rt = build_runtime()
+        rt.client.ping()
+    except ValueError as exc:
+        raise CliError(f"a HOKM_ setting is not valid ({exc})") from None
+    except redis.RedisError as exc:
+        raise unreachable(url, exc) from None
+    queues = ", ".join(q.name for q in rt.scheduler.queues)
+    rt.client.close()
+    context = multiprocessing.get_context("fork")  # the processes share the turn counter
+    _turns = context.Value("q", 0)
+    processes = "1 process" if args.processes == 1 else f"{args.processes} processes"
+    print(f"hokm worker: {processes} playing bot turns from {queues} at {redact_url(url)}"
+          f"{' until the queues are empty' if args.burst else ''}. Press Ctrl+C to stop.",
+          flush=True)
+    stop = threading.Event()
+    threading.Thread(target=_report, args=(_turns, stop), name="hokm-progress",
+                     daemon=True).start()
+    try:
+        if args.processes == 1:
+            _work(args.burst)
+        else:
+            procs = [context.Process(target=_work, args=(args.burst,), daemon=False)
+                     for _ in range(args.processes)]
+            for p in procs:
+                p.start()
+            try:
+                for p in procs:
+                    p.join()
+            except KeyboardInterrupt:
+                for p in procs:
+                    p.terminate()
+                time.sleep(0.1)
+    finally:
+        stop.set()
+    print(f"hokm worker: stopped after {int(_turns.value)} bot turns.", flush=True)
     return 0
 
 
 def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
-    parser = sub.add_parser("worker", help="run RQ workers that play the bots' turns")
-    parser.add_argument("--processes", type=int, default=1, help="worker processes to start")
-    parser.add_argument("--burst", action="store_true", help="quit when the queue is empty")
+    from services.clitools import positive_int
+
+    parser = sub.add_parser("worker", help="run RQ workers that play the bots' turns "
+                                           "(needs HOKM_REDIS_URL)")
+    parser.add_argument("--processes", type=positive_int, default=1,
+                        help="worker processes to start")
+    parser.add_argument("--burst", action="store_true", help="quit when the queues are empty")
     parser.set_defaults(func=_run)
