@@ -9,11 +9,14 @@ import socket
 import subprocess
 import tempfile
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
+from typing import TypeVar
 
 import pytest
 import redis
+
+T = TypeVar("T")
 
 REDIS_URL = os.environ.get("HOKM_TEST_REDIS_URL", "redis://127.0.0.1:6379")
 
@@ -29,6 +32,21 @@ def real_redis_client(db: int) -> redis.Redis:
     except redis.RedisError as exc:
         pytest.fail(f"these tests need Redis at {REDIS_URL} ({exc}); .ci/run starts one")
     return client
+
+
+def wait_for(predicate: Callable[[], T | None], timeout: float = 5.0, every: float = 0.01,
+             what: str = "condition") -> T:
+    """Poll ``predicate`` until it returns something truthy and return that; fail the test with
+    an AssertionError once ``timeout`` seconds have passed without it (the way to wait for
+    something: never a fixed sleep)."""
+    deadline = time.monotonic() + timeout
+    while True:
+        value = predicate()
+        if value:
+            return value
+        if time.monotonic() > deadline:
+            raise AssertionError(f"{what} not met within {timeout} s")
+        time.sleep(every)
 
 
 def free_port() -> int:

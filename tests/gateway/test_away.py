@@ -5,12 +5,23 @@ from __future__ import annotations
 
 import time
 
-from .helpers import Gateway, create, wait_for
+from services.matches import Loaded
+from services.store import keys
+
+from .helpers import Gateway, create, deck, wait_for
+
+BOTS3 = ["bot:easy", "bot:easy", "bot:easy"]
+
+
+def pending_for(gw: Gateway, match_id: str) -> list[bytes]:
+    """The bot turns of ``match_id`` claimed and not yet done."""
+    return [m for m in gw.rt.client.zrange(keys.PENDING_BOTS, 0, -1)
+            if m.decode().startswith(f"{match_id}:")]
 
 
 def test_a_disconnected_human_gets_a_stand_in_then_takes_the_seat_back(gw: Gateway) -> None:
-    created = create(gw, seats=["human", "bot:random", "bot:random", "bot:random"],
-                     rules={"teams": "as_seated"}, disconnect_timeout=1)
+    created = create(gw, seats=["human", *BOTS3], rules={"teams": "as_seated"},
+                     disconnect_timeout=1)
     match_id, token = created["match_id"], created["token"]
     service = gw.app.state.runtime.service  # type: ignore[attr-defined]
     with gw.websocket_connect(f"/api/matches/{match_id}/ws?token={token}") as ws:
@@ -26,7 +37,24 @@ def test_a_disconnected_human_gets_a_stand_in_then_takes_the_seat_back(gw: Gatew
     with gw.websocket_connect(f"/api/matches/{match_id}/ws?token={token}") as ws:
         first = ws.receive_json()
         assert first["view"]["seat"] == 0
-        assert wait_for(lambda: service.next_actor(service.load(match_id).state) == 0, 20)
-        waiting = service.load(match_id).version
-        time.sleep(2.5)  # more than the room's timeout and several watchdog passes
-        assert service.load(match_id).version == waiting
+        assert wait_for(lambda: gw.rt.client.zscore(keys.AWAY, f"{match_id}:0") is None)
+
+        def settled() -> Loaded | None:
+            """The match waits for the player: seat 0 to move and no turn of it claimed (a
+            stand-in claimed just before the player came back has finished, refusing)."""
+            loaded = service.load(match_id)
+            if service.next_actor(loaded.state) == 0 and not pending_for(gw, match_id):
+                return loaded
+            return None
+
+        waiting = wait_for(settled, 20).version
+        # a witness: another room (its Hakem a human who must name trump now) whose player is
+        # away from now on.  Once its stand-in has moved, the watchdog has made its passes past
+        # the timeout since the player above came back; had it still counted them away, it
+        # would have claimed their turn in the same pass, and first (their entry is older)
+        witness = create(gw, seats=["human", *BOTS3], first_hakem=0, decks=[deck(81)],
+                         disconnect_timeout=1)["match_id"]
+        gw.rt.client.zadd(keys.AWAY, {f"{witness}:0": time.time()})
+        assert wait_for(lambda: any(r.actor == 0 for r in service.store.read(witness)), 20)
+        assert service.load(match_id).version == waiting  # nobody played for the player
+        assert pending_for(gw, match_id) == []  # and nobody is about to

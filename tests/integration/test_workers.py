@@ -16,13 +16,15 @@ from collections.abc import Iterator
 
 import pytest
 import redis
+from rq.job import Job, JobStatus
+from rq.serializers import JSONSerializer
 
 from services.audit import check
-from services.bots import RQScheduler
-from services.matches import MatchService
+from services.bots import RQScheduler, job_id
+from services.matches import Loaded, MatchService
 from services.store import keys
 from services.store.redis_streams import RedisStore
-from tests.conftest import real_redis_client, redis_db_url
+from tests.conftest import real_redis_client, redis_db_url, wait_for
 
 DB = 3
 pytestmark = pytest.mark.redis
@@ -50,13 +52,14 @@ def start_worker(env: dict[str, str], **extra: str) -> subprocess.Popen[bytes]:
                             stderr=subprocess.DEVNULL)
 
 
-def wait_for(predicate, timeout: float, step: float = 0.05) -> bool:  # type: ignore[no-untyped-def]
-    end = time.monotonic() + timeout
-    while time.monotonic() < end:
-        if predicate():
-            return True
-        time.sleep(step)
-    return False
+STEP = 0.05
+"""How often these tests poll the real Redis while waiting for something."""
+
+
+def pending_for(client: redis.Redis, match_id: str) -> list[str]:
+    """The bot turns of ``match_id`` marked pending (claimed and not yet done)."""
+    raw: list[bytes] = client.zrange(keys.PENDING_BOTS, 0, -1)  # type: ignore[assignment]
+    return [m.decode() for m in raw if m.decode().startswith(f"{match_id}:")]
 
 
 def stop(*procs: subprocess.Popen[bytes]) -> None:
@@ -68,27 +71,31 @@ def stop(*procs: subprocess.Popen[bytes]) -> None:
 
 def test_duplicate_enqueues_collapse(env: dict[str, str]) -> None:
     service = service_for(env)
-    created = service.create(seats=["bot:random"] * 4)
+    created = service.create(seats=["bot:easy"] * 4)
     scheduler = service.scheduler
     assert isinstance(scheduler, RQScheduler)
     match_id = created["match_id"]
     loaded = service.load(match_id)
     seat = service.next_actor(loaded.state)
     assert seat is not None
-    before = scheduler.queue.count
-    for _ in range(5):
-        scheduler.schedule(match_id, seat, loaded.version)
-    assert scheduler.queue.count == before  # already enqueued once when the match was made
-    assert before == 1
+    def queued() -> int:
+        return sum(queue.count for queue in scheduler.queues)
+
+    before = queued()
+    for bots_only in (True, False, True, False, True):
+        scheduler.schedule(match_id, seat, loaded.version, bots_only=bots_only)
+    assert queued() == before  # already enqueued once when the match was made
+    assert before == 1 and scheduler.bots_only_queue.count == 1  # a bots-only table's queue
 
 
 def test_four_bots_play_to_the_end_through_two_workers(env: dict[str, str]) -> None:
     service = service_for(env)
     workers = [start_worker(env), start_worker(env)]
     try:
-        created = service.create(seats=["bot:easy", "bot:medium", "bot:random", "bot:easy"])
+        created = service.create(seats=["bot:easy", "bot:medium", "bot:easy", "bot:easy"])
         match_id = created["match_id"]
-        assert wait_for(lambda: service.load(match_id).state.match.secret is not None, 120)
+        wait_for(lambda: service.load(match_id).state.match.secret is not None, 120, STEP,
+                 "the match's end (its secret revealed)")
     finally:
         stop(*workers)
     records = service.store.read(match_id)
@@ -100,20 +107,25 @@ def test_a_killed_workers_turn_is_recovered(env: dict[str, str]) -> None:
     service = service_for(env)
     slow = start_worker(env, HOKM_BOT_THINK_S="30")  # will be mid-job when killed
     try:
-        created = service.create(seats=["bot:random"] * 4)
+        created = service.create(seats=["bot:easy"] * 4)
         match_id = created["match_id"]
         version = service.load(match_id).version
+        seat = service.next_actor(service.load(match_id).state)
+        assert seat is not None
         client = redis.Redis.from_url(env["HOKM_REDIS_URL"])
-        # the slow worker takes the job (the queue empties) and sleeps in it
-        assert wait_for(lambda: client.llen(f"rq:queue:{env['HOKM_QUEUE']}") == 0, 10)
-        time.sleep(0.3)
+        job = Job.fetch(job_id(match_id, version, seat), connection=client,
+                        serializer=JSONSerializer)
+        # the slow worker takes the job (RQ marks it started) and sleeps in it
+        wait_for(lambda: job.get_status(refresh=True) == JobStatus.STARTED, 10, STEP,
+                 "the slow worker running the first bot job")
         assert service.load(match_id).version == version
         slow.send_signal(signal.SIGKILL)
         slow.wait(timeout=5)
         killed_at = time.monotonic()
         rescuer = start_worker(env)
         try:
-            assert wait_for(lambda: service.load(match_id).version > version, 10)
+            wait_for(lambda: service.load(match_id).version > version, 10, STEP,
+                     "the killed worker's turn played by the rescuer")
             recovered_in = time.monotonic() - killed_at
         finally:
             stop(rescuer)
@@ -123,12 +135,14 @@ def test_a_killed_workers_turn_is_recovered(env: dict[str, str]) -> None:
 
 
 def test_workers_killed_at_random_moments_lose_nothing(env: dict[str, str]) -> None:
-    """Four random bots thinking 20 ms a move, the queue idle: a job plays turn after turn of
+    """Four easy bots thinking 20 ms a move, the queue idle: a job plays turn after turn of
     its match (kept turns), so a kill lands in the middle of that chain most of the time.  Each
     time the next worker must carry on within 5 s, and the match ends with an intact chain."""
     service = service_for(env)
     rng = random.Random(11)
-    created = service.create(seats=["bot:random"] * 4)
+    scheduler = service.scheduler
+    assert isinstance(scheduler, RQScheduler)
+    created = service.create(seats=["bot:easy"] * 4)
     match_id = created["match_id"]
     client = redis.Redis.from_url(env["HOKM_REDIS_URL"])
     recoveries, orphans = [], 0
@@ -137,21 +151,25 @@ def test_workers_killed_at_random_moments_lose_nothing(env: dict[str, str]) -> N
     try:
         for _ in range(4):
             before = service.load(match_id).version
-            assert wait_for(lambda b=before: service.load(match_id).version > b + 3, 20)
+            wait_for(lambda b=before: service.load(match_id).version > b + 3, 20, STEP,
+                     "the worker playing a few turns")
+            # not a wait for anything: the random delay *is* the test (a kill at a random
+            # moment, mostly in the middle of a chain of kept turns)
             time.sleep(rng.uniform(0.0, 0.3))
             worker.send_signal(signal.SIGKILL)
             worker.wait(timeout=5)
             killed_at, version = time.monotonic(), service.load(match_id).version
-            pending = client.zrange(keys.PENDING_BOTS, 0, -1)
-            if client.llen(f"rq:queue:{env['HOKM_QUEUE']}") == 0 and any(
-                    m.decode().startswith(f"{match_id}:") for m in pending):
+            waiting_jobs = sum(client.llen(queue.key) for queue in scheduler.queues)
+            if waiting_jobs == 0 and pending_for(client, match_id):
                 orphans += 1  # a turn marked pending, no job for it: the watchdog's to recover
             if service.load(match_id).state.phase == "match_over":
                 break
             worker = start_worker(env, **slow)
-            assert wait_for(lambda v=version: service.load(match_id).version > v, 10)
+            wait_for(lambda v=version: service.load(match_id).version > v, 10, STEP,
+                     "the next worker carrying on")
             recoveries.append(time.monotonic() - killed_at)
-        assert wait_for(lambda: service.load(match_id).state.phase == "match_over", 120)
+        wait_for(lambda: service.load(match_id).state.phase == "match_over", 120, STEP,
+                 "the match's end")
     finally:
         stop(worker)
     assert recoveries and max(recoveries) < 5.0, recoveries
@@ -163,23 +181,40 @@ def test_workers_killed_at_random_moments_lose_nothing(env: dict[str, str]) -> N
 
 def test_an_away_human_gets_a_stand_in_and_keeps_the_seat(env: dict[str, str]) -> None:
     service = service_for(env)
+    client = redis.Redis.from_url(env["HOKM_REDIS_URL"])
+    layout = ["human", "bot:easy", "bot:easy", "bot:easy"]
     worker = start_worker(env)
     try:
-        created = service.create(seats=["human", "bot:random", "bot:random", "bot:random"],
-                                 disconnect_timeout=1, rules={"teams": "as_seated"})
+        created = service.create(seats=layout, disconnect_timeout=1,
+                                 rules={"teams": "as_seated"})
         match_id = created["match_id"]
-        client = redis.Redis.from_url(env["HOKM_REDIS_URL"])
         # the gateway would write this when the player's last socket closes
         client.zadd(keys.AWAY, {f"{match_id}:0": time.time()})
-        assert wait_for(lambda: any(r.actor == 0 for r in service.store.read(match_id)), 15)
-        state = service.load(match_id).state
-        seat0 = state.match.seats[0]
+        wait_for(lambda: any(r.actor == 0 for r in service.store.read(match_id)), 15, STEP,
+                 "a stand-in move for the away human")
+        seat0 = service.load(match_id).state.match.seats[0]
         assert seat0 is not None and seat0.bot is None  # still the human's seat
+        assert seat0.player == created["player"]
         client.zrem(keys.AWAY, f"{match_id}:0")  # the player is back
-        time.sleep(1.5)
-        loaded = service.load(match_id)
-        if service.next_actor(loaded.state) == 0:
-            time.sleep(2)
-            assert service.load(match_id).version == loaded.version  # nobody plays for them
+        # the bots play round to the player, and then the match waits: seat 0 to move and no
+        # turn of this match claimed (a job that read the away set just before is done)
+        def settled() -> Loaded | None:
+            loaded = service.load(match_id)
+            if service.next_actor(loaded.state) == 0 and not pending_for(client, match_id):
+                return loaded
+            return None
+
+        waiting = wait_for(settled, 15, STEP, "the match waiting for the returned player")
+        # a witness: another room whose player goes away now.  Once its stand-in has moved, the
+        # watchdog has made its passes past the timeout since the player above came back; had
+        # it still counted them away it would have claimed their turn too (in the same pass, and
+        # first: their away entry was older)
+        witness = service.create(seats=layout, disconnect_timeout=1,
+                                 rules={"teams": "as_seated"})["match_id"]
+        client.zadd(keys.AWAY, {f"{witness}:0": time.time()})
+        wait_for(lambda: any(r.actor == 0 for r in service.store.read(witness)), 15, STEP,
+                 "the witness room's stand-in move")
+        assert service.load(match_id).version == waiting.version  # nobody played for them
+        assert pending_for(client, match_id) == []  # and nobody is about to
     finally:
         stop(worker)
