@@ -490,7 +490,7 @@ def test_seat_to_a_bot(gw: Gateway) -> None:
         assert answer.status_code == status, answer.text
     assert gw.post(r.base + "/seats/2/bot", json={}).status_code == 401
     assert gw.post(r.base + "/seats/2/bot", headers=bearer("x" * 30)).status_code == 401
-    assert gw.post(r.base + "/seats/x/bot", headers=bearer(token)).status_code == 404
+    assert gw.post(r.base + "/seats/x/bot", headers=bearer(token)).status_code == 400
     gw.post(r.base + "/seats/2/bot", headers=bearer(token), json={})  # default level
     gw.post(r.base + "/seats/3/bot", headers=bearer(token), json={"level": "hard"})
     wait_for(lambda: r.summary()["phase"] != "waiting")
