@@ -9,6 +9,9 @@
 * ``bytes_per_match``: ``MEMORY USAGE`` of every key of one finished match whose every command
   carries a client id as the browser sends them (the median of the matches played here; the
   spread is printed too).  Goal: at most 32768.
+* ``tail_wake_ms``: from the start of an append to the return of a ``tail`` blocked on that
+  stream in another thread (the median; the store contract test only guards that a tail wakes
+  on the append rather than waiting out its block).  No goal: a figure to watch.
 
     python bench/store.py [MATCHES]
 """
@@ -20,6 +23,7 @@ import random
 import secrets
 import statistics
 import sys
+import threading
 import time
 from pathlib import Path
 
@@ -32,8 +36,10 @@ from engine import (
     ChooseTrump, Command, DealRound, PlayCard, RevealSecret, Rules, State, decide, evolve,
     legal_choices,
 )
+from engine.events import SeatLeft
 from services.matches import MatchService, command_key, fold_raw
 from services.store import keys
+from services.store.port import Record
 from services.store.redis_streams import RedisStore
 
 URL = os.environ.get("HOKM_BENCH_REDIS_URL", "redis://127.0.0.1:6379/4")
@@ -71,6 +77,35 @@ def play_commands(seed: int) -> list[tuple[int, Command]]:
         out.append((seat, command))
     run(None, RevealSecret(secret))
     return out
+
+
+def tail_wake(client: redis.Redis, rounds: int = 50) -> float:
+    """Median milliseconds from the start of an append to the return of a ``tail`` that was
+    blocked on the stream in another thread (one connection each, as the hub and a writer)."""
+    store = RedisStore(client)
+    match_id = f"bench-tail-{secrets.token_hex(4)}"
+    head = store.append(match_id, Record(1, (SeatLeft(0),))).digest
+    wakes: list[float] = []
+    for version in range(2, rounds + 2):
+        woke: list[float] = []
+
+        def wait(after: int = version - 1, out: list[float] = woke) -> None:
+            store.tail(match_id, after, 5000)
+            out.append(time.perf_counter())
+
+        reader = threading.Thread(target=wait)
+        reader.start()
+        time.sleep(0.005)  # a head start for the tail to block
+        t0 = time.perf_counter()
+        head = store.append(match_id, Record(version, (SeatLeft(version % 4),),
+                                             prev=head)).digest
+        reader.join()
+        if woke:
+            wakes.append(woke[0] - t0)
+    client.delete(keys.log(match_id))
+    wake = statistics.median(wakes) * 1e3 if wakes else float("nan")
+    print(f"tail wake-up: median {wake:.2f} ms over {len(wakes)} appends")
+    return wake
 
 
 def main() -> None:
@@ -151,8 +186,9 @@ def main() -> None:
     size = statistics.median(sizes)
     print(f"records per match: median {statistics.median(lengths):.0f}, "
           f"range {min(lengths)}-{max(lengths)}; bytes range {min(sizes)}-{max(sizes)}")
+    wake = tail_wake(client)
     print(f"RESULT replay_ratio={replay_ratio:.2f} append_ratio={append_ratio:.2f} "
-          f"bytes_per_match={size:.0f}")
+          f"bytes_per_match={size:.0f} tail_wake_ms={wake:.2f}")
 
 
 if __name__ == "__main__":
