@@ -22,7 +22,7 @@ import os
 import sys
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
-from typing import IO
+from typing import IO, Any
 
 from engine import (
     NAMES, ChooseTrump, Command, CreateMatch, DealRound, DrawAces, LeaveSeat, PlayCard,
@@ -115,14 +115,17 @@ def check(records: list[Record]) -> list[Problem]:
 
 # -- printing ----------------------------------------------------------------------------------
 
-_SUIT_SYMBOL = {"S": "♠", "H": "♥", "D": "♦", "C": "♣"}
+SUIT_SYMBOL = {"S": "♠", "H": "♥", "D": "♦", "C": "♣"}
 
 
-def _card(card: str, colour: bool) -> str:
-    text = card[0].replace("T", "10") + _SUIT_SYMBOL[card[1]]
+def card_text(card: str, colour: bool = False) -> str:
+    """A card as the terminal shows it: rank and suit symbol, ``TD`` -> ``10♦`` (hearts and
+    diamonds in red if ``colour``).  The API and the logs keep the two-letter codes."""
+    text = card[0].replace("T", "10") + SUIT_SYMBOL[card[1]]
     if colour and card[1] in "HD":
         return f"\033[31m{text}\033[0m"
     return text
+
 
 
 def describe(records: Iterable[Record], seat: int | None = None, step: int | None = None,
@@ -143,10 +146,10 @@ def describe(records: Iterable[Record], seat: int | None = None, step: int | Non
     yield (f"after record {step if step is not None else 'last'}: phase {view['phase']}, "
            f"score {view['score']}, tricks {view['tricks']}")
     if view["hand"]:
-        yield "your hand: " + " ".join(_card(c, colour) for c in view["hand"])
+        yield "your hand: " + " ".join(card_text(c, colour) for c in view["hand"])
     if view["hands"]:
         for s, hand in enumerate(view["hands"]):
-            yield f"seat {s} holds: " + " ".join(_card(c, colour) for c in hand)
+            yield f"seat {s} holds: " + " ".join(card_text(c, colour) for c in hand)
 
 
 def _name(state: State, seat: int) -> str:
@@ -163,19 +166,19 @@ def _line(state: State, event: Event, seat: int | None, colour: bool) -> str:
     if isinstance(event, SeatLeft):
         return f"{_name(state, event.seat)} leaves"
     if isinstance(event, HakemDrawn):
-        turned = " ".join(f"{s}:{_card(c, colour)}" for s, c in event.draw)
+        turned = " ".join(f"{s}:{card_text(c, colour)}" for s, c in event.draw)
         swap = f", seats {event.swap[0]} and {event.swap[1]} swap" if event.swap else ""
         return f"ace draw {turned}: Hakem seat {event.hakem}{swap}"
     if isinstance(event, RoundStarted):
         mine = ""
         if seat == event.hakem:
-            mine = " — your five: " + " ".join(_card(c, colour) for c in event.deck[:5])
+            mine = " — your five: " + " ".join(card_text(c, colour) for c in event.deck[:5])
         return (f"round {event.round}: Hakem {_name(state, event.hakem)}, dealer seat "
                 f"{event.dealer}{mine}")
     if isinstance(event, TrumpChosen):
-        return f"{_name(state, event.seat)} names trump {_SUIT_SYMBOL[event.suit]}"
+        return f"{_name(state, event.seat)} names trump {SUIT_SYMBOL[event.suit]}"
     if isinstance(event, CardPlayed):
-        return f"  {_name(state, event.seat)} plays {_card(event.card, colour)}"
+        return f"  {_name(state, event.seat)} plays {card_text(event.card, colour)}"
     if isinstance(event, TrickWon):
         banked = "" if event.banked == 1 else f" ({event.banked} banked)"
         return f"  -> trick to {_name(state, event.seat)}{banked}"
@@ -218,34 +221,110 @@ def read_export(stream: IO[str]) -> list[Record]:
 
 # -- the commands --------------------------------------------------------------------------------
 
-def _records(args: argparse.Namespace) -> list[Record]:
-    if getattr(args, "file", None):
-        with open(args.file, encoding="utf-8") as f:
-            return read_export(f)
+def _where(args: argparse.Namespace) -> str:
+    """Where the matches are read from: ``HOKM_REDIS_URL``, else the data folder."""
+    from .clitools import redact_url
+    from .settings import default_data_dir
+
     url = os.environ.get("HOKM_REDIS_URL")
-    if not url:
-        raise SystemExit("set HOKM_REDIS_URL to the Redis of the matches (or use --file)")
+    if url:
+        return f"Redis at {redact_url(url)}"
+    folder = getattr(args, "data", None) or os.environ.get("HOKM_DATA") or default_data_dir()
+    return f"the data folder {folder}"
+
+
+def _client(args: argparse.Namespace, match_id: str | None) -> Any:
+    """A client on the matches: the Redis of ``HOKM_REDIS_URL``, or a private copy of the
+    embedded server's data folder (``--data``, ``HOKM_DATA`` or the default), read without its
+    lock (the server may be running)."""
     import redis
 
+    from .clitools import CliError, unreachable
+    from .settings import default_data_dir
+    from .store import journal
+
+    url = os.environ.get("HOKM_REDIS_URL")
+    if url:
+        try:
+            client = redis.Redis.from_url(url)
+            client.ping()
+        except ValueError as exc:
+            raise CliError(f"HOKM_REDIS_URL is not a Redis URL ({exc})") from None
+        except redis.RedisError as exc:
+            raise unreachable(url, exc) from None
+        return client
+    folder = getattr(args, "data", None) or os.environ.get("HOKM_DATA") or default_data_dir()
+    try:
+        server = journal.load(folder, match_id)
+    except FileNotFoundError:
+        raise CliError(f"no matches in {folder}: it holds no journal (the embedded server "
+                       "keeps its matches there; set HOKM_REDIS_URL to read a Redis)") from None
+    except journal.JournalError as exc:
+        raise CliError(str(exc)) from None
+    import fakeredis
+
+    return fakeredis.FakeRedis(server=server)
+
+
+def _records(args: argparse.Namespace) -> list[Record]:
+    from .clitools import CliError
+    from .store.codec import CorruptRecord
+
+    if getattr(args, "file", None):
+        try:
+            with open(args.file, encoding="utf-8") as f:
+                return read_export(f)
+        except CorruptRecord:
+            raise  # a record that does not decode: for verify, a failure like any other
+        except json.JSONDecodeError:
+            raise CliError(f"{args.file} is not a file written by hokm export (a line of it "
+                           "is not JSON)") from None
+        except (ValueError, KeyError, TypeError) as exc:
+            raise CliError(f"{args.file} is not a file written by hokm export ({exc})") from None
+    if not args.match:
+        raise CliError(_no_match_given(args))
     from .store.redis_streams import RedisStore
 
-    records = RedisStore(redis.Redis.from_url(url)).read(args.match)
+    records = RedisStore(_client(args, args.match)).read(args.match)
     if not records:
-        raise SystemExit(f"no match {args.match!r} in {url}")
+        raise CliError(f"no match {args.match!r} in {_where(args)}")
     return records
 
 
+def _no_match_given(args: argparse.Namespace) -> str:
+    from .store.journal import stored_matches
+
+    from .clitools import CliError
+
+    try:
+        ids = stored_matches(_client(args, None))
+    except CliError as error:
+        return f"give a match id ({error.message})"
+    if not ids:
+        return f"give a match id (there is none in {_where(args)})"
+    shown = ", ".join(ids[:8]) + (f" and {len(ids) - 8} more" if len(ids) > 8 else "")
+    return f"give a match id ({_where(args)} holds {shown})"
+
+
 def _replay(args: argparse.Namespace) -> int:
+    from .clitools import CliError
+
     colour = sys.stdout.isatty() and not os.environ.get("NO_COLOR")
-    for line in describe(_records(args), args.seat, args.step, colour):
+    records = _records(args)
+    players = records[0].events[0].rules.players if records and isinstance(
+        records[0].events[0], MatchCreated) else 4
+    if args.seat is not None and args.seat >= players:
+        raise CliError(f"--seat {args.seat}: this match has seats 0 to {players - 1}", 2)
+    for line in describe(records, args.seat, args.step, colour):
         print(line)
     return 0
 
 
 def _export(args: argparse.Namespace) -> int:
+    records = _records(args)  # before creating the output file: no empty file on an error
     out: IO[str] = open(args.output, "w", encoding="utf-8") if args.output else sys.stdout
     try:
-        for line in export_lines(_records(args)):
+        for line in export_lines(records):
             out.write(line + "\n")
     finally:
         if out is not sys.stdout:
@@ -254,7 +333,13 @@ def _export(args: argparse.Namespace) -> int:
 
 
 def _verify(args: argparse.Namespace) -> int:
-    records = _records(args)
+    from .store.codec import CorruptRecord
+
+    try:
+        records = _records(args)
+    except CorruptRecord as exc:
+        print(f"FAIL {exc}")
+        return 1
     problems = check(records)
     for problem in problems:
         print(f"FAIL {problem}")
@@ -266,23 +351,33 @@ def _verify(args: argparse.Namespace) -> int:
     return 1 if problems else 0
 
 
+_DATA_HELP = ("the embedded server's data folder, read when HOKM_REDIS_URL is not set "
+              "(default: HOKM_DATA, else $XDG_DATA_HOME/hokm or ~/.local/share/hokm)")
+
+
 def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+    from .clitools import non_negative_int, seat
+
     p = sub.add_parser("replay", help="print a match move by move")
-    p.add_argument("match", nargs="?", default="")
-    p.add_argument("--seat", type=int, default=None, help="follow the match as this seat")
-    p.add_argument("--step", type=int, default=None, help="stop after this record")
-    p.add_argument("--file", help="read an export file instead of Redis")
+    p.add_argument("match", nargs="?", default="", help="the match id")
+    p.add_argument("--seat", type=seat, default=None, help="follow the match as this seat")
+    p.add_argument("--step", type=non_negative_int, default=None,
+                   help="stop after this record")
+    p.add_argument("--file", help="read an export file instead of the store")
+    p.add_argument("--data", metavar="DIR", help=_DATA_HELP)
     p.set_defaults(func=_replay)
     e = sub.add_parser("export", help="write a match's log as JSON lines")
-    e.add_argument("match", nargs="?", default="")
-    e.add_argument("-o", "--output")
+    e.add_argument("match", nargs="?", default="", help="the match id")
+    e.add_argument("-o", "--output", help="write to this file instead of stdout")
+    e.add_argument("--data", metavar="DIR", help=_DATA_HELP)
     e.add_argument("--file", help=argparse.SUPPRESS)
     e.set_defaults(func=_export)
     v = sub.add_parser("verify", help="check a match's chain, rules and deals")
-    v.add_argument("match", nargs="?", default="")
-    v.add_argument("--file", help="read an export file instead of Redis")
+    v.add_argument("match", nargs="?", default="", help="the match id")
+    v.add_argument("--file", help="read an export file instead of the store")
+    v.add_argument("--data", metavar="DIR", help=_DATA_HELP)
     v.set_defaults(func=_verify)
 
 
-__all__ = ["Problem", "check", "command_for", "describe", "export_lines", "read_export",
-           "register"]
+__all__ = ["SUIT_SYMBOL", "Problem", "card_text", "check", "command_for", "describe",
+           "export_lines", "read_export", "register"]

@@ -1,12 +1,21 @@
 """The ``hokm`` command: ``hokm serve``, ``hokm worker``, ``hokm replay``, ``hokm export``,
 ``hokm verify``, ``hokm arena`` and ``hokm demo``.  Sub-commands import their modules lazily so
-``hokm --help`` stays fast and a missing optional piece never breaks the others."""
+``hokm --help`` stays fast and a missing optional piece never breaks the others.
+
+Errors: one line on stderr and a non-zero exit, never a traceback (``services/clitools.py``);
+``main`` turns what a sub-command raises into that line.  Cards in the terminal are written
+as rank and suit symbol (``10♦``, ``Q♠``; ``services.audit.card_text``), the notation of
+``hokm replay``; the API and the logs keep the two-letter codes (``TD``, ``QS``).
+"""
 
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from collections.abc import Sequence
+
+from .clitools import CliError, HokmParser, non_negative_int, say
 
 
 def _demo(args: argparse.Namespace) -> int:
@@ -20,6 +29,9 @@ def _demo(args: argparse.Namespace) -> int:
     )
     from engine.fairness import DRAW_LABEL, round_label
 
+    from .audit import SUIT_SYMBOL, card_text
+
+    colour = sys.stdout.isatty() and not os.environ.get("NO_COLOR")
     rng = random.Random(args.seed)
     secret = secrets.token_hex(32) if args.seed is None else f"{args.seed:064x}"
     state = State()
@@ -42,13 +54,14 @@ def _demo(args: argparse.Namespace) -> int:
         assert hakem is not None
         suit = rng.choice(legal_choices(state, hakem))
         run(hakem, ChooseTrump(suit))
-        print(f"\nRound {state.deal.round_no}: Hakem seat {hakem}, trump {suit}")
+        print(f"\nRound {state.deal.round_no}: Hakem seat {hakem}, trump {SUIT_SYMBOL[suit]}")
         while state.phase == "playing":
             seat = state.turn  # type: ignore[assignment]
             assert seat is not None
             run(seat, PlayCard(rng.choice(legal_choices(state, seat))))
             if state.trick == ():
-                cards = " ".join(f"{s}:{NAMES[c]}" for s, c in state.last_trick)
+                cards = " ".join(f"{s}:{card_text(NAMES[c], colour)}"
+                                 for s, c in state.last_trick)
                 print(f"  {cards}  -> seat {state.last_winner} (tricks {list(state.tricks)})")
         r = state.match.result
         assert r is not None
@@ -78,16 +91,73 @@ def _register_plugins(sub: argparse._SubParsersAction) -> None:  # type: ignore[
         module.register(sub)
 
 
-def main(argv: Sequence[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="hokm", description="Hokm: play, serve, audit.")
-    sub = parser.add_subparsers(dest="cmd", required=True)
+def build_parser() -> argparse.ArgumentParser:
+    """The ``hokm`` parser with every sub-command registered."""
+    parser = HokmParser(prog="hokm", description="Hokm: play, serve, audit.")
+    sub = parser.add_subparsers(dest="cmd", required=True, parser_class=HokmParser,
+                                metavar="COMMAND")
     demo = sub.add_parser("demo", help="print a match between random players")
-    demo.add_argument("--seed", type=int, default=None)
+    demo.add_argument("--seed", type=non_negative_int, default=None,
+                      help="seed of the players' choices and of the deck secret (random if "
+                           "not given)")
     demo.set_defaults(func=_demo)
     _register_plugins(sub)
+    return parser
+
+
+def subcommands(parser: argparse.ArgumentParser) -> dict[str, argparse.ArgumentParser]:
+    """The sub-command parsers of ``parser`` by name."""
+    for action in parser._actions:
+        if isinstance(action, argparse._SubParsersAction):
+            return dict(action.choices)
+    return {}
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run ``hokm``; returns the exit status.  A failure is one line on stderr (see the module
+    docstring); ``HOKM_DEBUG=1`` lets an unexpected error show its traceback."""
+    parser = build_parser()
     args = parser.parse_args(argv)
-    result: int = args.func(args)
-    return result
+    command = f"hokm {args.cmd}"
+    try:
+        result: int = args.func(args)
+        sys.stdout.flush()
+        return result
+    except CliError as error:
+        say(command, error.message)
+        return error.code
+    except BrokenPipeError:
+        # the reader went away (`hokm export ... | head`): say nothing, like cat; stop Python
+        # from failing again while flushing stdout at exit
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        return 141
+    except KeyboardInterrupt:
+        return 130
+    except Exception as exc:
+        if os.environ.get("HOKM_DEBUG"):
+            raise
+        say(command, _describe(exc))
+        return 1
+
+
+def _describe(exc: Exception) -> str:
+    """One line for an error no sub-command handled."""
+    import redis
+
+    from .store.codec import CorruptRecord
+    from .store.journal import JournalError
+    from .store.port import StoreUnavailable
+
+    if isinstance(exc, (StoreUnavailable, redis.ConnectionError, redis.TimeoutError)):
+        return f"the Redis does not answer ({exc})"
+    if isinstance(exc, (JournalError, CorruptRecord)):
+        return str(exc)
+    if isinstance(exc, OSError) and exc.strerror:
+        return f"{exc.strerror}: {exc.filename}" if exc.filename else exc.strerror
+    text = str(exc).strip().splitlines()
+    return (f"unexpected error: {type(exc).__name__}{': ' + text[0] if text else ''} "
+            "(HOKM_DEBUG=1 shows the traceback)")
 
 
 if __name__ == "__main__":

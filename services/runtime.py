@@ -1,10 +1,15 @@
 """Wiring: the Redis clients, the event store, the bot scheduler and the match service of one
 process, built from ``Settings``.  Without a Redis URL (the embedded default) everything uses one
 in-process fakeredis server, shared by the synchronous clients and the gateway's asyncio client.
+
+With ``Settings.data_dir`` as well, that server keeps its matches in the data folder
+(``services/store/journal.py``): ``build_runtime`` locks the folder, replays its journal, and
+resumes every unfinished match (``resume_matches``); ``Runtime.close`` releases it.
 """
 
 from __future__ import annotations
 
+import logging
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -15,7 +20,10 @@ from .bots import RQScheduler
 from .matches import MatchService
 from .quotas import Quotas
 from .settings import Settings
+from .store.journal import DataFolder, stored_matches
 from .store.redis_streams import RedisStore
+
+log = logging.getLogger("hokm.runtime")
 
 
 @dataclass
@@ -26,6 +34,10 @@ class Runtime:
     scheduler: RQScheduler
     service: MatchService
     fake_server: Any = None
+    data: DataFolder | None = None
+    """The data folder the embedded server keeps its matches in (None: memory only)."""
+    resumed: int = 0
+    """Unfinished matches found in the data folder at start and set going again."""
     _async: dict[int, aioredis.Redis] = field(default_factory=dict)
 
     @property
@@ -53,14 +65,25 @@ class Runtime:
             self._async[loop_id] = client
         return client
 
+    def close(self) -> None:
+        """Release the data folder (the journal is fsynced), if any.  Idempotent."""
+        if self.data is not None:
+            self.data.close()
+            self.data = None
+
 
 def build_runtime(settings: Settings | None = None) -> Runtime:
+    """The runtime of ``settings`` (from the environment if None).  Embedded with a data
+    folder: raises what ``DataFolder.open`` raises (the folder is busy, damaged, unwritable)."""
     settings = settings or Settings.from_env()
     fake_server = None
+    data = None
     if settings.redis_url is None:
         import fakeredis
 
         fake_server = fakeredis.FakeServer()
+        if settings.data_dir is not None:
+            data = DataFolder.open(settings.data_dir, fake_server)
         client: redis.Redis = fakeredis.FakeRedis(server=fake_server)
     else:
         client = redis.Redis.from_url(settings.redis_url)
@@ -69,4 +92,26 @@ def build_runtime(settings: Settings | None = None) -> Runtime:
     service = MatchService(store, scheduler=scheduler,
                            allow_stacked=settings.allow_stacked_decks,
                            quotas=Quotas.from_settings(settings))
-    return Runtime(settings, client, store, scheduler, service, fake_server)
+    rt = Runtime(settings, client, store, scheduler, service, fake_server, data)
+    if data is not None:
+        rt.resumed = resume_matches(rt)
+    return rt
+
+
+def resume_matches(rt: Runtime) -> int:
+    """Set every unfinished stored match going again after a restart: perform any system step it
+    waits for and schedule the bot whose turn it is (``MatchService.advance``).  A match that
+    cannot be loaded is logged and left as it is.  Returns how many were resumed."""
+    from engine.state import MATCH_OVER
+
+    resumed = 0
+    for match_id in stored_matches(rt.client):
+        try:
+            loaded = rt.service.load(match_id)
+            if loaded.state.phase == MATCH_OVER:
+                continue
+            rt.service.advance(match_id, loaded)
+            resumed += 1
+        except Exception as exc:  # one damaged match must not keep the others stopped
+            log.warning("match %s was not resumed: %s", match_id, exc)
+    return resumed

@@ -46,6 +46,10 @@ class Settings:
     finished_ttl_s: float = 90 * 24 * 3600.0
     """A finished match's log (and its secret, for ``hokm verify``) is kept this long (0: for
     ever)."""
+    data_dir: str | None = None
+    """The folder where the embedded server keeps its matches across restarts (a journal, see
+    ``services/store/journal.py``); None: in memory only.  ``from_env``: HOKM_DATA, else in
+    the embedded mode ``default_data_dir()``."""
 
     @classmethod
     def from_env(cls) -> Settings:
@@ -68,4 +72,15 @@ class Settings:
             bot_matches_per_address=int(os.environ.get("HOKM_BOT_MATCHES_PER_ADDRESS", "2")),
             idle_ttl_s=float(os.environ.get("HOKM_IDLE_TTL", str(24 * 3600))),
             finished_ttl_s=float(os.environ.get("HOKM_FINISHED_TTL", str(90 * 24 * 3600))),
+            data_dir=os.environ.get("HOKM_DATA") or (
+                None if os.environ.get("HOKM_REDIS_URL") else default_data_dir()),
         )
+
+
+def default_data_dir() -> str:
+    """Where the embedded server keeps its matches by default: ``$XDG_DATA_HOME/hokm``, else
+    ``~/.local/share/hokm``."""
+    base = os.environ.get("XDG_DATA_HOME", "")
+    if not os.path.isabs(base):  # the XDG spec: a relative value is ignored
+        base = os.path.join(os.path.expanduser("~"), ".local", "share")
+    return os.path.join(base, "hokm")

@@ -11,7 +11,9 @@ the two copies identically and scores exactly 0.5.
 Reported:
 
 * A's round win rate with a paired 95 % confidence interval: the per-deal score is the mean of
-  A's two results (0, 0.5 or 1), and the interval is mean +/- 1.96 * sd / sqrt(deals);
+  A's two results (0, 0.5 or 1), and the interval is mean +/- 1.96 * sd / sqrt(deals); with
+  fewer than ``MIN_DEALS_FOR_INTERVAL`` deals that normal interval means nothing, so the report
+  says it is not available (and the ``RESULT`` line gives ``nan``);
 * how often each side made a kot (as Hakem's side) or a Hakem koti (as defenders);
 * an estimated first-to-7 match win rate for A: matches simulated by drawing rounds from the
   empirical outcomes, conditioned on which side is Hakem, with the succession rule (the Hakem's
@@ -44,6 +46,9 @@ from engine.state import CHOOSING_TRUMP, PLAYING
 from .policies import MODE, Policy, policy_for
 
 SECRET = "a7" * 32
+MIN_DEALS_FOR_INTERVAL = 10
+"""Below this many deals the report gives no confidence interval (the normal approximation of
+a mean of 0/0.5/1 scores is not worth printing from fewer)."""
 
 
 @dataclass(slots=True)
@@ -237,6 +242,8 @@ def arena(a: str, b: str, deals: int, seed: int = 1, jobs: int = 1,
     of the ``RESULT`` line plus the match estimate."""
     out = out or sys.stdout
     err = err or sys.stderr
+    if deals < 1:
+        raise ValueError(f"deals must be 1 or more (got {deals})")
     policy_for(a)
     policy_for(b)  # fail early on unknown names
     results: list[DealResult] = []
@@ -254,6 +261,12 @@ def arena(a: str, b: str, deals: int, seed: int = 1, jobs: int = 1,
         err.write("\n")
     scores = [r.score for r in results]
     mean, low, high = paired_interval(scores)
+    if len(scores) < MIN_DEALS_FOR_INTERVAL:
+        low = high = float("nan")
+        interval = (f"95% CI not available (too few deals: {len(scores)} of the "
+                    f"{MIN_DEALS_FOR_INTERVAL} it needs)")
+    else:
+        interval = f"95% CI [{low:.3f}, {high:.3f}] (paired by deal)"
     records = [rec for r in results for rec in r.rounds]
     a_ms = [t for r in results for t in r.a_ms]
     b_ms = [t for r in results for t in r.b_ms]
@@ -272,8 +285,8 @@ def arena(a: str, b: str, deals: int, seed: int = 1, jobs: int = 1,
     p = out.write
     p(f"arena: A={a} vs B={b}, {deals} duplicate deals ({n_rounds} rounds), seed {seed}, "
       f"rules {rule_text}; bot code {'compiled (mypyc)' if MODE == 'compiled' else 'Python'}\n")
-    p(f"A round win rate {mean:.3f}  95% CI [{low:.3f}, {high:.3f}] (paired by deal; "
-      f"{swings} of {deals} deals differ between the copies)\n")
+    p(f"A round win rate {mean:.3f}  {interval}; {swings} of {deals} deals differ between "
+      "the copies\n")
     if a_hakem and a_def:
         p(f"A wins {sum(r.a_won for r in a_hakem) / len(a_hakem):.3f} as Hakem's side, "
           f"{sum(r.a_won for r in a_def) / len(a_def):.3f} as defenders\n")
@@ -329,34 +342,51 @@ def plot(results: Sequence[DealResult], path: str, title: str) -> str:
     return f"plot saved to {path}"
 
 
-def _main(args: argparse.Namespace) -> int:
+def _rules(text: str) -> dict[str, Any]:
+    """``--rules``: a JSON object of house rules that ``Rules.from_dict`` accepts."""
+    from services.clitools import json_object
+
+    rules = json_object(text)
     try:
-        rules = json.loads(args.rules) if args.rules else None
         Rules.from_dict(rules)
-        policy_for(args.a)
-        policy_for(args.b)
-    except (ValueError, TypeError) as exc:
-        print(f"hokm arena: {exc}", file=sys.stderr)
-        return 2
-    arena(args.a, args.b, args.deals, args.seed, args.jobs, rules, progress=not args.quiet,
-          clock=args.clock, plot_path=args.plot)
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
+    return rules
+
+
+def _main(args: argparse.Namespace) -> int:
+    from services.clitools import CliError
+
+    for name in (args.a, args.b):
+        try:
+            policy_for(name)
+        except (ValueError, KeyError) as exc:
+            raise CliError(str(exc), 2) from None
+    arena(args.a, args.b, args.deals, args.seed, args.jobs, args.rules,
+          progress=not args.quiet, clock=args.clock, plot_path=args.plot)
     return 0
 
 
 def register(subparsers: Any) -> None:
     """Add ``hokm arena A B [--deals N] [--seed S] [--jobs J] [--rules JSON]``."""
+    from services.clitools import non_negative_int, positive_int
+
     p = subparsers.add_parser("arena", help="duplicate deals between two bot policies",
                               description=__doc__.split("\n\n")[0] if __doc__ else None)
     p.add_argument("a", help="policy or level A (random, heuristic, search, easy, medium, hard)")
     p.add_argument("b", help="policy or level B")
-    p.add_argument("--deals", type=int, default=100, help="duplicate deals (each played twice)")
-    p.add_argument("--seed", type=int, default=1)
-    p.add_argument("--jobs", type=int, default=1, help="worker processes (deals in parallel)")
-    p.add_argument("--rules", default=None, help='house rules as JSON, e.g. \'{"satat": true}\'')
+    p.add_argument("--deals", type=positive_int, default=100,
+                   help="duplicate deals (each played twice)")
+    p.add_argument("--seed", type=non_negative_int, default=1,
+                   help="seed of the decks and of the players' random choices")
+    p.add_argument("--jobs", type=positive_int, default=1,
+                   help="worker processes (deals in parallel)")
+    p.add_argument("--rules", type=_rules, default=None,
+                   help='house rules as JSON, e.g. \'{"satat": true}\' (default: standard)')
     p.add_argument("--quiet", action="store_true", help="no progress bar")
     p.add_argument("--plot", metavar="PATH", default=None,
                    help="save the running win rate as a PNG (needs matplotlib)")
     p.add_argument("--clock", choices=("cpu", "wall"), default="cpu",
                    help="the decision time in the RESULT line: CPU time of the deciding "
-                        "thread (default) or wall clock")
+                        "thread or wall clock")
     p.set_defaults(func=_main)

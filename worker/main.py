@@ -165,8 +165,8 @@ def _run(args: argparse.Namespace) -> int:
     global _turns
     url = os.environ.get("HOKM_REDIS_URL")
     if not url:
-        raise CliError("hokm worker needs HOKM_REDIS_URL (the embedded server `hokm serve` "
-                       "runs its own bot worker)", 2)
+        raise CliError("needs HOKM_REDIS_URL, the Redis of the matches (the embedded server, "
+                       "`hokm serve` without it, runs its own bot worker)", 2)
     logging.basicConfig(level=logging.WARNING,
                         format="%(asctime)s %(levelname)s %(name)s %(message)s")
     try:

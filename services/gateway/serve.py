@@ -1,52 +1,129 @@
-"""``hokm serve``: the gateway under uvicorn.
+"""``hokm serve``: the gateway under uvicorn (``server.py``).
 
 Without ``HOKM_REDIS_URL`` it is the embedded default: an in-process fakeredis server and an
-in-process bot worker, nothing to install.  With it, the gateway uses that Redis and bot turns go
-to external ``hokm worker`` processes; run several ``hokm serve --port ...`` behind a load
-balancer to scale out.
+in-process bot worker, nothing to install; its matches are kept in a data folder (``--data``,
+``HOKM_DATA``, else ``$XDG_DATA_HOME/hokm`` or ``~/.local/share/hokm``) across restarts.  With
+it, the gateway uses that Redis and bot turns go to external ``hokm worker`` processes; run
+several ``hokm serve --port ...`` behind a load balancer to scale out.
+
+Start-up, in this order, each failure being one line on stderr and exit status 1: the port is
+bound (a busy port fails here, before anything else happens), the runtime is built (the data
+folder locked, replayed and its unfinished matches resumed; or the Redis pinged), and only then
+is the address printed and the server run.
 """
 
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import gc
 import logging
 import threading
 import webbrowser
 
-import uvicorn
-
+from services.clitools import CliError, port, redact_url, unreachable
 from services.runtime import build_runtime
+from services.settings import Settings
 
 from .app import create_app
+from .server import ConnectionLimits, bind, run
+
+
+def _limits(settings: Settings) -> ConnectionLimits:
+    defaults = ConnectionLimits()
+    return ConnectionLimits(
+        request_timeout_s=getattr(settings, "request_timeout_s", defaults.request_timeout_s),
+        keep_alive_s=getattr(settings, "keep_alive_s", defaults.keep_alive_s),
+        per_address=getattr(settings, "connections_per_address", defaults.per_address),
+        exempt=tuple(getattr(settings, "trusted_proxies", defaults.exempt)),
+    )
+
+
+def _settings(args: argparse.Namespace) -> Settings:
+    try:
+        settings = Settings.from_env()
+    except ValueError as exc:
+        raise CliError(f"a HOKM_ setting is not valid ({exc})") from None
+    if args.data is not None:
+        if settings.redis_url is not None:
+            raise CliError("--data is for the embedded server: with HOKM_REDIS_URL the matches "
+                           "live in that Redis", 2)
+        settings = dataclasses.replace(settings, data_dir=args.data)
+    return settings
 
 
 def _run(args: argparse.Namespace) -> int:
-    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(message)s")
-    rt = build_runtime()
-    app = create_app(rt)
-    url = f"http://{args.host}:{args.port}/"
-    mode = ("embedded: in-process fakeredis and bot worker" if rt.embedded
-            else f"Redis at {rt.settings.redis_url}; bots need `hokm worker`")
-    print(f"Hokm is running at {url} ({mode}). Press Ctrl+C to stop.", flush=True)
-    if args.open:
-        threading.Timer(1.0, lambda: webbrowser.open(url)).start()
-    # Everything loaded so far (modules, classes, the app) lives as long as the process: keep
-    # it out of the garbage collector's full passes, whose pauses grow with the objects tracked.
-    gc.collect()
-    gc.freeze()
-    # No per-message deflate: a view is about 1 KB, and compressing every frame cost about a
-    # tenth of the gateway's CPU under load (bench/load.py) for bandwidth nobody is short of.
-    uvicorn.run(app, host=args.host, port=args.port, log_level=args.log_level,
-                ws_max_size=rt.settings.max_body, ws_ping_interval=20, ws_ping_timeout=20,
-                ws_per_message_deflate=False, timeout_graceful_shutdown=3)
+    from services.store.journal import JournalError
+
+    logging.basicConfig(level=logging.WARNING,
+                        format="%(asctime)s %(levelname)s %(name)s %(message)s")
+    settings = _settings(args)
+    try:
+        sock = bind(args.host, args.port)
+    except OSError as exc:
+        raise CliError(f"cannot listen on {args.host}:{args.port} "
+                       f"({exc.strerror or exc})") from None
+    try:
+        try:
+            rt = build_runtime(settings)
+        except JournalError as exc:
+            raise CliError(str(exc)) from None
+        except OSError as exc:
+            raise CliError(f"cannot use the data folder {settings.data_dir} "
+                           f"({exc.strerror or exc})") from None
+        if not rt.embedded:
+            import redis
+
+            try:
+                rt.client.ping()
+            except redis.RedisError as exc:
+                assert settings.redis_url is not None
+                raise unreachable(settings.redis_url, exc) from None
+    except BaseException:
+        sock.close()
+        raise
+    try:
+        app = create_app(rt)
+        host, bound = sock.getsockname()[:2]
+        url = f"http://{f'[{host}]' if ':' in host else host}:{bound}/"
+        if rt.embedded:
+            mode = "embedded: in-process fakeredis and bot worker"
+        else:
+            assert settings.redis_url is not None
+            mode = f"Redis at {redact_url(settings.redis_url)}; bots need `hokm worker`"
+        print(f"Hokm is running at {url} ({mode}). Press Ctrl+C to stop.", flush=True)
+        if rt.data is not None:
+            resumed = (f"; {rt.resumed} unfinished match{'es' if rt.resumed != 1 else ''} "
+                       "resumed" if rt.resumed else "")
+            print(f"Matches are kept in {rt.data.path}{resumed}.", flush=True)
+        elif rt.embedded:
+            print("Matches are kept in memory only (no data folder).", flush=True)
+        if args.open:
+            threading.Timer(1.0, lambda: webbrowser.open(url)).start()
+        # Everything loaded so far (modules, classes, the app) lives as long as the process:
+        # keep it out of the garbage collector's full passes, whose pauses grow with the
+        # objects tracked.
+        gc.collect()
+        gc.freeze()
+        run(app, sock, limits=_limits(rt.settings), max_frame=rt.settings.max_body,
+            log_level=args.log_level)
+    finally:
+        sock.close()
+        rt.close()
     return 0
 
 
 def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
-    parser = sub.add_parser("serve", help="run the game server (embedded by default)")
-    parser.add_argument("--host", default="127.0.0.1")
-    parser.add_argument("--port", type=int, default=8000)
+    parser = sub.add_parser("serve", help="run the game server (embedded by default)",
+                            description=__doc__.split("\n\n")[1] if __doc__ else None)
+    parser.add_argument("--host", default="127.0.0.1", help="address to listen on")
+    parser.add_argument("--port", type=port, default=8000,
+                        help="port to listen on (0: any free port, printed at start)")
+    parser.add_argument("--data", metavar="DIR", default=None,
+                        help="the embedded server's data folder (default: HOKM_DATA, else "
+                             "$XDG_DATA_HOME/hokm or ~/.local/share/hokm)")
     parser.add_argument("--open", action="store_true", help="open the game in a browser")
-    parser.add_argument("--log-level", default="warning")
+    parser.add_argument("--log-level", default="warning",
+                        choices=("critical", "error", "warning", "info", "debug", "trace"),
+                        help="uvicorn's and the server's log level")
     parser.set_defaults(func=_run)

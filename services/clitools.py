@@ -1,0 +1,128 @@
+"""What every ``hokm`` sub-command shares: its parser class, argument types and one-line errors.
+
+Contract: a CLI error is one line on stderr, ``hokm <command>: <what went wrong>``, and a
+non-zero exit (2 for a bad command line, 1 otherwise), never a traceback
+(``HOKM_DEBUG=1`` shows the traceback of an unexpected error).  Sub-commands raise
+``CliError`` for what they detect; ``services.cli.main`` turns it, and the usual failures
+(Redis unreachable, a file that cannot be opened, a closed pipe), into that line.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from typing import Any, NoReturn
+from urllib.parse import urlsplit, urlunsplit
+
+
+class CliError(Exception):
+    """A failure to report as one line (``message``), exiting with ``code``."""
+
+    def __init__(self, message: str, code: int = 1) -> None:
+        super().__init__(message)
+        self.message = message
+        self.code = code
+
+
+class HelpFormatter(argparse.ArgumentDefaultsHelpFormatter):
+    """Shows an option's default in ``--help`` when it has one worth showing (not None or
+    False, not already in the help text)."""
+
+    def _get_help_string(self, action: argparse.Action) -> str | None:
+        text = action.help or ""
+        if (action.default in (None, False, argparse.SUPPRESS) or "%(default)" in text
+                or not (action.option_strings or action.nargs in ("?", "*"))):
+            return text
+        return text + " (default: %(default)s)"
+
+
+class HokmParser(argparse.ArgumentParser):
+    """An ``ArgumentParser`` whose errors are one line and whose help shows defaults (the
+    sub-commands' parsers are of this class too)."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        kwargs.setdefault("formatter_class", HelpFormatter)
+        super().__init__(*args, **kwargs)
+
+    def error(self, message: str) -> NoReturn:
+        self.exit(2, f"{self.prog}: {message} (see {self.prog} --help)\n")
+
+
+def say(command: str, message: str) -> None:
+    """Print the one line of a CLI error."""
+    print(f"{command}: {message}", file=sys.stderr, flush=True)
+
+
+# -- argument types --------------------------------------------------------------------------
+
+def _integer(text: str) -> int:
+    try:
+        return int(text, 10)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
+
+
+def positive_int(text: str) -> int:
+    """A whole number of 1 or more."""
+    value = _integer(text)
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be 1 or more (got {value})")
+    return value
+
+
+def non_negative_int(text: str) -> int:
+    """A whole number of 0 or more (seeds, record numbers)."""
+    value = _integer(text)
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"must be 0 or more (got {value})")
+    return value
+
+
+def port(text: str) -> int:
+    """A TCP port, 0-65535 (0: any free port)."""
+    value = _integer(text)
+    if not 0 <= value <= 65535:
+        raise argparse.ArgumentTypeError(f"a port is 0 to 65535 (got {value})")
+    return value
+
+
+def seat(text: str) -> int:
+    """A seat number, 0-3."""
+    value = _integer(text)
+    if not 0 <= value <= 3:
+        raise argparse.ArgumentTypeError(f"a seat is 0 to 3 (got {value})")
+    return value
+
+
+def json_object(text: str) -> dict[str, Any]:
+    """A JSON object given on the command line."""
+    example = "give a JSON object such as '{\"satat\": true}'"
+    try:
+        value = json.loads(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not valid JSON: {example}") from None
+    if not isinstance(value, dict):
+        raise argparse.ArgumentTypeError(f"{text!r} is not a JSON object: {example}")
+    return value
+
+
+def redact_url(url: str) -> str:
+    """``url`` without its password, for printing."""
+    try:
+        parts = urlsplit(url)
+    except ValueError:
+        return "<the URL given>"
+    if parts.password is None:
+        return url
+    host = parts.hostname or ""
+    if parts.port is not None:
+        host = f"{host}:{parts.port}"
+    user = parts.username or ""
+    return urlunsplit(parts._replace(netloc=f"{user}:***@{host}"))
+
+
+def unreachable(url: str, exc: BaseException) -> CliError:
+    """The error of a Redis that does not answer."""
+    reason = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+    return CliError(f"cannot reach Redis at {redact_url(url)} ({reason})")

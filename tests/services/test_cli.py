@@ -1,0 +1,306 @@
+"""The ``hokm`` command line: every sub-command (listed from the parser, so a new one is
+covered without being named here) fails with one short line on stderr and a non-zero exit,
+never a traceback: bad options, values of the wrong kind, an unreachable Redis, a missing
+match, a closed pipe.  Also what it prints: defaults in ``--help``, the arena's interval on a
+tiny run, one card notation in the terminal, the worker's start and progress lines, and
+``hokm serve`` on a busy port."""
+
+from __future__ import annotations
+
+import argparse
+import io
+import os
+import re
+import socket
+import subprocess
+import sys
+import threading
+from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+import fakeredis
+import pytest
+
+from services.audit import card_text, describe, export_lines
+from services.cli import build_parser, main, subcommands
+from services.matches import MatchService
+from services.store import journal
+from services.store.journal import DataFolder
+from services.store.redis_streams import RedisStore
+from tests.conftest import real_redis_client, redis_db_url, wait_for
+from tests.services.test_audit import finished_match
+from worker import arena
+from worker import main as worker_main
+
+HOKM = str(Path(sys.executable).parent / "hokm")
+ROOT = Path(__file__).resolve().parents[2]
+UNREACHABLE = "redis://:secret@127.0.0.1:1/0"
+NO_REDIS = {"demo", "arena"}
+"""Sub-commands that never use Redis (with any other, an unreachable one is an error)."""
+TWO_LETTER = re.compile(r"(?<![\w♠♥♦♣])(?:[2-9TJQKA][SHDC])(?!\w)")
+
+
+def run(*args: str, env: dict[str, str] | None = None, timeout: float = 120
+        ) -> subprocess.CompletedProcess[str]:
+    base = {k: v for k, v in os.environ.items() if not k.startswith("HOKM_")}
+    return subprocess.run([HOKM, *args], env={**base, **(env or {})}, cwd=ROOT,
+                          capture_output=True, text=True, timeout=timeout)
+
+
+def assert_one_line_error(result: subprocess.CompletedProcess[str], code: int | None = None
+                          ) -> str:
+    where = f"hokm {' '.join(result.args[1:])}: rc {result.returncode}, stderr {result.stderr!r}"
+    assert result.returncode != 0, where
+    if code is not None:
+        assert result.returncode == code, where
+    assert "Traceback" not in result.stderr and "Traceback" not in result.stdout, where
+    lines = result.stderr.strip().splitlines()
+    assert len(lines) == 1 and len(lines[0]) < 300 and lines[0].startswith("hokm"), where
+    return lines[0]
+
+
+def positionals(parser: argparse.ArgumentParser) -> list[str]:
+    """A dummy value for every required positional argument."""
+    return ["x" for a in parser._actions
+            if not a.option_strings and a.nargs not in ("?", "*") and a.dest != "help"]
+
+
+def typed_options(parser: argparse.ArgumentParser) -> list[str]:
+    """The options whose values are checked (a ``type`` other than plain text)."""
+    return [a.option_strings[-1] for a in parser._actions
+            if a.option_strings and a.type not in (None, str) and a.nargs != 0]
+
+
+def parallel(jobs: list[tuple[str, ...]], env: dict[str, str] | None = None
+             ) -> list[subprocess.CompletedProcess[str]]:
+    with ThreadPoolExecutor(4) as pool:
+        return list(pool.map(lambda args: run(*args, env=env), jobs))
+
+
+COMMANDS = subcommands(build_parser())
+
+
+def test_the_parser_lists_every_sub_command() -> None:
+    assert {"demo", "arena", "worker", "serve", "replay", "export", "verify"} <= set(COMMANDS)
+
+
+def test_bad_options_and_values_of_every_sub_command_are_one_line() -> None:
+    jobs: list[tuple[str, ...]] = [()]  # no sub-command at all
+    for name, parser in COMMANDS.items():
+        jobs.append((name, *positionals(parser), "--no-such-option"))
+        for option in typed_options(parser):
+            jobs.append((name, *positionals(parser), option, "-5x"))
+    assert any("--deals" in job for job in jobs)  # the typed options were found
+    for result in parallel(jobs):
+        line = assert_one_line_error(result, 2)
+        assert "--help" in line
+
+
+@pytest.mark.parametrize("args", [
+    ("arena", "heuristic", "random", "--deals", "0"),
+    ("arena", "heuristic", "random", "--deals", "-3"),
+    ("arena", "heuristic", "random", "--jobs", "0"),
+    ("arena", "heuristic", "random", "--seed", "-1"),
+    ("arena", "heuristic", "random", "--rules", "notjson"),
+    ("arena", "heuristic", "random", "--rules", "[1]"),
+    ("arena", "heuristic", "random", "--rules", '{"bogus": 1}'),
+    ("arena", "heuristic", "nobody"),
+    ("demo", "--seed", "-1"),
+    ("serve", "--port", "70000"),
+    ("worker", "--processes", "0"),
+    ("replay", "m", "--seat", "9"),
+    ("replay", "m", "--step", "-1"),
+])
+def test_values_out_of_range_are_refused_by_the_parser(args: tuple[str, ...]) -> None:
+    line = assert_one_line_error(run(*args), 2)
+    assert "Expecting value" not in line  # the JSON parser's own words are not the message
+
+
+def test_every_sub_command_with_an_unreachable_redis_ends_in_one_line() -> None:
+    jobs = []
+    for name, parser in COMMANDS.items():
+        port = ("--port", "0") if "--port" in typed_options(parser) else ()
+        jobs.append((name, *positionals(parser), *port))
+    for job, result in zip(jobs, parallel(jobs, env={"HOKM_REDIS_URL": UNREACHABLE}),
+                           strict=True):
+        if job[0] in NO_REDIS and result.returncode == 0:
+            continue
+        line = assert_one_line_error(result)
+        if job[0] not in NO_REDIS:
+            assert "cannot reach Redis at redis://:***@127.0.0.1:1/0" in line, line
+        assert "secret" not in result.stderr + result.stdout  # the password is not printed
+        assert "running at" not in result.stdout
+
+
+@pytest.fixture
+def data(tmp_path: Path) -> Iterator[tuple[Path, str]]:
+    """A data folder holding one finished match (written through the journal)."""
+    server = fakeredis.FakeServer()
+    folder = DataFolder.open(tmp_path / "data", server)
+    service = MatchService(RedisStore(fakeredis.FakeRedis(server=server)))
+    match_id = finished_match(service, seed=5)
+    folder.close()
+    yield tmp_path / "data", match_id
+
+
+def test_missing_matches_and_files_are_one_line(data: tuple[Path, str], tmp_path: Path) -> None:
+    folder, match_id = data
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    garbage = tmp_path / "garbage.jsonl"
+    garbage.write_text("this is not an export\n")
+    jobs: list[tuple[str, ...]] = []
+    for name, parser in COMMANDS.items():
+        if any(a.dest == "match" for a in parser._actions):
+            jobs += [(name, "nosuchmatch", "--data", str(folder)),
+                     (name, "nosuchmatch", "--data", str(empty)),
+                     (name, "--data", str(folder))]  # no match id given
+    assert len(jobs) >= 9
+    jobs += [("verify", "--file", str(tmp_path / "missing.jsonl")),
+             ("verify", "--file", str(garbage)),
+             ("replay", "--file", str(tmp_path / "missing.jsonl")),
+             ("export", match_id, "--data", str(folder), "-o", str(tmp_path / "no" / "x")),
+             ("serve", "--port", "0", "--data", "/dev/null/x")]
+    said = {tuple(r.args[1:]): assert_one_line_error(r) for r in parallel(jobs)}
+    assert (f"no match 'nosuchmatch' in the data folder {folder}"
+            in said[(HOKM, "verify", "nosuchmatch", "--data", str(folder))[1:]])
+    assert (f"no matches in {empty}: it holds no journal"
+            in said[("verify", "nosuchmatch", "--data", str(empty))])
+    assert match_id in said[("replay", "--data", str(folder))]  # the matches there are named
+    assert "No such file or directory" in said[("verify", "--file",
+                                                str(tmp_path / "missing.jsonl"))]
+    assert not (tmp_path / "no").exists()
+    # with HOKM_REDIS_URL set, --data is not for serve
+    assert_one_line_error(run("serve", "--port", "0", "--data", str(folder),
+                              env={"HOKM_REDIS_URL": UNREACHABLE}), 2)
+
+
+@pytest.mark.redis
+def test_a_match_missing_from_redis_is_one_line() -> None:
+    real_redis_client(11).flushdb()
+    for name in ("replay", "export", "verify"):
+        line = assert_one_line_error(run(name, "nosuchmatch",
+                                         env={"HOKM_REDIS_URL": redis_db_url(11)}), 1)
+        assert "no match 'nosuchmatch' in Redis at" in line
+
+
+def test_the_audit_commands_read_the_data_folder(data: tuple[Path, str]) -> None:
+    folder, match_id = data
+    verified = run("verify", match_id, "--data", str(folder))
+    assert verified.returncode == 0 and "every deal matches the revealed secret" in verified.stdout
+    exported = run("export", match_id, "--data", str(folder))
+    assert exported.returncode == 0 and len(exported.stdout.splitlines()) > 100
+    replayed = run("replay", match_id, "--data", str(folder), env={"NO_COLOR": "1"})
+    assert replayed.returncode == 0 and "MATCH OVER" in replayed.stdout
+
+
+def test_a_closed_pipe_ends_quietly(data: tuple[Path, str]) -> None:
+    """``hokm export MATCH | head -1``: the reader goes away early."""
+    folder, match_id = data
+    service = MatchService(RedisStore(fakeredis.FakeRedis(server=journal.load(folder))))
+    size = sum(len(line) + 1 for line in export_lines(service.store.read(match_id)))
+    assert size > 65536 + 4096  # more than a pipe holds: the writer must meet the closed end
+    base = {k: v for k, v in os.environ.items() if not k.startswith("HOKM_")}
+    proc = subprocess.Popen([HOKM, "export", match_id, "--data", str(folder)], env=base,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, bufsize=0)
+    assert proc.stdout is not None and proc.stderr is not None
+    assert os.read(proc.stdout.fileno(), 100).startswith(b"{")
+    proc.stdout.close()  # like head after its line
+    err = proc.stderr.read().decode()
+    assert proc.wait(timeout=60) != 0
+    assert "Traceback" not in err and "Exception ignored" not in err and err.strip() == ""
+
+
+def test_serve_on_a_busy_port_says_so_in_one_line_and_does_not_claim_to_run(
+        tmp_path: Path) -> None:
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen(1)
+        port = taken.getsockname()[1]
+        result = run("serve", "--port", str(port), "--data", str(tmp_path))
+    line = assert_one_line_error(result, 1)
+    assert f"cannot listen on 127.0.0.1:{port}" in line
+    assert result.stdout == ""
+
+
+def test_help_shows_the_defaults_of_every_sub_command() -> None:
+    for name, parser in COMMANDS.items():
+        text = " ".join(parser.format_help().split())
+        for action in parser._actions:
+            if (action.option_strings and action.default not in (None, False, argparse.SUPPRESS)
+                    and action.help != argparse.SUPPRESS):
+                assert f"(default: {action.default})" in text, (name, action.dest)
+    assert "(default: 100)" in " ".join(COMMANDS["arena"].format_help().split())
+
+
+def test_a_run_too_small_for_an_interval_says_so() -> None:
+    out = io.StringIO()
+    figures = arena.arena("heuristic", "random", 2, seed=4, out=out, progress=False)
+    text = out.getvalue()
+    assert "95% CI not available (too few deals: 2 of the 10 it needs)" in text
+    assert "CI [" not in text and "ci_low=nan ci_high=nan" in text
+    assert figures["ci_low"] != figures["ci_low"]  # nan
+    big = io.StringIO()
+    arena.arena("heuristic", "heuristic", 10, seed=4, out=big, progress=False)
+    assert "95% CI [0.500, 0.500]" in big.getvalue()
+    with pytest.raises(ValueError):
+        arena.arena("heuristic", "random", 0, out=io.StringIO(), progress=False)
+
+
+def test_the_terminal_writes_cards_one_way(capsys: pytest.CaptureFixture[str]) -> None:
+    assert card_text("TD") == "10♦" and card_text("QS") == "Q♠"
+    assert main(["demo", "--seed", "3"]) == 0
+    demo = capsys.readouterr().out
+    assert "10" in demo and "♦" in demo and not TWO_LETTER.search(demo), TWO_LETTER.search(demo)
+    service = MatchService(RedisStore(fakeredis.FakeRedis()))
+    replay = "\n".join(describe(service.store.read(finished_match(service, seed=2))))
+    assert "♠" in replay and not TWO_LETTER.search(replay)
+
+
+def test_the_worker_counts_turns_and_reports_them_now_and_then(
+        monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    assert worker_main.turns_played("played") == 1
+    assert worker_main.turns_played("played (+3 kept)") == 4
+    assert worker_main.turns_played("stale (+2 kept)") == 2
+    assert worker_main.turns_played("stale") == worker_main.turns_played(None) == 0
+
+    class Counter:
+        value = 0
+
+    counter, stop = Counter(), threading.Event()
+    monkeypatch.setattr(worker_main, "PROGRESS_EVERY_S", 0.01)
+    reporter = threading.Thread(target=worker_main._report, args=(counter, stop))
+    reporter.start()
+    seen: list[str] = []
+    try:
+        counter.value = 7
+        wait_for(lambda: seen.extend(capsys.readouterr().out.splitlines()) or seen,
+                 what="a progress line")
+    finally:
+        stop.set()
+        reporter.join()
+    seen.extend(capsys.readouterr().out.splitlines())
+    assert seen == ["hokm worker: 7 bot turns played in the last 0 s (7 since start)"]
+
+
+@pytest.mark.redis
+def test_the_worker_says_what_it_serves_and_how_many_turns_it_played() -> None:
+    from services.bots import RQScheduler
+
+    client = real_redis_client(11)
+    client.flushdb()
+    scheduler = RQScheduler(client, "hokm-cli-test", 3.0)
+    service = MatchService(RedisStore(client), scheduler=scheduler)
+    service.create(seats=["bot:easy"] * 4)  # the first bot turn is enqueued
+    result = run("worker", "--burst",
+                 env={"HOKM_REDIS_URL": redis_db_url(11), "HOKM_QUEUE": "hokm-cli-test"},
+                 timeout=300)
+    client.flushdb()
+    assert result.returncode == 0, result.stderr
+    lines = result.stdout.strip().splitlines()
+    assert lines[0].startswith("hokm worker: 1 process playing bot turns from hokm-cli-test")
+    assert redis_db_url(11) in lines[0] and "until the queues are empty" in lines[0]
+    played = re.fullmatch(r"hokm worker: stopped after (\d+) bot turns\.", lines[-1])
+    assert played and int(played.group(1)) > 0, lines
+    assert "Traceback" not in result.stderr
+
