@@ -79,24 +79,31 @@ class RQScheduler:
         turn after its deadline like any other.  Two round trips either way.  A bots-only turn
         (``bots_only``) is kept only if neither queue has a job waiting, and goes to the
         bots-only queue otherwise.
+
+        The turn is marked pending *before* the guard is taken (``ZADD NX``, in the same
+        pipeline, which Redis runs in order): a process that dies after taking the guard has
+        always left the pending mark, so the watchdog re-enqueues the turn after its deadline.
+        The other way round, a death between the two lost the turn for the guard's lifetime.
+        A mark left by a duplicate claim is harmless: the watchdog finds the turn played and
+        drops it.
         """
         first = self.client.pipeline(transaction=False)
+        first.zadd(keys.PENDING_BOTS,
+                   {member(match_id, version, seat): self.clock() + self.timeout_s}, nx=True)
         first.set(keys.bot_guard(match_id, version, seat), 1, nx=True, ex=GUARD_TTL_S)
         if keep_if_idle:
             first.llen(self.queue.key)
             if bots_only:
                 first.llen(self.bots_only_queue.key)
-        fresh, *waiting = first.execute()
+        _, fresh, *waiting = first.execute()
         if not fresh:
             return False
         keep = keep_if_idle and not any(waiting)
-        pipe = self.client.pipeline()
-        pipe.multi()
-        pipe.zadd(keys.PENDING_BOTS,
-                  {member(match_id, version, seat): self.clock() + self.timeout_s})
         if not keep:
+            pipe = self.client.pipeline()
+            pipe.multi()
             self._enqueue(match_id, seat, version, 0, pipe, bots_only=bots_only)
-        pipe.execute()
+            pipe.execute()
         return keep
 
     def _enqueue(self, match_id: str, seat: int, version: int, attempt: int,

@@ -172,13 +172,24 @@ def _choose(level: str, view: View, history: History, match_id: str) -> str:
 
 
 def still_due(match_id: str, seat: int, version: int) -> bool:
-    """Whether the bot turn (match, seat, version) has still not been played."""
+    """Whether the bot turn (match, seat, version) has still not been played.
+
+    When it has, the match is moved on if it now waits for a system step or a bot nobody has
+    scheduled (``MatchService.advance``, idempotent): a job that died after appending its move
+    but before scheduling the next left exactly this overdue mark behind, and nothing else
+    would notice a match nobody watches."""
     service = runtime().service
     try:
         loaded = service.load(match_id)
     except HokmError:
         return False
-    return loaded.version == version and service.next_actor(loaded.state) == seat
+    if loaded.version == version and service.next_actor(loaded.state) == seat:
+        return True
+    try:
+        service.advance(match_id, loaded)
+    except HokmError:
+        pass
+    return False
 
 
 def is_bots_only(match_id: str) -> bool:

@@ -6,12 +6,13 @@ from __future__ import annotations
 
 import random
 import re
+import time
 from collections.abc import Iterator
 from typing import Any
 
 import pytest
 
-from engine import NAMES, ChooseTrump, PlayCard, legal_choices
+from engine import NAMES, ChooseTrump, PlayCard, decide, legal_choices
 from services.bots import member
 from services.runtime import Runtime, build_runtime
 from services.store import keys
@@ -186,3 +187,58 @@ def test_a_failing_policy_does_not_stall_the_table(rt: Runtime, monkeypatch: pyt
     assert rt.service.next_actor(rt.service.load(match_id).state) == 0  # the bots all played
     assert "the heuristic plays instead" in caplog.text
     assert not [n for n in NAMES if re.search(rf"\b{n}\b", caplog.text)]  # no card is logged
+
+
+def test_a_claim_cut_off_before_its_enqueue_is_recovered(rt: Runtime,
+                                                         monkeypatch: pytest.MonkeyPatch) -> None:
+    """The process dies after taking the turn's guard but before enqueueing its job: the turn
+    was marked pending first, so the watchdog enqueues it after the deadline (the guard alone
+    used to hold the turn, unplayed, for ten minutes)."""
+    match_id = solo(rt)
+    human_moves(rt, match_id, random.Random(4))
+    match, seat, version = take_job(rt)
+    now = [1000.0]
+    rt.scheduler.clock = lambda: now[0]
+    rt.client.delete(keys.PENDING_BOTS)
+    rt.client.delete(keys.bot_guard(match, version, seat))
+
+    class Died(BaseException):
+        pass
+
+    def die(*args: Any, **kwargs: Any) -> None:
+        raise Died
+
+    with monkeypatch.context() as m:
+        m.setattr(rt.scheduler, "_enqueue", die)
+        with pytest.raises(Died):
+            rt.scheduler.claim(match, seat, version)
+    assert rt.client.exists(keys.bot_guard(match, version, seat))
+    assert rt.scheduler.queue.count == 0
+    now[0] += rt.scheduler.timeout_s + 0.1
+    assert rt.scheduler.recover_stalled(jobs.still_due) == 1
+    (job,) = rt.scheduler.queue.get_jobs()
+    assert tuple(job.args) == (match, seat, version)
+
+
+def test_a_job_that_died_after_its_move_gets_the_next_turn_scheduled(rt: Runtime) -> None:
+    """A job appends its move and dies before scheduling the next bot's turn: its own overdue
+    mark makes the watchdog look at the match, find a bot due with nothing scheduled, and
+    schedule it."""
+    match_id = solo(rt)
+    human_moves(rt, match_id, random.Random(5))
+    match, seat, _ = take_job(rt)
+    service = rt.service
+    loaded = service.load(match)
+    choice = random.Random(5).choice(legal_choices(loaded.state, seat))
+    command = ChooseTrump(choice) if loaded.state.phase == "choosing_trump" else PlayCard(choice)
+    # the job's move, appended without the steps that follow (it died right after)
+    service._append(match, loaded, decide(loaded.state, seat, command), seat, None)
+    after = service.load(match)
+    nxt = service.next_actor(after.state)
+    assert nxt not in (None, 0), "construct a position where a bot moves next"
+    assert rt.scheduler.queue.count == 0
+    later = time.time() + rt.scheduler.timeout_s + 1  # past the deadline of the job's mark
+    rt.scheduler.clock = lambda: later
+    assert rt.scheduler.recover_stalled(jobs.still_due) == 0  # its own turn was played ...
+    (job,) = rt.scheduler.queue.get_jobs()  # ... and the next one is scheduled
+    assert tuple(job.args) == (match, nxt, after.version)
