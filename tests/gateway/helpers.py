@@ -20,6 +20,7 @@ from services.gateway.app import create_app
 from services.runtime import Runtime, build_runtime
 from services.settings import Settings
 from tests.conftest import redis_db_url
+from tests.conftest import wait_for as wait_for  # re-exported: the gateway tests import it here
 
 SEATS4 = ["human"] * 4
 
@@ -260,15 +261,6 @@ def pending(ws: WebSocketTestSession) -> list[dict[str, Any]]:
     return [json.loads(m["text"]) if m.get("text") is not None else m for m in out]
 
 
-def wait_for(pred: Any, timeout: float = 5.0, every: float = 0.01) -> Any:
-    deadline = time.monotonic() + timeout
-    while True:
-        value = pred()
-        if value:
-            return value
-        if time.monotonic() > deadline:
-            raise AssertionError("condition not met in time")
-        time.sleep(every)
 
 
 # -- the server-side truth ---------------------------------------------------------------------
