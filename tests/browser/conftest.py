@@ -2,7 +2,10 @@
 
 The gateway runs in its embedded mode (in-process fakeredis and bot worker) on a free port, with
 ``HOKM_ALLOW_STACKED_DECKS`` and ``HOKM_REDIS_URL`` removed from its environment, so the tests see
-exactly what a player sees.  Screenshots go to ``artifacts/screenshots/`` (git-ignored).
+exactly what a player sees.  Its data folder (``HOKM_DATA``) is a fresh temporary folder removed
+at teardown, and the per-address limits are set here (every test browser comes from 127.0.0.1),
+so the suite never depends on their defaults.  Screenshots go to ``artifacts/screenshots/``
+(git-ignored).
 """
 
 from __future__ import annotations
@@ -13,6 +16,7 @@ import signal
 import socket
 import subprocess
 import sys
+import tempfile
 import time
 import urllib.error
 import urllib.request
@@ -21,6 +25,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+
+from .helpers import finish_match_over_http
 
 ROOT = Path(__file__).resolve().parents[2]
 ARTIFACTS = ROOT / "artifacts" / "screenshots"
@@ -65,6 +71,9 @@ def gateway() -> Iterator[str]:
     port = _free_port()
     env = {k: v for k, v in os.environ.items()
            if k not in ("HOKM_ALLOW_STACKED_DECKS", "HOKM_REDIS_URL")}
+    data = tempfile.mkdtemp(prefix="hokm-browser-data-")
+    env.update(HOKM_DATA=data, HOKM_CREATES_PER_WINDOW="1000", HOKM_BOT_MATCHES_PER_ADDRESS="100",
+               HOKM_CONNECTIONS_PER_ADDRESS="0")  # 0: no per-address connection limit
     (ROOT / "artifacts").mkdir(exist_ok=True)
     log = open(ROOT / "artifacts" / "gateway.log", "w")  # closed at teardown
     proc = subprocess.Popen(
@@ -81,7 +90,9 @@ def gateway() -> Iterator[str]:
             pass
         if proc.poll() is not None or time.monotonic() > deadline:
             proc.kill()
+            proc.wait(timeout=5)
             log.close()
+            shutil.rmtree(data, ignore_errors=True)
             raise RuntimeError("hokm serve did not start: see artifacts/gateway.log")
         time.sleep(0.2)
     try:
@@ -94,6 +105,13 @@ def gateway() -> Iterator[str]:
             proc.kill()
             proc.wait(timeout=5)
         log.close()
+        shutil.rmtree(data, ignore_errors=True)
+
+
+@pytest.fixture(scope="session")
+def finished_match(gateway: str) -> str:
+    """A solo match played to its end over HTTP (for the replay viewer), once per session."""
+    return finish_match_over_http(gateway)
 
 
 @pytest.fixture(scope="session")

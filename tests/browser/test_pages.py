@@ -10,18 +10,13 @@ from typing import Any
 import pytest
 
 from .conftest import DESKTOP, PHONE, ROOT
-from .helpers import HAND_ENABLED, finish_match_over_http, play_until, state, wait_my_turn
+from .helpers import HAND_ENABLED, play_until, state, wait_my_turn
 
 pytestmark = pytest.mark.browser
 
 STATIC = ROOT / "services" / "gateway" / "static"
 LANGS = ("en", "fa", "de", "sv", "nl", "es")
 RANKS = "(Ace|King|Queen|Jack|Ten|Two|Three|Four|Five|Six|Seven|Eight|Nine)"
-
-
-@pytest.fixture(scope="module")
-def finished_match(gateway: str) -> str:
-    return finish_match_over_http(gateway)
 
 
 def step_text(page) -> tuple[int, int]:  # type: ignore[no-untyped-def]
