@@ -29,6 +29,9 @@ async function request(method, path, { body, token } = {}) {
   return data;
 }
 
+/** The longest player name the server takes (engine.decide.MAX_NAME; matches record it). */
+export const MAX_NAME = 40;
+
 const enc = encodeURIComponent;
 export const api = {
   create: (body) => request("POST", "/api/matches", { body }),

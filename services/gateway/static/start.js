@@ -1,6 +1,6 @@
 // The start page: your name, play solo (with a level), resume a solo match, create a room with
 // house rules and a seat layout, or join through an invite link.
-import { api, store } from "./api.js";
+import { api, store, MAX_NAME } from "./api.js";
 import { h, fill } from "./cards.js";
 import { t } from "./i18n.js";
 import { errorText, navigate, toast } from "./ui.js";
@@ -30,7 +30,7 @@ export function mount(root) {
   document.title = `Hokm — ${t("start.title")}`;
   const busy = (btn, on) => { btn.disabled = on; btn.setAttribute("aria-busy", on ? "true" : "false"); };
 
-  const nameInput = h("input", { type: "text", autocomplete: "nickname", maxlength: "24", value: store.name(), placeholder: t("start.name_placeholder") });
+  const nameInput = h("input", { type: "text", autocomplete: "nickname", maxlength: String(MAX_NAME), value: store.name(), placeholder: t("start.name_placeholder") });
   nameInput.addEventListener("change", () => store.setName(nameInput.value.trim()));
   const name = () => {
     const n = nameInput.value.trim() || t("start.default_name");

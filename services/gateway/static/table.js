@@ -4,7 +4,7 @@
 // Views are whole snapshots.  They are queued and shown one after another with short pauses
 // (a completed trick, the ace draw, the deal, a round result stay visible for a moment), so the
 // game can be followed even when bots answer instantly.  prefers-reduced-motion shortens them.
-import { api, store, MatchSocket, commandId } from "./api.js";
+import { api, store, MatchSocket, commandId, MAX_NAME } from "./api.js";
 import { h, fill, cardButton, cardImage, cardBack, suitButton, suitBadge } from "./cards.js";
 import { t, cardName, suitName, capitalize, isRtl } from "./i18n.js";
 import { announce, toast, copyText, errorText } from "./ui.js";
@@ -89,7 +89,7 @@ function mountJoin(root, matchId, ctl, note) {
       h("details", {}, h("summary", { text: t("table.house_rules") }), h("ul", {}, ...ruleSummary(s.rules).map((r) => h("li", { text: r })))),
     ];
     if (!over && open > 0) {
-      const name = h("input", { type: "text", id: "join-name", autocomplete: "nickname", maxlength: "24", value: store.name() });
+      const name = h("input", { type: "text", id: "join-name", autocomplete: "nickname", maxlength: String(MAX_NAME), value: store.name() });
       const btn = h("button.primary", { type: "submit", id: "take-seat", text: t("join.take_seat") });
       const form = h("form.join-form", {}, h("div.field", {}, h("label", { for: "join-name", text: t("start.your_name") }), name), btn);
       form.addEventListener("submit", async (ev) => {
@@ -128,7 +128,7 @@ function mountTable(root, matchId, token, ctl) {
   const S = {
     view: null, queue: [], holding: false, holdTimer: null, afterHold: null,
     pending: false, pendingTimer: null, conn: "connecting",
-    hints: { on: false, since: null, forVersion: null, data: null, note: "" },
+    hints: { on: false, since: null, forVersion: null, data: null, note: "", exhausted: false },
     resultKey: null, trickKey: null, drawSeen: false, statusKey: null, dealKey: null,
     banner: null, // {kind: "result"|"draw"|"deal", ...} shown in the middle
     completed: null, // the completed trick being shown
@@ -187,6 +187,9 @@ function mountTable(root, matchId, token, ctl) {
       return;
     }
     S.queue.push(v);
+    // the ace draw gives way as soon as the match needs the player: its pause ends here, and the
+    // views before this one follow at their usual pace
+    if (S.holding && S.banner && S.banner.kind === "draw" && isMyDecision(v)) endHold();
     pump();
   }
 
@@ -198,13 +201,18 @@ function mountTable(root, matchId, token, ctl) {
     render();
     if (hold > 0) {
       S.holding = true;
-      S.holdTimer = setTimeout(() => {
-        S.holding = false;
-        const after = S.afterHold; S.afterHold = null;
-        if (after) { after(); render(); }
-        pump();
-      }, hold * pace);
+      S.holdTimer = setTimeout(endHold, hold * pace);
     } else pump();
+  }
+
+  /** The pause is over (its time is up, or the match needs the player): go on with the queue. */
+  function endHold() {
+    clearTimeout(S.holdTimer);
+    if (!S.holding) return;
+    S.holding = false;
+    const after = S.afterHold; S.afterHold = null;
+    if (after) { after(); render(); }
+    pump();
   }
 
   /** Take the next view: find what happened (for announcements and pauses). Returns a pause. */
@@ -218,15 +226,20 @@ function mountTable(root, matchId, token, ctl) {
     if (!first && prev.seat != null && v.seat != null && prev.seat !== v.seat) {
       msgs.push(t("announce.moved", { n: v.seat + 1 }));
     }
+    // A panel over the table (the ace draw, a round's result) is never shown while the player
+    // has a decision to make: the draw is then told in the score panel, the result too.
+    const mine = isMyDecision(v);
     // the ace draw
     if (v.draw && v.draw.length && !S.drawSeen) {
       S.drawSeen = true;
       const noTricks = (v.tricks || []).every((n) => n === 0) && !v.last_trick;
       if (v.round <= 1 && noTricks && v.phase !== "match_over") {
-        S.banner = { kind: "draw" };
         msgs.push(drawText(v));
-        hold = Math.max(hold, Math.min(3500, 1200 + 120 * v.draw.length));
-        S.afterHold = () => { if (S.banner && S.banner.kind === "draw") S.banner = null; };
+        if (!mine) {
+          S.banner = { kind: "draw" };
+          hold = Math.max(hold, Math.min(3500, 1200 + 120 * v.draw.length));
+          S.afterHold = () => { if (S.banner && S.banner.kind === "draw") S.banner = null; };
+        }
       }
     }
     // a completed trick stays in the middle for a moment
@@ -261,10 +274,12 @@ function mountTable(root, matchId, token, ctl) {
     const rkey = v.result ? `${v.round}:${JSON.stringify(v.result)}` : null;
     if (rkey && rkey !== S.resultKey) {
       if (!first || v.phase === "round_over" || v.phase === "match_over") {
-        S.banner = { kind: "result" };
         msgs.push(resultText(v, v.result));
-        hold = Math.max(hold, v.phase === "match_over" ? 0 : 2600);
-        if (v.phase !== "match_over") S.afterHold = () => { if (S.banner && S.banner.kind === "result") S.banner = null; };
+        if (!mine) {
+          S.banner = { kind: "result" };
+          hold = Math.max(hold, v.phase === "match_over" ? 0 : 2600);
+          if (v.phase !== "match_over") S.afterHold = () => { if (S.banner && S.banner.kind === "result") S.banner = null; };
+        }
       }
       S.resultKey = rkey;
     }
@@ -335,6 +350,18 @@ function mountTable(root, matchId, token, ctl) {
     }
   }
 
+  /** The status line as nodes: a seat's name in it is its own span, cut with an ellipsis when
+   *  long (names have up to MAX_NAME characters); the text itself is statusText's. */
+  function statusNodes(v) {
+    const named = v.phase === "choosing_trump" && v.hakem !== v.seat ? ["status.hakem_choosing", v.hakem]
+      : v.phase === "playing" && v.turn !== v.seat ? ["status.playing", v.turn] : null;
+    if (!named) return [statusText(v)];
+    const name = seatName(v, named[1]);
+    const [before, after] = t(named[0], { name: "\u0000" }).split("\u0000");
+    if (after === undefined) return [statusText(v)];
+    return [before, h("span.who", { text: name, title: name }), after].filter(Boolean);
+  }
+
   // ---- rendering ----
   function render() {
     const v = S.view;
@@ -343,11 +370,13 @@ function mountTable(root, matchId, token, ctl) {
     const base = me ?? 0;
     const pos = (s) => (s - base + 4) % 4;
     const myTurn = isMyDecision(v);
+    // nothing covers the table while the player has to act (the match-over panel never meets a turn)
+    if (myTurn && S.banner && S.banner.kind !== "over") S.banner = null;
     // machine-readable state for tests and browser-driving agents
     Object.assign(E.page.dataset, { phase: v.phase, round: String(v.round), version: String(v.version),
       seat: v.seat == null ? "" : String(v.seat), turn: v.turn == null ? "" : String(v.turn), myTurn: String(myTurn) });
     document.title = myTurn ? `Hokm — ${t("title.your_turn")}` : "Hokm";
-    E.status.textContent = statusText(v);
+    fill(E.status, ...statusNodes(v));
     E.status.classList.toggle("mine", myTurn);
     renderConn();
     // seats around the table
@@ -408,7 +437,7 @@ function mountTable(root, matchId, token, ctl) {
       badges.push(h(`span.dot.${seat.connected ? "on" : "off"}`, { role: "img", "aria-label": t(seat.connected ? "seat.online" : "seat.offline"), title: t(seat.connected ? "seat.online" : "seat.offline") }));
     }
     const count = (v.hand_counts || [])[s] || 0;
-    const parts = [h("div.seat-head", {}, h("span.name", { text: seatName(v, s) }), ...badges)];
+    const parts = [h("div.seat-head", {}, h("span.name", { text: seatName(v, s), title: seatName(v, s) }), ...badges)];
     if (v.hands && v.hands[s] && s !== me) {
       parts.push(h("div.revealed", { role: "list", "aria-label": t("table.hand_of", { name: seatName(v, s) }) },
         ...v.hands[s].map((c) => h("span", { role: "listitem" }, cardImage(c, "mini")))));
@@ -533,6 +562,8 @@ function mountTable(root, matchId, token, ctl) {
           h("th", { scope: "col", text: t("table.points") }), v.sets ? h("th", { scope: "col", text: t("table.sets") }) : null)),
         h("tbody", {}, ...rows)),
       v.pile ? h("p", { text: t("table.pile", { n: v.pile }) }) : null,
+      // who drew the aces stays readable here in the first round (the panel gives way to turns)
+      (v.round || 1) <= 1 && v.draw && v.draw.length && !v.result ? h("p.draw-result", { text: drawText(v) }) : null,
       v.result && v.phase !== "round_over" && v.phase !== "match_over" ? h("p.last-result", { text: t("table.last_round") + ": " + resultText(v, v.result) }) : null,
     ].filter(Boolean));
   }
@@ -588,12 +619,12 @@ function mountTable(root, matchId, token, ctl) {
     const H = S.hints;
     H.on = !H.on;
     H.since = H.on && S.view ? S.view.version : null;
-    H.forVersion = null; H.data = null; H.note = "";
+    H.forVersion = null; H.data = null; H.note = ""; H.exhausted = false;
     render();
   }
   function restartHints() {
     const H = S.hints;
-    H.on = true; H.since = S.view ? S.view.version : 0; H.forVersion = null; H.data = null; H.note = "";
+    H.on = true; H.since = S.view ? S.view.version : 0; H.forVersion = null; H.data = null; H.note = ""; H.exhausted = false;
     render();
   }
   function renderHints(v) {
@@ -619,16 +650,23 @@ function mountTable(root, matchId, token, ctl) {
   function maybeFetchHint(v) {
     const H = S.hints;
     if (!H.on || !token || !isMyDecision(v) || H.forVersion === v.version || H.loading === v.version) return;
+    if (H.exhausted) { // the three are used: say so without asking the server again (409 each time)
+      H.forVersion = v.version; H.data = null; H.note = t("hints.exhausted");
+      renderHints(v);
+      return;
+    }
     H.loading = v.version;
-    api.hint(matchId, token, H.since).then((d) => {
+    const since = H.since; // an answer for hints since switched off and on again is dropped
+    api.hint(matchId, token, since).then((d) => {
       H.loading = null;
-      if (!alive || !H.on || !S.view || S.view.version !== v.version) return;
-      H.data = d; H.forVersion = v.version; H.note = "";
+      if (!alive || !H.on || H.since !== since || !S.view || S.view.version !== v.version) return;
+      H.data = d; H.forVersion = v.version; H.note = ""; H.exhausted = d.remaining <= 0;
       renderHints(S.view);
     }).catch((e) => {
       H.loading = null;
-      if (!alive || !H.on) return;
+      if (!alive || !H.on || H.since !== since) return;
       H.forVersion = v.version; H.data = null;
+      if (e.code === "hints_exhausted") H.exhausted = true;
       H.note = e.code === "hints_exhausted" ? t("hints.exhausted") : e.code === "not_your_turn" ? t("hints.waiting") : errorText(e);
       renderHints(S.view);
     });

@@ -1,0 +1,140 @@
+"""Layout: nothing covers the trick or the hand when the player is asked to act (desktop, tablet,
+phone), and long names (up to the server's ``MAX_NAME``) fit."""
+
+from __future__ import annotations
+
+import re
+import time
+from typing import Any
+
+import pytest
+
+from engine.decide import MAX_NAME
+
+from .conftest import DESKTOP, PHONE
+from .helpers import click_one_move, http, state
+
+pytestmark = pytest.mark.browser
+
+TABLET = {"width": 768, "height": 1024}
+LAYOUTS = {"desktop": DESKTOP, "tablet": TABLET, "phone": PHONE}
+
+# On the player's turn: for the trick area, every card of the hand and every trump button, the
+# element at its centre (scrolled into view first) must be that element or inside it.  Read in one
+# go with the table's state, so the check and the state belong to the same rendering.
+UNCOVERED_JS = """
+() => {
+  const page = document.querySelector('.table-page');
+  if (!page || page.dataset.myTurn !== 'true') return null;
+  const describe = (el) => el ? `${el.tagName.toLowerCase()}.${[...el.classList].join('.')}` +
+    (el.closest('.banner') ? ' (in .banner)' : '') : 'nothing';
+  const targets = [document.querySelector('.trick'),
+    ...document.querySelectorAll('.hand-cards button.card, .trump-choice button.suit-btn')];
+  const problems = [];
+  let hand = 0;
+  for (const el of targets) {
+    if (!el) { problems.push('no trick area'); continue; }
+    el.scrollIntoView({ block: 'nearest', inline: 'nearest' });
+    const r = el.getBoundingClientRect();
+    const x = r.left + r.width / 2, y = r.top + r.height / 2;
+    const hit = document.elementFromPoint(x, y);
+    if (el.matches('button.card')) hand++;
+    if (!r.width || !r.height || !hit || !(hit === el || el.contains(hit))) {
+      problems.push(`${el.dataset.card || el.dataset.suit || 'trick'} at (${x | 0}, ${y | 0}) ` +
+        `is covered by ${describe(hit)}`);
+    }
+  }
+  return { version: page.dataset.version, round: Number(page.dataset.round),
+    phase: page.dataset.phase, hand,
+    status: document.querySelector('#turn-status').textContent, problems };
+}
+"""
+
+
+@pytest.mark.timeout(600)
+@pytest.mark.parametrize("layout", list(LAYOUTS))
+def test_nothing_covers_the_trick_or_the_hand_on_the_players_turn(
+        new_client: Any, layout: str) -> None:
+    # real pauses (no reduced motion): the ace draw and round results stay up for seconds
+    c = new_client(viewport=LAYOUTS[layout], reduced=False)
+    page = c.page
+    page.goto("/")
+    page.get_by_role("button", name="Play solo").click()
+    page.wait_for_url(re.compile(r"/m/[\w-]+$"))
+    checks: list[dict[str, Any]] = []
+    deadline = time.monotonic() + 540
+    # a whole first round (ace draw, thirteen tricks, the result) and a decision in the second
+    while not (checks and checks[-1]["round"] >= 2) and state(page).get("phase") != "match_over":
+        assert time.monotonic() < deadline, f"{layout}: too slow; state {state(page)}"
+        seen = page.evaluate(UNCOVERED_JS)
+        if seen is not None:
+            assert not seen["problems"], (
+                f"{layout}, version {seen['version']} ({seen['phase']}, status "
+                f"{seen['status']!r}): " + "; ".join(seen["problems"]))
+            assert seen["hand"] > 0
+            checks.append(seen)
+        if not click_one_move(page):
+            time.sleep(0.05)
+    # a round ends when a team has seven tricks: at least seven own decisions came before round 2
+    assert len({ch["version"] for ch in checks}) >= 7, checks
+    assert checks[-1]["round"] >= 2
+
+
+LAYOUT_JS = """
+() => {
+  const names = [...document.querySelectorAll('.seat .name')];
+  const bad = [];
+  const board = document.querySelector('.board').getBoundingClientRect();
+  for (const el of names) {
+    const seat = el.closest('.seat').getBoundingClientRect(), r = el.getBoundingClientRect();
+    const out = (a, b) => a.left < b.left - 0.5 || a.right > b.right + 0.5;
+    if (out(r, seat)) bad.push(`${el.textContent}: out of its seat`);
+    if (out(seat, board)) bad.push(`${el.textContent}: its seat is out of the table`);
+  }
+  return { width: document.documentElement.scrollWidth, bad,
+    names: names.map((el) => ({ text: el.textContent, height: el.getBoundingClientRect().height,
+      cut: el.scrollWidth > el.clientWidth, overflow: getComputedStyle(el).textOverflow })) };
+}
+"""
+
+
+def assert_names_fit(page: Any, long: str, where: str) -> None:
+    seen = page.evaluate(LAYOUT_JS)
+    assert seen["width"] <= PHONE["width"], f"{where}: the page is {seen['width']}px wide"
+    assert not seen["bad"], f"{where}: {seen['bad']}"
+    longs = [n for n in seen["names"] if n["text"] == long]
+    shorts = [n for n in seen["names"] if len(n["text"]) < 12]
+    assert longs and shorts, seen["names"]
+    for n in longs:  # on one line like a short name, cut with an ellipsis (the text is whole)
+        assert n["cut"] and n["overflow"] == "ellipsis", (where, n)
+        assert abs(n["height"] - shorts[0]["height"]) <= 1, (where, n, shorts[0])
+
+
+@pytest.mark.timeout(180)
+def test_name_fields_take_the_servers_longest_name_and_it_fits(
+        new_client: Any, gateway: str) -> None:
+    long = "W" * MAX_NAME  # the widest letter, and no space to wrap at
+    c = new_client(viewport=PHONE)
+    page = c.page
+    page.goto("/")
+    field = page.get_by_label("Your name")
+    assert field.evaluate("el => el.maxLength") == MAX_NAME
+    field.press_sequentially(long + "WWWWW")  # typed: the browser stops at maxlength
+    assert field.input_value() == long
+    page.get_by_role("button", name="Play solo").click()  # the server takes it
+    page.wait_for_url(re.compile(r"/m/[\w-]+$"))
+    page.locator(".seat.me .name").get_by_text(long, exact=True).wait_for()
+    assert_names_fit(page, long, "solo")
+    # the invite page's field too: a room with an open seat, its host named at the limit as well
+    m = http(gateway, "POST", "/api/matches", {
+        "players": 4, "seats": ["human", "human", "bot:easy", "bot:easy"], "name": long})
+    page.goto(f"/m/{m['match_id']}")
+    page.get_by_role("heading", name="Join the match").wait_for()
+    join = page.get_by_label("Your name")
+    assert join.evaluate("el => el.maxLength") == MAX_NAME
+    assert join.input_value() == long  # remembered from the start page
+    page.get_by_role("button", name="Take a seat").click()
+    page.wait_for_function(
+        "n => [...document.querySelectorAll('.seat .name')].filter(e => e.textContent === n)"
+        ".length === 2", arg=long)
+    assert_names_fit(page, long, "room")
