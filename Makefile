@@ -1,10 +1,15 @@
 # The two commands of the README.  Both create .venv and install the project on first use.
 #   make play   start the game server (embedded: fakeredis + in-process bot worker) and open it
+#               make play PORT=8001 HOST=0.0.0.0 DATA=/some/folder  (defaults below)
 #   make test   run the whole test suite: ruff, mypy, pytest (needs Redis at 127.0.0.1:6379)
 PY ?= python3
+HOST ?= 127.0.0.1
+PORT ?= 8000
+DATA ?=
 VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
+REQUIREMENTS := $(VENV)/requirements.txt
 
 .PHONY: play test install bench clean
 
@@ -13,16 +18,25 @@ HOT := $(patsubst %,worker/policies/%.py,$(shell sed -n 's/^HOT = (\(.*\))/\1/p'
 	worker/policies/_compiled.py | tr -d '",'))
 
 # the bots' hot modules are compiled with mypyc on install (setup.py): rebuild when they change
+# (each step says what it does: the first install takes about a minute)
 $(STAMP): pyproject.toml setup.py worker/policies/_compiled.py $(HOT)
-	test -x $(BIN)/python || $(PY) -m venv $(VENV)
-	$(BIN)/python -m pip install -q --upgrade pip
-	$(BIN)/python -m pip install -q -e '.[dev]'
-	touch $(STAMP)
+	@echo "Installing hokm into $(VENV) (about a minute the first time):"
+	@test -x $(BIN)/python || { echo "  1/3 creating the virtual environment"; $(PY) -m venv $(VENV); }
+	@echo "  2/3 installing the dependencies with pip"
+	@$(BIN)/python -m pip install -q --upgrade pip
+	@$(BIN)/python -c 'import tomllib; p = tomllib.load(open("pyproject.toml", "rb")); \
+		print("\n".join(p["build-system"]["requires"] + p["project"]["dependencies"] \
+		+ p["project"]["optional-dependencies"]["dev"]))' > $(REQUIREMENTS)
+	@$(BIN)/python -m pip install -q -r $(REQUIREMENTS)
+	@echo "  3/3 building hokm: mypyc compiles the bots' hot loops to C (about 30 s; HOKM_PURE=1 skips it)"
+	@PYTHONWARNINGS=ignore $(BIN)/python -m pip install -q --no-build-isolation --no-deps -e .
+	@touch $(STAMP)
+	@echo "Installed."
 
 install: $(STAMP)
 
 play: $(STAMP)
-	$(BIN)/hokm serve --open
+	$(BIN)/hokm serve --host $(HOST) --port $(PORT) $(if $(DATA),--data $(DATA)) --open
 
 test: $(STAMP)
 	$(BIN)/ruff check .

@@ -469,6 +469,7 @@ class Replay:
 
 
 _BATCH = 1000
+"""Entries per XRANGE page and fields or members per HSET or ZADD of a compacted journal."""
 
 
 def replay(frames: Iterable[Frame], server: Any,
@@ -478,27 +479,14 @@ def replay(frames: Iterable[Frame], server: Any,
     end, and a key whose expiry had passed by the time of a later frame is deleted first, so the
     outcome is the one the journal recorded whatever the time now."""
     done = Replay()
-    pipes: dict[int, Any] = {}
     pending: dict[tuple[int, bytes], int] = {}
-
-    def pipe(db: int) -> Any:
-        if db not in pipes:
-            pipes[db] = fakeredis.FakeRedis(server=server, db=db).pipeline(transaction=False)
-            done.dbs.add(db)
-        return pipes[db]
-
-    def flush(db: int | None = None) -> None:
-        for number, p in pipes.items():
-            if (db is None or number == db) and len(p):
-                done.errors += sum(isinstance(r, Exception)
-                                   for r in p.execute(raise_on_error=False))
+    run = _Executor(server)
 
     def send(db: int, *command: bytes) -> None:
-        p = pipe(db)
-        p.execute_command(*command)
+        done.dbs.add(db)
         done.commands += 1
-        if len(p) >= _BATCH:
-            flush(db)
+        if not run(db, command[0].decode(), list(command[1:])):
+            done.errors += 1
 
     for now, commands in frames:
         done.frames += 1
@@ -506,8 +494,6 @@ def replay(frames: Iterable[Frame], server: Any,
         for db, name, *args in commands:
             text = name.decode()
             if text in _WHOLE_DB:
-                if text == "flushall":
-                    flush()  # it empties every database: what was sent before goes first
                 for held in [k for k in pending if text == "flushall" or k[0] == db]:
                     del pending[held]
                 send(db, name, *args)
@@ -532,8 +518,41 @@ def replay(frames: Iterable[Frame], server: Any,
             send(db, name, *args)
     for (db, key), due in pending.items():
         send(db, b"pexpireat", key, b"%d" % due)
-    flush()
+    run.close()
     return done
+
+
+class _Executor:
+    """Runs commands on a server the way its sockets do, without a client: the replay's fast
+    path (about twice as fast as a pipelined client, which spends the difference encoding and
+    parsing the protocol).  The same fakeredis internals as the journal's wrapper, plus
+    ``FakeSocket``'s constructor."""
+
+    def __init__(self, server: Any) -> None:
+        install()
+        self.server = server
+        self.sockets: dict[int, Any] = {}
+
+    def __call__(self, db: int, name: str, args: list[bytes]) -> bool:
+        """Run one command; False if the server refused it."""
+        import time
+
+        assert _original is not None
+        sock = self.sockets.get(db)
+        if sock is None:
+            import redis
+            from fakeredis._socket._fakesocket import FakeSocket
+
+            sock = self.sockets[db] = FakeSocket(self.server, db, client_class=redis.Redis)
+        func, sig = sock._name_to_func(name)
+        with self.server.lock:
+            sock._db.time = time.time()  # as for a client's command: expiries are against now
+            return not _failed(_original(sock, func, sig, args, False))
+
+    def close(self) -> None:
+        for sock in self.sockets.values():
+            sock.close()
+        self.sockets.clear()
 
 
 def snapshot(server: Any, dbs: Iterable[int]) -> Iterator[list[list[Any]]]:

@@ -17,6 +17,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+import fakeredis
 import httpx
 import msgpack
 import pytest
@@ -24,6 +25,7 @@ import pytest
 from services.store import journal, keys
 from services.store.codec import decode, encode
 from services.store.port import Record
+from services.store.redis_streams import RedisStore
 from tests.conftest import wait_for
 
 HOKM = str(Path(sys.executable).parent / "hokm")
@@ -175,11 +177,13 @@ def test_a_bots_only_match_resumes_by_itself_after_a_restart(
     match_id = created.json()["match_id"]
     wait_for(lambda: first.summary(match_id)["version"] >= 20, timeout=60, what="bot moves")
     first.kill()
+    # what the folder holds once the first server is gone: where the match stopped
+    stored = RedisStore(fakeredis.FakeRedis(server=journal.load(tmp_path, match_id)))
+    stopped_at = stored.version(match_id)
+    assert stopped_at >= 20 and stored.read(match_id)[-1].events  # a whole last record
     second = Server(tmp_path)  # no thinking pause now: it runs to the end quickly
     servers.append(second)
     assert "1 unfinished match resumed" in second.second
-    stopped_at = second.summary(match_id)["version"]
-    assert stopped_at >= 20
     wait_for(lambda: second.summary(match_id)["phase"] == "match_over", timeout=240,
              every=0.2, what="the end of the match")
     assert second.summary(match_id)["version"] > stopped_at
