@@ -26,12 +26,12 @@ class CliError(Exception):
 
 
 class HelpFormatter(argparse.ArgumentDefaultsHelpFormatter):
-    """Shows an option's default in ``--help`` when it has one worth showing (not None or
-    False, not already in the help text)."""
+    """Shows an option's default in ``--help`` when it has one worth showing (not None, False
+    or empty, not already in the help text)."""
 
     def _get_help_string(self, action: argparse.Action) -> str | None:
         text = action.help or ""
-        if (action.default in (None, False, argparse.SUPPRESS) or "%(default)" in text
+        if (action.default in (None, False, "", argparse.SUPPRESS) or "%(default)" in text
                 or not (action.option_strings or action.nargs in ("?", "*"))):
             return text
         return text + " (default: %(default)s)"

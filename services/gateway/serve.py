@@ -114,8 +114,12 @@ def _run(args: argparse.Namespace) -> int:
 
 
 def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
-    parser = sub.add_parser("serve", help="run the game server (embedded by default)",
-                            description=__doc__.split("\n\n")[1] if __doc__ else None)
+    parser = sub.add_parser(
+        "serve", help="run the game server (embedded by default)",
+        description="The game server. Without HOKM_REDIS_URL it is embedded (an in-process "
+                    "fakeredis and bot worker, nothing to install) and keeps its matches in a "
+                    "data folder across restarts; with it, it uses that Redis and the bots' "
+                    "turns are played by `hokm worker`.")
     parser.add_argument("--host", default="127.0.0.1", help="address to listen on")
     parser.add_argument("--port", type=port, default=8000,
                         help="port to listen on (0: any free port, printed at start)")

@@ -52,6 +52,7 @@ from typing import Any
 
 import fakeredis
 import msgpack
+from fakeredis._helpers import SimpleError
 
 from . import keys
 
@@ -252,8 +253,6 @@ def detach(server: Any) -> None:
 
 
 def _error(text: str) -> Any:
-    from fakeredis._helpers import SimpleError
-
     return SimpleError(text)
 
 
@@ -362,18 +361,21 @@ class Journal:
             self.sync()
 
     def sync(self) -> None:
-        """fsync the journal if something was written since the last time."""
+        """fsync the journal if something was written since the last time.  Outside the lock:
+        appends (made with the server's lock held) never wait for the disk."""
         with self._io:
             if not self._dirty or self._fd < 0:
                 return
             self._dirty = False
-            try:
-                os.fsync(self._fd)
-            except OSError as exc:
-                log.error("the journal %s could not be synced: %s", self.path, exc)
+            fd = self._fd
+        try:
+            os.fsync(fd)
+        except OSError as exc:
+            log.error("the journal %s could not be synced: %s", self.path, exc)
 
     def close(self) -> None:
-        """fsync and close (the caller has detached it from its server first)."""
+        """fsync and close (the caller has detached it from its server first; the fsync
+        thread is stopped before, so nothing syncs the descriptor as it closes)."""
         self._closed.set()
         self._syncer.join()
         self.sync()
@@ -384,8 +386,6 @@ class Journal:
 
 
 def _failed(result: Any) -> bool:
-    from fakeredis._helpers import SimpleError
-
     return isinstance(result, SimpleError)
 
 

@@ -227,8 +227,8 @@ def test_help_shows_the_defaults_of_every_sub_command() -> None:
     for name, parser in COMMANDS.items():
         text = " ".join(parser.format_help().split())
         for action in parser._actions:
-            if (action.option_strings and action.default not in (None, False, argparse.SUPPRESS)
-                    and action.help != argparse.SUPPRESS):
+            shown = action.default not in (None, False, "", argparse.SUPPRESS)
+            if action.option_strings and shown and action.help != argparse.SUPPRESS:
                 assert f"(default: {action.default})" in text, (name, action.dest)
     assert "(default: 100)" in " ".join(COMMANDS["arena"].format_help().split())
 

@@ -18,6 +18,7 @@ import redis
 
 from services.store import journal, keys
 from services.store.journal import DataFolder, DataFolderBusy, JournalDamaged
+from tests.conftest import wait_for
 
 LOG, META, TOKENS = keys.log("m1"), keys.meta("m1"), keys.tokens("m1")
 
@@ -303,3 +304,21 @@ def test_readers_load_one_match_without_the_lock(folder: Any) -> None:
     assert journal.stored_matches(everything) == ["aa", "bb"]
     with pytest.raises(FileNotFoundError):
         journal.load(data.path / "nowhere")
+
+
+def test_the_journal_is_fsynced_by_a_thread_after_writes(tmp_path: Path,
+                                                       monkeypatch: pytest.MonkeyPatch) -> None:
+    synced: list[int] = []
+    real_fsync = journal.os.fsync
+    monkeypatch.setattr(journal, "FSYNC_EVERY_S", 0.01)
+    monkeypatch.setattr(journal.os, "fsync", lambda fd: (synced.append(fd), real_fsync(fd)))
+    server = fakeredis.FakeServer()
+    data = DataFolder.open(tmp_path, server)
+    try:
+        fd = data.journal._fd
+        synced.clear()  # the compaction's own fsyncs
+        fakeredis.FakeRedis(server=server).hset(META, "a", "1")
+        wait_for(lambda: fd in synced, what="an fsync of the journal")
+    finally:
+        data.close()
+    assert [c[1] for c in commands(tmp_path)] == [b"hset"]
