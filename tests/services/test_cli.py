@@ -304,3 +304,32 @@ def test_the_worker_says_what_it_serves_and_how_many_turns_it_played() -> None:
     assert played and int(played.group(1)) > 0, lines
     assert "Traceback" not in result.stderr
 
+
+
+def test_make_play_takes_the_address_and_the_data_folder() -> None:
+    base = {k: v for k, v in os.environ.items() if k not in ("HOST", "PORT", "DATA")}
+    planned = subprocess.run(["make", "-n", "play", "PORT=8001", "HOST=0.0.0.0", "DATA=/d"],
+                             cwd=ROOT, env=base, capture_output=True, text=True, timeout=60)
+    assert planned.returncode == 0, planned.stderr
+    assert "hokm serve --host 0.0.0.0 --port 8001 --data /d --open" in planned.stdout
+    default = subprocess.run(["make", "-n", "play"], cwd=ROOT, env=base, capture_output=True,
+                             text=True, timeout=60)
+    assert re.search(r"hokm serve --host 127\.0\.0\.1 --port 8000 +--open", default.stdout)
+
+
+def test_the_data_folder_setting(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    from services.settings import Settings
+
+    for name in ("HOKM_DATA", "HOKM_REDIS_URL", "XDG_DATA_HOME"):
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.setenv("HOME", str(tmp_path))
+    assert Settings.from_env().data_dir == str(tmp_path / ".local" / "share" / "hokm")
+    monkeypatch.setenv("XDG_DATA_HOME", "relative/is/ignored")
+    assert Settings.from_env().data_dir == str(tmp_path / ".local" / "share" / "hokm")
+    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "xdg"))
+    assert Settings.from_env().data_dir == str(tmp_path / "xdg" / "hokm")
+    monkeypatch.setenv("HOKM_DATA", str(tmp_path / "mine"))
+    assert Settings.from_env().data_dir == str(tmp_path / "mine")
+    monkeypatch.delenv("HOKM_DATA")
+    monkeypatch.setenv("HOKM_REDIS_URL", "redis://127.0.0.1:6379/0")
+    assert Settings.from_env().data_dir is None  # with a Redis, no default folder
