@@ -28,6 +28,7 @@ import time
 from typing import Any
 
 from rq import SimpleWorker
+from rq.exceptions import StopRequested
 from rq.serializers import JSONSerializer
 from rq.timeouts import TimerDeathPenalty
 
@@ -88,12 +89,22 @@ class BotWorker(SimpleWorker):
 
 
 class ThreadWorker(BotWorker):
-    """A ``BotWorker`` that can run in a non-main thread (the embedded server's bot worker)."""
+    """A ``BotWorker`` that can run in a non-main thread (the embedded server's bot worker).
+
+    It stops within about a second of ``stop`` being set (the server shutting down): its
+    blocking dequeue waits at most a second (``worker_ttl`` 16), and the next heartbeat outside
+    a job raises RQ's own ``StopRequested``."""
 
     death_penalty_class = TimerDeathPenalty
+    stop: threading.Event | None = None
 
     def _install_signal_handlers(self) -> None:
         pass
+
+    def heartbeat(self, timeout: int | None = None, pipeline: Any = None) -> None:
+        if pipeline is None and self.stop is not None and self.stop.is_set():
+            raise StopRequested()
+        super().heartbeat(timeout, pipeline)
 
 
 def start_watchdog(rt: Runtime, stop: threading.Event) -> threading.Thread:
@@ -122,7 +133,9 @@ def start_in_process(rt: Runtime) -> threading.Event:
     set_runtime(rt)
     stop = threading.Event()
     # tables with a human first: RQ serves the first non-empty queue of the list
-    worker = ThreadWorker(rt.scheduler.queues, connection=rt.client, serializer=JSONSerializer)
+    worker = ThreadWorker(rt.scheduler.queues, connection=rt.client, serializer=JSONSerializer,
+                          worker_ttl=16)
+    worker.stop = stop
 
     def run() -> None:
         set_runtime(rt, this_thread=True)
