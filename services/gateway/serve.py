@@ -26,17 +26,7 @@ from services.runtime import build_runtime
 from services.settings import Settings
 
 from .app import create_app
-from .server import ConnectionLimits, bind, run
-
-
-def _limits(settings: Settings) -> ConnectionLimits:
-    defaults = ConnectionLimits()
-    return ConnectionLimits(
-        request_timeout_s=getattr(settings, "request_timeout_s", defaults.request_timeout_s),
-        keep_alive_s=getattr(settings, "keep_alive_s", defaults.keep_alive_s),
-        per_address=getattr(settings, "connections_per_address", defaults.per_address),
-        exempt=tuple(getattr(settings, "trusted_proxies", defaults.exempt)),
-    )
+from .server import bind, limits_of, run
 
 
 def _settings(args: argparse.Namespace) -> Settings:
@@ -105,7 +95,7 @@ def _run(args: argparse.Namespace) -> int:
         # objects tracked.
         gc.collect()
         gc.freeze()
-        run(app, sock, limits=_limits(rt.settings), max_frame=rt.settings.max_body,
+        run(app, sock, limits=limits_of(rt.settings), max_frame=rt.settings.max_body,
             log_level=args.log_level)
     finally:
         sock.close()

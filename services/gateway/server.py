@@ -37,6 +37,8 @@ import uvicorn
 from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol
 from uvicorn.protocols.websockets.websockets_sansio_impl import WebSocketsSansIOProtocol
 
+from services.settings import Settings
+
 
 @dataclass(frozen=True, slots=True)
 class ConnectionLimits:
@@ -335,7 +337,7 @@ def make_server(app: Any, *, limits: ConnectionLimits, max_frame: int,
     return uvicorn.Server(config)
 
 
-def limits_of(settings: Any) -> ConnectionLimits:
+def limits_of(settings: Settings) -> ConnectionLimits:
     """The connection limits of ``Settings``."""
     return ConnectionLimits(
         request_timeout_s=settings.request_timeout_s, keep_alive_s=settings.keep_alive_s,
