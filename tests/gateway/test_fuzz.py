@@ -50,14 +50,23 @@ create_like = st.fixed_dictionaries({}, optional={
     "first_hakem": st.integers(-2, 6) | json_values,
     "decks": json_values,
 })
+deep = st.builds(
+    lambda levels, opener, inside, closed: (
+        opener * levels + inside + ("]" if opener == "[" else "}") * (levels if closed else 0)
+    ).encode(),
+    st.integers(1, 20_000), st.sampled_from(["[", '{"a":']), st.sampled_from(["1", '"x"', ""]),
+    st.booleans())
+"""Nesting deep enough to exhaust a recursive parser (the finding: a 500 over HTTP)."""
 bodies = (
-    json_values.map(lambda v: json.dumps(v).encode())
+    deep
+    | json_values.map(lambda v: json.dumps(v).encode())
     | command_like.map(lambda v: json.dumps(v).encode())
     | create_like.map(lambda v: json.dumps(v).encode())
     | st.binary(max_size=64)
 )
 params = st.dictionaries(st.sampled_from(["since", "step", "token", "x"]),
-                         st.integers(-5, 10**20).map(str) | st.text(max_size=8), max_size=3)
+                         st.integers(-5, 10**20).map(str) | st.text(max_size=8)
+                         | st.sampled_from(["²", "١٢", "9" * 5000]), max_size=3)
 
 
 @pytest.fixture(scope="module")
@@ -116,7 +125,8 @@ def ws_target(gw: Gateway) -> Iterator[tuple[Gateway, str, list[str]]]:
 @settings(max_examples=150, deadline=None,
           suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
 @given(frames=st.lists(
-    command_like.map(json.dumps) | json_values.map(json.dumps) | st.text(max_size=40),
+    command_like.map(json.dumps) | json_values.map(json.dumps) | st.text(max_size=40)
+    | deep.filter(lambda b: len(b) <= 16 * 1024).map(bytes.decode),  # (larger: close 1009)
     min_size=1, max_size=6))
 def test_ws_fuzz(ws_target: tuple[Gateway, str, list[str]], frames: list[str]) -> None:
     """Odd frames over a seat's socket: each gets an error frame (or a pong, or a view when a
