@@ -43,7 +43,10 @@ class Server:
                                      env=env, cwd=ROOT, stdout=subprocess.PIPE,
                                      stderr=subprocess.PIPE, text=True)
         self.lines: queue.Queue[str] = queue.Queue()
+        self.errors: list[str] = []
+        """What the server wrote to stderr (drained all along: a full pipe would block it)."""
         threading.Thread(target=self._read, daemon=True).start()
+        threading.Thread(target=self._read_errors, daemon=True).start()
         first = self._line(60)
         found = re.search(r"running at (http://\S+/)", first)
         assert found, f"unexpected first line: {first!r}"
@@ -57,13 +60,22 @@ class Server:
         for line in self.proc.stdout:
             self.lines.put(line)
 
+    def _read_errors(self) -> None:
+        assert self.proc.stderr is not None
+        for line in self.proc.stderr:
+            self.errors.append(line)
+
+    def stderr_tail(self) -> str:
+        return "".join(self.errors[-40:])
+
     def _line(self, timeout: float) -> str:
         try:
             return self.lines.get(timeout=timeout)
         except queue.Empty:
             self.proc.kill()
-            raise AssertionError(f"hokm serve printed nothing: {self.proc.stderr.read()}"
-                                 ) from None  # type: ignore[union-attr]
+            self.proc.wait(timeout=30)
+            raise AssertionError(f"hokm serve printed nothing: {self.stderr_tail()}"
+                                 ) from None
 
     def _ready(self) -> bool:
         try:
@@ -86,10 +98,6 @@ class Server:
         self.http.close()
         self.proc.send_signal(signal.SIGKILL)
         self.proc.wait(timeout=30)
-        assert self.proc.stderr is not None
-        self.proc.stderr.close()
-        if self.proc.stdout is not None:
-            self.proc.stdout.close()
 
 
 @pytest.fixture
@@ -159,8 +167,11 @@ def test_a_match_killed_mid_play_is_there_after_a_restart_and_goes_on(
     mine = play_once(second, match_id, token)
     assert mine == version + 1
     # the bots play again after the restart: at least one of them replies to the human
-    wait_for(lambda: second.summary(match_id)["version"] > mine, timeout=60,
-             what="a bot's reply after the restart")
+    try:
+        wait_for(lambda: second.summary(match_id)["version"] > mine, timeout=60,
+                 what="a bot's reply after the restart")
+    except AssertionError as exc:
+        raise AssertionError(f"{exc}; the server said: {second.stderr_tail()}") from None
     play_once(second, match_id, token)
     second.kill()
     verified = hokm("verify", match_id, data=tmp_path)

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import inspect
+import threading
 import time
 from pathlib import Path
 from typing import Any
@@ -81,7 +82,11 @@ def test_plain_transaction_script_and_asyncio_commands_are_all_journaled(folder:
         await aclient.xadd(LOG, {"d": "y"}, id="2-0")
         await aclient.aclose()
 
-    asyncio.run(from_asyncio())
+    # in a thread of its own: the browser tests' Playwright keeps an event loop running in
+    # this one when the whole suite runs in one process
+    runner = threading.Thread(target=lambda: asyncio.run(from_asyncio()))
+    runner.start()
+    runner.join(timeout=30)
     frames = journal.read(data.journal.path).frames
     assert [[c[1] for c in frame] for _, frame in frames] == [
         [b"hset"], [b"hset", b"zadd"], [b"xadd"], [b"xadd"]]
