@@ -11,10 +11,12 @@ import tempfile
 import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import TypeVar
+from typing import Any, TypeVar
 
 import pytest
 import redis
+
+from tests.cluster_fixture import Cluster, ClusterFactory, start_cluster
 
 T = TypeVar("T")
 
@@ -106,3 +108,48 @@ def private_redis() -> Iterator[type[PrivateRedis]]:
     for server in folders:
         server.kill()
         shutil.rmtree(server.folder, ignore_errors=True)
+
+
+# -- Redis Cluster (tests/cluster_fixture.py) ------------------------------------------------
+
+
+@pytest.fixture(scope="session")
+def redis_cluster() -> Iterator[Cluster]:
+    """One real six-node Redis Cluster shared by the whole run, started on first use (a few
+    seconds).  Every test using it starts from an empty cluster (``_flush_redis_cluster``); a
+    fixture of wider scope must not keep data in it.  Tests that break nodes use
+    ``private_cluster`` instead."""
+    cluster = start_cluster()
+    try:
+        yield cluster
+    finally:
+        cluster.stop()
+
+
+@pytest.fixture(autouse=True)
+def _flush_redis_cluster(request: pytest.FixtureRequest) -> None:
+    """FLUSHALL on every primary of the shared cluster before each test that uses it (nothing
+    at all for the other tests), failing the test if the shared cluster is no longer healthy."""
+    if "redis_cluster" in request.fixturenames:
+        cluster: Cluster = request.getfixturevalue("redis_cluster")
+        problems = cluster.problems()
+        if problems:
+            pytest.fail(f"the shared Redis Cluster is broken (a test must use private_cluster "
+                        f"to break nodes): {'; '.join(problems)}", pytrace=False)
+        cluster.flush()
+
+
+@pytest.fixture
+def private_cluster() -> Iterator[ClusterFactory]:
+    """A factory of clusters of the test's own (``private_cluster(node_timeout_ms=...)``), for
+    tests that kill or partition nodes; every cluster it made is stopped after the test."""
+    started: list[Cluster] = []
+
+    def make(**options: Any) -> Cluster:
+        cluster = start_cluster(**options)
+        started.append(cluster)
+        return cluster
+
+    yield make
+    for cluster in started:
+        cluster.stop()
