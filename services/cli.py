@@ -75,7 +75,8 @@ def _demo(args: argparse.Namespace) -> int:
 
 # Sub-commands that live with their own package register themselves here: each module has
 # ``register(subparsers)`` adding its parser with ``set_defaults(func=...)``.
-_PLUGINS = ("worker.arena", "worker.main", "services.gateway.serve", "services.audit")
+_PLUGINS = ("worker.arena", "worker.main", "services.gateway.serve", "services.audit",
+            "hokmplay.cli")
 
 
 def _register_plugins(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]

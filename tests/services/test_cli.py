@@ -35,7 +35,7 @@ from worker import main as worker_main
 HOKM = str(Path(sys.executable).parent / "hokm")
 ROOT = Path(__file__).resolve().parents[2]
 UNREACHABLE = "redis://:secret@127.0.0.1:1/0"
-NO_REDIS = {"demo", "arena"}
+NO_REDIS = {"demo", "arena", "play"}
 """Sub-commands that never use Redis (with any other, an unreachable one is an error)."""
 TWO_LETTER = re.compile(r"(?<![\w♠♥♦♣])(?:[2-9TJQKA][SHDC])(?!\w)")
 

@@ -1,0 +1,293 @@
+"""The HTTP half of API v1: :class:`Client` (blocking) and :class:`AsyncClient` (asyncio).
+
+Both have the same methods with the same arguments; each returns the API's JSON answer as a
+``dict`` (``docs/api.md`` lists every field), the async one as an awaitable.  A refusal raises
+:class:`~hokmclient.errors.ApiError` with the API's code.
+
+Retries (contract):
+
+* ``429 rate_limited`` and ``503 unavailable`` did nothing on the server: every request is sent
+  again after its ``Retry-After`` (at most ``retries`` times, then the error is raised);
+* a broken connection may or may not have applied the request: only requests that are safe to
+  repeat are sent again: reads (GET), and commands, which always carry a command ``id`` (the
+  server answers a repeated id with the original answer and applies it once);
+* nothing else is retried: ``stale_version`` and the other refusals are the caller's to handle.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import secrets
+import time
+from collections.abc import Awaitable
+from dataclasses import dataclass, field
+from typing import Any, Generic, TypeVar
+
+import httpx
+
+from .errors import ApiError, NetworkError
+from .links import parse_link
+
+JSON = dict[str, Any]
+R = TypeVar("R")
+DEFAULT_RETRIES = 8
+DEFAULT_TIMEOUT = 15.0
+MAX_BACKOFF_S = 5.0
+
+
+def command_id() -> str:
+    """A fresh command id (``c-`` and 16 hex digits): a command sent again with the same id
+    is applied once."""
+    return "c-" + secrets.token_hex(8)
+
+
+def command(kind: str, choice: str, version: int | None = None, cid: str | None = None
+            ) -> JSON:
+    """The command object of ``docs/api.md``: ``kind`` is ``play`` (``choice`` a card) or
+    ``choose_trump`` (``choice`` a suit); ``version`` the version decided on (None: apply if
+    legal); ``cid`` the command id (a fresh one if None)."""
+    body: JSON = ({"type": "play", "card": choice} if kind == "play"
+                  else {"type": "choose_trump", "suit": choice})
+    if version is not None:
+        body["version"] = version
+    body["id"] = cid or command_id()
+    return body
+
+
+def command_for(view: JSON, choice: str, cid: str | None = None) -> JSON:
+    """The command that makes ``choice`` (a suit while choosing trump, else a card) in the
+    situation of ``view``, at that view's version."""
+    kind = "choose_trump" if view.get("phase") == "choosing_trump" else "play"
+    return command(kind, choice, view.get("version"), cid)
+
+
+@dataclass(frozen=True)
+class Call:
+    """One request: what :class:`Client` and :class:`AsyncClient` send."""
+
+    method: str
+    path: str
+    body: JSON | None = None
+    token: str | None = None
+    params: dict[str, int] = field(default_factory=dict)
+    repeatable: bool = False
+    """Safe to send again after a broken connection (reads, commands with an id)."""
+
+
+def _answer(response: httpx.Response) -> JSON:
+    """The JSON of a 2xx answer, or the API's refusal raised."""
+    try:
+        data = response.json()
+    except ValueError:
+        data = None
+    if response.is_success and isinstance(data, dict):
+        return data
+    error = data.get("error") if isinstance(data, dict) else None
+    retry = response.headers.get("Retry-After")
+    try:
+        retry_after = float(retry) if retry is not None else None
+    except ValueError:
+        retry_after = None
+    if isinstance(error, dict) and isinstance(error.get("code"), str):
+        raise ApiError(error["code"], str(error.get("message", "")), response.status_code,
+                       retry_after)
+    # not the API's own answer (a proxy, the server's plain-text limits): name it by status
+    code = {429: "rate_limited", 503: "unavailable", 404: "not_found", 413: "too_large"}.get(
+        response.status_code, "bad_request" if response.status_code < 500 else "unavailable")
+    raise ApiError(code, response.text[:200].strip(), response.status_code, retry_after)
+
+
+def _pause(error: ApiError, attempt: int) -> float:
+    """Seconds to wait before attempt ``attempt + 1``."""
+    if error.retry_after is not None:
+        return float(min(error.retry_after, MAX_BACKOFF_S))
+    return float(min(0.05 * 2.0 ** attempt, MAX_BACKOFF_S))
+
+
+class _Calls(Generic[R]):
+    """The API's operations, each a :class:`Call` run by the subclass's ``_run``."""
+
+    base: str
+
+    def _run(self, call: Call) -> R:
+        raise NotImplementedError
+
+    # -- matches ---------------------------------------------------------------------------
+
+    def create(self, *, seats: list[str] | None = None, rules: JSON | None = None,
+               name: str | None = None, players: int = 4,
+               disconnect_timeout: float | None = None, **extra: Any) -> R:
+        """``POST /api/matches``: ``{"match_id", "seat", "token", "invite_url", "player"}``.
+        ``seats`` per seat ``"human"`` or ``"bot:<level>"`` (the caller takes the first human
+        seat); ``extra`` passes other fields (``first_hakem``, ``decks``: stacked-deck
+        servers only)."""
+        body: JSON = {"players": players, **extra}
+        for key, value in (("seats", seats), ("rules", rules), ("name", name),
+                           ("disconnect_timeout", disconnect_timeout)):
+            if value is not None:
+                body[key] = value
+        return self._run(Call("POST", "/api/matches", body))
+
+    def join(self, match_id: str, *, name: str | None = None, seat: int | None = None) -> R:
+        """``POST /api/matches/{id}/join``: ``{"seat", "token", "player"}``."""
+        body: JSON = {}
+        if name is not None:
+            body["name"] = name
+        if seat is not None:
+            body["seat"] = seat
+        return self._run(Call("POST", f"/api/matches/{match_id}/join", body))
+
+    def summary(self, match_id: str) -> R:
+        """``GET /api/matches/{id}``: the public summary."""
+        return self._run(Call("GET", f"/api/matches/{match_id}", repeatable=True))
+
+    def view(self, match_id: str, token: str) -> R:
+        """``GET /api/matches/{id}/view``: ``{"version", "view"}``."""
+        return self._run(Call("GET", f"/api/matches/{match_id}/view", token=token,
+                              repeatable=True))
+
+    def command(self, match_id: str, token: str, body: JSON) -> R:
+        """``POST /api/matches/{id}/commands`` with ``body`` (see :func:`command`; an ``id``
+        is added if missing, so the command is retried safely): ``{"version", "view"}``."""
+        if "id" not in body:
+            body = {**body, "id": command_id()}
+        return self._run(Call("POST", f"/api/matches/{match_id}/commands", body, token,
+                              repeatable=True))
+
+    def play(self, match_id: str, token: str, card: str, version: int | None = None) -> R:
+        """Play ``card`` (at ``version``, if given)."""
+        return self.command(match_id, token, command("play", card, version))
+
+    def choose_trump(self, match_id: str, token: str, suit: str,
+                     version: int | None = None) -> R:
+        """Name ``suit`` trump (the Hakem only)."""
+        return self.command(match_id, token, command("choose_trump", suit, version))
+
+    def events(self, match_id: str, since: int = 0, token: str | None = None) -> R:
+        """``GET /api/matches/{id}/events?since=n``: ``{"version", "events": [records]}``,
+        redacted for the token's seat (the public redaction without one)."""
+        return self._run(Call("GET", f"/api/matches/{match_id}/events", token=token,
+                              params={"since": since}, repeatable=True))
+
+    def replay(self, match_id: str, step: int, token: str | None = None) -> R:
+        """``GET /api/matches/{id}/replay?step=k``: ``{"step", "steps", "view", "events"}``."""
+        return self._run(Call("GET", f"/api/matches/{match_id}/replay", token=token,
+                              params={"step": step}, repeatable=True))
+
+    def hint(self, match_id: str, token: str, since: int) -> R:
+        """``GET /api/matches/{id}/hint?since=v``: ``{"suggestion", "reason", "remaining"}``."""
+        return self._run(Call("GET", f"/api/matches/{match_id}/hint", token=token,
+                              params={"since": since}, repeatable=True))
+
+    def leave(self, match_id: str, token: str, replace_with: str | None = None) -> R:
+        """``POST /api/matches/{id}/leave``: frees the seat, or hands it to ``bot:<level>``."""
+        body = {} if replace_with is None else {"replace_with": replace_with}
+        return self._run(Call("POST", f"/api/matches/{match_id}/leave", body, token))
+
+    def seat_bot(self, match_id: str, token: str, seat: int, level: str = "medium") -> R:
+        """``POST /api/matches/{id}/seats/{seat}/bot``: give an empty seat to a bot."""
+        return self._run(Call("POST", f"/api/matches/{match_id}/seats/{seat}/bot",
+                              {"level": level}, token))
+
+    def ready(self) -> R:
+        """``GET /readyz``: ``{"ok": ...}`` when the server and its store answer."""
+        return self._run(Call("GET", "/readyz", repeatable=True))
+
+
+def _request_args(call: Call) -> dict[str, Any]:
+    headers = {"Accept": "application/json"}
+    if call.token:
+        headers["Authorization"] = f"Bearer {call.token}"
+    args: dict[str, Any] = {"headers": headers}
+    if call.params:
+        args["params"] = call.params
+    if call.body is not None:
+        args["content"] = json.dumps(call.body)
+        headers["Content-Type"] = "application/json"
+    return args
+
+
+class Client(_Calls[JSON]):
+    """The blocking client of the server at ``base`` (``http://host:port``, or any link to it).
+
+    ``http`` may be an ``httpx.Client`` of the caller's (for instance Starlette's
+    ``TestClient``, an ``httpx.Client`` over an app in the same process); the client then
+    sends relative paths through it.  ``retries`` bounds the retries described in the module
+    docstring (0: none)."""
+
+    def __init__(self, base: str = "", *, http: httpx.Client | None = None,
+                 retries: int = DEFAULT_RETRIES, timeout: float = DEFAULT_TIMEOUT) -> None:
+        self.base = parse_link(base).base if base else ""
+        self.retries = retries
+        self._own = http is None
+        self.http = http or httpx.Client(base_url=self.base, timeout=timeout)
+
+    def _run(self, call: Call) -> JSON:
+        attempt = 0
+        while True:
+            try:
+                try:
+                    response = self.http.request(call.method, call.path, **_request_args(call))
+                except httpx.TransportError as exc:
+                    raise NetworkError(f"{call.method} {call.path}: {exc or type(exc).__name__}"
+                                       ) from exc
+                return _answer(response)
+            except ApiError as error:
+                again = error.retryable or (isinstance(error, NetworkError) and call.repeatable)
+                if not again or attempt >= self.retries:
+                    raise
+                time.sleep(_pause(error, attempt))  # backoff before a retry, not a wait
+                attempt += 1
+
+    def close(self) -> None:
+        if self._own:
+            self.http.close()
+
+    def __enter__(self) -> Client:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
+class AsyncClient(_Calls[Awaitable[JSON]]):
+    """The asyncio client: the methods of :class:`Client`, awaited."""
+
+    def __init__(self, base: str = "", *, http: httpx.AsyncClient | None = None,
+                 retries: int = DEFAULT_RETRIES, timeout: float = DEFAULT_TIMEOUT) -> None:
+        self.base = parse_link(base).base if base else ""
+        self.retries = retries
+        self._own = http is None
+        self.http = http or httpx.AsyncClient(base_url=self.base, timeout=timeout)
+
+    async def _send(self, call: Call) -> JSON:
+        attempt = 0
+        while True:
+            try:
+                try:
+                    response = await self.http.request(call.method, call.path,
+                                                       **_request_args(call))
+                except httpx.TransportError as exc:
+                    raise NetworkError(f"{call.method} {call.path}: {exc or type(exc).__name__}"
+                                       ) from exc
+                return _answer(response)
+            except ApiError as error:
+                again = error.retryable or (isinstance(error, NetworkError) and call.repeatable)
+                if not again or attempt >= self.retries:
+                    raise
+                await asyncio.sleep(_pause(error, attempt))
+                attempt += 1
+
+    def _run(self, call: Call) -> Awaitable[JSON]:
+        return self._send(call)
+
+    async def aclose(self) -> None:
+        if self._own:
+            await self.http.aclose()
+
+    async def __aenter__(self) -> AsyncClient:
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        await self.aclose()

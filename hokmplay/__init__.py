@@ -1,0 +1,5 @@
+"""``hokm play``: the terminal client (``hokmplay.cli`` registers the sub-command).
+
+An application on :mod:`hokmclient` (it speaks to the server through the public API only);
+with ``--bot`` it also runs one of the project's policies (``worker.policies``) locally.
+"""

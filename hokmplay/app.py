@@ -1,0 +1,201 @@
+"""The full-screen terminal client of ``hokm play``, on prompt_toolkit.
+
+Contract: the screen is :func:`hokmplay.screen.render` of the seat's newest view, redrawn on
+every view the socket delivers.  At the seat's turn, ←/→ move among the legal choices (cards,
+or suits for the Hakem) and Enter makes the selected one; typing a card (``QH``, ``10d``,
+``q♥``) or a suit letter and Enter makes that one instead (Backspace and Escape edit what was
+typed).  A refused command shows the server's words and the player chooses again.  Ctrl+C
+(or Ctrl+Q) quits.  With a local bot the bot decides and the keys only quit.  The socket
+reconnects by itself (:class:`hokmclient.AsyncSeat`); the header shows whether it is
+connected.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+from typing import Any
+
+from prompt_toolkit.application import Application
+from prompt_toolkit.formatted_text import StyleAndTextTuples
+from prompt_toolkit.key_binding import KeyBindings, KeyPressEvent
+from prompt_toolkit.layout import Layout, Window
+from prompt_toolkit.layout.controls import FormattedTextControl
+from prompt_toolkit.styles import Style
+
+from hokmclient import ApiError, AsyncSeat, card_text, my_turn, parse_card, parse_suit
+
+from .bot import LocalBot
+from .screen import Cursor, render
+
+STYLE = Style.from_dict({
+    "title": "bold",
+    "red": "ansired",
+    "black": "",
+    "dim": "ansibrightblack",
+    "bold": "bold",
+    "sel": "reverse bold",
+    "turn": "bold ansigreen",
+    "trump": "bold ansiyellow",
+    "ok": "ansigreen",
+    "msg": "bold ansimagenta",
+})
+
+REFUSED_AGAIN = {"stale_version": "The table moved on before your choice arrived: choose again.",
+                 "not_your_turn": "It is not your turn any more."}
+
+
+class PlayApp:
+    """One seat (or a spectator) at the terminal."""
+
+    def __init__(self, seat: AsyncSeat, bot: LocalBot | None = None,
+                 invite: str | None = None) -> None:
+        self.seat = seat
+        self.bot = bot
+        self.cursor = Cursor(bot=bot.level if bot else None)
+        if invite:
+            self.cursor.message = f"Invite link: {invite}"
+        self.busy = False
+        self._legal: list[str] = []
+        self._tasks: set[asyncio.Task[None]] = set()
+        self.app: Application[int] = Application(
+            layout=Layout(Window(FormattedTextControl(self._text, focusable=True,
+                                                      show_cursor=False), wrap_lines=True)),
+            key_bindings=self._keys(), style=STYLE, full_screen=True, mouse_support=False,
+            refresh_interval=0.5)
+
+    # -- drawing -------------------------------------------------------------------------------
+
+    def _text(self) -> StyleAndTextTuples:
+        view = self.seat.view
+        self.cursor.connected = self.seat.connected
+        if view is not None:
+            legal = list(view.get("legal") or [])
+            if legal != self._legal:  # a new decision: keep the selection if it is still legal
+                kept = (self._legal[self.cursor.selected % len(self._legal)]
+                        if self._legal else None)
+                self.cursor.selected = legal.index(kept) if kept in legal else 0
+                self._legal = legal
+        out: StyleAndTextTuples = []
+        for line in render(view, self.cursor):
+            out.extend(line)
+            out.append(("", "\n"))
+        return out
+
+    def _changed(self, view: dict[str, Any]) -> None:
+        self.app.invalidate()
+        if self.bot is not None and my_turn(view) and not self.busy:
+            self._spawn(self._bot_move(view))
+
+    # -- keys ----------------------------------------------------------------------------------
+
+    def _keys(self) -> KeyBindings:
+        kb = KeyBindings()
+
+        @kb.add("c-c")
+        @kb.add("c-q")
+        def _quit(event: KeyPressEvent) -> None:
+            event.app.exit(result=0)
+
+        @kb.add("left")
+        def _left(event: KeyPressEvent) -> None:
+            self.cursor.selected -= 1
+            self.cursor.typed = ""
+
+        @kb.add("right")
+        def _right(event: KeyPressEvent) -> None:
+            self.cursor.selected += 1
+            self.cursor.typed = ""
+
+        @kb.add("backspace")
+        def _back(event: KeyPressEvent) -> None:
+            self.cursor.typed = self.cursor.typed[:-1]
+
+        @kb.add("escape")
+        def _clear(event: KeyPressEvent) -> None:
+            self.cursor.typed = ""
+
+        @kb.add("enter")
+        def _enter(event: KeyPressEvent) -> None:
+            self._submit()
+
+        @kb.add("<any>")
+        def _type(event: KeyPressEvent) -> None:
+            text = event.data
+            if len(text) == 1 and text.isprintable() and not text.isspace():
+                self.cursor.typed = (self.cursor.typed + text)[-3:]
+
+        return kb
+
+    def _submit(self) -> None:
+        view = self.seat.view
+        if view is None or self.bot is not None or self.busy or not my_turn(view):
+            self.cursor.typed = ""
+            return
+        legal = list(view["legal"])
+        typed, self.cursor.typed = self.cursor.typed, ""
+        trump = view["phase"] == "choosing_trump"
+        if typed:
+            choice = parse_suit(typed) if trump else parse_card(typed)
+            if choice is None:
+                self.cursor.message = (f"{typed!r} is not a suit: type S, H, D or C." if trump
+                                       else f"{typed!r} is not a card: type one like QH or 10D.")
+                return
+            if choice not in legal:
+                self.cursor.message = (f"{card_text(choice)} is not yours to play now."
+                                       if not trump else f"{choice} cannot be chosen now.")
+                return
+        else:
+            choice = legal[self.cursor.selected % len(legal)]
+        self.cursor.message = ""
+        self._spawn(self._decide(choice, view))
+
+    # -- commands ------------------------------------------------------------------------------
+
+    def _spawn(self, coro: Any) -> None:
+        task = asyncio.get_running_loop().create_task(coro)
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
+
+    async def _decide(self, choice: str, view: dict[str, Any]) -> None:
+        self.busy = True
+        try:
+            await self.seat.decide(choice, view)
+        except ApiError as error:
+            self.cursor.message = REFUSED_AGAIN.get(error.code,
+                                                    f"Refused ({error.code}): {error.message}")
+        finally:
+            self.busy = False
+            self.app.invalidate()
+
+    async def _bot_move(self, view: dict[str, Any]) -> None:
+        assert self.bot is not None
+        self.busy = True
+        try:
+            choice = await self.bot.choose(self.seat, view)
+            await self.seat.decide(choice, view)
+        except ApiError as error:
+            if error.code not in REFUSED_AGAIN:
+                self.cursor.message = f"The bot's move was refused ({error.code})."
+        finally:
+            self.busy = False
+            self.app.invalidate()
+        latest = self.seat.view
+        if latest is not None and my_turn(latest) and latest["version"] != view["version"]:
+            self._spawn(self._bot_move(latest))
+
+    # -- running -------------------------------------------------------------------------------
+
+    async def run(self) -> int:
+        """Show the table until the player quits; returns the exit status."""
+        self.seat.on_view = self._changed
+        await self.seat.start()
+        if self.seat.view is not None:
+            self._changed(self.seat.view)
+        try:
+            return await self.app.run_async() or 0
+        finally:
+            for task in list(self._tasks):
+                task.cancel()
+            with contextlib.suppress(Exception):
+                await self.seat.close()

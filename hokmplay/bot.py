@@ -1,0 +1,49 @@
+"""A local bot for ``hokm play --bot LEVEL``: one of the project's policies
+(``worker.policies``) deciding for this seat on this machine, from what the seat witnessed.
+
+Contract: the policy gets exactly what a bot of the server gets: the seat's view (as the server
+sent it) and the seat's redacted history, read from ``GET /events`` with the seat's token (the
+records up to the view's version).  Its choice is one of the view's ``legal``; a policy that
+answers something else (a bug) is replaced by the first legal choice.  The policy runs in a
+worker thread, so a terminal stays responsive while it thinks.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import random
+from typing import Any
+
+from hokmclient import AsyncSeat
+
+LEVELS = ("easy", "medium", "hard")
+
+
+class LocalBot:
+    """A policy of ``worker.policies`` by level, with the seat's history kept incrementally."""
+
+    def __init__(self, level: str, seed: int | None = None) -> None:
+        from worker.policies import policy_for  # only with --bot: the policies are heavy
+
+        self.level = level
+        self.policy = policy_for(level)
+        self.rng = random.Random(seed)
+        self.history: list[dict[str, Any]] = []
+        self.since = 0
+
+    async def choose(self, seat: AsyncSeat, view: dict[str, Any]) -> str:
+        """The policy's choice in ``view`` (the seat's decision now)."""
+        version = int(view["version"])
+        if self.since > version:  # the view is older than the history: start again
+            self.history, self.since = [], 0
+        if self.since < version:
+            answer = await seat.events(self.since)
+            for record in answer["events"]:
+                if record["version"] <= version:
+                    self.history.extend(record["events"])
+                    self.since = record["version"]
+        history = list(self.history)
+        choice = await asyncio.get_running_loop().run_in_executor(
+            None, self.policy.choose, view, history, self.rng)
+        legal = view.get("legal") or []
+        return choice if choice in legal else legal[0]

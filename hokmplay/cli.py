@@ -1,0 +1,152 @@
+"""``hokm play URL``: play one seat of a match from a terminal.
+
+``URL`` is an invite link or match URL (``http://HOST/m/MATCH``: the first open seat is claimed,
+or, with ``--token``, the seat of that token is taken back), or a server URL
+(``http://HOST:PORT``: a solo match against three bots is created).  ``--spectate`` watches
+instead; ``--bot LEVEL`` lets a policy of this machine play the seat.  Without a terminal
+(output to a pipe or a file) only ``--bot`` and ``--spectate`` run, printing a line per trick.
+
+Errors are one line and a non-zero exit (``services/clitools.py``'s contract): a link that is
+not one (2), a server that does not answer, a match that does not exist or has no open seat,
+a refused token (1).
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import sys
+from typing import Any
+
+from hokmclient import ApiError, AsyncSeat, NetworkError, parse_link
+
+from .bot import LEVELS
+
+
+class PlayError(Exception):
+    """A failure of ``hokm play`` to report in one line (``code``: the exit status)."""
+
+    def __init__(self, message: str, code: int = 1) -> None:
+        super().__init__(message)
+        self.message = message
+        self.code = code
+
+
+def link(text: str) -> str:
+    """An argparse type: a link ``parse_link`` accepts."""
+    try:
+        parse_link(text)
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
+    return text
+
+
+def seat_number(text: str) -> int:
+    try:
+        value = int(text, 10)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a seat number") from None
+    if not 0 <= value <= 3:
+        raise argparse.ArgumentTypeError(f"a seat is 0 to 3 (got {value})")
+    return value
+
+
+def _explain(error: ApiError, where: str) -> str:
+    if isinstance(error, NetworkError):
+        return f"cannot reach the server at {where} ({error.message})"
+    words = {"not_found": "there is no such match (the link may have expired)",
+             "match_full": "every seat of this match is taken (--spectate watches it)",
+             "seat_taken": "that seat is taken",
+             "bad_token": "the server does not know this token for this match",
+             "rate_limited": "the server is busy: try again in a moment"}
+    return words.get(error.code, f"the server refused: {error.code} ({error.message})")
+
+
+async def _open(args: argparse.Namespace) -> tuple[AsyncSeat, str | None]:
+    """The seat to play (joined, created, resumed or spectating) and its invite link."""
+    where = parse_link(args.url)
+    if where.match_id is None:
+        if args.spectate or args.token:
+            raise PlayError("--spectate and --token need a match link (http://HOST/m/MATCH)",
+                            2)
+        seats = ["human"] + [f"bot:{args.level}"] * 3
+        seat = await AsyncSeat.create(where.base, seats=seats, name=args.name,
+                                      rules=args.rules)
+        return seat, (seat.created or {}).get("invite_url")
+    if args.spectate:
+        seat = AsyncSeat.spectate(args.url)
+        await seat.client.summary(seat.match_id)  # fails now if there is no such match
+        return seat, None
+    if args.token:
+        seat = AsyncSeat.resume(args.url, args.token)
+        await seat.client.view(seat.match_id, args.token)  # fails now on a bad token
+        return seat, None
+    seat = await AsyncSeat.join(args.url, name=args.name, seat=args.seat)
+    return seat, where.invite_url
+
+
+async def _play(args: argparse.Namespace, tty: bool) -> int:
+    from .bot import LocalBot
+    from .lines import run_lines
+
+    base = parse_link(args.url).base
+    try:
+        bot = LocalBot(args.bot) if args.bot else None
+        seat, invite = await _open(args)
+    except ApiError as error:
+        raise PlayError(_explain(error, base)) from None
+    try:
+        if tty:
+            from .app import PlayApp
+
+            status = await PlayApp(seat, bot, invite).run()
+        else:
+            status = await run_lines(seat, bot)
+        if seat.token and not args.token:
+            print(f"To take this seat back: hokm play {seat.client.base}/m/{seat.match_id} "
+                  f"--token {seat.token}", file=sys.stderr)
+        return status
+    except ApiError as error:
+        raise PlayError(_explain(error, base)) from None
+    finally:
+        await seat.close()
+
+
+def _run(args: argparse.Namespace) -> int:
+    from services.clitools import CliError
+
+    tty = sys.stdin.isatty() and sys.stdout.isatty()
+    if not tty and not (args.bot or args.spectate):
+        raise CliError("playing needs a terminal (without one, --bot LEVEL plays the seat "
+                       "and --spectate watches)", 2)
+    try:
+        return asyncio.run(_play(args, tty))
+    except PlayError as error:
+        raise CliError(error.message, error.code) from None
+
+
+def register(sub: Any) -> None:
+    """Add ``hokm play`` to the ``hokm`` command (``services.cli``'s plugin contract)."""
+    from services.clitools import json_object
+
+    parser = sub.add_parser(
+        "play", help="play a match from the terminal (an invite link, or a server for solo)",
+        description="Play one seat of a match in the terminal: URL is an invite link "
+                    "(http://HOST/m/MATCH) or a server (http://HOST:PORT, a solo match "
+                    "against three bots). Choose with the arrows and Enter, or type a card "
+                    "(QH, 10D) and Enter.")
+    parser.add_argument("url", metavar="URL", type=link,
+                        help="an invite link, a match URL, or a server URL for a solo match")
+    parser.add_argument("--name", default="Player", help="your name at the table")
+    parser.add_argument("--seat", type=seat_number, default=None,
+                        help="the open seat to claim (default: the first one)")
+    parser.add_argument("--token", default=None,
+                        help="take back your seat: the token printed when you left")
+    parser.add_argument("--bot", choices=LEVELS, default=None,
+                        help="let a bot of this level play the seat on this machine")
+    parser.add_argument("--spectate", action="store_true", help="watch, without a seat")
+    parser.add_argument("--level", choices=LEVELS, default="medium",
+                        help="the level of the three bots of a solo match")
+    parser.add_argument("--rules", type=json_object, default=None,
+                        help="house rules of a solo match, as JSON ('{\"target\": 10}')")
+    parser.set_defaults(func=_run)

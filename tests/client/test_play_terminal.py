@@ -1,0 +1,257 @@
+"""``hokm play`` in a real terminal: tmux runs it in a pseudo-terminal, the test types keys
+(arrows and Enter, and cards typed as ``QH``) and reads the screen with ``capture-pane``.  It
+plays the first round of a solo match as the Hakem (naming trump by the keyboard), and at every
+decision the screen must show what the seat's view (read over HTTP with the same token) says:
+the hand with the unplayable cards marked, trump, tricks, score, the open trick, whose turn; and
+no card the view does not hold.  Then ``--bot`` without a terminal plays a match to its end, and
+bad links and unreachable servers are one line."""
+
+from __future__ import annotations
+
+import os
+import random
+import re
+import shutil
+import subprocess
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from hokmclient import Client, LocalServer, card_text, my_turn, parse_card
+from hokmclient.cards import RANKS, SUIT_SYMBOL, SUITS
+from tests.conftest import wait_for
+
+HOKM = str(Path(sys.executable).parent / "hokm")
+ROOT = Path(__file__).resolve().parents[2]
+SOLO = ["human", "bot:easy", "bot:easy", "bot:easy"]
+CARD_ON_SCREEN = re.compile(r"(10|[2-9AKQJ])[♠♥♦♣]")
+
+
+def deck(seed: int) -> list[str]:
+    cards = [r + s for s in SUITS for r in RANKS]
+    random.Random(seed).shuffle(cards)
+    return cards
+
+
+class Terminal:
+    """One tmux server of our own (its own socket) running one command in a 110x36 pane."""
+
+    def __init__(self, command: list[str], env: dict[str, str] | None = None) -> None:
+        tmux = shutil.which("tmux")
+        if tmux is None:
+            pytest.fail("tmux is not installed (.ci/run installs it)")
+        self.tmux = [tmux, "-L", f"hokm-test-{os.getpid()}", "-f", "/dev/null"]
+        base = {k: v for k, v in os.environ.items() if not k.startswith(("HOKM_", "TMUX"))}
+        self._run("new-session", "-d", "-s", "play", "-x", "110", "-y", "36",
+                  " ".join(command), env={**base, **(env or {})})
+        self._run("set-option", "-t", "play", "remain-on-exit", "on")
+
+    def _run(self, *args: str, env: dict[str, str] | None = None) -> str:
+        done = subprocess.run([*self.tmux, *args], capture_output=True, text=True, env=env,
+                              timeout=30)
+        assert done.returncode == 0, done.stderr
+        return done.stdout
+
+    def screen(self) -> str:
+        return self._run("capture-pane", "-p", "-t", "play")
+
+    def keys(self, *keys: str) -> None:
+        self._run("send-keys", "-t", "play", *keys)
+
+    def type(self, text: str) -> None:
+        self._run("send-keys", "-t", "play", "-l", text)
+
+    def exit_status(self) -> int | None:
+        dead, _, status = self._run("display-message", "-p", "-t", "play",
+                                    "#{pane_dead} #{pane_dead_status}").strip().partition(" ")
+        return int(status) if dead == "1" else None
+
+    def close(self) -> None:
+        subprocess.run([*self.tmux, "kill-server"], capture_output=True, timeout=30)
+
+
+@pytest.fixture
+def terminal() -> Iterator[list[Terminal]]:
+    opened: list[Terminal] = []
+    yield opened
+    for t in opened:
+        t.close()
+
+
+def line_of(screen: str, start: str) -> str | None:
+    for line in screen.splitlines():
+        if line.startswith(start):
+            return line
+    return None
+
+
+def hand_on(screen: str) -> list[tuple[str, str]] | None:
+    """The hand line as (card code, mark) pairs: mark "" playable, "(" not, "[" selected."""
+    line = line_of(screen, "Your hand: ")
+    if line is None:
+        return None
+    out = []
+    for token in line[len("Your hand: "):].split():
+        mark = token[0] if token[0] in "([" else ""
+        code = parse_card(token.strip("()[]"))
+        if code is None:
+            return None
+        out.append((code, mark))
+    return out
+
+
+def names(view: dict[str, Any]) -> list[str]:
+    return ["you" if s == view["seat"] else view["seats"][s]["name"] for s in range(4)]
+
+
+def shows(screen: str, view: dict[str, Any]) -> bool:
+    """Does the screen show this view of the seat's decision?"""
+    hand = hand_on(screen)
+    if hand is None or [c for c, _ in hand] != view["hand"]:
+        return False
+    if view["phase"] == "playing":
+        marks = {c: m for c, m in hand}
+        if {c for c, m in marks.items() if m == "("} != set(view["hand"]) - set(view["legal"]):
+            return False
+        if [c for c, m in marks.items() if m == "["] not in ([c] for c in view["legal"]):
+            return False
+    else:
+        line = line_of(screen, "Choose trump: ")
+        if line is None or line.count("[") != 1:
+            return False
+    us, them = view["tricks"][view["seat"] % 2], view["tricks"][1 - view["seat"] % 2]
+    score_us, score_them = (view["score"][view["seat"] % 2],
+                            view["score"][1 - view["seat"] % 2])
+    named = names(view)
+    trick = line_of(screen, "Trick: ") or ""
+    wanted = [f"{named[p['seat']]} {card_text(p['card'])}" for p in view["trick"]]
+    return ("Your turn" in screen
+            and f"Tricks this round  us {us} · them {them}" in screen
+            and f"Score  us {score_us} · them {score_them}" in screen
+            and (view["trump"] is None or f"Trump {SUIT_SYMBOL[view['trump']]}" in screen)
+            and all(w in trick for w in wanted)
+            and (bool(wanted) or "no card played yet" in trick))
+
+
+def known_cards(view: dict[str, Any]) -> set[str]:
+    """The cards a seat may see: its hand, the open trick and the last trick."""
+    seen = set(view["hand"]) | {p["card"] for p in view["trick"]}
+    if view["last_trick"]:
+        seen |= {p["card"] for p in view["last_trick"]["cards"]}
+    return seen
+
+
+def selected(screen: str, view: dict[str, Any]) -> int:
+    """The index in ``legal`` of the choice the screen has selected."""
+    if view["phase"] == "choosing_trump":
+        line = line_of(screen, "Choose trump: ") or ""
+        letter = re.search(r"\[[♠♥♦♣] \w+ \(([SHDC])\)\]", line)
+        assert letter, line
+        return list(view["legal"]).index(letter.group(1))
+    hand = hand_on(screen) or []
+    return list(view["legal"]).index(next(c for c, m in hand if m == "["))
+
+
+def test_hokm_play_plays_a_round_by_keystrokes_and_shows_the_view(
+        server: LocalServer, terminal: list[Terminal]) -> None:
+    client = Client(server.url)
+    created = client.create(seats=SOLO, name="Tess", first_hakem=0, decks=[deck(21)])
+    mid, token = created["match_id"], created["token"]
+    term = Terminal([HOKM, "play", created["invite_url"], "--token", token])
+    terminal.append(term)
+    decisions = typed = 0
+    while True:
+        view = wait_for(lambda: ((v := client.view(mid, token)["view"])["result"] is not None
+                        and v) or (my_turn(v) and v), timeout=60,
+                        what="the seat's turn (or the end of the round)")
+        if view["result"] is not None:
+            break
+        screen = wait_for(lambda v=view: (s := term.screen()) and shows(s, v) and s,
+                          timeout=30, what=f"the screen showing version {view['version']}")
+        on_screen = {parse_card(m.group(0)) for m in CARD_ON_SCREEN.finditer(screen)}
+        assert on_screen <= known_cards(view), on_screen - known_cards(view)
+        legal = list(view["legal"])
+        if view["phase"] == "choosing_trump":
+            target = legal.index("H")  # hearts, chosen with the arrows
+        else:
+            target = decisions % len(legal)
+        choice = legal[target]
+        if view["phase"] == "playing" and decisions % 2:
+            term.type(choice if decisions % 4 == 1 else card_text(choice).lower())
+            typed += 1
+        else:
+            moves = (target - selected(screen, view)) % len(legal)
+            term.keys(*(["Right"] * moves))
+        term.keys("Enter")
+        wait_for(lambda v=view: client.view(mid, token)["view"]["version"] > v["version"],
+                 timeout=30, what="the move being made")
+        made = client.events(mid, view["version"], token)["events"][0]
+        assert made["actor"] == view["seat"], made
+        if view["phase"] == "choosing_trump":
+            assert made["events"][0]["type"] == "trump_chosen"
+            assert made["events"][0]["suit"] == "H"
+        else:
+            assert made["events"][0]["type"] == "card_played"
+            assert made["events"][0]["card"] == choice
+        decisions += 1
+    result = view["result"]
+    # the trump, then one card a trick until a side had seven; every other card typed
+    assert decisions - 1 == sum(result["tricks"]) >= 7 and typed == decisions // 2
+    team = "us" if result["winner"] == view["seat"] % 2 else "them"
+    wait_for(lambda: f"Round 1: {team} won {result['points']} point" in term.screen(),
+             timeout=30, what="the round's result on the screen")
+    term.keys("C-c")
+    assert wait_for(lambda: term.exit_status() is not None, timeout=30,
+                    what="hokm play quitting") is not None
+    assert term.exit_status() == 0
+    assert "Traceback" not in term.screen()
+
+
+def run(*args: str, timeout: float = 240) -> subprocess.CompletedProcess[str]:
+    env = {k: v for k, v in os.environ.items() if not k.startswith("HOKM_")}
+    return subprocess.run([HOKM, *args], env=env, cwd=ROOT, capture_output=True, text=True,
+                          timeout=timeout, stdin=subprocess.DEVNULL)
+
+
+def open_seat_match(client: Client) -> dict[str, Any]:
+    """A match of three easy bots and one open seat (the creator gives its seat to a bot)."""
+    created = client.create(seats=["human", "human", "bot:easy", "bot:easy"], name="Host")
+    client.leave(created["match_id"], created["token"], "bot:easy")
+    return created
+
+
+def test_hokm_play_with_a_local_bot_and_no_terminal_plays_the_match_to_its_end(
+        server: LocalServer) -> None:
+    client = Client(server.url)
+    created = open_seat_match(client)
+    done = run("play", created["invite_url"], "--bot", "easy", "--name", "Local")
+    assert done.returncode == 0, done.stderr
+    lines = done.stdout.splitlines()
+    assert lines[0].startswith("hokm play: seat ") and "local easy bot" in lines[0]
+    summary = client.summary(created["match_id"])
+    assert summary["phase"] == "match_over"
+    assert lines[-1].startswith("Match over: ") and (
+        f"{summary['score'][0]}-{summary['score'][1]}" in lines[-1])
+    assert sum(1 for line in lines if line.startswith("  trick: ")) >= 13
+    assert "Local" in [s["name"] for s in summary["seats"]]
+    assert "--token" in done.stderr  # how to take the seat back
+
+
+def test_hokm_play_refuses_in_one_line(server: LocalServer) -> None:
+    cases = [
+        (("play", "ftp://nowhere/"), 2, "not an http(s) link"),
+        (("play", "http://127.0.0.1:1/", "--spectate"), 2, "need a match link"),
+        (("play", "http://127.0.0.1:1/", "--bot", "easy"), 1, "cannot reach the server"),
+        (("play", f"{server.url}/m/nosuchmatch", "--spectate"), 1, "no such match"),
+        (("play", f"{server.url}/m/nosuchmatch"), 2, "needs a terminal"),
+    ]
+    for args, code, words in cases:
+        done = run(*args, timeout=60)
+        where = f"{args}: {done.returncode} {done.stderr!r}"
+        assert done.returncode == code, where
+        lines = done.stderr.strip().splitlines()
+        assert len(lines) == 1 and lines[0].startswith("hokm play") and words in lines[0], where
+        assert "Traceback" not in done.stderr + done.stdout
