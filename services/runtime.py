@@ -21,6 +21,8 @@ from .matches import MatchService
 from .quotas import Quotas
 from .settings import Settings
 from .store.journal import DataFolder, stored_matches
+from .store.port import AsyncEventStore
+from .store.redis_async import AsyncRedisStore
 from .store.redis_streams import RedisStore
 
 log = logging.getLogger("hokm.runtime")
@@ -39,6 +41,7 @@ class Runtime:
     resumed: int = 0
     """Unfinished matches found in the data folder at start and set going again."""
     _async: dict[int, aioredis.Redis] = field(default_factory=dict)
+    _async_stores: dict[int, AsyncEventStore] = field(default_factory=dict)
 
     @property
     def embedded(self) -> bool:
@@ -64,6 +67,17 @@ class Runtime:
                 client = aioredis.Redis(connection_pool=pool)
             self._async[loop_id] = client
         return client
+
+    def async_store(self) -> AsyncEventStore:
+        """The event store port for the current event loop (the gateway's appends, reads and
+        follower)."""
+        import asyncio
+
+        loop_id = id(asyncio.get_running_loop())
+        store = self._async_stores.get(loop_id)
+        if store is None:
+            store = self._async_stores[loop_id] = AsyncRedisStore(self.async_client())
+        return store
 
     def close(self) -> None:
         """Release the data folder (the journal is fsynced), if any.  Idempotent."""

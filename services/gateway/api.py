@@ -5,16 +5,15 @@ from __future__ import annotations
 
 import random
 from collections import OrderedDict
-from typing import Any, NamedTuple
+from typing import Any
 
-import redis
 
 from starlette.concurrency import run_in_threadpool
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 
 from engine import (
-    ChooseTrump, Command, PlayCard, decide, pending_system_action, redact_event, view_for,
+    ChooseTrump, Command, PlayCard, redact_event, view_for,
 )
 from engine.decide import MAX_NAME
 from engine.evolve import evolve
@@ -23,32 +22,18 @@ from services.bots import LEVELS
 from services.errors import (
     STATUS, BadToken, HintsExhausted, HokmError, InvalidCommand, NotFound, RateLimited, TooLarge,
 )
-from services.matches import Loaded, MatchService, command_key, token_hash
+from services.matches import Loaded, MatchService, token_hash
 from services.quotas import owner_of
-from services.store.codec import sealed
-from services.store.port import Record
 
-from . import params
-from .appends import Appends
-from .fanout import Hub, bot_to_move
+from . import commands, params
+from .commands import Applied
+from .hub import Hub
 from .jsonbody import parse_object
 from .limits import Buckets
 
 MAX_ID = 64
 HINT_DECISIONS = 3
 PLAYERS_CACHED = 100_000
-
-
-class Applied(NamedTuple):
-    """What a command led to: the match's version and state after it (and after the system
-    steps that followed), the sender's seat and player id, and whether it was a retry of a
-    command already applied (then version and state are those it produced originally)."""
-
-    version: int
-    state: State
-    seat: int | None
-    player: str
-    duplicate: bool
 
 
 class Unavailable(HokmError):
@@ -78,7 +63,6 @@ class Api:
         self.allow_stacked = allow_stacked
         self._players: OrderedDict[tuple[str, str], str] = OrderedDict()
         """(match id, token hash) -> player id of tokens already checked."""
-        self._appends: Appends | None = None
 
     # -- helpers -----------------------------------------------------------------------------
 
@@ -229,28 +213,13 @@ class Api:
             raise BadToken("commands need a seat token")
         if not self.by_token.allow(token):
             raise RateLimited("too many commands; slow down")
-        command, version, command_id = self.parse_command(data)
+        command, version, client_id = self.parse_command(data)
         if player is None:
             player = self._players.get((match_id, token_hash(token)))
-        if player is not None:
-            key = None if command_id is None else command_key(player, command_id)
-            done = await self._apply_here(match_id, player, command, version, key)
-            if done is not None:
-                return done
-
-        def work() -> Applied:
-            seat, player, _ = self.service.authenticate(match_id, token)
-            self.remember_player(match_id, token, player)
-            outcome = self.service.handle(
-                match_id, seat, command, version=version,
-                command_id=None if command_id is None else command_key(player, command_id),
-            )
-            latest = outcome.latest
-            if latest is None:
-                return Applied(outcome.version, outcome.state, seat, player, outcome.duplicate)
-            return Applied(latest.version, latest.state, seat, player, outcome.duplicate)
-
-        return await run_in_threadpool(work)
+        applied = await commands.run(self.service, self.hub, self.hub.store, match_id, token,
+                                     player, command, version, client_id)
+        self.remember_player(match_id, token, applied.player)
+        return applied
 
     def remember_player(self, match_id: str, token: str, player: str) -> None:
         """Cache a checked token's player id.  A token that stops working (its player left) is
@@ -261,57 +230,6 @@ class Api:
         self._players.move_to_end(key)
         while len(self._players) > PLAYERS_CACHED:
             self._players.popitem(last=False)
-
-    async def _apply_here(self, match_id: str, player: str, command: Command,
-                          version: int | None, command_id: str | None) -> Applied | None:
-        """The common case on the event loop, without a thread: decide on the cached match and
-        append with one asynchronous ``XADD``; this process's sockets get the new views at once.
-
-        Returns None whenever anything is unusual (nothing cached, a refusal, a retried command
-        id, another writer first, Redis trouble): the caller then takes the match service's full
-        path in a thread, which reloads, decides again and answers exactly as before."""
-        service = self.service
-        loaded = self.hub.loaded.get(match_id)
-        cached = service.cached(match_id)
-        if loaded is None or (cached is not None and cached.version > loaded.version):
-            loaded = cached
-        if loaded is None:
-            return None
-        seat = MatchService.seat_of_player(loaded.state, player)
-        if seat is None or (command_id is not None and command_id in loaded.commands) or (
-                version is not None and version != loaded.version):
-            return None
-        try:
-            events = decide(loaded.state, seat, command)
-        except HokmError:
-            return None
-        number = loaded.version + 1
-        record, payload = sealed(Record(number, tuple(events), seat, command_id,
-                                        int(service.clock() * 1000), loaded.head))
-        state = loaded.state
-        for event in events:
-            state = evolve(state, event)
-        after = Loaded(state, number, record.digest, loaded.commands)
-        if self._appends is None:
-            self._appends = Appends(self.hub.rt.async_client())
-        hub = self.hub
-        hub.appending(match_id, payload, after, command_id)
-        try:
-            if not await self._appends.append(match_id, number, payload):
-                return None  # another writer appended first: the full path decides again
-        except redis.RedisError:
-            service.forget_all()  # as the service does when the store fails
-            return None
-        finally:
-            hub.appended(match_id, after)
-        if command_id is not None:
-            after.commands[command_id] = number
-        new = service.remember(match_id, after)
-        hub.applied(match_id, loaded, new)
-        latest = new
-        if pending_system_action(state) is not None or bot_to_move(new):
-            latest = await run_in_threadpool(service.advance, match_id, new)
-        return Applied(latest.version, latest.state, seat, player, False)
 
     async def command(self, request: Request) -> Response:
         self.check_address(request)

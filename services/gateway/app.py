@@ -29,7 +29,7 @@ from services.store.port import StoreUnavailable
 
 from . import openapi, ws
 from .api import Api, Unavailable, error_response
-from .fanout import Hub
+from .hub import Hub
 from .headers import SecurityHeaders
 
 log = logging.getLogger("hokm.gateway")

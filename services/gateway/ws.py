@@ -19,7 +19,9 @@ from services.errors import BadToken, HokmError, InvalidCommand, RateLimited, To
 
 from . import params
 from .api import Api, Unavailable
-from .fanout import Hub, Subscriber, dumps
+from .hub import Hub
+from .subscriber import Subscriber
+from .viewtext import dumps
 from .jsonbody import parse_object
 
 log = logging.getLogger("hokm.gateway")

@@ -58,3 +58,8 @@ def slots(pool: str, owner: str | None = None) -> str:
     """Sorted set of the members holding a slot of ``pool`` (all of them, or ``owner``'s),
     scored by when the slot lapses if nobody releases it."""
     return f"{PREFIX}:slots:{pool}" if owner is None else f"{PREFIX}:slots:{pool}:{owner}"
+
+
+def wake(follower_id: str) -> str:
+    """A follower's private wake stream (``redis_async.StreamsFollower``; single Redis only)."""
+    return f"{PREFIX}:gw:{follower_id}:wake"

@@ -1,11 +1,15 @@
-"""An in-memory event store for unit tests (same contract as the Redis one, one process)."""
+"""An in-memory event store for unit tests (same contract as the Redis one, one process):
+``MemoryStore`` for threads, ``AsyncMemoryStore`` (with its follower) for an event loop, both
+over the same records."""
 
 from __future__ import annotations
 
+import asyncio
 import threading
+from collections.abc import Callable
 
 from .codec import decode, sealed
-from .port import Conflict, Record
+from .port import Conflict, Entries, Record
 
 
 class MemoryStore:
@@ -13,26 +17,30 @@ class MemoryStore:
 
     def __init__(self) -> None:
         self._logs: dict[str, list[bytes]] = {}
-        self._commands: dict[str, dict[str, int]] = {}
         self._meta: dict[tuple[str, str], dict[str, str]] = {}
         self._cond = threading.Condition()
         self._lapse: dict[str, float] = {}
         """Match id -> when its record lapses (``keep``; not enforced: tests read it)."""
         self._counters: dict[tuple[str, str, int], int] = {}
         self._slots: dict[tuple[str, str | None], dict[str, float]] = {}
+        self._listeners: list[Callable[[], None]] = []
+        """Called (from the appending thread) after every append: followers' wake-ups."""
 
     def append(self, match_id: str, record: Record) -> Record:
+        out, payload = sealed(record)
+        self.append_sealed(match_id, record.version, payload)
+        return out
+
+    def append_sealed(self, match_id: str, version: int, payload: bytes) -> None:
         with self._cond:
             log = self._logs.setdefault(match_id, [])
-            ids = self._commands.setdefault(match_id, {})
-            if record.version != len(log) + 1:
+            if version != len(log) + 1:
                 raise Conflict(len(log))
-            out, payload = sealed(record)
-            log.append(payload)
-            if record.command_id is not None:
-                ids[record.command_id] = record.version
+            log.append(payload)  # opaque bytes, as in Redis
             self._cond.notify_all()
-            return out
+            listeners = list(self._listeners)
+        for wake in listeners:
+            wake()
 
     def read(self, match_id: str, after: int = 0, upto: int | None = None) -> list[Record]:
         with self._cond:
@@ -58,8 +66,10 @@ class MemoryStore:
             return len(self._logs.get(match_id, ()))
 
     def command_version(self, match_id: str, command_id: str) -> int | None:
-        with self._cond:
-            return self._commands.get(match_id, {}).get(command_id)
+        for record in reversed(self.read(match_id)):
+            if record.command_id == command_id:
+                return record.version
+        return None
 
     def put_meta(self, match_id: str, name: str, values: dict[str, str]) -> None:
         with self._cond:
@@ -106,3 +116,65 @@ class MemoryStore:
         with self._cond:
             for key in ((pool, None), (pool, owner)):
                 self._slots.get(key, {}).pop(member, None)
+
+
+class AsyncMemoryStore:
+    """``AsyncEventStore`` over a ``MemoryStore`` (the records are shared with its threads)."""
+
+    def __init__(self, store: MemoryStore) -> None:
+        self.store = store
+
+    async def append(self, match_id: str, version: int, payload: bytes) -> bool:
+        try:
+            self.store.append_sealed(match_id, version, payload)
+        except Conflict:
+            return False
+        return True
+
+    async def read_raw(self, match_id: str, after: int = 0, upto: int | None = None
+                       ) -> Entries:
+        return self.store.read_raw(match_id, after, upto)
+
+    def follower(self) -> MemoryFollower:
+        return MemoryFollower(self.store)
+
+    async def close(self) -> None:
+        pass
+
+
+class MemoryFollower:
+    """``Follower`` over a ``MemoryStore``: woken by every append, from any thread."""
+
+    def __init__(self, store: MemoryStore) -> None:
+        self.store = store
+        self.positions: dict[str, int] = {}
+        self._loop = asyncio.get_running_loop()
+        self._event = asyncio.Event()
+        store._listeners.append(self._wake)
+
+    def _wake(self) -> None:
+        self._loop.call_soon_threadsafe(self._event.set)
+
+    def follow(self, match_id: str, after: int) -> None:
+        self.positions[match_id] = after
+        self._event.set()
+
+    def drop(self, match_id: str) -> None:
+        self.positions.pop(match_id, None)
+
+    async def next_batch(self) -> list[tuple[str, Entries]]:
+        while True:
+            self._event.clear()
+            batch = []
+            for match_id, at in list(self.positions.items()):
+                entries = self.store.read_raw(match_id, at)
+                if entries:
+                    self.positions[match_id] = entries[-1][0]
+                    batch.append((match_id, entries))
+            if batch:
+                return batch
+            await self._event.wait()
+
+    async def close(self) -> None:
+        if self._wake in self.store._listeners:
+            self.store._listeners.remove(self._wake)

@@ -15,6 +15,7 @@ commands are answered with their original result instead of being applied twice)
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from collections.abc import Sequence
 from typing import Protocol
 
 from engine import Event
@@ -52,6 +53,11 @@ class Conflict(Exception):
 class EventStore(Protocol):
     def append(self, match_id: str, record: Record) -> Record:
         """Append ``record`` (version = stored version + 1); return it with its digest."""
+        ...
+
+    def append_sealed(self, match_id: str, version: int, payload: bytes) -> None:
+        """Append an encoded record (``codec.sealed``) as ``version``; ``Conflict`` if the
+        stream already holds ``version`` (another writer was first)."""
         ...
 
     def read(self, match_id: str, after: int = 0, upto: int | None = None) -> list[Record]:
@@ -100,3 +106,55 @@ class EventStore(Protocol):
         ...
 
     def release_slot(self, pool: str, member: str, owner: str) -> None: ...
+
+
+Entries = list[tuple[int, bytes]]
+"""Encoded records as ``(version, payload)`` pairs, in version order."""
+
+
+class Follower(Protocol):
+    """New records of a changing set of matches, as they are appended (by anyone).
+
+    ``follow(match, after)`` starts (or moves) following a match from the record after
+    ``after``; ``drop(match)`` stops.  ``next_batch()`` waits until some followed match has
+    records past its position and returns them: for each match, the entries that follow its
+    position, in order, and the position moves past them.  Nothing appended while a match is
+    followed is ever skipped, whatever happens to the connections in between (a follower that
+    loses its connection reads from its positions again once it has a new one).  One follower
+    serves one asyncio event loop."""
+
+    def follow(self, match_id: str, after: int) -> None: ...
+
+    def drop(self, match_id: str) -> None: ...
+
+    async def next_batch(self) -> list[tuple[str, Entries]]: ...
+
+    async def close(self) -> None: ...
+
+
+class AsyncEventStore(Protocol):
+    """What the gateway's event loop needs of the store: appends that do not wait for each
+    other's round trips (pipelined across matches where the backend allows it), reads, and a
+    follower."""
+
+    async def append(self, match_id: str, version: int, payload: bytes) -> bool:
+        """Append an encoded record as ``version``: True once it is stored, False if the stream
+        already holds that version (another writer was first).  ``StoreUnavailable`` when the
+        store cannot be reached (then it may or may not be stored: the caller reloads)."""
+        ...
+
+    async def read_raw(self, match_id: str, after: int = 0, upto: int | None = None
+                       ) -> Entries:
+        """Encoded records with ``after < version <= upto``, in order."""
+        ...
+
+    def follower(self) -> Follower:
+        """A new follower on this store (for the calling event loop)."""
+        ...
+
+    async def close(self) -> None: ...
+
+
+def contiguous(entries: Sequence[tuple[int, bytes]], after: int) -> bool:
+    """Whether ``entries`` are exactly the versions ``after + 1, after + 2, ...``."""
+    return all(v == after + i + 1 for i, (v, _) in enumerate(entries))

@@ -51,15 +51,18 @@ class RedisStore:
 
     def append(self, match_id: str, record: Record) -> Record:
         out, payload = sealed(record)
+        self.append_sealed(match_id, record.version, payload)
+        return out
+
+    def append_sealed(self, match_id: str, version: int, payload: bytes) -> None:
         try:
-            self.client.xadd(keys.log(match_id), {"d": payload}, id=f"{record.version}-0")
+            self.client.xadd(keys.log(match_id), {"d": payload}, id=f"{version}-0")
         except redis.ResponseError as exc:
             if "equal or smaller" not in str(exc):
                 raise
             raise Conflict(self.version(match_id)) from None
         except (redis.ConnectionError, redis.TimeoutError) as exc:
             raise StoreUnavailable(str(exc)) from exc
-        return out
 
     def _decode_entries(self, entries: list[Any]) -> list[Record]:
         return [decode(version_of(entry_id), fields[b"d"]) for entry_id, fields in entries]

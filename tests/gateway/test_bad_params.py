@@ -15,7 +15,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from starlette.websockets import WebSocketDisconnect
 
-from services.gateway.fanout import Hub
+from services.gateway.hub import Hub
 
 from .helpers import Gateway, bearer, create, gateway, wait_for
 

@@ -9,7 +9,7 @@ import time
 
 import pytest
 
-from services.gateway import fanout
+from services.gateway import presence
 from services.store import keys
 
 from .helpers import Gateway, create, deck, recv, recv_until, wait_for
@@ -22,7 +22,7 @@ def test_a_crashed_gateways_player_is_noted_away_and_gets_a_stand_in(
         gw: Gateway, monkeypatch: pytest.MonkeyPatch) -> None:
     # the surviving hub's presence pass every 0.2 s instead of 5 s (the loop reads the constant
     # at each pass, so the running hub of the shared gateway picks it up after one more pass)
-    monkeypatch.setattr(fanout, "PRESENCE_EVERY_S", 0.2)
+    monkeypatch.setattr(presence, "PRESENCE_EVERY_S", 0.2)
     # seat 0 is the Hakem and must name trump first: the match waits for the human at once
     created = create(gw, seats=["human", "bot:easy", "bot:easy", "bot:easy"], first_hakem=0,
                      decks=[deck(91)], disconnect_timeout=1)

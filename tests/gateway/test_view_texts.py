@@ -15,7 +15,7 @@ from engine import (
     view_for,
 )
 from engine.fairness import DRAW_LABEL, round_label
-from services.gateway.fanout import view_texts
+from services.gateway.viewtext import view_texts
 from services.matches import Loaded
 
 SECRET = "ab" * 32

@@ -303,7 +303,7 @@ def test_seat_follows_its_player_after_the_ace_draw(gw: Gateway,
     import types
 
     from engine.fairness import commitment_of
-    from services import matches
+    from services import lobby
 
     secret, swap = moving_secret()
 
@@ -312,7 +312,7 @@ def test_seat_follows_its_player_after_the_ace_draw(gw: Gateway,
 
     chosen = types.SimpleNamespace(token_hex=token_hex, token_urlsafe=real_secrets.token_urlsafe)
     with monkeypatch.context() as patch:
-        patch.setattr(matches, "secrets", chosen)
+        patch.setattr(lobby, "secrets", chosen)
         created = gw.post("/api/matches", json={"name": "A"}).json()
     base = f"/api/matches/{created['match_id']}"
     joined = [created] + [gw.post(base + "/join", json={"name": "B"}).json() for _ in range(2)]
@@ -336,6 +336,7 @@ def test_a_match_left_waiting_for_a_system_step_moves_on(gw: Gateway) -> None:
     """A process appends the record that fills the table and dies before dealing: the hub of
     a gateway following the match notices the match waiting and deals."""
     from engine import TakeSeat, decide
+    from services.pipeline import seal
 
     from .helpers import deck, room
 
@@ -347,7 +348,7 @@ def test_a_match_left_waiting_for_a_system_step_moves_on(gw: Gateway) -> None:
         service = gw.rt.service
         loaded = service.load(r.match_id)
         events = decide(loaded.state, None, TakeSeat(3, "Ghost", "ghost"))
-        service._append(r.match_id, loaded, events, None, None)  # appended; no deal follows
+        service.commit(r.match_id, seal(loaded, events, None, None, 0))  # no deal follows
         dealt = recv_until(ws, lambda f: f["type"] == "view"
                            and f["view"]["phase"] == "choosing_trump", timeout=10)
         assert dealt["version"] == version + 2

@@ -14,6 +14,7 @@ import pytest
 
 from engine import NAMES, ChooseTrump, PlayCard, decide, legal_choices
 from services.bots import member
+from services.pipeline import seal
 from services.runtime import Runtime, build_runtime
 from services.store import keys
 from tests.gateway.helpers import make_settings
@@ -233,7 +234,7 @@ def test_a_job_that_died_after_its_move_gets_the_next_turn_scheduled(rt: Runtime
     choice = random.Random(5).choice(legal_choices(loaded.state, seat))
     command = ChooseTrump(choice) if loaded.state.phase == "choosing_trump" else PlayCard(choice)
     # the job's move, appended without the steps that follow (it died right after)
-    service._append(match, loaded, decide(loaded.state, seat, command), seat, None)
+    service.commit(match, seal(loaded, decide(loaded.state, seat, command), seat, None, 0))
     after = service.load(match)
     nxt = service.next_actor(after.state)
     assert nxt not in (None, 0), "construct a position where a bot moves next"

@@ -1,0 +1,95 @@
+"""The gateway's command path: the pipeline's step on the event loop, the service's otherwise.
+
+``run(...)`` takes one authenticated player's command.  The common case runs on the event loop,
+without a thread: ``services.pipeline.prepare`` on the process's cached match, one asynchronous
+append of the sealed record through the store port (pipelined with the other appends of the
+moment), and this process's sockets get the new views at once.  Anything unusual — nothing
+cached, a refusal, a retried command id, a stale version, another writer first, trouble with the
+store — goes to ``MatchService.handle`` in a worker thread, which reloads, prepares again and
+answers exactly as the fast path would have.  Both paths run the same checks; only where they
+run differs.  System steps and bot scheduling that follow a command run in a thread too (they
+read the match's side data).
+"""
+
+from __future__ import annotations
+
+from typing import NamedTuple
+
+from starlette.concurrency import run_in_threadpool
+
+from engine import Command, pending_system_action
+from engine.errors import HokmError
+from engine.state import State
+from services.matches import MatchService, command_key
+from services.pipeline import Duplicate, prepare
+from services.store.port import AsyncEventStore, StoreUnavailable
+
+from .hub import Hub, bot_to_move
+
+
+class Applied(NamedTuple):
+    """What a command led to: the match's version and state after it (and after the system
+    steps that followed), the sender's seat and player id, and whether it was a retry of a
+    command already applied (then version and state are those it produced originally)."""
+
+    version: int
+    state: State
+    seat: int | None
+    player: str
+    duplicate: bool
+
+
+async def run(service: MatchService, hub: Hub, store: AsyncEventStore, match_id: str,
+              token: str, player: str | None, command: Command, version: int | None,
+              client_id: str | None) -> Applied:
+    """Apply ``command`` for the player of ``token`` (``player``: its id, if the token was
+    checked already), with the client's command id ``client_id``."""
+    if player is not None:
+        key = None if client_id is None else command_key(player, client_id)
+        done = await _on_loop(service, hub, store, match_id, player, command, version, key)
+        if done is not None:
+            return done
+
+    def in_thread() -> Applied:
+        seat, who, _ = service.authenticate(match_id, token)
+        key = None if client_id is None else command_key(who, client_id)
+        outcome = service.handle(match_id, seat, command, version=version, command_id=key)
+        latest = outcome.latest
+        if latest is None:
+            return Applied(outcome.version, outcome.state, seat, who, outcome.duplicate)
+        return Applied(latest.version, latest.state, seat, who, outcome.duplicate)
+
+    return await run_in_threadpool(in_thread)
+
+
+async def _on_loop(service: MatchService, hub: Hub, store: AsyncEventStore, match_id: str,
+                   player: str, command: Command, version: int | None,
+                   command_id: str | None) -> Applied | None:
+    """The common case; None whenever the thread path must answer instead."""
+    loaded = service.cached(match_id)
+    if loaded is None:
+        return None
+    seat = MatchService.seat_of_player(loaded.state, player)
+    if seat is None:
+        return None
+    try:
+        prepared = prepare(loaded, seat, command, time_ms=int(service.clock() * 1000),
+                           version=version, command_id=command_id)
+    except (Duplicate, HokmError):
+        return None  # the thread path looks again (the cache may be behind) and answers
+    after = prepared.after
+    hub.appending(match_id, prepared.payload, after)
+    try:
+        if not await store.append(match_id, after.version, prepared.payload):
+            return None  # another writer appended first: the thread path prepares again
+    except StoreUnavailable:
+        service.forget_all()  # as the service does when the store fails
+        return None
+    finally:
+        hub.appended(match_id, after)
+    new = service.remember(match_id, after)
+    hub.applied(match_id, loaded, new)
+    latest = new
+    if pending_system_action(after.state) is not None or bot_to_move(new):
+        latest = await run_in_threadpool(service.advance, match_id, new)
+    return Applied(latest.version, latest.state, seat, player, False)

@@ -1,0 +1,313 @@
+"""The hub: one per gateway process.  It follows every match that has a socket here and sends
+every connected seat its own view of each new version, in version order.
+
+* Commands applied in this process (``commands.py``) hand the hub the match after their record
+  (``applied``): the views go out at once, without waiting to read the record back.
+* The store's follower (``AsyncEventStore.follower``) delivers the records of every other writer
+  (other gateways, bot workers, the match service's threads); the hub folds each new record
+  into the match and sends the views.  A record this process is appending is recognised by its
+  bytes and not decoded again.
+* ``loaded[match]`` is the version whose views were sent last: every record is folded strictly
+  after it, so each version goes out exactly once.  Every fold is also put in the process's
+  one match cache, which the command paths read.
+* If a record leaves the match waiting for a system step or a bot nobody took care of within
+  ``SYSTEM_GRACE_S`` (the appending process died in between), the hub sees to it.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import secrets
+from collections.abc import Coroutine, Sequence
+from typing import Any
+
+from starlette.concurrency import run_in_threadpool
+
+from engine import pending_system_action
+from engine.state import CHOOSING_TRUMP, PLAYING
+from services.matches import MatchService
+from services.pipeline import CorruptLog, Loaded, fold_raw
+from services.runtime import Runtime
+from services.store.port import AsyncEventStore, Follower
+
+from .presence import Presence
+from .subscriber import Subscriber
+from .viewtext import view_texts
+
+log = logging.getLogger("hokm.gateway")
+SYSTEM_GRACE_S = 1.0
+
+
+def bot_to_move(loaded: Loaded) -> bool:
+    """Whether the match waits for a bot's decision (which some process must schedule)."""
+    state = loaded.state
+    seat = state.turn
+    if seat is None or state.phase not in (CHOOSING_TRUMP, PLAYING):
+        return False
+    occupant = state.match.seats[seat]
+    return occupant is not None and occupant.bot is not None
+
+
+class Hub:
+    def __init__(self, runtime: Runtime) -> None:
+        self.rt = runtime
+        self.service: MatchService = runtime.service
+        self.gateway_id = secrets.token_hex(4)
+        self.subs: dict[str, set[Subscriber]] = {}
+        self.loaded: dict[str, Loaded] = {}
+        self.presence = Presence(runtime.async_client, self.gateway_id, self.loaded.get,
+                                 self._presence_changed)
+        self._store: AsyncEventStore | None = None
+        self._follower: Follower | None = None
+        self._tasks: list[asyncio.Task[None]] = []
+        self._background: set[asyncio.Task[None]] = set()
+        self._fragments: dict[str, dict[str, tuple[Any, str]]] = {}
+        """Match id -> the JSON of each shared key of its last view (see ``view_texts``)."""
+        self._mine: dict[str, tuple[int, bytes, Loaded]] = {}
+        """Match id -> the record this process is appending (version, payload, the match after
+        it)."""
+
+    @property
+    def connected(self) -> dict[str, tuple[bool, ...]]:
+        return self.presence.connected
+
+    @property
+    def store(self) -> AsyncEventStore:
+        """The store port of this event loop."""
+        if self._store is None:
+            self._store = self.rt.async_store()
+        return self._store
+
+    @property
+    def follower(self) -> Follower:
+        if self._follower is None:
+            self._follower = self.store.follower()
+        return self._follower
+
+    # -- lifecycle ---------------------------------------------------------------------------
+
+    def start(self) -> None:
+        self._tasks = [asyncio.create_task(self._follow()),
+                       asyncio.create_task(self.presence.run(self._seats_here))]
+
+    async def stop(self) -> None:
+        for task in [*self._tasks, *self._background]:
+            task.cancel()
+        for task in self._tasks:
+            with contextlib.suppress(BaseException):
+                await task
+        if self._follower is not None:
+            with contextlib.suppress(Exception):
+                await self._follower.close()
+
+    def _seats_here(self) -> list[tuple[str, set[int]]]:
+        return [(match_id, {s.seat for s in subs if s.seat is not None})
+                for match_id, subs in self.subs.items()]
+
+    # -- subscriptions -----------------------------------------------------------------------
+
+    async def subscribe(self, sub: Subscriber) -> Loaded:
+        """Register ``sub`` and send it the current view.  The first view is queued in the same
+        step as the registration, so the socket gets every later version after it, in order."""
+        match_id = sub.match_id
+        loaded = self.loaded.get(match_id)
+        if loaded is None:
+            fresh = await run_in_threadpool(self.service.load, match_id)
+            loaded = self.loaded.get(match_id)  # another subscriber may have raced us here
+            if loaded is None or loaded.version < fresh.version:
+                loaded = self.loaded[match_id] = fresh
+                self.follower.follow(match_id, fresh.version)
+        self.subs.setdefault(match_id, set()).add(sub)
+        self._send_view(sub, loaded, self.connected.get(match_id))
+        if sub.seat is not None:
+            await self.presence.mark(match_id, sub.seat, True)
+        return loaded
+
+    async def unsubscribe(self, sub: Subscriber) -> None:
+        match_id = sub.match_id
+        subs = self.subs.get(match_id)
+        if subs is not None:
+            subs.discard(sub)
+            if not subs:
+                del self.subs[match_id]
+                self.loaded.pop(match_id, None)
+                self.presence.forget(match_id)
+                self._fragments.pop(match_id, None)
+                self.follower.drop(match_id)
+        if sub.writer is not None and not sub.closed:
+            sub.writer.cancel()  # (a closing writer finishes its queue, then closes)
+        if sub.seat is not None:
+            still_here = any(s.seat == sub.seat for s in self.subs.get(match_id, ()))
+            if not still_here:
+                await self.presence.left(match_id, sub.seat, sub.player)
+
+    def resend(self, sub: Subscriber) -> None:
+        """Send ``sub`` the newest view again (the answer to a retried command)."""
+        loaded = self.loaded.get(sub.match_id)
+        if loaded is not None:
+            self._send_view(sub, loaded, self.connected.get(sub.match_id))
+
+    async def read_presence(self, match_id: str, players: int = 4) -> tuple[bool, ...]:
+        return await self.presence.read(match_id, players)
+
+    def _presence_changed(self, match_id: str) -> None:
+        loaded = self.loaded.get(match_id)
+        if loaded is not None:
+            self.broadcast(match_id, loaded)
+
+    # -- this process's own commands ---------------------------------------------------------
+
+    def applied(self, match_id: str, before: Loaded, after: Loaded) -> None:
+        """A command handled in this process turned ``before`` into ``after`` (the next
+        version): send the views now instead of waiting to read the record back.  If the hub's
+        copy is not ``before`` (it is behind, or the follower already delivered the record) the
+        follower does the work, so every version goes out exactly once and in order."""
+        current = self.loaded.get(match_id)
+        if current is not None and current.version == before.version \
+                and after.version == before.version + 1:
+            self.loaded[match_id] = after
+            self.broadcast(match_id, after)
+            self._watch_progress(match_id, after)
+
+    def appending(self, match_id: str, payload: bytes, after: Loaded) -> None:
+        """This process is appending ``payload`` as the record that turns the match into
+        ``after``: if the follower reads that very record back first, the hub takes ``after``
+        as it is instead of decoding and folding the record again."""
+        self._mine[match_id] = (after.version, payload, after)
+
+    def appended(self, match_id: str, after: Loaded) -> None:
+        mine = self._mine.get(match_id)
+        if mine is not None and mine[2] is after:
+            del self._mine[match_id]
+
+    # -- the follower ------------------------------------------------------------------------
+
+    async def _follow(self) -> None:
+        """For good: deliver what the follower brings."""
+        follower = self.follower
+        while True:
+            try:
+                batch = await follower.next_batch()
+            except asyncio.CancelledError:
+                raise
+            except Exception:
+                log.exception("following failed; trying again")
+                await asyncio.sleep(0.5)
+                continue
+            for match_id, entries in batch:
+                try:
+                    await self._deliver(match_id, entries)
+                except Exception:
+                    log.exception("delivering %s failed", match_id)
+                    await self._reload(match_id)
+
+    async def _deliver(self, match_id: str, entries: Sequence[tuple[int, bytes]]) -> None:
+        """Fold new records into the hub's copy of the match, one version at a time, sending
+        the views of each."""
+        for number, payload in entries:
+            while True:
+                loaded = self.loaded.get(match_id)
+                if loaded is None:
+                    return  # nobody here follows this match any more
+                if number <= loaded.version:
+                    break  # this process appended it and sent its views already
+                if number == loaded.version + 1:
+                    mine = self._mine.get(match_id)
+                    if mine is not None and mine[0] == number and mine[1] == payload:
+                        self._advance(match_id, mine[2])  # our own append, read back first
+                    else:
+                        self._advance(match_id, fold_raw([(number, payload)], loaded))
+                    break
+                # a gap (rare: a position moved while reading): read what is missing
+                missing = await self.store.read_raw(match_id, loaded.version, number - 1)
+                if self.loaded.get(match_id) is not loaded:
+                    continue  # it moved on meanwhile: look again
+                if not missing:
+                    raise CorruptLog(f"record {loaded.version + 1} of {match_id} is missing")
+                for entry in missing:
+                    loaded = fold_raw([entry], loaded)
+                    self._advance(match_id, loaded)
+        latest = self.loaded.get(match_id)
+        if latest is not None and bot_to_move(latest):
+            # Redundant on purpose: if the process that appended died before scheduling the
+            # bot, whoever sees the record schedules it (the guard makes this idempotent).
+            await run_in_threadpool(self.service.schedule_bot, match_id, latest)
+
+    def _advance(self, match_id: str, loaded: Loaded) -> None:
+        self.loaded[match_id] = loaded
+        self.service.remember(match_id, loaded)
+        self.broadcast(match_id, loaded)
+        self._watch_progress(match_id, loaded)
+
+    async def _reload(self, match_id: str) -> None:
+        """Start the hub's copy of a match again from the stream (after a record it could not
+        fold), and send everyone the current view."""
+        self.service.forget(match_id)
+        try:
+            loaded = await run_in_threadpool(self.service.load, match_id)
+        except Exception:
+            log.exception("reloading %s failed", match_id)
+            await asyncio.sleep(0.5)  # do not spin on a match that cannot be read
+            return
+        if match_id in self.loaded:
+            self.follower.follow(match_id, loaded.version)
+            self._advance(match_id, loaded)
+
+    # -- progress ----------------------------------------------------------------------------
+
+    def _watch_progress(self, match_id: str, loaded: Loaded) -> None:
+        """If the match now waits for a system step (the next deal, the final reveal) or for a
+        bot, check a moment later that it moved on, and see to it otherwise.  The process that
+        appended the record does it at once; this covers that process dying (or failing) in
+        between, which would leave the match waiting for ever.  Doing it twice is harmless: the
+        append's optimistic lock lets one system step win, and a bot turn is scheduled once
+        (``services/bots.py``)."""
+        if pending_system_action(loaded.state) is None and not bot_to_move(loaded):
+            return
+        loop = asyncio.get_running_loop()
+        loop.call_later(SYSTEM_GRACE_S, lambda: self._spawn(self._ensure_progress(
+            match_id, loaded.version)))
+
+    def _spawn(self, coro: Coroutine[Any, Any, None]) -> None:
+        task = asyncio.get_running_loop().create_task(coro)
+        self._background.add(task)
+        task.add_done_callback(self._background.discard)
+
+    async def _ensure_progress(self, match_id: str, version: int) -> None:
+        loaded = self.loaded.get(match_id)
+        if loaded is None or loaded.version != version:
+            return  # it moved on (or nobody here follows it any more)
+        service = self.service
+        try:
+            latest = await run_in_threadpool(
+                lambda: service.advance(match_id, service.load(match_id)))
+        except Exception:
+            log.exception("moving %s on from version %d failed", match_id, version)
+            return
+        if latest.version != version:
+            log.warning("match %s was stuck at version %d (a system step): moved on",
+                        match_id, version)
+
+    # -- views -------------------------------------------------------------------------------
+
+    def broadcast(self, match_id: str, loaded: Loaded) -> None:
+        subs = self.subs.get(match_id)
+        if not subs:
+            return
+        seats = loaded.state.match.seats
+        for sub in subs:
+            if sub.player is not None and (
+                sub.seat is None or seats[sub.seat] is None
+                or seats[sub.seat].player != sub.player  # type: ignore[union-attr]
+            ):
+                sub.seat = MatchService.seat_of_player(loaded.state, sub.player)
+        texts = view_texts(loaded, {sub.seat for sub in subs}, self.connected.get(match_id),
+                           self._fragments.setdefault(match_id, {}))
+        for sub in list(subs):
+            sub.send(texts[sub.seat])
+
+    def _send_view(self, sub: Subscriber, loaded: Loaded,
+                   connected: tuple[bool, ...] | None) -> None:
+        sub.send(view_texts(loaded, (sub.seat,), connected)[sub.seat])

@@ -1,0 +1,154 @@
+"""Who is connected to which seat, shared by every gateway through the match store.
+
+Presence is a hash per match (``keys.presence``), one field per (seat, gateway) whose value is
+an expiry time; each gateway refreshes its own fields every ``PRESENCE_EVERY_S`` and reads
+everyone else's, so every replica shows the same ``connected`` flags, and a crashed gateway's
+entries simply expire.  A human seat with nobody connected is added to the away set
+(``keys.AWAY``, scored by since when), from which the workers' watchdog plays a stand-in move once
+the room's ``disconnect_timeout`` has passed; the seat stays the player's.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import time
+from collections.abc import Awaitable, Callable, Iterable
+from typing import Any
+
+from services.pipeline import Loaded
+from services.store import keys
+
+log = logging.getLogger("hokm.gateway")
+PRESENCE_TTL_MS = 30_000
+PRESENCE_EVERY_S = 5.0
+PRESENCE_BATCH = 250
+
+
+def present(raw: Any, players: int) -> tuple[bool, ...]:
+    """Seats with an unexpired presence entry, from the presence hash."""
+    now = time.time() * 1000
+    seats = [False] * players
+    for field, value in raw.items():
+        name = field.decode() if isinstance(field, bytes) else str(field)
+        seat = int(name.split(":", 1)[0])
+        if 0 <= seat < players and float(value) > now:
+            seats[seat] = True
+    return tuple(seats)
+
+
+class Presence:
+    """The presence of one gateway (``gateway_id``) for the matches its hub follows.
+
+    ``connected[match]`` is the last presence read; ``changed(match)`` is called (by the hub,
+    to resend the views) whenever it differs from the one before."""
+
+    def __init__(self, client: Callable[[], Any], gateway_id: str,
+                 loaded: Callable[[str], Loaded | None],
+                 changed: Callable[[str], None]) -> None:
+        self._client = client
+        self.gateway_id = gateway_id
+        self._loaded = loaded
+        self._changed = changed
+        self.connected: dict[str, tuple[bool, ...]] = {}
+
+    def forget(self, match_id: str) -> None:
+        self.connected.pop(match_id, None)
+
+    async def mark(self, match_id: str, seat: int, here: bool) -> None:
+        """This gateway has (``here``) or no longer has a socket on ``seat``."""
+        client = self._client()
+        field = f"{seat}:{self.gateway_id}"
+        if here:
+            await client.hset(keys.presence(match_id), field,
+                              int(time.time() * 1000) + PRESENCE_TTL_MS)
+            await client.pexpire(keys.presence(match_id), PRESENCE_TTL_MS * 2)
+        else:
+            await client.hdel(keys.presence(match_id), field)
+        await self.refresh(match_id)
+
+    async def read(self, match_id: str, players: int = 4) -> tuple[bool, ...]:
+        client = self._client()
+        return present(await client.hgetall(keys.presence(match_id)), players)
+
+    async def refresh(self, match_id: str) -> None:
+        loaded = self._loaded(match_id)
+        if loaded is None:
+            return
+        await self._is(match_id, await self.read(match_id, loaded.state.rules.players))
+
+    async def left(self, match_id: str, seat: int, player: str | None) -> None:
+        """The last socket of ``seat`` on this gateway closed: clear this gateway's entry and,
+        if nobody is connected to the seat anywhere, count the player as away from now on (the
+        hub may no longer follow this match to notice)."""
+        try:
+            await self.mark(match_id, seat, False)
+            if player is not None and not (await self.read(match_id))[seat]:
+                await self._client().zadd(keys.AWAY, {f"{match_id}:{seat}": time.time()},
+                                          nx=True)
+        except Exception:  # it expires by itself (PRESENCE_TTL_MS)
+            log.warning("presence of %s not cleared", match_id, exc_info=True)
+
+    async def _is(self, match_id: str, seats: tuple[bool, ...]) -> None:
+        """Presence as just read: if it changed, note who is away and resend the views."""
+        loaded = self._loaded(match_id)
+        if loaded is None or self.connected.get(match_id) == seats:
+            return
+        before = self.connected.get(match_id)
+        self.connected[match_id] = seats
+        await self._note_away(match_id, loaded, before, seats)
+        if self._loaded(match_id) is not None:
+            self._changed(match_id)
+
+    async def _note_away(self, match_id: str, loaded: Loaded, before: tuple[bool, ...] | None,
+                         seats: tuple[bool, ...]) -> None:
+        """Keep the away set (human seats with nobody connected, since when) for substitutes."""
+        client = self._client()
+        now = time.time()
+        for seat, here in enumerate(seats):
+            occupant = loaded.state.match.seats[seat]
+            if occupant is None or occupant.bot is not None:
+                continue
+            name = f"{match_id}:{seat}"
+            if here:
+                await client.zrem(keys.AWAY, name)
+            elif before is None or before[seat]:
+                await client.zadd(keys.AWAY, {name: now}, nx=True)
+
+    async def run(self, followed: Callable[[], Iterable[tuple[str, set[int]]]],
+                  sleep: Callable[[float], Awaitable[None]] = asyncio.sleep) -> None:
+        """For good: every ``PRESENCE_EVERY_S``, refresh this gateway's entries (the seats it
+        has sockets on, per followed match) and read everyone else's (pipelined: a few round
+        trips for all the matches followed here)."""
+        while True:
+            await sleep(PRESENCE_EVERY_S)
+            await self.pass_once(list(followed()))
+
+    async def pass_once(self, matches: list[tuple[str, set[int]]]) -> None:
+        client = self._client()
+        expiry = int(time.time() * 1000) + PRESENCE_TTL_MS
+        for start in range(0, len(matches), PRESENCE_BATCH):
+            chunk = matches[start:start + PRESENCE_BATCH]
+            try:
+                pipe = client.pipeline(transaction=False)
+                asked = []
+                for match_id, seats in chunk:
+                    if seats:
+                        pipe.hset(keys.presence(match_id), mapping={
+                            f"{seat}:{self.gateway_id}": expiry for seat in seats})
+                        pipe.pexpire(keys.presence(match_id), PRESENCE_TTL_MS * 2)
+                    pipe.hgetall(keys.presence(match_id))
+                    asked.append((match_id, bool(seats)))
+                answers = iter(await pipe.execute())
+                for match_id, wrote in asked:
+                    if wrote:
+                        next(answers)  # the HSET
+                        next(answers)  # the PEXPIRE
+                    raw = next(answers)
+                    loaded = self._loaded(match_id)
+                    if loaded is not None:
+                        await self._is(match_id, present(raw, loaded.state.rules.players))
+            except asyncio.CancelledError:
+                raise
+            except Exception:
+                log.exception("presence refresh failed")

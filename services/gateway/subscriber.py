@@ -1,0 +1,111 @@
+"""One WebSocket following one match, and its outbox.
+
+Sending is eager: a message is written to the socket at once, in the caller's step, when nothing
+is queued before it and the socket takes it without waiting (the usual case: no task switch per
+message).  When the socket cannot take more (its client reads slowly) the message, and every
+later one, waits in the outbox, drained by a task of this socket alone, so one slow client never
+delays another; past ``OUTBOX`` messages the client is dropped and catches up when it reconnects
+(views are whole snapshots).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import collections
+from collections.abc import Coroutine
+from typing import Any
+
+from starlette.websockets import WebSocket
+
+OUTBOX = 512
+
+
+class Subscriber:
+    """One WebSocket following one match as one seat (or as a spectator, ``seat is None``).
+
+    Sending is eager: a message is written to the socket at once, in the caller's step, when
+    nothing is queued before it and the socket takes it without waiting (the usual case: no
+    task switch per message).  When the socket cannot take more (its client reads slowly) the
+    message, and every later one, waits in the outbox, drained by a task of this socket alone,
+    so one slow client never delays another; past ``OUTBOX`` messages the client is dropped and
+    catches up when it reconnects (views are whole snapshots).
+    """
+
+    __slots__ = ("ws", "match_id", "seat", "player", "outbox", "writer", "closed", "close_code")
+
+    def __init__(self, ws: WebSocket, match_id: str, seat: int | None,
+                 player: str | None = None) -> None:
+        self.ws = ws
+        self.match_id = match_id
+        self.seat = seat
+        self.player = player
+        """The seat follows the player: the ace draw may move a player to another seat."""
+        self.outbox: collections.deque[str | None] = collections.deque()
+        self.writer: asyncio.Task[None] | None = None
+        """The task draining the outbox, while there is one."""
+        self.closed = False
+        self.close_code = 1013
+
+    def send(self, text: str) -> None:
+        if self.closed:
+            return
+        if self.writer is not None or self.outbox:  # others wait before it: keep the order
+            if len(self.outbox) >= OUTBOX:
+                self.close(1013)  # too slow: drop it; it reconnects and catches up
+            else:
+                self.outbox.append(text)
+            return
+        coro = self.ws.send_text(text)
+        try:
+            waiting = coro.send(None)
+        except StopIteration:
+            return  # written
+        except Exception:  # the socket went away: the reader side cleans up
+            self.closed = True
+            return
+        self.writer = asyncio.get_running_loop().create_task(self._drain(coro, waiting))
+
+    def close(self, code: int) -> None:
+        """Close the socket with ``code`` once everything queued before has been sent."""
+        if self.closed:
+            return
+        self.closed, self.close_code = True, code
+        self.outbox.append(None)
+        if self.writer is None:
+            self.writer = asyncio.get_running_loop().create_task(self._drain())
+
+    async def _drain(self, coro: Coroutine[Any, Any, None] | None = None,
+                     waiting: Any = None) -> None:
+        try:
+            if coro is not None:
+                await _resume(coro, waiting)
+            while self.outbox:
+                text = self.outbox.popleft()
+                if text is None:
+                    await self.ws.close(code=self.close_code)
+                    return
+                await self.ws.send_text(text)
+        except asyncio.CancelledError:
+            raise
+        except Exception:  # the socket went away: the reader side cleans up
+            self.closed = True
+        finally:
+            self.writer = None
+
+
+async def _resume(coro: Coroutine[Any, Any, None], waiting: Any) -> None:
+    """Run a coroutine that was started by hand and suspended on ``waiting`` (a future) to its
+    end, as a task would have."""
+    try:
+        while True:
+            if isinstance(waiting, asyncio.Future):
+                await asyncio.wait([waiting])  # its outcome is the coroutine's to read
+            else:
+                await asyncio.sleep(0)
+            try:
+                waiting = coro.send(None)
+            except StopIteration:
+                return
+    except BaseException:
+        coro.close()
+        raise

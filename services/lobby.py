@@ -1,0 +1,223 @@
+"""The lobby: creating a match, taking and giving up seats, and seat tokens.
+
+``Lobby`` is a part of ``MatchService`` (a mixin): every change it makes to a match is a command
+through the service's ``handle``, so it takes the same pipeline as any other.  Tokens are shown
+once, at creation or join; the store keeps only their SHA-256 (``token_hash``).  A token belongs
+to a *player*, whose seat is looked up in the state each time (the ace draw may move players).
+"""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import json
+import secrets
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from engine import CreateMatch, LeaveSeat, Rules, State, TakeSeat, commitment_of
+from engine.decide import check_deck
+from engine.errors import HokmError, InvalidCommand, MatchFull, MatchOver, SeatTaken
+from engine.state import MATCH_OVER
+
+from .bots import LEVELS
+from .errors import BadToken, RateLimited
+from .pipeline import Loaded
+from .quotas import BOT_SLOT_S, BOTS_ONLY, Quotas
+from .store.port import EventStore
+
+BOT_LEVELS = LEVELS
+"""``bot:<level>`` seats: exactly the levels of the API (``services.bots.LEVELS``)."""
+BOT_NAMES = ("Dara", "Roxana", "Kian", "Shirin")
+
+
+def command_key(player: str, client_id: str) -> str:
+    """The id stored in the record for a client's command id: 48 bits of SHA-256 of the player
+    and the client's id, 8 characters instead of up to 81 (ids are kept in every record; players
+    cannot collide with each other's ids, and among the few hundred commands of one match a
+    chance collision is about one in a billion)."""
+    digest = hashlib.sha256(f"{player}:{client_id}".encode()).digest()[:6]
+    return base64.urlsafe_b64encode(digest).decode()
+
+
+def token_hash(token: str) -> str:
+    return hashlib.sha256(token.encode()).hexdigest()
+
+
+class Lobby:
+    """Match creation and seats, on top of the service's ``handle`` / ``advance`` / ``load``."""
+
+    store: EventStore
+    quotas: Quotas
+    clock: Callable[[], float]
+    allow_stacked: bool
+
+    # provided by MatchService
+    def handle(self, match_id: str, actor: int | None, command: Any, *,
+               version: int | None = None, command_id: str | None = None) -> Any:
+        raise NotImplementedError
+
+    def advance(self, match_id: str, loaded: Loaded) -> Loaded:
+        raise NotImplementedError
+
+    def load(self, match_id: str, *, fresh: bool = True) -> Loaded:
+        raise NotImplementedError
+
+
+    def create(
+        self,
+        *,
+        seats: Sequence[str] | None = None,
+        rules: Any = None,
+        name: str = "Player",
+        players: int = 4,
+        first_hakem: int | None = None,
+        decks: Any = None,
+        disconnect_timeout: float = 60,
+        owner: str | None = None,
+    ) -> dict[str, Any]:
+        """Create a match; the caller takes the first human seat (with bots only, the caller
+        gets no seat and watches).  Returns match id, seat, token (secret, shown once) and
+        player id.  ``owner`` (the gateway's digest of the client's address) is held to the
+        ``Quotas``: ``rate_limited`` beyond them, with nothing stored."""
+        parsed = Rules.from_dict(rules if rules is not None else {"players": players})
+        if players != parsed.players:
+            raise InvalidCommand("players and rules.players disagree")
+        layout = list(seats) if seats is not None else ["human"] * parsed.players
+        if len(layout) != parsed.players:
+            raise InvalidCommand(f"seats must list {parsed.players} seats")
+        levels: list[str | None] = []
+        for kind in layout:
+            if kind == "human":
+                levels.append(None)
+            elif isinstance(kind, str) and kind.startswith("bot:") and kind[4:] in BOT_LEVELS:
+                levels.append(kind[4:])
+            else:
+                raise InvalidCommand(f"a seat is \"human\" or \"bot:<level>\" with a level of "
+                                     f"{', '.join(BOT_LEVELS)}")
+        if (first_hakem is not None or decks is not None) and not self.allow_stacked:
+            raise InvalidCommand("stacked decks are disabled on this server")
+        deck_list: list[list[str]] = []
+        if decks is not None:
+            if not isinstance(decks, list) or len(decks) > 100:
+                raise InvalidCommand("decks is a list of decks")
+            for deck in decks:
+                check_deck(deck)
+                deck_list.append(list(deck))
+        if not isinstance(disconnect_timeout, (int, float)) or not 0 <= disconnect_timeout <= 3600:
+            raise InvalidCommand("disconnect_timeout is 0 to 3600 seconds")
+        match_id = secrets.token_hex(8)
+        if owner is not None:
+            self._admit(match_id, owner, bots=None not in levels)
+        secret = secrets.token_hex(32)
+        meta = {
+            "secret": secret,
+            "decks": json.dumps(deck_list),
+            "disconnect_timeout": str(disconnect_timeout),
+            "created_ms": str(int(self.clock() * 1000)),
+        }
+        if owner is not None:
+            meta["owner"] = owner
+        self.store.put_meta(match_id, "meta", meta)
+        self.handle(match_id, None, CreateMatch(match_id, parsed, commitment_of(secret),
+                                                first_hakem))
+        for seat, level in enumerate(levels):
+            if level is not None:
+                self.handle(match_id, None, TakeSeat(seat, BOT_NAMES[seat % 4],
+                                                     f"bot-{seat}", level))
+        if None not in levels:  # bots only: the creator watches (and may share the link)
+            self.advance(match_id, self.load(match_id))
+            return {"match_id": match_id, "seat": None, "token": None, "player": None}
+        creator = levels.index(None)
+        joined = self.join(match_id, name, creator)
+        return {"match_id": match_id, **joined}
+
+    def _admit(self, match_id: str, owner: str, *, bots: bool) -> None:
+        """Hold a new match of ``owner`` to the quotas (``rate_limited`` beyond them)."""
+        quotas, now = self.quotas, self.clock()
+        if quotas.creates_per_window > 0 and self.store.hit(
+                "create", owner, quotas.create_window_s, now) > quotas.creates_per_window:
+            minutes = quotas.create_window_s / 60
+            raise RateLimited(f"at most {quotas.creates_per_window} new matches per "
+                              f"{minutes:g} minutes from one address; try again later")
+        if bots and (quotas.bot_matches > 0 or quotas.bot_matches_per_owner > 0) and \
+                not self.store.take_slot(BOTS_ONLY, match_id, owner,
+                                         (quotas.bot_matches, quotas.bot_matches_per_owner),
+                                         now + BOT_SLOT_S, now):
+            raise RateLimited("too many bots-only matches are playing now; watch one of "
+                              "them to its end, or take a seat in yours")
+
+    def join(self, match_id: str, name: str, seat: int | None = None) -> dict[str, Any]:
+        """Take an open seat (the first one if ``seat`` is None)."""
+        loaded = self.load(match_id)
+        state = loaded.state
+        if state.phase == MATCH_OVER:
+            raise MatchOver("the match is over")
+        open_seats = [i for i, s in enumerate(state.match.seats) if s is None]
+        if seat is None:
+            if not open_seats:
+                raise MatchFull("every seat is taken")
+            seat = open_seats[0]
+        elif type(seat) is not int or not 0 <= seat < state.rules.players:
+            raise InvalidCommand("no such seat")
+        elif seat not in open_seats:
+            raise SeatTaken("that seat is taken")
+        player = secrets.token_hex(8)
+        token = secrets.token_urlsafe(24)
+        digest = token_hash(token)
+        self.store.put_meta(match_id, "tokens", {digest: player})
+        try:
+            self.handle(match_id, None, TakeSeat(seat, name, player))
+        except HokmError:
+            self.store.delete_meta_field(match_id, "tokens", digest)
+            raise
+        return {"seat": self.seat_of_player(self.load(match_id, fresh=False).state, player),
+                "token": token, "player": player}
+
+    @staticmethod
+    def seat_of_player(state: State, player: str) -> int | None:
+        for i, occupant in enumerate(state.match.seats):
+            if occupant is not None and occupant.player == player:
+                return i
+        return None
+
+    def authenticate(self, match_id: str, token: str | None) -> tuple[int, str, Loaded]:
+        """The seat, player id and match of a seat token; ``bad_token`` otherwise."""
+        if not token or len(token) > 128:
+            raise BadToken("a seat token is required")
+        player = self.store.get_meta_field(match_id, "tokens", token_hash(token))
+        if player is None:
+            self.load(match_id, fresh=False)  # not_found for a match that does not exist
+            raise BadToken("this token does not belong to a seat of this match")
+        loaded = self.load(match_id, fresh=False)
+        seat = self.seat_of_player(loaded.state, player)
+        if seat is None:
+            loaded = self.load(match_id)
+            seat = self.seat_of_player(loaded.state, player)
+            if seat is None:
+                raise BadToken("this token's seat was given up")
+        return seat, player, loaded
+
+    def leave(self, match_id: str, token: str, replace_with: str | None = None) -> None:
+        """Give up a seat: it becomes empty, or a bot of ``replace_with`` (``bot:<level>``)."""
+        seat, _, _ = self.authenticate(match_id, token)
+        level = None
+        if replace_with is not None:
+            if not (isinstance(replace_with, str) and replace_with.startswith("bot:")
+                    and replace_with[4:] in BOT_LEVELS):
+                raise InvalidCommand(f"replace_with is \"bot:<level>\" with a level of "
+                                     f"{', '.join(BOT_LEVELS)}")
+            level = replace_with[4:]
+        self.handle(match_id, None, LeaveSeat(seat))
+        self.store.delete_meta_field(match_id, "tokens", token_hash(token))
+        if level is not None:
+            self.handle(match_id, None, TakeSeat(seat, BOT_NAMES[seat % 4],
+                                                 f"bot-{seat}-{secrets.token_hex(4)}", level))
+
+    def give_to_bot(self, match_id: str, token: str, seat: int, level: str) -> None:
+        """A seated player hands an empty seat to a bot."""
+        self.authenticate(match_id, token)
+        if level not in BOT_LEVELS:
+            raise InvalidCommand(f"level is one of {', '.join(BOT_LEVELS)}")
+        self.handle(match_id, None, TakeSeat(seat, BOT_NAMES[seat % 4],
+                                             f"bot-{seat}-{secrets.token_hex(4)}", level))

@@ -1,0 +1,210 @@
+"""One contract for the event loop's store port (``AsyncEventStore`` and its ``Follower``), run
+against every implementation: memory, fakeredis, the real Redis (and Redis Cluster once it has
+an implementation).
+
+Appends keep their own answers under contention (each version is stored once, by one writer),
+a stale version is refused, reads return what was stored, and a follower delivers the records of
+a changing set of matches, in order, whoever appended them, without ever skipping one — also
+across a dropped connection.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import concurrent.futures
+import secrets
+from collections.abc import Awaitable, Callable, Iterator
+from typing import Any
+
+import fakeredis
+import fakeredis.aioredis
+import pytest
+
+from services.store.memory import AsyncMemoryStore, MemoryStore
+from services.store.port import AsyncEventStore, Entries, Follower, StoreUnavailable
+from services.store.redis_async import AsyncRedisStore
+from tests.conftest import real_redis_client, redis_db_url
+
+DB = 8
+Make = Callable[[], AsyncEventStore]
+
+
+def run(coro: Awaitable[Any]) -> Any:
+    """Run ``coro`` on a fresh event loop in its own thread: the main thread may already have a
+    loop running (Playwright's sync API keeps one for the browser tests' session)."""
+    async def main() -> Any:
+        return await coro
+
+    with concurrent.futures.ThreadPoolExecutor(1) as pool:
+        return pool.submit(asyncio.run, main()).result()
+
+
+@pytest.fixture(params=["memory", "fakeredis", pytest.param("redis", marks=pytest.mark.redis)])
+def make(request: pytest.FixtureRequest) -> Iterator[Make]:
+    """A factory of store ports on one shared backend (each call: another writer's port)."""
+    if request.param == "memory":
+        backend = MemoryStore()
+        yield lambda: AsyncMemoryStore(backend)
+    elif request.param == "fakeredis":
+        server = fakeredis.FakeServer()
+        yield lambda: AsyncRedisStore(fakeredis.aioredis.FakeRedis(server=server))
+    else:
+        import redis.asyncio as aioredis
+
+        client = real_redis_client(DB)
+        client.flushdb()
+        yield lambda: AsyncRedisStore(aioredis.Redis.from_url(redis_db_url(DB)))
+        client.flushdb()
+
+
+def mid() -> str:
+    return secrets.token_hex(8)
+
+
+def test_appends_keep_their_own_answers_under_contention(make: Make) -> None:
+    async def main() -> None:
+        a, b = make(), make()
+        matches = [mid() for _ in range(200)]
+        # many matches at once: all stored
+        assert await asyncio.gather(*(a.append(m, 1, b"x") for m in matches)) == [True] * 200
+        # two writers race for the same versions: each version is stored exactly once
+        first = await asyncio.gather(*(a.append(m, 2, b"a") for m in matches),
+                                     *(b.append(m, 2, b"b") for m in matches))
+        assert [x or y for x, y in zip(first[:200], first[200:], strict=True)] == [True] * 200
+        assert not any(x and y for x, y in zip(first[:200], first[200:], strict=True))
+        for m, won_a in zip(matches, first[:200], strict=True):
+            assert await a.read_raw(m) == [(1, b"x"), (2, b"a" if won_a else b"b")]
+        await a.close()
+        await b.close()
+
+    run(main())
+
+
+def test_a_stale_version_is_refused_and_the_next_goes_on(make: Make) -> None:
+    async def main() -> None:
+        store, m = make(), mid()
+        assert await store.append(m, 1, b"1")
+        assert await store.append(m, 2, b"2")
+        assert await store.append(m, 1, b"again") is False
+        assert await store.append(m, 2, b"again") is False
+        assert await store.append(m, 3, b"3")
+        assert await store.read_raw(m) == [(1, b"1"), (2, b"2"), (3, b"3")]
+        assert await store.read_raw(m, 1, 2) == [(2, b"2")]
+        assert await store.read_raw(m, 3) == []
+        assert await store.read_raw(mid()) == []
+        await store.close()
+
+    run(main())
+
+
+async def _collect(follower: Follower, want: dict[str, int], seen: dict[str, Entries],
+                   timeout: float = 20.0) -> None:
+    """Take batches until every match of ``want`` has reached its version; every batch must
+    continue exactly where the match's entries stopped."""
+    async def loop() -> None:
+        while any(seen.get(m, [(0, b"")])[-1][0] < v for m, v in want.items()):
+            for match_id, entries in await follower.next_batch():
+                have = seen.setdefault(match_id, [])
+                start = have[-1][0] if have else entries[0][0] - 1
+                assert [v for v, _ in entries] == list(range(start + 1, start + 1 + len(entries)))
+                have.extend(entries)
+
+    await asyncio.wait_for(loop(), timeout)
+
+
+def test_a_follower_delivers_every_record_in_order_whoever_appends(make: Make) -> None:
+    async def main() -> None:
+        reader, writers = make(), [make(), make()]
+        follower = reader.follower()
+        matches = [mid() for _ in range(30)]
+        for m in matches:
+            follower.follow(m, 0)
+
+        async def write(store: AsyncEventStore, m: str) -> None:
+            for v in range(1, 21):
+                await store.append(m, v, b"%s:%d" % (m.encode(), v))
+
+        seen: dict[str, Entries] = {}
+        writing = asyncio.gather(*(write(writers[i % 2], m) for i, m in enumerate(matches)))
+        await asyncio.gather(writing, _collect(follower, dict.fromkeys(matches, 20), seen))
+        for m in matches:
+            assert seen[m] == [(v, b"%s:%d" % (m.encode(), v)) for v in range(1, 21)]
+        await follower.close()
+        for s in (reader, *writers):
+            await s.close()
+
+    run(main())
+
+
+def test_matches_join_and_leave_a_follower_while_it_follows(make: Make) -> None:
+    async def main() -> None:
+        store = make()
+        follower = store.follower()
+        first, second, third = mid(), mid(), mid()
+        for m in (first, second, third):
+            await store.append(m, 1, b"1")
+        follower.follow(first, 0)
+        seen: dict[str, Entries] = {}
+        await _collect(follower, {first: 1}, seen)
+        # a match joins from its version 1 while the follower is waiting
+        pending = asyncio.ensure_future(_collect(follower, {first: 2, second: 2}, seen))
+        await asyncio.sleep(0)  # (the follower is now blocked in its read)
+        follower.follow(second, 1)
+        await store.append(second, 2, b"2")
+        await store.append(first, 2, b"2")
+        await pending
+        assert seen[second] == [(2, b"2")]  # from where it was told, nothing before
+        # a dropped match is no longer delivered; the others go on
+        follower.drop(first)
+        await store.append(first, 3, b"3")
+        await store.append(third, 2, b"2")
+        follower.follow(third, 1)
+        await _collect(follower, {third: 2}, seen)
+        assert seen[first][-1][0] == 2
+        await follower.close()
+        await store.close()
+
+    run(main())
+
+
+def test_a_follower_loses_nothing_across_a_dropped_connection(make: Make) -> None:
+    async def main() -> None:
+        store, writer = make(), make()
+        follower = store.follower()
+        m = mid()
+        follower.follow(m, 0)
+        seen: dict[str, Entries] = {}
+        await writer.append(m, 1, b"1")
+        await _collect(follower, {m: 1}, seen)
+        pending = asyncio.ensure_future(_collect(follower, {m: 6}, seen))
+        await asyncio.sleep(0.05)  # (blocked in its read)
+        breaker = getattr(follower, "break_connections", None)
+        if breaker is not None:  # (the memory store has no connection to lose)
+            await breaker()
+        for v in range(2, 7):
+            await writer.append(m, v, b"%d" % v)
+        await pending
+        assert [v for v, _ in seen[m]] == [1, 2, 3, 4, 5, 6]
+        # appends whose connection dropped: stored (True), or StoreUnavailable, when the
+        # record may or may not be stored (even later: it may be in flight); a writer that
+        # reads again and goes on from what it reads gets a contiguous log, never a hole
+        breaker = getattr(writer, "break_connections", None)
+        if breaker is not None:
+            await breaker()
+        answers: list[bool | None] = []
+        for _ in range(10):
+            now = len(await writer.read_raw(m))
+            try:
+                answers.append(await writer.append(m, now + 1, b"%d" % (now + 1)))
+            except StoreUnavailable:
+                answers.append(None)
+            if answers[-1]:
+                break
+        assert answers[-1] is True, answers
+        versions = [v for v, _ in await writer.read_raw(m)]
+        assert versions == list(range(1, len(versions) + 1)) and len(versions) >= 7
+        await follower.close()
+        await store.close()
+        await writer.close()
+
+    run(main())
