@@ -1,7 +1,11 @@
 """The OpenAPI 3.1 document of API v1 (``/openapi.json``) and a readable page of it (``/api``).
 
 Written by hand from docs/api.md: the document is small, and writing it keeps the contract in one
-reviewed place rather than derived from handler signatures.
+reviewed place rather than derived from handler signatures.  It describes every field of a view
+(``View``: ``tests/gateway/test_openapi.py`` checks it against what ``engine.view_for`` builds),
+every answer, every error code with its status (``ERRORS``, checked against
+``services.errors.STATUS``) and which codes each operation may answer, and the WebSocket's
+frames (``x-websocket`` and the ``Ws*`` schemas: OpenAPI has no WebSocket operations).
 """
 
 from __future__ import annotations
@@ -11,24 +15,216 @@ from typing import Any
 
 from services.bots import LEVELS
 
+ERRORS: dict[str, tuple[int, str]] = {
+    "bad_request": (400, "the request is malformed (a field, a parameter, a frame)"),
+    "bad_rules": (400, "unknown or contradictory house rules"),
+    "bad_token": (401, "no seat token, or not one of this match (also: spectators sending "
+                       "commands)"),
+    "not_found": (404, "no such match (or it expired)"),
+    "too_large": (413, "a body or frame over 16 KiB"),
+    "rate_limited": (429, "too many requests; retry after Retry-After seconds"),
+    "stale_version": (409, "the command's version is not the match's: refresh and decide again"),
+    "not_your_turn": (409, "the match waits for another seat (or nothing to decide)"),
+    "illegal_card": (409, "the card is not in the seat's hand"),
+    "must_follow_suit": (409, "the seat holds the suit led and must play it"),
+    "must_trump": (409, "house rule must_trump: a seat that cannot follow must trump"),
+    "wrong_phase": (409, "not possible in this phase (a card while trump is being chosen...)"),
+    "match_over": (409, "the match is over"),
+    "seat_taken": (409, "the seat asked for is taken"),
+    "match_full": (409, "no open human seat"),
+    "hints_exhausted": (409, "three hints were given since the version asked for"),
+    "unavailable": (503, "the store is unreachable: nothing was done; retry after "
+                         "Retry-After"),
+}
+"""Every error code of the API: its HTTP status and meaning."""
+
 ERROR = {"$ref": "#/components/schemas/Error"}
 TOKEN: list[dict[str, list[str]]] = [{"seat_token": []}]
 MATCH_ID = {"name": "match_id", "in": "path", "required": True,
             "schema": {"type": "string", "pattern": "^[a-z0-9]{1,40}$"}}
 
 
-def _errors(*codes: int) -> dict[str, Any]:
-    """The refusals of an operation, plus ``503 unavailable`` (Redis unreachable), which any
-    operation of the API may answer."""
-    return {str(c): {"description": "unavailable: retry" if c == 503 else "refused",
-                     "content": {"application/json": {"schema": ERROR}}}
-            for c in (*codes, 503)}
+def _errors(*codes: str) -> dict[str, Any]:
+    """The refusals of an operation by status, each naming its codes, plus ``429
+    rate_limited`` and ``503 unavailable``, which any operation may answer."""
+    by_status: dict[int, list[str]] = {}
+    for code in (*codes, "rate_limited", "unavailable"):
+        by_status.setdefault(ERRORS[code][0], []).append(code)
+    out: dict[str, Any] = {}
+    for status, named in sorted(by_status.items()):
+        schema = {"allOf": [ERROR, {"properties": {"error": {"properties": {
+            "code": {"enum": named}}}}}]}
+        out[str(status)] = {
+            "description": "; ".join(f"`{c}`: {ERRORS[c][1]}" for c in named),
+            "content": {"application/json": {"schema": schema}},
+            **({"headers": {"Retry-After": {"schema": {"type": "integer"},
+                                            "description": "seconds"}}}
+               if status in (429, 503) else {}),
+        }
+    return out
 
 
 def _ok(description: str, schema: dict[str, Any] | None = None, code: str = "200"
         ) -> dict[str, Any]:
     body = {"application/json": {"schema": schema or {"type": "object"}}}
     return {code: {"description": description, "content": body}}
+
+
+def _ref(name: str) -> dict[str, str]:
+    return {"$ref": f"#/components/schemas/{name}"}
+
+
+def _nullable(schema: dict[str, Any]) -> dict[str, Any]:
+    return {"oneOf": [schema, {"type": "null"}]}
+
+
+CARD = {"type": "string", "pattern": "^[AKQJT2-9][SHDC]$",
+        "description": "rank then suit: `QH` is the queen of hearts, `TD` the ten of diamonds"}
+SUIT = {"type": "string", "enum": ["S", "H", "D", "C"]}
+SEAT_NO = {"type": "integer", "minimum": 0, "maximum": 3}
+PAIR = {"type": "array", "items": {"type": "integer", "minimum": 0}, "minItems": 2,
+        "maxItems": 2}
+PLAYED = {"type": "object", "required": ["seat", "card"],
+          "properties": {"seat": SEAT_NO, "card": CARD}}
+PHASES = ["waiting", "choosing_trump", "playing", "round_over", "match_over"]
+
+
+def _field(schema: dict[str, Any], description: str) -> dict[str, Any]:
+    return {**schema, "description": description}
+
+
+VIEW_FIELDS: dict[str, dict[str, Any]] = {
+    "match_id": _field({"type": "string"}, "the match"),
+    "version": _field({"type": "integer", "minimum": 0},
+                      "records in the match's stream: the version this view shows"),
+    "seat": _field(_nullable(SEAT_NO), "the viewer's seat (null: a spectator); read it from "
+                   "every view, the ace draw may move a player"),
+    "players": _field({"type": "integer", "enum": [4]}, "seats at the table"),
+    "phase": _field({"type": "string", "enum": PHASES}, "where the match is"),
+    "round": _field({"type": "integer", "minimum": 0}, "the round (deal) number, from 1"),
+    "hakem": _field(_nullable(SEAT_NO), "the seat that names trump this round"),
+    "dealer": _field(_nullable(SEAT_NO), "the dealer of this round"),
+    "trump": _field(_nullable(SUIT), "trump (null until the Hakem names it)"),
+    "hand": _field({"type": "array", "items": CARD},
+                   "the viewer's own cards, sorted S H C D, high first (empty for spectators)"),
+    "hand_counts": _field({"type": "array", "items": {"type": "integer"}},
+                          "how many cards each seat holds"),
+    "trick": _field({"type": "array", "items": PLAYED}, "the open trick, in play order"),
+    "leader": _field(_nullable(SEAT_NO), "who led the open trick"),
+    "turn": _field(_nullable(SEAT_NO), "whose card it is (null: nobody's)"),
+    "tricks": _field(PAIR, "tricks won this round, by team (`seat % 2`)"),
+    "score": _field(PAIR, "points, by team"),
+    "target": _field({"type": "integer"}, "points that win the match (a set, with sets)"),
+    "sets": _field(_nullable(PAIR), "sets won by team (null unless target \"2x7\")"),
+    "legal": _field({"type": "array", "items": {"type": "string"}},
+                    "what the viewer may choose now: cards, or suits for the Hakem naming "
+                    "trump; empty when it is not the viewer's decision"),
+    "last_trick": _field(_nullable({"type": "object", "required": ["cards", "winner"],
+                                    "properties": {"cards": {"type": "array",
+                                                             "items": PLAYED},
+                                                   "winner": SEAT_NO}}),
+                         "the trick completed last, and who won it"),
+    "seats": _field({"type": "array", "items": _ref("SeatInfo")}, "the four seats"),
+    "result": _field(_nullable(_ref("RoundResult")), "the last round's result"),
+    "winner": _field(_nullable({"type": "integer", "enum": [0, 1]}),
+                     "the team that won the match, once it is over"),
+    "rules": _field(_ref("Rules"), "the match's house rules (every rule, canonical)"),
+    "draw": _field({"type": "array", "items": PLAYED},
+                   "the ace draw, public: the cards turned one by one to each seat"),
+    "pile": _field(_nullable({"type": "integer"}),
+                   "tricks waiting in the pile (house rule double_sar; else null)"),
+    "commitment": _field({"type": "string"}, "SHA-256 of the match's deck secret "
+                         "(docs/fairness.md)"),
+    "secret": _field(_nullable({"type": "string"}), "the deck secret, revealed at the end"),
+    "hands": _field(_nullable({"type": "array", "items": {"type": "array", "items": CARD}}),
+                    "every seat's cards: only once the match is over"),
+    "dealt": _field(_nullable({"type": "array", "items": {"type": "array", "items": CARD}}),
+                    "every seat's dealt cards of the last round: only once the match is over"),
+}
+"""Every field of a view (``engine.view_for``), as docs/api.md lists them."""
+
+SUMMARY_FIELDS = ("match_id", "players", "phase", "version", "score", "rules", "seats",
+                  "round", "winner", "target", "sets")
+
+SCHEMAS: dict[str, Any] = {
+    "SeatInfo": {"type": "object", "required": ["name", "bot", "connected", "empty"],
+                 "properties": {
+                     "name": _field({"type": ["string", "null"]}, "the player's name"),
+                     "bot": _field({"type": ["string", "null"],
+                                    "enum": [*LEVELS, None]}, "a bot's level, else null"),
+                     "connected": _field({"type": "boolean"},
+                                         "someone follows the seat now (bots always)"),
+                     "empty": _field({"type": "boolean"}, "an open seat")}},
+    "RoundResult": {"type": "object", "required": ["winner", "points", "kind", "tricks"],
+                    "properties": {
+                        "winner": {"type": "integer", "enum": [0, 1]},
+                        "points": {"type": "integer", "minimum": 1},
+                        "kind": {"type": "string",
+                                 "enum": ["normal", "kot", "hakem_koti", "bavney"]},
+                        "tricks": PAIR}},
+    "View": {"type": "object", "required": list(VIEW_FIELDS), "properties": VIEW_FIELDS,
+             "description": "what one seat (or a spectator) may know: nothing of other hands "
+                            "until the match is over"},
+    "VersionedView": {"type": "object", "required": ["version", "view"],
+                      "properties": {"version": {"type": "integer"}, "view": _ref("View")}},
+    "Summary": {"type": "object", "required": list(SUMMARY_FIELDS),
+                "properties": {k: VIEW_FIELDS[k] for k in SUMMARY_FIELDS}},
+    "Created": {"type": "object", "required": ["match_id", "seat", "token", "invite_url",
+                                               "player"],
+                "properties": {
+                    "match_id": {"type": "string"},
+                    "seat": _field(_nullable(SEAT_NO), "the creator's seat (null: bots only)"),
+                    "token": _field({"type": ["string", "null"]},
+                                    "the seat token (Authorization: Bearer)"),
+                    "invite_url": _field({"type": "string"}, "the table page to share"),
+                    "player": _field({"type": ["string", "null"]}, "the player's id")}},
+    "Joined": {"type": "object", "required": ["seat", "token", "player"],
+               "properties": {"seat": SEAT_NO, "token": {"type": "string"},
+                              "player": {"type": "string"}}},
+    "Record": {"type": "object", "required": ["version", "actor", "events"],
+               "properties": {"version": {"type": "integer"},
+                              "actor": _field(_nullable(SEAT_NO),
+                                              "the seat that acted (null: a system step)"),
+                              "events": {"type": "array", "items": {
+                                  "type": "object", "required": ["type"],
+                                  "properties": {"type": {"type": "string"}},
+                                  "additionalProperties": True,
+                                  "description": "an event redacted for the caller: its "
+                                                 "`type` and that event's fields "
+                                                 "(engine/events.py)"}}}},
+    "Events": {"type": "object", "required": ["version", "events"],
+               "properties": {"version": {"type": "integer"},
+                              "events": {"type": "array", "items": _ref("Record")}}},
+    "Replay": {"type": "object", "required": ["step", "steps", "view", "events"],
+               "properties": {"step": {"type": "integer"}, "steps": {"type": "integer"},
+                              "view": _ref("View"),
+                              "events": _field({"type": "array", "items": {"type": "object"}},
+                                               "the events of record `step`")}},
+    "Hint": {"type": "object", "required": ["suggestion", "reason", "remaining"],
+             "properties": {"suggestion": _field({"type": ["string", "null"]},
+                                                 "a card, or a suit for the Hakem"),
+                            "reason": {"type": "string"},
+                            "remaining": {"type": "integer", "minimum": 0}}},
+    "WsView": {"type": "object", "required": ["type", "version", "view"],
+               "properties": {"type": {"const": "view"}, "version": {"type": "integer"},
+                              "view": _ref("View")},
+               "description": "sent on connect and after every change, in version order"},
+    "WsMissed": {"type": "object", "required": ["type", "since", "version", "resync",
+                                                "records"],
+                 "properties": {"type": {"const": "missed"}, "since": {"type": "integer"},
+                                "version": {"type": "integer"},
+                                "resync": _field({"type": "boolean"},
+                                                 "over 200 records behind: none are sent"),
+                                "records": {"type": "array", "items": _ref("Record")}},
+                 "description": "after a connect with `since` behind: what happened meanwhile"},
+    "WsError": {"type": "object", "required": ["type", "code", "message", "id"],
+                "properties": {"type": {"const": "error"},
+                               "code": {"type": "string", "enum": list(ERRORS)},
+                               "message": {"type": "string"},
+                               "id": _field({"type": ["string", "null"]},
+                                            "the refused command's id")}},
+    "WsPong": {"type": "object", "properties": {"type": {"const": "pong"}}},
+}
 
 
 def _body(schema: dict[str, Any]) -> dict[str, Any]:
@@ -62,19 +258,44 @@ COMMAND = {
 }
 
 
+WEBSOCKET = {
+    "path": "/api/matches/{match_id}/ws?token=...&since=n",
+    "description": "Follows one match as the token's seat (without a token: a spectator, the "
+                   "public view). The server sends WsView on connect and after every change, "
+                   "WsMissed after it when `since` is behind, WsError to the sender of a "
+                   "refused command, WsPong to `{\"type\": \"ping\"}`. The client sends "
+                   "Command objects. A refused connection gets a WsError, then the close "
+                   "code 4400 (bad_request), 4401 (bad_token), 4404 (not_found) or 1013 "
+                   "(unavailable, and a client too slow to read: reconnect with `since`); "
+                   "frames over 16 KiB close with 1009.",
+    "server_messages": [_ref("WsView"), _ref("WsMissed"), _ref("WsError"), _ref("WsPong")],
+    "client_messages": [_ref("Command"), {"type": "object", "properties": {
+        "type": {"const": "ping"}}}],
+    "close_codes": {"4400": "bad_request", "4401": "bad_token", "4404": "not_found",
+                    "1013": "unavailable or too slow: reconnect", "1009": "frame too large"},
+}
+
+
 def document() -> dict[str, Any]:
     return {
         "openapi": "3.1.0",
         "info": {"title": "Hokm gateway API", "version": "1",
-                 "description": "Play Hokm: matches, seats, commands, live views, replays."},
+                 "description": "Play Hokm: matches, seats, commands, live views, replays. "
+                                "Errors: `{\"error\": {\"code\", \"message\"}}` with the "
+                                "codes of `x-error-codes`. Live views: `x-websocket`."},
+        "x-error-codes": {code: {"status": status, "description": text}
+                          for code, (status, text) in ERRORS.items()},
+        "x-websocket": WEBSOCKET,
         "components": {
             "securitySchemes": {"seat_token": {"type": "http", "scheme": "bearer"}},
             "schemas": {
                 "Error": {"type": "object", "required": ["error"], "properties": {
                     "error": {"type": "object", "required": ["code", "message"], "properties": {
-                        "code": {"type": "string"}, "message": {"type": "string"}}}}},
+                        "code": {"type": "string", "enum": list(ERRORS)},
+                        "message": {"type": "string"}}}}},
                 "Rules": RULES,
                 "Command": COMMAND,
+                **SCHEMAS,
             },
         },
         "paths": {
@@ -88,57 +309,75 @@ def document() -> dict[str, Any]:
                     "rules": {"$ref": "#/components/schemas/Rules"},
                     "name": {"type": "string", "minLength": 1, "maxLength": 40},
                     "disconnect_timeout": {"type": "number", "minimum": 0, "maximum": 3600},
+                    "first_hakem": _field(SEAT_NO, "stacked-deck servers only"),
+                    "decks": _field({"type": "array", "items": {"type": "array",
+                                                                "items": CARD}},
+                                    "stacked-deck servers only: one 52-card deck per round"),
                 }}),
-                "responses": {**_ok("created: match_id, seat, token, invite_url", code="201"),
-                              **_errors(400, 413, 429)},
+                "responses": {**_ok("created", _ref("Created"), code="201"),
+                              **_errors("bad_request", "bad_rules", "too_large")},
             }},
             "/api/matches/{match_id}": {"get": {
                 "summary": "Public summary: seats, phase, score, version",
                 "parameters": [MATCH_ID],
-                "responses": {**_ok("the summary"), **_errors(404, 429)},
+                "responses": {**_ok("the summary", _ref("Summary")), **_errors("not_found")},
             }},
             "/api/matches/{match_id}/join": {"post": {
                 "summary": "Claim an open seat",
                 "parameters": [MATCH_ID],
                 "requestBody": _body({"type": "object", "properties": {
                     "name": {"type": "string"}, "seat": {"type": "integer"}}}),
-                "responses": {**_ok("seat and token"), **_errors(400, 404, 409, 413, 429)},
+                "responses": {**_ok("seat and token", _ref("Joined")),
+                              **_errors("bad_request", "not_found", "seat_taken",
+                                        "match_full", "too_large")},
             }},
             "/api/matches/{match_id}/view": {"get": {
                 "summary": "The seat's view", "parameters": [MATCH_ID], "security": TOKEN,
-                "responses": {**_ok("version and view"), **_errors(401, 404, 429)},
+                "responses": {**_ok("version and view", _ref("VersionedView")),
+                              **_errors("bad_token", "not_found")},
             }},
             "/api/matches/{match_id}/commands": {"post": {
                 "summary": "Choose trump or play a card", "parameters": [MATCH_ID],
                 "security": TOKEN, "requestBody": _body(COMMAND),
-                "responses": {**_ok("version and view"), **_errors(400, 401, 404, 409, 413, 429)},
+                "responses": {**_ok("version and view", _ref("VersionedView")),
+                              **_errors("bad_request", "bad_token", "not_found",
+                                        "stale_version", "not_your_turn", "illegal_card",
+                                        "must_follow_suit", "must_trump", "wrong_phase",
+                                        "match_over", "too_large")},
             }},
             "/api/matches/{match_id}/events": {"get": {
                 "summary": "Records after a version, redacted for the caller",
                 "parameters": [MATCH_ID, {"name": "since", "in": "query",
                                           "schema": {"type": "integer", "minimum": 0}}],
-                "responses": {**_ok("records"), **_errors(400, 401, 404, 429)},
+                "responses": {**_ok("records", _ref("Events")),
+                              **_errors("bad_request", "bad_token", "not_found")},
             }},
             "/api/matches/{match_id}/replay": {"get": {
                 "summary": "The match at a step (every hand once the match is over)",
                 "parameters": [MATCH_ID, {"name": "step", "in": "query",
                                           "schema": {"type": "integer", "minimum": 0}}],
-                "responses": {**_ok("step, steps, view"), **_errors(400, 401, 404, 429)},
+                "responses": {**_ok("step, steps, view", _ref("Replay")),
+                              **_errors("bad_request", "bad_token", "not_found")},
             }},
             "/api/matches/{match_id}/hint": {"get": {
                 "summary": "A suggestion for a learner (three decisions from `since`)",
                 "parameters": [MATCH_ID, {"name": "since", "in": "query",
                                           "schema": {"type": "integer", "minimum": 0}}],
                 "security": TOKEN,
-                "responses": {**_ok("suggestion, reason, remaining"),
-                              **_errors(400, 401, 404, 409, 429)},
+                "responses": {**_ok("suggestion, reason, remaining", _ref("Hint")),
+                              **_errors("bad_request", "bad_token", "not_found",
+                                        "hints_exhausted", "not_your_turn")},
             }},
             "/api/matches/{match_id}/leave": {"post": {
                 "summary": "Give up the seat (optionally to a bot)", "parameters": [MATCH_ID],
                 "security": TOKEN,
                 "requestBody": _body({"type": "object", "properties": {
-                    "replace_with": {"type": "string"}}}),
-                "responses": {**_ok("left"), **_errors(400, 401, 404, 409, 413, 429)},
+                    "replace_with": {"type": "string",
+                                     "pattern": f"^bot:({'|'.join(LEVELS)})$"}}}),
+                "responses": {**_ok("left", {"type": "object", "properties": {
+                    "left": {"type": "boolean"}}}),
+                              **_errors("bad_request", "bad_token", "not_found",
+                                        "match_over", "too_large")},
             }},
             "/api/matches/{match_id}/seats/{seat}/bot": {"post": {
                 "summary": "Give an empty seat to a bot",
@@ -148,7 +387,21 @@ def document() -> dict[str, Any]:
                 "security": TOKEN,
                 "requestBody": _body({"type": "object", "properties": {
                     "level": {"type": "string", "enum": list(LEVELS)}}}),
-                "responses": {**_ok("the seat's bot"), **_errors(400, 401, 404, 409, 413, 429)},
+                "responses": {**_ok("the seat's bot"),
+                              **_errors("bad_request", "bad_token", "not_found",
+                                        "seat_taken", "wrong_phase", "too_large")},
+            }},
+            "/api/matches/{match_id}/ws": {"get": {
+                "summary": "WebSocket: live views of the match (see x-websocket)",
+                "parameters": [MATCH_ID,
+                               {"name": "token", "in": "query", "schema": {"type": "string"},
+                                "description": "a seat token (none: spectate)"},
+                               {"name": "since", "in": "query",
+                                "schema": {"type": "integer", "minimum": 0},
+                                "description": "the version the client holds: the records "
+                                               "after it follow the first view"}],
+                "responses": {"101": {"description": "switching protocols: frames as in "
+                                                     "x-websocket"}},
             }},
             "/healthz": {"get": {"summary": "Liveness", "responses": _ok("up")}},
             "/readyz": {"get": {"summary": "Readiness (Redis answers)",
