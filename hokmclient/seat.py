@@ -55,17 +55,23 @@ class AsyncSeat:
 
     Make one with :meth:`join`, :meth:`create`, :meth:`resume` or :meth:`spectate`, or from an
     :class:`~hokmclient.http.AsyncClient` and a token.  ``on_view(view)`` and
-    ``on_missed(message)`` are called in the event loop for every view and ``missed`` frame."""
+    ``on_missed(message)`` are called in the event loop for every view taken and every
+    ``missed`` frame; ``on_frame(message)`` for every frame as it arrives (before anything is
+    filtered: for programs that log or measure).  ``since``: the version the program already
+    holds (its first connection then receives the records after it as ``missed``)."""
 
     def __init__(self, client: AsyncClient, match_id: str, token: str | None = None, *,
                  on_view: Callable[[JSON], None] | None = None,
                  on_missed: Callable[[JSON], None] | None = None,
-                 owns_client: bool = False) -> None:
+                 on_frame: Callable[[JSON], None] | None = None,
+                 since: int | None = None, owns_client: bool = False) -> None:
         self.client = client
         self.match_id = match_id
         self.token = token
         self.on_view = on_view
         self.on_missed = on_missed
+        self.on_frame = on_frame
+        self._since = since
         self.view: JSON | None = None
         self.missed: list[JSON] = []
         """Every record the server sent in ``missed`` frames, in order."""
@@ -141,8 +147,9 @@ class AsyncSeat:
         query = []
         if self.token:
             query.append(f"token={self.token}")
-        if self.view is not None:
-            query.append(f"since={self.version}")
+        since = self.version if self.view is not None else self._since
+        if since is not None:
+            query.append(f"since={since}")
         return f"{link.ws_base}/api/matches/{self.match_id}/ws?{'&'.join(query)}"
 
     async def start(self, timeout: float = 30.0) -> JSON:
@@ -185,6 +192,8 @@ class AsyncSeat:
             message = json.loads(raw)
         except ValueError:
             return
+        if self.on_frame is not None:
+            self.on_frame(message)
         kind = message.get("type")
         if kind == "view":
             self.connected = True

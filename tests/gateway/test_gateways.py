@@ -5,20 +5,15 @@ presence of every seat shows on both, and killing one loses nothing."""
 from __future__ import annotations
 
 import contextlib
-import json
-import os
-import signal
-import socket
-import subprocess
-import sys
+import threading
 import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-import httpx
 import pytest
 
+from hokmclient import NO_LIMITS, Client, LocalServer, Seat
 from tests.conftest import real_redis_client
 
 from .helpers import REDIS_DB, deck, redis_url
@@ -30,104 +25,77 @@ CROSS_TIMEOUT_S = 5.0
 """Generous: a move typically arrives through the other gateway within milliseconds."""
 
 
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
-
-
-def start(port: int, url: str) -> subprocess.Popen[bytes]:
-    env = {**os.environ, "HOKM_REDIS_URL": url, "HOKM_ALLOW_STACKED_DECKS": "1",
-           "HOKM_RATE_PER_ADDRESS": "0", "HOKM_RATE_PER_TOKEN": "0",
-           # every client here is 127.0.0.1: no per-address quotas (counted in the shared Redis)
-           "HOKM_CREATES_PER_WINDOW": "0", "HOKM_BOT_MATCHES": "0",
-           "HOKM_BOT_MATCHES_PER_ADDRESS": "0", "HOKM_CONNECTIONS_PER_ADDRESS": "0"}
-    return subprocess.Popen([str(Path(sys.executable).parent / "hokm"), "serve", "--port",
-                             str(port)], env=env, cwd=ROOT, stdout=subprocess.DEVNULL)
-
-
-def ready(port: int, proc: subprocess.Popen[bytes], timeout: float = 30) -> None:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        assert proc.poll() is None, "the gateway exited"
-        with contextlib.suppress(httpx.HTTPError):
-            if httpx.get(f"http://127.0.0.1:{port}/readyz", timeout=1).status_code == 200:
-                return
-        time.sleep(0.1)
-    raise AssertionError(f"gateway on {port} not ready")
+def start(url: str) -> LocalServer:
+    """A ``hokm serve`` on the shared Redis (stacked decks allowed; every client here is
+    127.0.0.1: no per-address quotas, which are counted in the shared Redis)."""
+    return LocalServer(env={**NO_LIMITS, "HOKM_REDIS_URL": url, "HOKM_ALLOW_STACKED_DECKS": "1"},
+                       cwd=ROOT, timeout=30).start()
 
 
 @pytest.fixture(scope="module")
-def gateways() -> Iterator[tuple[int, int]]:
+def gateways() -> Iterator[tuple[str, str]]:
     url = redis_url()
     client = real_redis_client(REDIS_DB)  # fails (not skips) without Redis, as the others do
     client.flushdb()
-    ports = free_port(), free_port()
-    procs = [start(p, url) for p in ports]
+    servers: list[LocalServer] = []
     try:
-        for port, proc in zip(ports, procs, strict=True):
-            ready(port, proc)
-        yield ports
+        servers = [start(url), start(url)]
+        yield servers[0].url, servers[1].url
     finally:
-        for proc in procs:
-            if proc.poll() is None:
-                proc.send_signal(signal.SIGINT)
-        for proc in procs:
-            try:
-                proc.wait(timeout=10)
-            except subprocess.TimeoutExpired:
-                proc.kill()
+        for server in servers:
+            server.stop(10)
         client.flushdb()
 
 
 class Socket:
-    """A WebSocket client (``websockets``' synchronous one) that keeps every frame."""
+    """A seat (or a spectator) of the client library that also keeps every frame it receives,
+    with its arrival time."""
 
-    def __init__(self, port: int, match_id: str, token: str | None = None,
+    def __init__(self, base: str, match_id: str, token: str | None = None,
                  since: int | None = None) -> None:
-        from websockets.sync.client import connect
-
-        query = "&".join([*([f"token={token}"] if token else []),
-                          *([f"since={since}"] if since is not None else [])])
-        self._cm = connect(f"ws://127.0.0.1:{port}/api/matches/{match_id}/ws?{query}",
-                           open_timeout=10)
-        self.ws = self._cm.__enter__()
         self.frames: list[tuple[float, dict[str, Any]]] = []
+        self._arrived = threading.Condition()
+        self.seat = Seat.resume(f"{base}/m/{match_id}", token, since=since, on_frame=self._keep)
+        self.seat.start(timeout=10)
+
+    def _keep(self, frame: dict[str, Any]) -> None:
+        with self._arrived:
+            self.frames.append((time.perf_counter(), frame))
+            self._arrived.notify_all()
 
     def until(self, pred: Any, timeout: float = CROSS_TIMEOUT_S) -> tuple[float, dict[str, Any]]:
         """The first frame (already received or not) that satisfies ``pred``."""
-        for got in self.frames:
-            if pred(got[1]):
-                return got
         deadline = time.monotonic() + timeout
-        while True:
-            left = deadline - time.monotonic()
-            if left <= 0:
-                raise AssertionError("no such frame in time")
-            frame = json.loads(self.ws.recv(timeout=left))
-            got = (time.perf_counter(), frame)
-            self.frames.append(got)
-            if pred(frame):
-                return got
+        seen = 0
+        with self._arrived:
+            while True:
+                for got in self.frames[seen:]:
+                    if pred(got[1]):
+                        return got
+                seen = len(self.frames)
+                left = deadline - time.monotonic()
+                if left <= 0:
+                    raise AssertionError("no such frame in time")
+                self._arrived.wait(left)
 
     def version(self, v: int, timeout: float = CROSS_TIMEOUT_S) -> tuple[float, dict[str, Any]]:
         """The first view of version ``v`` or later."""
         return self.until(lambda f: f["type"] == "view" and f["version"] >= v, timeout)
 
+    def send(self, body: dict[str, Any]) -> None:
+        self.seat.send(body)
+
     def close(self) -> None:
-        self._cm.__exit__(None, None, None)
+        self.seat.close()
 
 
-def test_two_gateways_serve_one_match(gateways: tuple[int, int]) -> None:
+def test_two_gateways_serve_one_match(gateways: tuple[str, str]) -> None:
     a, b = gateways
-    http_a = httpx.Client(base_url=f"http://127.0.0.1:{a}", timeout=10)
-    http_b = httpx.Client(base_url=f"http://127.0.0.1:{b}", timeout=10)
-    created = http_a.post("/api/matches", json={"name": "A0", "first_hakem": 0,
-                                                "decks": [deck(51)]}).json()
+    http_a, http_b = Client(a, timeout=10), Client(b, timeout=10)
+    created = http_a.create(name="A0", first_hakem=0, decks=[deck(51)])
     match_id = created["match_id"]
-    tokens = [created["token"]] + [
-        http_b.post(f"/api/matches/{match_id}/join", json={"name": f"B{i}"}).json()["token"]
-        for i in range(1, 4)]
+    tokens = [created["token"]] + [http_b.join(match_id, name=f"B{i}")["token"]
+                                   for i in range(1, 4)]
     # seats 0 and 2 follow through A; seats 1 and 3 and a spectator through B
     socks = [Socket(a if seat % 2 == 0 else b, match_id, token)
              for seat, token in enumerate(tokens)]
@@ -136,11 +104,11 @@ def test_two_gateways_serve_one_match(gateways: tuple[int, int]) -> None:
         everyone = [*socks, watcher]
         for s in everyone:
             s.until(lambda f: f["type"] == "view")
-        version = http_a.get(f"/api/matches/{match_id}").json()["version"]
+        version = http_a.summary(match_id)["version"]
         # presence is shared: both gateways show all four seats connected
         deadline = time.monotonic() + CROSS_TIMEOUT_S
         while time.monotonic() < deadline:
-            summaries = [c.get(f"/api/matches/{match_id}").json() for c in (http_a, http_b)]
+            summaries = [c.summary(match_id) for c in (http_a, http_b)]
             if all(all(s["connected"] for s in x["seats"]) for x in summaries):
                 break
             time.sleep(0.05)
@@ -164,19 +132,16 @@ def test_two_gateways_serve_one_match(gateways: tuple[int, int]) -> None:
             sent = time.perf_counter()
             if move % 3 == 2:  # now and then over HTTP, through the other gateway
                 other = http_b if mover % 2 == 0 else http_a
-                answer = other.post(f"/api/matches/{match_id}/commands",
-                                    headers={"Authorization": f"Bearer {tokens[mover]}"},
-                                    json=body)
-                assert answer.status_code == 200, answer.text
+                assert other.command(match_id, tokens[mover], body)["version"] == version + 1
                 through = b if mover % 2 == 0 else a
             else:
-                socks[mover].ws.send(json.dumps(body))
+                socks[mover].send(body)
                 through = a if mover % 2 == 0 else b
             for seat, s in enumerate(everyone):
                 at, _ = s.version(version + 1)
                 port = (a if seat % 2 == 0 else b) if seat < 4 else b
                 (local if port == through else cross).append(at - sent)
-            version = http_b.get(f"/api/matches/{match_id}").json()["version"]
+            version = http_b.summary(match_id)["version"]
             rng_moves += 1
         assert rng_moves == 24 and cross and local
         cross.sort()
@@ -196,32 +161,24 @@ def test_two_gateways_serve_one_match(gateways: tuple[int, int]) -> None:
                 s.close()
 
 
-def test_killing_a_gateway_loses_nothing(gateways: tuple[int, int]) -> None:
+def test_killing_a_gateway_loses_nothing(gateways: tuple[str, str]) -> None:
     """A third gateway is killed (SIGKILL) after serving moves; its clients reconnect to another
     one with ``since`` and find everything, since the stream is the record."""
     a, _ = gateways
-    port = free_port()
-    proc = start(port, redis_url())
+    third = start(redis_url())
     try:
-        ready(port, proc)
-        http = httpx.Client(base_url=f"http://127.0.0.1:{port}", timeout=10)
-        created = http.post("/api/matches", json={"first_hakem": 0, "decks": [deck(52)]}).json()
+        http = Client(third.url, timeout=10)
+        created = http.create(first_hakem=0, decks=[deck(52)])
         match_id = created["match_id"]
-        tokens = [created["token"]] + [
-            http.post(f"/api/matches/{match_id}/join", json={}).json()["token"]
-            for _ in range(3)]
-        sock = Socket(port, match_id, tokens[1])
+        tokens = [created["token"]] + [http.join(match_id)["token"] for _ in range(3)]
+        sock = Socket(third.url, match_id, tokens[1])
         _, first = sock.until(lambda f: f["type"] == "view")
-        answer = http.post(f"/api/matches/{match_id}/commands",
-                           headers={"Authorization": f"Bearer {tokens[0]}"},
-                           json={"type": "choose_trump", "suit": "S"})
-        assert answer.status_code == 200
-        played = answer.json()["version"]
+        played = http.choose_trump(match_id, tokens[0], "S")["version"]
         sock.version(played)
         sock.close()
     finally:
-        proc.kill()
-        proc.wait()
+        third.kill()
+        third.stop()
     again = Socket(a, match_id, tokens[1], since=first["version"])
     try:
         _, view = again.until(lambda f: f["type"] == "view")
@@ -230,14 +187,10 @@ def test_killing_a_gateway_loses_nothing(gateways: tuple[int, int]) -> None:
         assert [r["version"] for r in missed["records"]] == list(
             range(first["version"] + 1, played + 1))
         # and play goes on through the surviving gateway
-        http_a = httpx.Client(base_url=f"http://127.0.0.1:{a}", timeout=10)
-        leader = http_a.get(f"/api/matches/{match_id}/view",
-                            headers={"Authorization": f"Bearer {tokens[0]}"}).json()["view"]
+        http_a = Client(a, timeout=10)
+        leader = http_a.view(match_id, tokens[0])["view"]
         assert leader["turn"] == 0 and leader["legal"]
-        answer = http_a.post(f"/api/matches/{match_id}/commands",
-                             headers={"Authorization": f"Bearer {tokens[0]}"},
-                             json={"type": "play", "card": leader["legal"][0]})
-        assert answer.status_code == 200, answer.text
+        http_a.play(match_id, tokens[0], leader["legal"][0])
         _, seen = again.version(played + 1)
         assert seen["view"]["trick"] == [{"seat": 0, "card": leader["legal"][0]}]
     finally:
