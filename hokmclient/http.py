@@ -190,6 +190,12 @@ class _Calls(Generic[R]):
         return self._run(Call("POST", f"/api/matches/{match_id}/seats/{seat}/bot",
                               {"level": level}, token))
 
+    def request(self, method: str, path: str, body: JSON | None = None,
+                token: str | None = None, **params: int) -> R:
+        """Any request of the API (``path`` from ``/api/...``), with the same error and retry
+        rules (a GET is repeatable)."""
+        return self._run(Call(method, path, body, token, params, repeatable=method == "GET"))
+
     def ready(self) -> R:
         """``GET /readyz``: ``{"ok": ...}`` when the server and its store answer."""
         return self._run(Call("GET", "/readyz", repeatable=True))

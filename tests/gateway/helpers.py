@@ -16,6 +16,7 @@ from starlette.testclient import TestClient, WebSocketTestSession
 
 from engine import ChooseTrump, HokmError, PlayCard, legal_choices
 from engine.cards import NAMES, names_of_mask
+from hokmclient import Client
 from services.gateway.app import create_app
 from services.runtime import Runtime, build_runtime
 from services.settings import Settings
@@ -77,11 +78,17 @@ def bearer(token: str) -> dict[str, str]:
     return {"Authorization": f"Bearer {token}"}
 
 
+def api(gw: TestClient) -> Client:
+    """The client library over the in-process app (no retries: the tests see every refusal)."""
+    return Client(http=gw, retries=0)
+
+
 class Room:
     """A match created through the API with its human seats' tokens."""
 
     def __init__(self, gw: TestClient, created: dict[str, Any]) -> None:
         self.gw = gw
+        self.api = api(gw)
         self.match_id: str = created["match_id"]
         self.created = created
         self.tokens: list[str] = [created["token"]]
@@ -91,9 +98,7 @@ class Room:
         return f"/api/matches/{self.match_id}"
 
     def get_view(self, token: str) -> tuple[int, dict[str, Any]]:
-        r = self.gw.get(self.base + "/view", headers=bearer(token))
-        assert r.status_code == 200, r.text
-        body = r.json()
+        body = self.api.view(self.match_id, token)
         return body["version"], body["view"]
 
     def seat_tokens(self) -> dict[int, str]:
@@ -105,9 +110,7 @@ class Room:
         return out
 
     def summary(self) -> dict[str, Any]:
-        r = self.gw.get(self.base)
-        assert r.status_code == 200, r.text
-        return r.json()  # type: ignore[no-any-return]
+        return self.api.summary(self.match_id)
 
     def command(self, token: str, body: Any, **kw: Any) -> Any:
         return self.gw.post(self.base + "/commands", headers=bearer(token), json=body, **kw)
@@ -137,9 +140,8 @@ class Room:
             time.sleep(0.01)
         token, version, view = found
         choice = (rng or random).choice(view["legal"])
-        r = self.command(token, command_for(view, choice, version))
-        assert r.status_code == 200, r.text
-        return r.json()["view"]  # type: ignore[no-any-return]
+        return self.api.command(self.match_id, token, command_for(view, choice, version))[
+            "view"]
 
     def play_to(self, phase: str, rng: random.Random | None = None, limit: int = 2000) -> None:
         """Play random legal moves until the summary's phase is ``phase``."""
@@ -187,9 +189,7 @@ def command_for(view: dict[str, Any], choice: str, version: int | None = None,
 
 
 def create(gw: TestClient, **body: Any) -> dict[str, Any]:
-    r = gw.post("/api/matches", json=body)
-    assert r.status_code == 201, r.text
-    return r.json()  # type: ignore[no-any-return]
+    return api(gw).create(**body)
 
 
 def room(gw: TestClient, *, fill: bool = True, **body: Any) -> Room:
@@ -199,9 +199,7 @@ def room(gw: TestClient, *, fill: bool = True, **body: Any) -> Room:
     if fill:
         layout = body.get("seats") or SEATS4
         for i in range(layout.count("human") - 1):
-            r = gw.post(out.base + "/join", json={"name": f"P{i + 2}"})
-            assert r.status_code == 200, r.text
-            out.tokens.append(r.json()["token"])
+            out.tokens.append(out.api.join(out.match_id, name=f"P{i + 2}")["token"])
     return out
 
 
