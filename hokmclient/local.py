@@ -56,13 +56,13 @@ class LocalServer:
 
     ``data``: the data folder (None: a fresh temporary folder, removed at :meth:`stop`;
     ignored with ``HOKM_REDIS_URL`` in ``env``); ``env``: its ``HOKM_*`` settings;
-    ``command``: another command line to run instead (it must print the same line);
-    ``cwd``: its working folder."""
+    ``command``: another command line to run instead (it must print the same line, or give
+    ``url``: the address it will serve); ``cwd``: its working folder."""
 
     def __init__(self, *, env: dict[str, str] | None = None, data: str | Path | None = None,
                  host: str = "127.0.0.1", port: int = 0, command: Sequence[str] | None = None,
                  log: IO[str] | None = None, cwd: str | Path | None = None,
-                 timeout: float = 60.0) -> None:
+                 timeout: float = 60.0, url: str | None = None) -> None:
         self.env = dict(env or {})
         self.host, self.port = host, port
         self._temp = None
@@ -75,9 +75,11 @@ class LocalServer:
         self.cwd = cwd
         self.timeout = timeout
         self.output: collections.deque[str] = collections.deque(maxlen=400)
-        self.url = ""
+        self.url = url or ""
         self.proc: subprocess.Popen[str] | None = None
         self._found = threading.Event()
+        if url:  # the address is known: no need to read it from the output
+            self._found.set()
 
     @property
     def pid(self) -> int:

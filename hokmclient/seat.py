@@ -80,7 +80,8 @@ class AsyncSeat:
         self.reconnects = 0
         self.connected = False
         self._owns = owns_client
-        self._changed = asyncio.Condition()
+        self._changed = asyncio.Event()
+        """Set (and replaced) at every change: what waiters sleep on."""
         self._seq = 0
         self._fatal: ApiError | None = None
         self._closing = False
@@ -216,15 +217,16 @@ class AsyncSeat:
         self._seq += 1
         if self.on_view is not None:
             self.on_view(view)
-        asyncio.get_running_loop().create_task(self._notify())
+        self._notify()
 
-    async def _notify(self) -> None:
-        async with self._changed:
-            self._changed.notify_all()
+    def _notify(self) -> None:
+        """Wake every waiter (each then checks its own condition)."""
+        changed, self._changed = self._changed, asyncio.Event()
+        changed.set()
 
     async def _end(self, error: ApiError) -> None:
         self._fatal = error
-        await self._notify()
+        self._notify()
 
     # -- waiting -------------------------------------------------------------------------------
 
@@ -234,13 +236,12 @@ class AsyncSeat:
         one); ``TimeoutError`` after ``timeout`` seconds; the seat's fatal ``ApiError`` if the
         server refused the socket."""
         async def until() -> JSON:
-            async with self._changed:
-                while True:
-                    if self.view is not None and predicate(self.view):
-                        return self.view
-                    if self._fatal is not None:
-                        raise self._fatal
-                    await self._changed.wait()
+            while True:
+                if self.view is not None and predicate(self.view):
+                    return self.view
+                if self._fatal is not None:
+                    raise self._fatal
+                await self._changed.wait()
 
         return await asyncio.wait_for(until(), timeout)
 

@@ -1,30 +1,23 @@
 """Browser tests: Playwright driving Debian's chromium against a real ``hokm serve`` subprocess.
 
 The gateway runs in its embedded mode (in-process fakeredis and bot worker) on a free port, with
-``HOKM_ALLOW_STACKED_DECKS`` and ``HOKM_REDIS_URL`` removed from its environment, so the tests see
-exactly what a player sees.  Its data folder (``HOKM_DATA``) is a fresh temporary folder removed
-at teardown, and the per-address limits are set here (every test browser comes from 127.0.0.1),
-so the suite never depends on their defaults.  Screenshots go to ``artifacts/screenshots/``
-(git-ignored).
+no ``HOKM_*`` setting of the test environment (``HOKM_ALLOW_STACKED_DECKS`` and ``HOKM_REDIS_URL``
+in particular), so the tests see exactly what a player sees.  Its data folder is a fresh
+temporary folder removed at teardown, and the per-address limits are set here (every test
+browser comes from 127.0.0.1), so the suite never depends on their defaults.  Screenshots go
+to ``artifacts/screenshots/`` (git-ignored).
 """
 
 from __future__ import annotations
 
 import os
-import shutil
-import signal
-import socket
-import subprocess
-import sys
-import tempfile
-import time
-import urllib.error
-import urllib.request
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
+
+from hokmclient import LocalServer
 
 from .helpers import finish_match_over_http
 
@@ -51,61 +44,26 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
             item.add_marker(pytest.mark.browser)
 
 
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
-
-
-def _hokm_command() -> list[str]:
-    script = Path(sys.executable).parent / "hokm"
-    if script.exists():
-        return [str(script)]
-    found = shutil.which("hokm")
-    return [found] if found else [sys.executable, "-m", "services.cli"]
-
-
 @pytest.fixture(scope="session")
 def gateway() -> Iterator[str]:
-    """The base URL of a ``hokm serve`` started for this test session."""
-    port = _free_port()
-    env = {k: v for k, v in os.environ.items()
-           if k not in ("HOKM_ALLOW_STACKED_DECKS", "HOKM_REDIS_URL")}
-    data = tempfile.mkdtemp(prefix="hokm-browser-data-")
-    env.update(HOKM_DATA=data, HOKM_CREATES_PER_WINDOW="1000", HOKM_BOT_MATCHES_PER_ADDRESS="100",
-               HOKM_CONNECTIONS_PER_ADDRESS="0")  # 0: no per-address connection limit
+    """The base URL of a ``hokm serve`` started for this test session (the client library's
+    :class:`LocalServer`: no ``HOKM_*`` setting but these, a fresh data folder removed at
+    teardown, its output in ``artifacts/gateway.log``)."""
     (ROOT / "artifacts").mkdir(exist_ok=True)
-    log = open(ROOT / "artifacts" / "gateway.log", "w")  # closed at teardown
-    proc = subprocess.Popen(
-        [*_hokm_command(), "serve", "--host", "127.0.0.1", "--port", str(port)],
-        cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
-    base = f"http://127.0.0.1:{port}"
-    deadline = time.monotonic() + 30
-    while True:
+    with open(ROOT / "artifacts" / "gateway.log", "w") as log:
+        server = LocalServer(env={"HOKM_CREATES_PER_WINDOW": "1000",
+                                  "HOKM_BOT_MATCHES_PER_ADDRESS": "100",
+                                  "HOKM_CONNECTIONS_PER_ADDRESS": "0"},  # 0: no limit
+                             log=log, cwd=ROOT, timeout=30)
         try:
-            with urllib.request.urlopen(base + "/healthz", timeout=1) as r:
-                if r.status == 200:
-                    break
-        except (urllib.error.URLError, ConnectionError, OSError):
-            pass
-        if proc.poll() is not None or time.monotonic() > deadline:
-            proc.kill()
-            proc.wait(timeout=5)
-            log.close()
-            shutil.rmtree(data, ignore_errors=True)
-            raise RuntimeError("hokm serve did not start: see artifacts/gateway.log")
-        time.sleep(0.2)
-    try:
-        yield base
-    finally:
-        proc.send_signal(signal.SIGINT)
+            server.start()
+        except RuntimeError as exc:
+            raise RuntimeError(f"hokm serve did not start: see artifacts/gateway.log ({exc})"
+                               ) from None
         try:
-            proc.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait(timeout=5)
-        log.close()
-        shutil.rmtree(data, ignore_errors=True)
+            yield server.url
+        finally:
+            server.stop(10)
 
 
 @pytest.fixture(scope="session")

@@ -6,6 +6,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import threading
+from collections.abc import Callable
 
 
 class Proxy:
@@ -63,11 +64,22 @@ class Proxy:
         for writer in list(self._writers):
             writer.transport.abort()  # a reset, no closing handshake
 
+    def _in_loop(self, fn: Callable[[], None]) -> None:
+        """Run ``fn`` in the proxy's loop and return once it has run."""
+        done = threading.Event()
+
+        def run() -> None:
+            fn()
+            done.set()
+
+        self.loop.call_soon_threadsafe(run)
+        assert done.wait(10)
+
     def cut(self) -> None:
-        self.loop.call_soon_threadsafe(self._cut)
+        self._in_loop(self._cut)
 
     def restore(self) -> None:
-        self.loop.call_soon_threadsafe(setattr, self, "refusing", False)
+        self._in_loop(lambda: setattr(self, "refusing", False))
 
     def close(self) -> None:
         self.loop.call_soon_threadsafe(self._cut)

@@ -9,12 +9,13 @@ from __future__ import annotations
 import asyncio
 import random
 from collections.abc import Iterator
+from typing import Any
 
 import pytest
 
 from hokmclient import (
     ApiError, AsyncClient, AsyncSeat, Client, LocalServer, NetworkError, Seat, command,
-    match_link, my_turn, over, parse_card, parse_link,
+    command_for, match_link, my_turn, over, parse_card, parse_link,
 )
 from hokmclient.cards import RANKS, SUITS
 from tests.client.proxy import Proxy
@@ -37,21 +38,24 @@ def proxy(server: LocalServer) -> Iterator[Proxy]:
     p.close()
 
 
-def cut_while_the_bots_play(seat: Seat, proxy: Proxy, direct: Client, at: int) -> None:
-    """Reset the seat's connections right after its move at version ``at``, keep it cut off
-    while the bots play on, then let it reconnect; it must catch up with the missed records."""
+def cut_while_the_bots_play(seat: Seat, proxy: Proxy, direct: Client, view: dict[str, Any]
+                            ) -> None:
+    """Reset the seat's connections at its decision in ``view``, make its move past the proxy
+    and let the bots play on while it is cut off, then let it reconnect: it must catch up with
+    the missed records."""
+    at = view["version"]
     proxy.cut()
+    wait_for(lambda: not seat.connected, timeout=10, what="the seat noticing the cut")
     assert seat.token is not None
     token = seat.token
+    direct.command(seat.match_id, token, command_for(view, view["legal"][0]))
     moved = wait_for(lambda: my_turn(v := direct.view(seat.match_id, token)["view"])
                      and v["version"], timeout=30,
                      what="the bots playing up to the seat's turn while it is cut off")
-    assert moved > at
-    wait_for(lambda: not seat.connected, timeout=10, what="the seat noticing the cut")
-    assert seat.version == at  # nothing arrived while cut off
+    assert moved > at + 1 and seat.version == at  # nothing arrived while cut off
     proxy.restore()
-    wait_for(lambda: seat.version >= moved, timeout=30,
-             what="the seat catching up after reconnecting")
+    wait_for(lambda: seat.version >= moved and len(seat.missed) >= moved - at, timeout=30,
+             what="the seat catching up after reconnecting (the view, then the missed records)")
     got = [r["version"] for r in seat.missed]
     assert got[:moved - at] == list(range(at + 1, moved + 1)), got
     assert seat.reconnects >= 1
@@ -73,11 +77,12 @@ def test_a_seat_survives_its_socket_being_killed_and_catches_up_with_since(
         cut = False
         for view in seat.turns(timeout=60):
             assert my_turn(view) and view["version"] == seat.version
-            answer = seat.decide(view["legal"][0], view)
             decisions += 1
-            if not cut and view["phase"] == "playing" and answer["turn"] != answer["seat"]:
-                cut_while_the_bots_play(seat, proxy, direct, answer["version"])
+            if not cut and view["phase"] == "playing" and len(view["trick"]) == 0:
+                cut_while_the_bots_play(seat, proxy, direct, view)  # it leads: three follow
                 cut = True
+                continue
+            seat.decide(view["legal"][0], view)
             if decisions == 40:
                 drop_and_reconnect(seat)
         assert cut and proxy.cuts == 1 and decisions > 40
@@ -169,12 +174,13 @@ def test_the_async_seat_plays_a_match_with_hints_and_the_replay_shows_it(
     match_id, version, hints = asyncio.run(play())
     assert [h["remaining"] for h in hints[:3]] == [2, 1, 0]
 
-    async def replay() -> dict[str, object]:
+    async def replay() -> tuple[dict[str, object], int]:
         async with AsyncClient(server.url) as client:
-            return await client.replay(match_id, version)
+            steps = (await client.summary(match_id))["version"]  # the secret's reveal included
+            return await client.replay(match_id, steps), steps
 
-    shown = asyncio.run(replay())
-    assert shown["steps"] == version
+    shown, steps = asyncio.run(replay())
+    assert shown["steps"] == steps >= version
     view = shown["view"]
     assert isinstance(view, dict) and view["phase"] == "match_over" and view["hands"]
 

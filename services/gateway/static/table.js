@@ -141,14 +141,17 @@ function mountTable(root, matchId, token, ctl) {
   // ---- skeleton (built once; rebuilt by relabel) ----
   function build() {
     root.replaceChildren();
-    E.conn = h("span.conn-status", { id: "conn-status" });
-    E.status = h("p.turn-status", { id: "turn-status" });
+    // named status elements (not live: the announcements region speaks the changes), so an
+    // agent or a screen reader can find whose turn it is and the connection by role and name
+    E.conn = h("span.conn-status", { id: "conn-status", role: "status", "aria-live": "off", "aria-label": t("table.connection") });
+    E.status = h("p.turn-status", { id: "turn-status", role: "status", "aria-live": "off", "aria-label": t("table.turn") });
     E.seats = POS.map((p) => h(`div.seat.pos-${p}`, { "data-pos": p }));
     E.slots = POS.map((p) => h(`li.slot.pos-${p}`));
     E.trick = h("ol.trick", { "aria-label": t("table.trick") }, ...E.slots);
     E.banner = h("div.banner", { hidden: true });
     E.trump = h("section.trump-choice", { hidden: true, "aria-labelledby": "trump-h" });
-    E.handGroup = h("div.hand-cards", { role: "group", "aria-labelledby": "hand-h", tabindex: "-1" });
+    // named by aria-label (set in renderHand with the number of cards)
+    E.handGroup = h("div.hand-cards", { role: "group", "aria-label": t("table.your_hand"), tabindex: "-1" });
     E.handGroup.addEventListener("keydown", handKeys);
     E.hand = h("section.hand", { "aria-labelledby": "hand-h" }, h("h2.sr-only", { id: "hand-h", text: t("table.your_hand") }), E.handGroup);
     E.score = h("div.scoreboard");
