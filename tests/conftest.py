@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import os
 import shutil
-import socket
 import subprocess
 import tempfile
 import time
@@ -15,6 +14,8 @@ from typing import Any, TypeVar
 
 import pytest
 import redis
+
+from hokmclient import free_port as free_port  # one helper for tests and benchmarks
 
 from tests.cluster_fixture import Cluster, ClusterFactory, start_cluster
 
@@ -49,12 +50,6 @@ def wait_for(predicate: Callable[[], T | None], timeout: float = 5.0, every: flo
         if time.monotonic() > deadline:
             raise AssertionError(f"{what} not met within {timeout} s")
         time.sleep(every)
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
 
 
 class PrivateRedis:
