@@ -20,6 +20,7 @@ from .bots import RQScheduler
 from .matches import MatchService
 from .quotas import Quotas
 from .settings import Settings
+from .store import connect
 from .store.journal import DataFolder, stored_matches
 from .store.port import AsyncEventStore
 from .store.redis_async import AsyncRedisStore
@@ -31,7 +32,8 @@ log = logging.getLogger("hokm.runtime")
 @dataclass
 class Runtime:
     settings: Settings
-    client: redis.Redis
+    client: Any
+    """The match store's client: ``redis.Redis`` (or fakeredis) or ``RedisCluster``."""
     store: RedisStore
     scheduler: RQScheduler
     service: MatchService
@@ -47,6 +49,12 @@ class Runtime:
     def embedded(self) -> bool:
         return self.fake_server is not None
 
+    @property
+    def cluster(self) -> bool:
+        """Whether the matches live on a Redis Cluster."""
+        url = self.settings.redis_url
+        return url is not None and connect.parse(url).cluster
+
     def async_client(self) -> aioredis.Redis:
         """An asyncio client for the current event loop (the gateway's tail and presence)."""
         import asyncio
@@ -60,11 +68,7 @@ class Runtime:
                 client = fakeredis.aioredis.FakeRedis(server=self.fake_server)
             else:
                 assert self.settings.redis_url is not None
-                # Blocking: a burst of more than 64 concurrent commands (sockets connecting)
-                # waits for a free connection instead of failing with "Too many connections".
-                pool = aioredis.BlockingConnectionPool.from_url(
-                    self.settings.redis_url, max_connections=64, timeout=30)
-                client = aioredis.Redis(connection_pool=pool)
+                client = connect.async_client(connect.parse(self.settings.redis_url))
             self._async[loop_id] = client
         return client
 
@@ -76,7 +80,14 @@ class Runtime:
         loop_id = id(asyncio.get_running_loop())
         store = self._async_stores.get(loop_id)
         if store is None:
-            store = self._async_stores[loop_id] = AsyncRedisStore(self.async_client())
+            client = self.async_client()
+            if self.cluster:
+                from .store.redis_cluster import AsyncClusterStore
+
+                store = AsyncClusterStore(client)
+            else:
+                store = AsyncRedisStore(client)
+            self._async_stores[loop_id] = store
         return store
 
     def close(self) -> None:
@@ -98,11 +109,15 @@ def build_runtime(settings: Settings | None = None) -> Runtime:
         fake_server = fakeredis.FakeServer()
         if settings.data_dir is not None:
             data = DataFolder.open(settings.data_dir, fake_server)
-        client: redis.Redis = fakeredis.FakeRedis(server=fake_server)
+        client: Any = fakeredis.FakeRedis(server=fake_server)
+        queue_client: Any = client
     else:
-        client = redis.Redis.from_url(settings.redis_url)
+        target = connect.parse(settings.redis_url)
+        client = connect.sync_client(target)
+        queue_client = redis.Redis.from_url(
+            connect.queue_url(settings.redis_url, settings.queue_url))
     store = RedisStore(client)
-    scheduler = RQScheduler(client, settings.queue, settings.bot_timeout_s)
+    scheduler = RQScheduler(queue_client, settings.queue, settings.bot_timeout_s)
     service = MatchService(store, scheduler=scheduler,
                            allow_stacked=settings.allow_stacked_decks,
                            quotas=Quotas.from_settings(settings))

@@ -13,7 +13,9 @@ def _flag(name: str) -> bool:
 @dataclass(frozen=True, slots=True)
 class Settings:
     redis_url: str | None
-    """None: the embedded default (fakeredis in-process, in-process bot worker)."""
+    """None: the embedded default (fakeredis in-process, in-process bot worker).  Otherwise a
+    single Redis (``redis://host:port/db``) or a Redis Cluster
+    (``redis+cluster://host:port,host:port``; ``services/store/connect.py``)."""
     allow_stacked_decks: bool
     queue: str
     bot_timeout_s: float
@@ -23,6 +25,9 @@ class Settings:
     """Commands per second allowed per token (burst of 4x)."""
     rate_per_address: float
     """Requests per second allowed per client address (burst of 4x)."""
+    queue_url: str | None = None
+    """RQ's own single Redis (HOKM_QUEUE_URL): defaults to ``redis_url`` when that is a single
+    Redis, and is required with a cluster."""
     trusted_proxies: tuple[str, ...] = ()
     """Addresses (or networks, ``10.0.0.0/8``) of the proxies whose ``X-Forwarded-For`` is
     believed (HOKM_TRUSTED_PROXIES, comma-separated).  Nobody by default: the TCP peer is the
@@ -61,6 +66,7 @@ class Settings:
             max_body=int(os.environ.get("HOKM_MAX_BODY", str(16 * 1024))),
             rate_per_token=float(os.environ.get("HOKM_RATE_PER_TOKEN", "20")),
             rate_per_address=float(os.environ.get("HOKM_RATE_PER_ADDRESS", "50")),
+            queue_url=os.environ.get("HOKM_QUEUE_URL") or None,
             trusted_proxies=tuple(p.strip() for p in os.environ.get(
                 "HOKM_TRUSTED_PROXIES", "").split(",") if p.strip()),
             connections_per_address=int(os.environ.get("HOKM_CONNECTIONS_PER_ADDRESS", "64")),

@@ -63,3 +63,9 @@ def slots(pool: str, owner: str | None = None) -> str:
 def wake(follower_id: str) -> str:
     """A follower's private wake stream (``redis_async.StreamsFollower``; single Redis only)."""
     return f"{PREFIX}:gw:{follower_id}:wake"
+
+
+def wake_channel(match_id: str) -> str:
+    """The match's sharded pub/sub channel: each stored record publishes its version there
+    (``redis_cluster.py``; same slot as the match's keys)."""
+    return f"{PREFIX}:{{{match_id}}}:wake"

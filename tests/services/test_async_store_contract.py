@@ -1,6 +1,6 @@
 """One contract for the event loop's store port (``AsyncEventStore`` and its ``Follower``), run
-against every implementation: memory, fakeredis, the real Redis (and Redis Cluster once it has
-an implementation).
+against every implementation: memory, fakeredis, the real Redis and a real six-node Redis
+Cluster.
 
 Appends keep their own answers under contention (each version is stored once, by one writer),
 a stale version is refused, reads return what was stored, and a follower delivers the records of
@@ -23,6 +23,7 @@ import pytest
 from services.store.memory import AsyncMemoryStore, MemoryStore
 from services.store.port import AsyncEventStore, Entries, Follower, StoreUnavailable
 from services.store.redis_async import AsyncRedisStore
+from services.store.redis_cluster import AsyncClusterStore
 from tests.conftest import real_redis_client, redis_db_url
 
 DB = 8
@@ -39,7 +40,8 @@ def run(coro: Awaitable[Any]) -> Any:
         return pool.submit(asyncio.run, main()).result()
 
 
-@pytest.fixture(params=["memory", "fakeredis", pytest.param("redis", marks=pytest.mark.redis)])
+@pytest.fixture(params=["memory", "fakeredis", pytest.param("redis", marks=pytest.mark.redis),
+                        "cluster"])
 def make(request: pytest.FixtureRequest) -> Iterator[Make]:
     """A factory of store ports on one shared backend (each call: another writer's port)."""
     if request.param == "memory":
@@ -48,6 +50,11 @@ def make(request: pytest.FixtureRequest) -> Iterator[Make]:
     elif request.param == "fakeredis":
         server = fakeredis.FakeServer()
         yield lambda: AsyncRedisStore(fakeredis.aioredis.FakeRedis(server=server))
+    elif request.param == "cluster":
+        cluster = request.getfixturevalue("redis_cluster")
+        cluster.flush()
+        yield lambda: AsyncClusterStore(cluster.async_client())
+        cluster.flush()
     else:
         import redis.asyncio as aioredis
 

@@ -20,10 +20,16 @@ from tests.conftest import real_redis_client
 DB = 7
 
 
-@pytest.fixture(params=["memory", "fakeredis", pytest.param("redis", marks=pytest.mark.redis)])
+@pytest.fixture(params=["memory", "fakeredis", pytest.param("redis", marks=pytest.mark.redis),
+                        "cluster"])
 def store(request: pytest.FixtureRequest) -> Iterator[EventStore]:
     if request.param == "memory":
         yield MemoryStore()
+    elif request.param == "cluster":
+        cluster = request.getfixturevalue("redis_cluster")
+        cluster.flush()
+        yield RedisStore(cluster.client)
+        cluster.flush()
     elif request.param == "fakeredis":
         yield RedisStore(fakeredis.FakeRedis())
     else:

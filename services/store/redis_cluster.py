@@ -1,0 +1,384 @@
+"""The event store for the gateway's event loop on a Redis Cluster.
+
+A match's keys share one hash tag, so they live in one slot, on one primary.  Nothing here reads
+or writes two matches in one command (Cluster refuses that with ``CROSSSLOT``, even on one
+node), which rules out the single ``XREAD`` over every followed stream that ``redis_async.py``
+uses on one Redis.  Instead:
+
+* ``append`` runs one small script per record, on the match's primary: the ``XADD`` with the
+  explicit id (the optimistic lock, as everywhere) and, only if it was stored, an ``SPUBLISH``
+  of the version on the match's wake channel (``keys.wake_channel``, same slot).  Both or
+  neither: a follower can never miss the wake-up of a stored record.  The appends of one turn
+  of the event loop share one cluster pipeline (each node's share in one write, the nodes at
+  once).
+* ``ShardedFollower`` keeps one sharded pub/sub connection per primary that owns followed
+  matches (``SSUBSCRIBE`` to their wake channels) and reads the stream itself, from its position,
+  whenever a wake-up comes: the stream is the truth, the message only says "look".  A match is
+  read once more right after its subscription is confirmed, so a record appended while it was
+  being subscribed is not missed either; after a lost connection (a failover) every match of
+  that node is subscribed again where the cluster now has it, then read from its position.  An
+  idle follower sends nothing at all, whatever the number of matches.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+from typing import Any
+
+import redis
+import redis.asyncio as aioredis
+
+from . import keys
+from .port import Entries, StoreUnavailable
+from .redis_async import REFUSED
+from .redis_streams import version_of
+
+log = logging.getLogger("hokm.store")
+QUIET_S = 15.0
+"""A feed with no message for this long is asked a PING (see ``ShardedFollower._listen``)."""
+
+APPEND = """
+local ok = redis.pcall('XADD', KEYS[1], ARGV[1], 'd', ARGV[2])
+if type(ok) == 'table' and ok.err then
+  local got = redis.call('XRANGE', KEYS[1], ARGV[1], ARGV[1])
+  if #got == 1 and got[1][2][2] == ARGV[2] then return 1 end
+  return ok
+end
+redis.call('SPUBLISH', KEYS[2], ARGV[1])
+return 1
+"""
+"""KEYS: the log, the wake channel (one slot); ARGV: the entry id, the payload.  A refused id
+whose entry holds these very bytes is this append again (the cluster client retries a command
+whose answer it lost, say across a failover): stored, not a conflict."""
+
+UNAVAILABLE = (redis.ConnectionError, redis.TimeoutError, OSError,
+               redis.exceptions.ClusterError)
+
+
+class AsyncClusterStore:
+    """``AsyncEventStore`` on a ``redis.asyncio.cluster.RedisCluster``."""
+
+    def __init__(self, cluster: Any) -> None:
+        self.cluster = cluster
+        self._pending: list[tuple[str, int, bytes, asyncio.Future[bool]]] = []
+        self._tasks: set[asyncio.Task[None]] = set()
+
+    async def append(self, match_id: str, version: int, payload: bytes) -> bool:
+        """Appends issued in the same turn of the event loop go out together: one cluster
+        pipeline, which writes each node's share in one go and the nodes at once."""
+        loop = asyncio.get_running_loop()
+        future: asyncio.Future[bool] = loop.create_future()
+        if not self._pending:
+            loop.call_soon(self._flush)
+        self._pending.append((match_id, version, payload, future))
+        return await future
+
+    def _flush(self) -> None:
+        batch, self._pending = self._pending, []
+        task = asyncio.get_running_loop().create_task(self._send(batch))
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
+
+    async def _send(self, batch: list[tuple[str, int, bytes, asyncio.Future[bool]]]) -> None:
+        try:
+            pipe = self.cluster.pipeline(transaction=False)
+            for match_id, version, payload, _ in batch:
+                pipe.eval(APPEND, 2, keys.log(match_id), keys.wake_channel(match_id),
+                          b"%d-0" % version, payload)
+            answers = await pipe.execute(raise_on_error=False)
+        except BaseException as exc:
+            error = StoreUnavailable(str(exc) or type(exc).__name__)
+            for *_, future in batch:
+                if not future.done():
+                    future.set_exception(error)
+            if isinstance(exc, asyncio.CancelledError):
+                raise
+            return
+        for (*_, future), answer in zip(batch, answers, strict=True):
+            if future.done():
+                continue
+            if isinstance(answer, redis.ResponseError) and REFUSED in str(answer):
+                future.set_result(False)
+            elif isinstance(answer, BaseException):
+                future.set_exception(StoreUnavailable(str(answer)))
+            else:
+                future.set_result(True)
+
+    async def read_raw(self, match_id: str, after: int = 0, upto: int | None = None
+                       ) -> Entries:
+        if upto is not None and upto <= after:
+            return []
+        end = "+" if upto is None else f"{upto}-0"
+        try:
+            entries: Any = await self.cluster.xrange(keys.log(match_id), f"{after + 1}-0", end)
+        except UNAVAILABLE as exc:
+            raise StoreUnavailable(str(exc)) from exc
+        return [(version_of(entry_id), fields[b"d"]) for entry_id, fields in entries]
+
+    def follower(self) -> ShardedFollower:
+        return ShardedFollower(self.cluster)
+
+    async def close(self) -> None:
+        for task in list(self._tasks):
+            with contextlib.suppress(BaseException):
+                await task
+        with contextlib.suppress(Exception):
+            await self.cluster.aclose()
+
+
+class _Feed:
+    """One sharded pub/sub connection to one primary (a connection of its own, outside any
+    pool), and the channels subscribed on it.  It is never reconnected: a lost feed is replaced
+    by a new one, after the subscriptions have been moved to wherever the cluster has them."""
+
+    def __init__(self, host: str, port: int, options: dict[str, Any]) -> None:
+        self.client = aioredis.Redis(host=host, port=port, **options)
+        self.conn: Any = None
+        self.channels: dict[bytes, str] = {}
+        """Channel -> match id, confirmed subscriptions only."""
+        self.waiting: dict[bytes, asyncio.Future[None]] = {}
+        """Channel -> the subscription being confirmed."""
+        self.task: asyncio.Task[None] | None = None
+        self.dead = False
+        self._lock = asyncio.Lock()
+
+    async def send(self, *args: Any) -> None:
+        if self.dead:
+            raise redis.ConnectionError("the feed was lost")
+        async with self._lock:  # one connection, even when many subscribe at once
+            if self.conn is None:
+                conn = self.client.connection_pool.make_connection()  # type: ignore[no-untyped-call]
+                await conn.connect()
+                self.conn = conn
+        await self.conn.send_command(*args)
+
+    async def close(self) -> None:
+        self.dead = True
+        if self.task is not None and self.task is not asyncio.current_task():
+            self.task.cancel()
+        if self.conn is not None:
+            with contextlib.suppress(Exception):
+                await self.conn.disconnect()
+        with contextlib.suppress(Exception):
+            await self.client.aclose()
+
+
+class ShardedFollower:
+    """``Follower`` on a Redis Cluster: a wake-up by sharded pub/sub, the stream as the truth."""
+
+    def __init__(self, cluster: Any) -> None:
+        self.cluster = cluster
+        self.positions: dict[str, int] = {}
+        self.commands = 0
+        """Commands sent (subscriptions and reads: the follower's cost)."""
+        self._dirty: set[str] = set()
+        self._event = asyncio.Event()
+        self._feeds: dict[str, _Feed] = {}
+        """Node name -> its feed."""
+        self._node_of: dict[str, str] = {}
+        """Match id -> the node name of its subscription (confirmed or under way)."""
+        self._tasks: set[asyncio.Task[Any]] = set()
+        self._options: dict[str, Any] = {}
+
+    # -- the port ----------------------------------------------------------------------------
+
+    def follow(self, match_id: str, after: int) -> None:
+        self.positions[match_id] = after
+        self._mark(match_id)
+        if match_id not in self._node_of:
+            self._node_of[match_id] = ""
+            self._spawn(self._subscribe(match_id))
+
+    def drop(self, match_id: str) -> None:
+        self.positions.pop(match_id, None)
+        self._dirty.discard(match_id)
+        node = self._node_of.pop(match_id, None)
+        feed = self._feeds.get(node or "")
+        channel = keys.wake_channel(match_id).encode()
+        if feed is not None and channel in feed.channels:
+            del feed.channels[channel]
+            self._spawn(self._unsubscribe(feed, channel))
+
+    async def next_batch(self) -> list[tuple[str, Entries]]:
+        while True:
+            dirty = [m for m in self._dirty if m in self.positions]
+            self._dirty.clear()
+            if not dirty:
+                self._event.clear()
+                await self._event.wait()
+                continue
+            self.commands += len(dirty)
+            results = await asyncio.gather(*(self._read(m) for m in dirty),
+                                           return_exceptions=True)
+            batch: list[tuple[str, Entries]] = []
+            failed = False
+            for match_id, result in zip(dirty, results, strict=True):
+                if isinstance(result, BaseException):
+                    if isinstance(result, asyncio.CancelledError):
+                        raise result
+                    failed = True
+                    self._dirty.add(match_id)  # read it again
+                    continue
+                if result and match_id in self.positions:
+                    entries = [e for e in result if e[0] > self.positions[match_id]]
+                    if entries:
+                        self.positions[match_id] = entries[-1][0]
+                        batch.append((match_id, entries))
+            if batch:
+                return batch
+            if failed:
+                log.warning("a follower's reads failed; reading again from its positions")
+                await asyncio.sleep(0.5)
+
+    async def close(self) -> None:
+        for task in list(self._tasks):
+            task.cancel()
+        for feed in list(self._feeds.values()):
+            await feed.close()
+        self._feeds.clear()
+
+    async def break_connections(self) -> None:
+        """For the contract tests: drop every feed's connection under it, as a failover does."""
+        for feed in list(self._feeds.values()):
+            if feed.conn is not None:
+                await feed.conn.disconnect()
+
+    # -- reading -----------------------------------------------------------------------------
+
+    async def _read(self, match_id: str) -> Entries:
+        after = self.positions[match_id]
+        entries: Any = await self.cluster.xrange(keys.log(match_id), f"{after + 1}-0", "+",
+                                                 count=1000)
+        out = [(version_of(entry_id), fields[b"d"]) for entry_id, fields in entries]
+        if len(out) == 1000:
+            self._mark(match_id)  # more to come: read again
+        return out
+
+    def _mark(self, match_id: str) -> None:
+        self._dirty.add(match_id)
+        self._event.set()
+
+    # -- subscriptions -----------------------------------------------------------------------
+
+    def _spawn(self, coro: Any) -> None:
+        task = asyncio.get_running_loop().create_task(coro)
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
+
+    async def _subscribe(self, match_id: str) -> None:
+        """Subscribe to the match's wake channel on the primary that owns it now (retrying
+        across failovers until it holds or the match is dropped), then read it once."""
+        channel = keys.wake_channel(match_id).encode()
+        delay = 0.1
+        while match_id in self.positions:
+            try:
+                node = await self._owner(channel)
+                feed = await self._feed(node)
+                future = asyncio.get_running_loop().create_future()
+                feed.waiting[channel] = future
+                self.commands += 1
+                await feed.send("SSUBSCRIBE", channel)
+                if feed.task is None:  # its connection exists now: listen to it
+                    feed.task = asyncio.get_running_loop().create_task(
+                        self._listen(node.name, feed))
+                await asyncio.wait_for(future, 10)
+                if match_id not in self.positions:  # dropped meanwhile
+                    feed.channels.pop(channel, None)
+                    await self._unsubscribe(feed, channel)
+                    return
+                feed.channels[channel] = match_id
+                self._node_of[match_id] = node.name
+                self._mark(match_id)  # what was appended before the subscription held
+                return
+            except asyncio.CancelledError:
+                raise
+            except Exception as exc:
+                for feed in self._feeds.values():  # (nobody waits for that confirmation now)
+                    feed.waiting.pop(channel, None)
+                log.info("subscribing to %s failed (%s); trying again", match_id, exc)
+                await self._refresh()
+                await asyncio.sleep(delay)
+                delay = min(2.0, delay * 2)
+
+    async def _unsubscribe(self, feed: _Feed, channel: bytes) -> None:
+        with contextlib.suppress(Exception):
+            self.commands += 1
+            await feed.send("SUNSUBSCRIBE", channel)
+
+    async def _owner(self, channel: bytes) -> Any:
+        await self.cluster.initialize()  # (once: later calls return at once)
+        if not self._options:
+            kwargs = self.cluster.nodes_manager.connection_kwargs
+            self._options = {k: kwargs[k] for k in ("username", "password", "ssl")
+                             if kwargs.get(k)}
+        return self.cluster.get_node_from_key(channel)
+
+    async def _refresh(self) -> None:
+        """Ask the cluster who owns which slot now (after a failover or a moved slot)."""
+        with contextlib.suppress(Exception):
+            await self.cluster.nodes_manager.initialize()
+
+    async def _feed(self, node: Any) -> _Feed:
+        feed = self._feeds.get(node.name)
+        if feed is None or feed.dead:
+            feed = _Feed(node.host, node.port, self._options)
+            self._feeds[node.name] = feed
+        return feed
+
+    async def _listen(self, name: str, feed: _Feed) -> None:
+        """Read one feed's messages for good; when its connection is lost, move its matches to
+        wherever the cluster now has them.  A feed silent for ``QUIET_S`` is asked a PING; one
+        that does not answer the PING either is lost (a partition leaves no reset behind)."""
+        try:
+            asked = False
+            while True:
+                message = await feed.conn.read_response(timeout=QUIET_S, push_request=True)
+                if message is None:
+                    if asked:
+                        raise redis.TimeoutError("no answer to a PING")
+                    await feed.send("PING")
+                    asked = True
+                    continue
+                asked = False
+                self._on(feed, message)
+        except asyncio.CancelledError:
+            raise
+        except Exception as exc:
+            log.info("a follower lost its feed from %s (%s); moving its matches", name, exc)
+        await self._lost(name, feed)
+
+    def _on(self, feed: _Feed, message: Any) -> None:
+        kind = message[0] if isinstance(message, list) else None
+        if kind in (b"smessage", "smessage"):
+            match_id = feed.channels.get(message[1])
+            if match_id is not None:
+                self._mark(match_id)
+        elif kind in (b"ssubscribe", "ssubscribe"):
+            future = feed.waiting.pop(message[1], None)
+            if future is not None and not future.done():
+                future.set_result(None)
+        elif kind in (b"sunsubscribe", "sunsubscribe"):
+            # the server takes a subscription away when its slot moves: follow it there
+            match_id = feed.channels.pop(message[1], None)
+            if match_id is not None and match_id in self.positions:
+                self._spawn(self._resubscribe([match_id]))
+
+    async def _lost(self, name: str, feed: _Feed) -> None:
+        if self._feeds.get(name) is feed:
+            del self._feeds[name]
+        matches = list(feed.channels.values())
+        for future in feed.waiting.values():
+            if not future.done():
+                future.set_exception(redis.ConnectionError("the feed was lost"))
+        await feed.close()
+        if matches:
+            await self._refresh()
+            await self._resubscribe(matches)
+
+    async def _resubscribe(self, matches: list[str]) -> None:
+        for match_id in matches:
+            if match_id in self.positions:
+                self._node_of[match_id] = ""
+                self._spawn(self._subscribe(match_id))
