@@ -133,8 +133,8 @@ def start_in_process(rt: Runtime) -> threading.Event:
     set_runtime(rt)
     stop = threading.Event()
     # tables with a human first: RQ serves the first non-empty queue of the list
-    worker = ThreadWorker(rt.scheduler.queues, connection=rt.scheduler.client, serializer=JSONSerializer,
-                          worker_ttl=16)
+    worker = ThreadWorker(rt.scheduler.queues, connection=rt.scheduler.client,
+                          serializer=JSONSerializer, worker_ttl=16)
     worker.stop = stop
 
     def run() -> None:
@@ -153,7 +153,8 @@ def _work(burst: bool) -> None:
     stop = threading.Event()
     start_watchdog(rt, stop)
     # tables with a human first: RQ serves the first non-empty queue of the list
-    worker = BotWorker(rt.scheduler.queues, connection=rt.scheduler.client, serializer=JSONSerializer)
+    worker = BotWorker(rt.scheduler.queues, connection=rt.scheduler.client,
+                       serializer=JSONSerializer)
     worker.work(burst=burst, logging_level="WARNING", with_scheduler=False)
     stop.set()
 
