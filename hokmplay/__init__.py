@@ -3,3 +3,6 @@
 An application on :mod:`hokmclient` (it speaks to the server through the public API only);
 with ``--bot`` it also runs one of the project's policies (``worker.policies``) locally.
 """
+
+LEVELS = ("easy", "medium", "hard")
+"""The levels of ``--bot`` and of a solo match's bots (``worker.policies.LEVELS``)."""

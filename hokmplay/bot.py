@@ -16,8 +16,6 @@ from typing import Any
 
 from hokmclient import AsyncSeat
 
-LEVELS = ("easy", "medium", "hard")
-
 
 class LocalBot:
     """A policy of ``worker.policies`` by level, with the seat's history kept incrementally."""

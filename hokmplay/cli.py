@@ -18,9 +18,12 @@ import asyncio
 import sys
 from typing import Any
 
-from hokmclient import ApiError, AsyncSeat, NetworkError, parse_link
+from typing import TYPE_CHECKING
 
-from .bot import LEVELS
+from . import LEVELS
+
+if TYPE_CHECKING:  # the client library is imported when the command runs: hokm --help is fast
+    from hokmclient import ApiError, AsyncSeat
 
 
 class PlayError(Exception):
@@ -34,6 +37,8 @@ class PlayError(Exception):
 
 def link(text: str) -> str:
     """An argparse type: a link ``parse_link`` accepts."""
+    from hokmclient import parse_link
+
     try:
         parse_link(text)
     except ValueError as exc:
@@ -52,6 +57,8 @@ def seat_number(text: str) -> int:
 
 
 def _explain(error: ApiError, where: str) -> str:
+    from hokmclient import NetworkError
+
     if isinstance(error, NetworkError):
         return f"cannot reach the server at {where} ({error.message})"
     words = {"not_found": "there is no such match (the link may have expired)",
@@ -64,6 +71,8 @@ def _explain(error: ApiError, where: str) -> str:
 
 async def _open(args: argparse.Namespace) -> tuple[AsyncSeat, str | None]:
     """The seat to play (joined, created, resumed or spectating) and its invite link."""
+    from hokmclient import AsyncSeat, parse_link
+
     where = parse_link(args.url)
     if where.match_id is None:
         if args.spectate or args.token:
@@ -86,6 +95,8 @@ async def _open(args: argparse.Namespace) -> tuple[AsyncSeat, str | None]:
 
 
 async def _play(args: argparse.Namespace, tty: bool) -> int:
+    from hokmclient import ApiError, parse_link
+
     from .bot import LocalBot
     from .lines import run_lines
 
@@ -103,8 +114,9 @@ async def _play(args: argparse.Namespace, tty: bool) -> int:
         else:
             status = await run_lines(seat, bot)
         if seat.token and not args.token:
+            # --token=... : a token may begin with "-", which a separate argument cannot
             print(f"To take this seat back: hokm play {seat.client.base}/m/{seat.match_id} "
-                  f"--token {seat.token}", file=sys.stderr)
+                  f"--token={seat.token}", file=sys.stderr)
         return status
     except ApiError as error:
         raise PlayError(_explain(error, base)) from None

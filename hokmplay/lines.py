@@ -14,7 +14,7 @@ from hokmclient import ApiError, AsyncSeat, card_text, my_turn, over
 from hokmclient.cards import SUIT_SYMBOL
 
 from .bot import LocalBot
-from .screen import result_text, seat_name, team_name
+from .screen import _two, result_text, seat_name, team_name
 
 
 def _trick(view: dict[str, Any], cards: list[dict[str, Any]]) -> str:
@@ -47,11 +47,12 @@ class Printer:
         if view.get("result") and view["result"] != self.result:
             self.result = view["result"]
             score = view.get("score") or [0, 0]
-            self.say(f"{result_text(view)}; score {score[0]}-{score[1]}")
+            self.say(f"{result_text(view)}; score {_two(view, 'score')}")
         if over(view):
             score = view.get("score") or [0, 0]
-            self.say(f"Match over: {team_name(view, view['winner'])} won, "
-                     f"{score[0]}-{score[1]}.")
+            winner = int(view.get("winner") or 0)  # the winner's points first
+            self.say(f"Match over: {team_name(view, winner)} won, "
+                     f"{score[winner]}-{score[1 - winner]}.")
 
 
 async def run_lines(seat: AsyncSeat, bot: LocalBot | None, out: IO[str] = sys.stdout) -> int:

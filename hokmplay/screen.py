@@ -224,7 +224,9 @@ def status(view: View, cursor: Cursor) -> list[Line]:
         score = view.get("score") or [0, 0]
         who = (f"{team_name(view, winner)} won" if me is None else
                ("you won" if winner == me % 2 else "you lost"))
-        lines.append([("class:turn", f"Match over: {who} the match, {score[0]}-{score[1]}.")])
+        first = winner if me is None else me % 2  # your points (or the winner's) first
+        lines.append([("class:turn", f"Match over: {who} the match, {score[first]}-"
+                                     f"{score[1 - first]}.")])
         lines.append([("", "Press Ctrl+C to leave.")])
     elif is_deciding(view):
         if cursor.bot:

@@ -35,3 +35,10 @@ def test_the_terminal_client_uses_the_server_only_for_its_bot_and_the_cli() -> N
     for path in sorted((ROOT / "hokmplay").glob("*.py")):
         server = {n for n in imports(path) if n.split(".")[0] in SERVER}
         assert server <= allowed.get(path.name, set()), (path.name, server)
+
+
+def test_the_terminal_client_offers_the_server_bots_levels() -> None:
+    import hokmplay
+    from worker.policies import LEVELS
+
+    assert hokmplay.LEVELS == tuple(LEVELS)

@@ -11,9 +11,11 @@ from __future__ import annotations
 import os
 import random
 import re
+import shlex
 import shutil
 import subprocess
 import sys
+import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -28,6 +30,8 @@ HOKM = str(Path(sys.executable).parent / "hokm")
 ROOT = Path(__file__).resolve().parents[2]
 SOLO = ["human", "bot:easy", "bot:easy", "bot:easy"]
 CARD_ON_SCREEN = re.compile(r"(10|[2-9AKQJ])[♠♥♦♣]")
+RED_FOREGROUND = re.compile(r"\x1b\[(?:[0-9;]*;)?(?:31|91|38;5;(?:1|9|160|196))[;m]")
+FOREGROUND = re.compile(r"\x1b\[(?:[0-9;]*;)?(?:3[0-7]|9[0-7]|38;[0-9;]+)[;m]")
 
 
 def deck(seed: int) -> list[str]:
@@ -45,9 +49,12 @@ class Terminal:
             pytest.fail("tmux is not installed (.ci/run installs it)")
         self.tmux = [tmux, "-L", f"hokm-test-{os.getpid()}", "-f", "/dev/null"]
         base = {k: v for k, v in os.environ.items() if not k.startswith(("HOKM_", "TMUX"))}
-        self._run("new-session", "-d", "-s", "play", "-x", "110", "-y", "36",
-                  " ".join(command), env={**base, **(env or {})})
-        self._run("set-option", "-t", "play", "remain-on-exit", "on")
+        self.status_file = Path(tempfile.mkdtemp(prefix="hokm-tmux-")) / "status"
+        # the exit status goes to a file (tmux's pane_dead_status is not always filled in)
+        line = f"{shlex.join(command)}; echo $? > {shlex.quote(str(self.status_file))}"
+        self._run("new-session", "-d", "-s", "play", "-x", "110", "-y", "36", "sh", "-c", line,
+                  ";", "set-option", "-t", "play", "remain-on-exit", "on",
+                  env={**base, **(env or {})})
 
     def _run(self, *args: str, env: dict[str, str] | None = None) -> str:
         done = subprocess.run([*self.tmux, *args], capture_output=True, text=True, env=env,
@@ -55,8 +62,9 @@ class Terminal:
         assert done.returncode == 0, done.stderr
         return done.stdout
 
-    def screen(self) -> str:
-        return self._run("capture-pane", "-p", "-t", "play")
+    def screen(self, colours: bool = False) -> str:
+        """The pane's text (with ``colours``: its escape sequences too)."""
+        return self._run("capture-pane", "-p", *(["-e"] if colours else []), "-t", "play")
 
     def keys(self, *keys: str) -> None:
         self._run("send-keys", "-t", "play", *keys)
@@ -65,12 +73,16 @@ class Terminal:
         self._run("send-keys", "-t", "play", "-l", text)
 
     def exit_status(self) -> int | None:
-        dead, _, status = self._run("display-message", "-p", "-t", "play",
-                                    "#{pane_dead} #{pane_dead_status}").strip().partition(" ")
-        return int(status) if dead == "1" else None
+        """The command's exit status once it has ended, else None."""
+        try:
+            text = self.status_file.read_text()
+        except FileNotFoundError:
+            return None
+        return int(text) if text.endswith("\n") else None
 
     def close(self) -> None:
         subprocess.run([*self.tmux, "kill-server"], capture_output=True, timeout=30)
+        shutil.rmtree(self.status_file.parent, ignore_errors=True)
 
 
 @pytest.fixture
@@ -160,7 +172,7 @@ def test_hokm_play_plays_a_round_by_keystrokes_and_shows_the_view(
     client = Client(server.url)
     created = client.create(seats=SOLO, name="Tess", first_hakem=0, decks=[deck(21)])
     mid, token = created["match_id"], created["token"]
-    term = Terminal([HOKM, "play", created["invite_url"], "--token", token])
+    term = Terminal([HOKM, "play", created["invite_url"], f"--token={token}"])
     terminal.append(term)
     decisions = typed = 0
     while True:
@@ -169,8 +181,14 @@ def test_hokm_play_plays_a_round_by_keystrokes_and_shows_the_view(
                         what="the seat's turn (or the end of the round)")
         if view["result"] is not None:
             break
-        screen = wait_for(lambda v=view: (s := term.screen()) and shows(s, v) and s,
-                          timeout=30, what=f"the screen showing version {view['version']}")
+        try:
+            screen = wait_for(lambda v=view: (s := term.screen()) and shows(s, v) and s,
+                              timeout=30, what=f"the screen showing version {view['version']}")
+        except AssertionError as failed:
+            raise AssertionError(f"{failed}; the view {view}; the screen:\n{term.screen()}"
+                                 ) from None
+        if decisions == 0:  # hearts and diamonds in red where the terminal has colours
+            assert RED_FOREGROUND.search(term.screen(colours=True))
         on_screen = {parse_card(m.group(0)) for m in CARD_ON_SCREEN.finditer(screen)}
         assert on_screen <= known_cards(view), on_screen - known_cards(view)
         legal = list(view["legal"])
@@ -204,10 +222,24 @@ def test_hokm_play_plays_a_round_by_keystrokes_and_shows_the_view(
     wait_for(lambda: f"Round 1: {team} won {result['points']} point" in term.screen(),
              timeout=30, what="the round's result on the screen")
     term.keys("C-c")
-    assert wait_for(lambda: term.exit_status() is not None, timeout=30,
-                    what="hokm play quitting") is not None
+    wait_for(lambda: term.exit_status() is not None, timeout=30, what="hokm play quitting")
     assert term.exit_status() == 0
     assert "Traceback" not in term.screen()
+
+
+def test_a_spectator_without_colour_sees_the_public_table(
+        server: LocalServer, terminal: list[Terminal]) -> None:
+    client = Client(server.url)
+    created = client.create(seats=SOLO, name="Seen", first_hakem=0, decks=[deck(4)])
+    term = Terminal([HOKM, "play", created["invite_url"], "--spectate"], env={"NO_COLOR": "1"})
+    terminal.append(term)
+    screen = wait_for(lambda: (s := term.screen()) and "Spectating" in s and s, timeout=30,
+                      what="the spectator's table")
+    assert "Waiting for you" not in screen and "Your turn" not in screen
+    assert "team 0 (seats 0, 2) 0 · team 1 (seats 1, 3) 0" in screen
+    assert "Seen (seat 0" in screen and "Hakem" in screen
+    assert not CARD_ON_SCREEN.search(screen)  # the Hakem's five cards are not public
+    assert not FOREGROUND.search(term.screen(colours=True))  # NO_COLOR: plain text
 
 
 def run(*args: str, timeout: float = 240) -> subprocess.CompletedProcess[str]:
@@ -233,11 +265,13 @@ def test_hokm_play_with_a_local_bot_and_no_terminal_plays_the_match_to_its_end(
     assert lines[0].startswith("hokm play: seat ") and "local easy bot" in lines[0]
     summary = client.summary(created["match_id"])
     assert summary["phase"] == "match_over"
-    assert lines[-1].startswith("Match over: ") and (
-        f"{summary['score'][0]}-{summary['score'][1]}" in lines[-1])
+    won, score = summary["winner"], summary["score"]
+    seat = [s["name"] for s in summary["seats"]].index("Local")
+    assert lines[-1] == (f"Match over: {'us' if won == seat % 2 else 'them'} won, "
+                         f"{score[won]}-{score[1 - won]}.")
     assert sum(1 for line in lines if line.startswith("  trick: ")) >= 13
     assert "Local" in [s["name"] for s in summary["seats"]]
-    assert "--token" in done.stderr  # how to take the seat back
+    assert "--token=" in done.stderr  # how to take the seat back (a token may start with -)
 
 
 def test_hokm_play_refuses_in_one_line(server: LocalServer) -> None:
