@@ -208,6 +208,7 @@ class AsyncSeat:
                 self.errors.append(message)
             else:
                 self._last_error = message
+            self._notify()  # (a waiter may be waiting for the answer to its command)
 
     def _offer(self, view: JSON) -> None:
         """Take ``view`` if it is not older than the one held, and wake the waiters."""

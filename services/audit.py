@@ -245,8 +245,10 @@ def _client(args: argparse.Namespace, match_id: str | None) -> Any:
 
     url = os.environ.get("HOKM_REDIS_URL")
     if url:
+        from .store import connect
+
         try:
-            client = redis.Redis.from_url(url)
+            client = connect.sync_client(connect.parse(url))  # one Redis, or a cluster
             client.ping()
         except ValueError as exc:
             raise CliError(f"HOKM_REDIS_URL is not a Redis URL ({exc})") from None

@@ -123,35 +123,43 @@ def bot_turn(match_id: str, seat: int, version: int) -> str:
 def _play(rt: Runtime, service: MatchService, match_id: str, seat: int, version: int, *,
           fresh: bool) -> str:
     """One bot move (``fresh``: check the stream first; a kept turn's state is already current,
-    and a move made on a stale one is refused at the append)."""
+    and a move made on a stale one is refused at the append).
+
+    The turn's pending mark is removed once the turn is settled (played, refused, or found
+    moved on).  If the store fails instead (a failover under way), the job fails and the mark
+    stays: the watchdog enqueues the turn again after its deadline, until the store answers."""
+    settled = _settle(rt, service, match_id, seat, version, fresh=fresh)
+    rt.scheduler.done(match_id, seat, version)
+    return settled
+
+
+def _settle(rt: Runtime, service: MatchService, match_id: str, seat: int, version: int, *,
+            fresh: bool) -> str:
+    loaded = service.load(match_id, fresh=fresh)
+    state = loaded.state
+    if loaded.version != version or service.next_actor(state) != seat:
+        return "stale"
+    occupant = state.match.seats[seat]
+    if occupant is None:
+        return "empty seat"
+    level = occupant.bot
+    if level is None:
+        if away_for(rt, match_id, seat) < disconnect_timeout(rt, match_id):
+            return "not a bot"
+        level = SUBSTITUTE_LEVEL
+    if THINK_S > 0:
+        time.sleep(THINK_S)
+    view = view_for(state, seat, version)
+    history = _histories.for_seat(rt.store, match_id, seat, version)
+    choice = _choose(level, view, history, match_id)
+    command = ChooseTrump(choice) if state.phase == CHOOSING_TRUMP else PlayCard(choice)
     try:
-        loaded = service.load(match_id, fresh=fresh)
-        state = loaded.state
-        if loaded.version != version or service.next_actor(state) != seat:
-            return "stale"
-        occupant = state.match.seats[seat]
-        if occupant is None:
-            return "empty seat"
-        level = occupant.bot
-        if level is None:
-            if away_for(rt, match_id, seat) < disconnect_timeout(rt, match_id):
-                return "not a bot"
-            level = SUBSTITUTE_LEVEL
-        if THINK_S > 0:
-            time.sleep(THINK_S)
-        view = view_for(state, seat, version)
-        history = _histories.for_seat(rt.store, match_id, seat, version)
-        choice = _choose(level, view, history, match_id)
-        command = ChooseTrump(choice) if state.phase == CHOOSING_TRUMP else PlayCard(choice)
-        try:
-            # no command id: the expected version already makes a duplicate job harmless (it
-            # is refused as stale), and ids would cost room in every record
-            service.handle(match_id, seat, command, version=version)
-        except HokmError as refusal:
-            return f"refused: {refusal.code}"
-        return "played"
-    finally:
-        rt.scheduler.done(match_id, seat, version)
+        # no command id: the expected version already makes a duplicate job harmless (it
+        # is refused as stale), and ids would cost room in every record
+        service.handle(match_id, seat, command, version=version)
+    except HokmError as refusal:
+        return f"refused: {refusal.code}"
+    return "played"
 
 
 def _choose(level: str, view: View, history: History, match_id: str) -> str:

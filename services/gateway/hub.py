@@ -283,8 +283,10 @@ class Hub:
         try:
             latest = await run_in_threadpool(
                 lambda: service.advance(match_id, service.load(match_id)))
-        except Exception:
-            log.exception("moving %s on from version %d failed", match_id, version)
+        except Exception as exc:  # the store is failing over, say: look again in a moment
+            log.warning("moving %s on from version %d failed (%s); trying again", match_id,
+                        version, exc)
+            self._watch_progress(match_id, loaded)
             return
         if latest.version != version:
             log.warning("match %s was stuck at version %d (a system step): moved on",

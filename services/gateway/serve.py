@@ -21,6 +21,8 @@ import logging
 import threading
 import webbrowser
 
+import redis
+
 from services.clitools import CliError, port, redact_url, unreachable
 from services.runtime import build_runtime
 from services.settings import Settings
@@ -58,12 +60,15 @@ def _run(args: argparse.Namespace) -> int:
             rt = build_runtime(settings)
         except JournalError as exc:
             raise CliError(str(exc)) from None
+        except ValueError as exc:  # a HOKM_ setting, or a store URL, that is not valid
+            raise CliError(str(exc)) from None
+        except redis.RedisError as exc:
+            assert settings.redis_url is not None
+            raise unreachable(settings.redis_url, exc) from None
         except OSError as exc:
             raise CliError(f"cannot use the data folder {settings.data_dir} "
                            f"({exc.strerror or exc})") from None
         if not rt.embedded:
-            import redis
-
             try:
                 rt.client.ping()
             except redis.RedisError as exc:

@@ -80,8 +80,11 @@ def sync_client(target: Target, **options: Any) -> redis.Redis | RedisCluster:
     """A redis-py client (``Redis`` or ``RedisCluster``) for ``target``."""
     if not target.cluster:
         return redis.Redis.from_url(target.url, **options)
-    return RedisCluster(startup_nodes=[ClusterNode(h, p) for h, p in target.seeds],  # type: ignore[no-untyped-call]
-                        **_cluster_options(target), **options)
+    try:  # (a cluster client asks the seeds for the cluster's shape at once)
+        return RedisCluster(startup_nodes=[ClusterNode(h, p) for h, p in target.seeds],  # type: ignore[no-untyped-call]
+                            **_cluster_options(target), **options)
+    except redis.exceptions.RedisClusterException as exc:
+        raise redis.ConnectionError(str(exc)) from exc
 
 
 def async_client(target: Target, **options: Any) -> Any:

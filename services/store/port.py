@@ -57,7 +57,10 @@ class EventStore(Protocol):
 
     def append_sealed(self, match_id: str, version: int, payload: bytes) -> None:
         """Append an encoded record (``codec.sealed``) as ``version``; ``Conflict`` if the
-        stream already holds ``version`` (another writer was first)."""
+        stream already holds ``version`` (another writer was first).  A stored record is never
+        replaced.  Offering the very bytes already stored at ``version`` may succeed (on a
+        cluster it does: that is how a retried append whose answer was lost is recognised);
+        either answer then leaves the writer with the truth."""
         ...
 
     def read(self, match_id: str, after: int = 0, upto: int | None = None) -> list[Record]:

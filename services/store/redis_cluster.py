@@ -33,25 +33,12 @@ import redis.asyncio as aioredis
 from . import keys
 from .port import Entries, StoreUnavailable
 from .redis_async import REFUSED
+from .scripts import APPEND
 from .redis_streams import version_of
 
 log = logging.getLogger("hokm.store")
 QUIET_S = 15.0
 """A feed with no message for this long is asked a PING (see ``ShardedFollower._listen``)."""
-
-APPEND = """
-local ok = redis.pcall('XADD', KEYS[1], ARGV[1], 'd', ARGV[2])
-if type(ok) == 'table' and ok.err then
-  local got = redis.call('XRANGE', KEYS[1], ARGV[1], ARGV[1])
-  if #got == 1 and got[1][2][2] == ARGV[2] then return 1 end
-  return ok
-end
-redis.call('SPUBLISH', KEYS[2], ARGV[1])
-return 1
-"""
-"""KEYS: the log, the wake channel (one slot); ARGV: the entry id, the payload.  A refused id
-whose entry holds these very bytes is this append again (the cluster client retries a command
-whose answer it lost, say across a failover): stored, not a conflict."""
 
 UNAVAILABLE = (redis.ConnectionError, redis.TimeoutError, OSError,
                redis.exceptions.ClusterError)

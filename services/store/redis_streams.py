@@ -23,6 +23,7 @@ import redis
 from . import keys
 from .codec import decode, sealed
 from .port import Conflict, Record, StoreUnavailable
+from .scripts import APPEND
 
 META_NAMES = frozenset({"meta", "tokens", "presence"})
 
@@ -48,7 +49,9 @@ class RedisStore:
         # skipping redis-py's conversion makes a cold load about a third cheaper.  A cluster
         # client has no one pool to share: it reads the converted answers.
         self._raw: Any = None
-        if getattr(client, "connection_pool", None) is not None:
+        self.cluster = getattr(client, "connection_pool", None) is None
+        """A ``RedisCluster`` client (no one connection pool): appends publish wake-ups."""
+        if not self.cluster:
             self._raw = type(client)(connection_pool=client.connection_pool)
             self._raw.set_response_callback("XRANGE", lambda response, **_: response)
 
@@ -59,7 +62,11 @@ class RedisStore:
 
     def append_sealed(self, match_id: str, version: int, payload: bytes) -> None:
         try:
-            self.client.xadd(keys.log(match_id), {"d": payload}, id=f"{version}-0")
+            if self.cluster:  # the wake-up of the match's followers goes with the record
+                self.client.eval(APPEND, 2, keys.log(match_id), keys.wake_channel(match_id),
+                                 f"{version}-0", payload)
+            else:
+                self.client.xadd(keys.log(match_id), {"d": payload}, id=f"{version}-0")
         except redis.ResponseError as exc:
             if "equal or smaller" not in str(exc):
                 raise

@@ -21,13 +21,28 @@ import fakeredis.aioredis
 import pytest
 
 from services.store.memory import AsyncMemoryStore, MemoryStore
-from services.store.port import AsyncEventStore, Entries, Follower, StoreUnavailable
+from services.store.port import (
+    AsyncEventStore, Entries, EventStore, Follower, StoreUnavailable,
+)
+from services.store.redis_streams import RedisStore
 from services.store.redis_async import AsyncRedisStore
 from services.store.redis_cluster import AsyncClusterStore
 from tests.conftest import real_redis_client, redis_db_url
 
 DB = 8
-Make = Callable[[], AsyncEventStore]
+
+
+class Make:
+    """Ports on one shared backend: ``make()`` another event-loop writer's, ``make.sync()`` a
+    thread's (the match service's, a bot worker's)."""
+
+    def __init__(self, make: Callable[[], AsyncEventStore], sync: Callable[[], EventStore]
+                 ) -> None:
+        self._make = make
+        self.sync = sync
+
+    def __call__(self) -> AsyncEventStore:
+        return self._make()
 
 
 def run(coro: Awaitable[Any]) -> Any:
@@ -46,21 +61,24 @@ def make(request: pytest.FixtureRequest) -> Iterator[Make]:
     """A factory of store ports on one shared backend (each call: another writer's port)."""
     if request.param == "memory":
         backend = MemoryStore()
-        yield lambda: AsyncMemoryStore(backend)
+        yield Make(lambda: AsyncMemoryStore(backend), lambda: backend)
     elif request.param == "fakeredis":
         server = fakeredis.FakeServer()
-        yield lambda: AsyncRedisStore(fakeredis.aioredis.FakeRedis(server=server))
+        yield Make(lambda: AsyncRedisStore(fakeredis.aioredis.FakeRedis(server=server)),
+                   lambda: RedisStore(fakeredis.FakeRedis(server=server)))
     elif request.param == "cluster":
         cluster = request.getfixturevalue("redis_cluster")
         cluster.flush()
-        yield lambda: AsyncClusterStore(cluster.async_client())
+        yield Make(lambda: AsyncClusterStore(cluster.async_client()),
+                   lambda: RedisStore(cluster.client))
         cluster.flush()
     else:
         import redis.asyncio as aioredis
 
         client = real_redis_client(DB)
         client.flushdb()
-        yield lambda: AsyncRedisStore(aioredis.Redis.from_url(redis_db_url(DB)))
+        yield Make(lambda: AsyncRedisStore(aioredis.Redis.from_url(redis_db_url(DB))),
+                   lambda: RedisStore(client))
         client.flushdb()
 
 
@@ -213,5 +231,30 @@ def test_a_follower_loses_nothing_across_a_dropped_connection(make: Make) -> Non
         await follower.close()
         await store.close()
         await writer.close()
+
+    run(main())
+
+
+def test_records_appended_by_threads_reach_a_follower(make: Make) -> None:
+    """The match service's threads and the bot workers append through the synchronous port:
+    a follower on the event loop must see those records as well (on a cluster, the synchronous
+    append publishes the same wake-up)."""
+    async def main() -> None:
+        reader, writer = make(), make.sync()
+        follower = reader.follower()
+        m = mid()
+        follower.follow(m, 0)
+        seen: dict[str, Entries] = {}
+        loop = asyncio.get_running_loop()
+
+        def write() -> None:
+            for v in range(1, 11):
+                writer.append_sealed(m, v, b"%d" % v)
+
+        await asyncio.gather(loop.run_in_executor(None, write),
+                             _collect(follower, {m: 10}, seen))
+        assert seen[m] == [(v, b"%d" % v) for v in range(1, 11)]
+        await follower.close()
+        await reader.close()
 
     run(main())

@@ -60,9 +60,10 @@ def test_append_read_in_order(store: EventStore) -> None:
 def test_stale_versions_are_refused(store: EventStore) -> None:
     first = store.append("m", rec(1))
     store.append("m", rec(2, first.digest))
-    for bad in (1, 2):
+    for bad in (1, 2):  # (other records than the stored ones: an identical record offered
+        # again may count as the same append on a cluster, where retries make that matter)
         with pytest.raises(Conflict) as info:
-            store.append("m", rec(bad))
+            store.append("m", rec(bad, b"", CardPlayed(0, "2C")))
         assert info.value.current == 2
     assert store.version("m") == 2  # nothing was written by the refused appends
 
@@ -118,17 +119,17 @@ def test_concurrent_appends_one_wins_per_version(store: EventStore) -> None:
     wins: list[int] = []
     lock = threading.Lock()
 
-    def writer() -> None:
+    def writer(me: int) -> None:
         for _ in range(20):
             current = store.read("m")[-1]
-            try:
-                store.append("m", rec(current.version + 1, current.digest))
+            try:  # (each writer's records are its own: SeatLeft of its seat)
+                store.append("m", rec(current.version + 1, current.digest, SeatLeft(me)))
             except Conflict:
                 continue
             with lock:
                 wins.append(current.version + 1)
 
-    threads = [threading.Thread(target=writer) for _ in range(4)]
+    threads = [threading.Thread(target=writer, args=(i,)) for i in range(4)]
     for t in threads:
         t.start()
     for t in threads:
