@@ -97,7 +97,7 @@ def phase(name: str, run: Callable[[], T], failed: T) -> T:
 
 def start_workers(n: int, queue: str) -> list[subprocess.Popen[bytes]]:
     env = {**os.environ, "HOKM_REDIS_URL": URL, "HOKM_QUEUE": queue}
-    return [subprocess.Popen([sys.executable, "-m", "services.cli", "worker"], env=env,
+    return [subprocess.Popen([sys.executable, "-m", "hokm", "worker"], env=env,
                              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
             for _ in range(n)]
 

@@ -53,7 +53,7 @@ def quantile(values: list[float], q: float) -> float:
 
 def start_worker(queue: str) -> subprocess.Popen[bytes]:
     env = {**os.environ, "HOKM_REDIS_URL": URL, "HOKM_QUEUE": queue}
-    return subprocess.Popen([sys.executable, "-m", "services.cli", "worker"], env=env,
+    return subprocess.Popen([sys.executable, "-m", "hokm", "worker"], env=env,
                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
 
 

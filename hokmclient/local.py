@@ -48,7 +48,7 @@ def hokm_command() -> list[str]:
     if script.exists():
         return [str(script)]
     found = shutil.which("hokm")
-    return [found] if found else [sys.executable, "-m", "services.cli"]
+    return [found] if found else [sys.executable, "-m", "hokm"]
 
 
 class LocalServer:

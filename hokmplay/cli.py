@@ -138,7 +138,7 @@ def _run(args: argparse.Namespace) -> int:
 
 
 def register(sub: Any) -> None:
-    """Add ``hokm play`` to the ``hokm`` command (``services.cli``'s plugin contract)."""
+    """Add ``hokm play`` to the ``hokm`` command (``hokm.cli``'s plugin contract)."""
     from services.clitools import json_object
 
     parser = sub.add_parser(

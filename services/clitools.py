@@ -3,7 +3,7 @@
 Contract: a CLI error is one line on stderr, ``hokm <command>: <what went wrong>``, and a
 non-zero exit (2 for a bad command line, 1 otherwise), never a traceback
 (``HOKM_DEBUG=1`` shows the traceback of an unexpected error).  Sub-commands raise
-``CliError`` for what they detect; ``services.cli.main`` turns it, and the usual failures
+``CliError`` for what they detect; ``hokm.cli.main`` turns it, and the usual failures
 (Redis unreachable, a file that cannot be opened, a closed pipe), into that line.
 """
 

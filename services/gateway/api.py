@@ -3,8 +3,8 @@ code; the match service does the work in a thread so the event loop keeps servin
 
 from __future__ import annotations
 
-import random
 from collections import OrderedDict
+from collections.abc import Callable
 from typing import Any
 
 
@@ -54,13 +54,16 @@ class Api:
     """The handlers, bound to one process's service, hub and limits."""
 
     def __init__(self, service: MatchService, hub: Hub, *, max_body: int, rate_token: float,
-                 rate_address: float, allow_stacked: bool) -> None:
+                 rate_address: float, allow_stacked: bool,
+                 advisor: Callable[[dict[str, Any]], dict[str, Any]] | None = None) -> None:
         self.service = service
         self.hub = hub
         self.max_body = max_body
         self.by_token = Buckets(rate_token, rate_token * 4)
         self.by_address = Buckets(rate_address, rate_address * 4)
         self.allow_stacked = allow_stacked
+        self.advisor = advisor
+        """The learners' hint of a view (handed in by the composition root)."""
         self._players: OrderedDict[tuple[str, str], str] = OrderedDict()
         """(match id, token hash) -> player id of tokens already checked."""
 
@@ -314,7 +317,9 @@ class Api:
         view = view_for(loaded.state, seat, loaded.version)
         if not view["legal"]:
             raise HokmError("there is nothing for you to decide now", "not_your_turn")
-        advice = await run_in_threadpool(_advise, view)
+        if self.advisor is None:
+            raise Unavailable("hints are not available on this server")
+        advice = await run_in_threadpool(self.advisor, view)
         return JSONResponse({**advice, "remaining": HINT_DECISIONS - used - 1})
 
     async def leave(self, request: Request) -> Response:
@@ -337,14 +342,6 @@ class Api:
             raise InvalidCommand(f"level is one of {', '.join(LEVELS)}")
         await run_in_threadpool(self.service.give_to_bot, match_id, token, seat, level)
         return JSONResponse({"seat": seat, "bot": level})
-
-
-def _advise(view: dict[str, Any]) -> dict[str, Any]:
-    """The learner's hint (worker/hints.py: the heuristic on the seat's own hand and trick)."""
-    from worker.hints import hint
-
-    advice: dict[str, Any] = hint(view, random.Random())
-    return advice
 
 
 def _check_name(name: object) -> None:

@@ -8,7 +8,8 @@ from __future__ import annotations
 
 import contextlib
 import logging
-from collections.abc import AsyncIterator
+import threading
+from collections.abc import AsyncIterator, Callable
 from pathlib import Path
 from typing import Any
 
@@ -41,12 +42,14 @@ _PLACEHOLDER = (
 )
 
 
-def create_app(runtime: Runtime | None = None, *, in_process_worker: bool | None = None
-               ) -> Starlette:
-    """The gateway for ``runtime`` (built from the environment if None).  The in-process bot
-    worker runs by default only in the embedded mode (no Redis URL)."""
+def create_app(runtime: Runtime | None = None, *,
+               advisor: Callable[[dict[str, Any]], dict[str, Any]] | None = None,
+               start_worker: Callable[[Runtime], threading.Event] | None = None) -> Starlette:
+    """The gateway for ``runtime`` (built from the environment if None).  ``advisor`` gives
+    the learners' hints (none: the hint route answers ``unavailable``); ``start_worker`` starts
+    an in-process bot worker with the app and returns the event that stops it.  Both come from
+    a higher layer, through the composition root (``hokm.compose``)."""
     rt = runtime or build_runtime()
-    worker = rt.embedded if in_process_worker is None else in_process_worker
     holder: dict[str, Any] = {}
 
     def api() -> Api:
@@ -59,13 +62,9 @@ def create_app(runtime: Runtime | None = None, *, in_process_worker: bool | None
         holder["api"] = Api(rt.service, hub, max_body=rt.settings.max_body,
                             rate_token=rt.settings.rate_per_token,
                             rate_address=rt.settings.rate_per_address,
-                            allow_stacked=rt.settings.allow_stacked_decks)
+                            allow_stacked=rt.settings.allow_stacked_decks, advisor=advisor)
         hub.start()
-        stop = None
-        if worker:
-            from worker.main import start_in_process
-
-            stop = start_in_process(rt)
+        stop = start_worker(rt) if start_worker is not None else None
         try:
             yield
         finally:

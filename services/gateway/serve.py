@@ -20,14 +20,15 @@ import gc
 import logging
 import threading
 import webbrowser
+from collections.abc import Callable
+from typing import Any
 
 import redis
 
 from services.clitools import CliError, port, redact_url, unreachable
-from services.runtime import build_runtime
+from services.runtime import Runtime, build_runtime
 from services.settings import Settings
 
-from .app import create_app
 from .server import bind, limits_of, run
 
 
@@ -78,7 +79,7 @@ def _run(args: argparse.Namespace) -> int:
         sock.close()
         raise
     try:
-        app = create_app(rt)
+        app = args.make_app(rt)
         host, bound = sock.getsockname()[:2]
         url = f"http://{f'[{host}]' if ':' in host else host}:{bound}/"
         if rt.embedded:
@@ -108,7 +109,9 @@ def _run(args: argparse.Namespace) -> int:
     return 0
 
 
-def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+def register(sub: argparse._SubParsersAction,  # type: ignore[type-arg]
+             make_app: Callable[[Runtime], Any]) -> None:
+    """Add ``hokm serve``; ``make_app(runtime)`` builds the ASGI app (``hokm.compose``)."""
     parser = sub.add_parser(
         "serve", help="run the game server (embedded by default)",
         description="The game server. Without HOKM_REDIS_URL it is embedded (an in-process "
@@ -125,4 +128,4 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     parser.add_argument("--log-level", default="warning",
                         choices=("critical", "error", "warning", "info", "debug", "trace"),
                         help="uvicorn's and the server's log level")
-    parser.set_defaults(func=_run)
+    parser.set_defaults(func=_run, make_app=make_app)

@@ -17,7 +17,7 @@ from starlette.testclient import TestClient, WebSocketTestSession
 from engine import ChooseTrump, HokmError, PlayCard, legal_choices
 from engine.cards import NAMES, names_of_mask
 from hokmclient import Client
-from services.gateway.app import create_app
+from hokm.compose import gateway_app
 from services.runtime import Runtime, build_runtime
 from services.settings import Settings
 from tests.conftest import redis_db_url
@@ -58,7 +58,7 @@ def gateway(*, worker: bool | None = None, client: tuple[str, int] = ("testclien
             **over: Any) -> Iterator[Gateway]:
     """An embedded gateway (fakeredis) with its lifespan running; ``over`` changes Settings."""
     rt = build_runtime(make_settings(**over))
-    app = create_app(rt, in_process_worker=worker)
+    app = gateway_app(rt, in_process_worker=worker)
     with Gateway(app, raise_server_exceptions=False, client=client) as gw:
         gw.rt = rt
         yield gw

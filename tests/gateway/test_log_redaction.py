@@ -31,11 +31,11 @@ ROOT = Path(__file__).resolve().parents[2]
 SERVE = textwrap.dedent("""
     import sys
     from services.gateway import server
-    from services.gateway.app import create_app
+    from hokm.compose import gateway_app
     from services.runtime import build_runtime
     from services.settings import Settings
     rt = build_runtime()
-    app = create_app(rt)
+    app = gateway_app(rt)
     sock = server.bind("127.0.0.1", int(sys.argv[1]))
     print("ready", flush=True)
     server.run(app, sock, limits=server.limits_of(rt.settings), max_frame=16384,

@@ -11,7 +11,7 @@ from typing import Any
 from hokmclient import CODES
 from services.errors import STATUS
 from services.gateway import openapi
-from services.gateway.app import create_app
+from hokm.compose import gateway_app
 
 from .helpers import Gateway, bearer, finish, gateway, room
 
@@ -139,7 +139,7 @@ def test_every_error_code_is_documented_with_its_status() -> None:
 
 def test_every_api_route_is_in_the_document() -> None:
     with gateway() as gw:
-        app = create_app(gw.rt)
+        app = gateway_app(gw.rt)
     doc = openapi.document()
     routes = {getattr(r, "path", "") for r in app.routes}
     api = {p for p in routes if p.startswith("/api/") or p in ("/healthz", "/readyz")}

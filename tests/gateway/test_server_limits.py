@@ -32,7 +32,7 @@ FAST = server.ConnectionLimits(request_timeout_s=1.0, keep_alive_s=1.0, per_addr
 @contextlib.contextmanager
 def serving(limits: server.ConnectionLimits = FAST, app: Any = None) -> Iterator[int]:
     """Serve the embedded gateway with ``limits`` on a free port; yields the port."""
-    app = app or create_app(build_runtime(make_settings()), in_process_worker=False)
+    app = app or create_app(build_runtime(make_settings()))
     sock = server.bind("127.0.0.1", 0)
     port = sock.getsockname()[1]
     srv = server.make_server(app, limits=limits, max_frame=16 * 1024, configure_logging=False)
@@ -237,14 +237,12 @@ def _post_create(port: int, forwarded: str) -> int:
 def test_the_served_app_ignores_forwarding_headers_from_loopback() -> None:
     """uvicorn trusts ``X-Forwarded-For`` from 127.0.0.1 by default (the finding: 3,000 matches
     from one address); the server here trusts only ``HOKM_TRUSTED_PROXIES``."""
-    app = create_app(build_runtime(make_settings(creates_per_window=3)),
-                     in_process_worker=False)
+    app = create_app(build_runtime(make_settings(creates_per_window=3)))
     with serving(app=app) as port:
         codes = [_post_create(port, f"10.1.2.{i}") for i in range(4)]
     assert codes == [201, 201, 201, 429]
     trusting = create_app(build_runtime(make_settings(creates_per_window=3,
-                                                      trusted_proxies=("127.0.0.1",))),
-                          in_process_worker=False)
+                                                      trusted_proxies=("127.0.0.1",))))
     with serving(app=trusting) as port:
         codes = [_post_create(port, f"10.1.2.{i}") for i in range(4)]
     assert codes == [201, 201, 201, 201]

@@ -47,7 +47,7 @@ def service_for(env: dict[str, str]) -> MatchService:
 
 
 def start_worker(env: dict[str, str], **extra: str) -> subprocess.Popen[bytes]:
-    return subprocess.Popen([sys.executable, "-m", "services.cli", "worker"],
+    return subprocess.Popen([sys.executable, "-m", "hokm", "worker"],
                             env={**env, **extra}, stdout=subprocess.DEVNULL,
                             stderr=subprocess.DEVNULL)
 

@@ -12,7 +12,7 @@ import pytest
 from engine import ChooseTrump, PlayCard, legal_choices, names_of_mask
 from engine.events import CardPlayed, RoundStarted
 from services.audit import check, command_for, describe, export_lines, read_export
-from services.cli import main
+from hokm.cli import main
 from services.matches import MatchService
 from services.store import keys
 from services.store.codec import decode, encode

@@ -22,7 +22,7 @@ import fakeredis
 import pytest
 
 from services.audit import card_text, describe, export_lines
-from services.cli import build_parser, main, subcommands
+from hokm.cli import build_parser, main, subcommands
 from services.matches import MatchService
 from services.store import journal
 from services.store.journal import DataFolder

@@ -7,7 +7,7 @@ import random
 
 import pytest
 
-from services.cli import main as hokm
+from hokm.cli import main as hokm
 from worker import arena
 from worker.arena import RoundRecord
 from worker.policies import POLICIES, SearchConfig, SearchPolicy

@@ -1,6 +1,7 @@
-"""The ``hokm`` command: ``hokm serve``, ``hokm worker``, ``hokm replay``, ``hokm export``,
-``hokm verify``, ``hokm arena`` and ``hokm demo``.  Sub-commands import their modules lazily so
-``hokm --help`` stays fast and a missing optional piece never breaks the others.
+"""The ``hokm`` command (the composition root): ``hokm serve``, ``hokm worker``, ``hokm play``,
+``hokm replay``, ``hokm export``, ``hokm verify``, ``hokm arena`` and ``hokm demo``.
+Sub-commands import their modules lazily so ``hokm --help`` stays fast and a missing optional
+piece never breaks the others.
 
 Errors: one line on stderr and a non-zero exit, never a traceback (``services/clitools.py``);
 ``main`` turns what a sub-command raises into that line.  Cards in the terminal are written
@@ -15,7 +16,7 @@ import os
 import sys
 from collections.abc import Sequence
 
-from .clitools import CliError, HokmParser, non_negative_int, say
+from services.clitools import CliError, HokmParser, non_negative_int, say
 
 
 def _demo(args: argparse.Namespace) -> int:
@@ -29,7 +30,7 @@ def _demo(args: argparse.Namespace) -> int:
     )
     from engine.fairness import DRAW_LABEL, round_label
 
-    from .audit import SUIT_SYMBOL, card_text
+    from services.audit import SUIT_SYMBOL, card_text
 
     colour = sys.stdout.isatty() and not os.environ.get("NO_COLOR")
     rng = random.Random(args.seed)
@@ -74,14 +75,20 @@ def _demo(args: argparse.Namespace) -> int:
 
 
 # Sub-commands that live with their own package register themselves here: each module has
-# ``register(subparsers)`` adding its parser with ``set_defaults(func=...)``.
-_PLUGINS = ("worker.arena", "worker.main", "services.gateway.serve", "services.audit",
-            "hokmplay.cli")
+# ``register(subparsers)`` adding its parser with ``set_defaults(func=...)``.  This is the
+# composition root: it may import every layer (``services.gateway.serve`` gets the gateway's
+# app factory, which wires in the worker's pieces, from ``hokm.compose``).
+_PLUGINS = ("worker.arena", "worker.main", "services.audit", "hokmplay.cli")
 
 
 def _register_plugins(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     import importlib
 
+    from services.gateway import serve
+
+    from .compose import gateway_app
+
+    serve.register(sub, gateway_app)
     for name in _PLUGINS:
         try:
             module = importlib.import_module(name)
@@ -146,9 +153,9 @@ def _describe(exc: Exception) -> str:
     """One line for an error no sub-command handled."""
     import redis
 
-    from .store.codec import CorruptRecord
-    from .store.journal import JournalError
-    from .store.port import StoreUnavailable
+    from services.store.codec import CorruptRecord
+    from services.store.journal import JournalError
+    from services.store.port import StoreUnavailable
 
     if isinstance(exc, (StoreUnavailable, redis.ConnectionError, redis.TimeoutError)):
         return f"the Redis does not answer ({exc})"

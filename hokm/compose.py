@@ -1,0 +1,32 @@
+"""Wiring the layers: the gateway app with the worker's pieces handed in."""
+
+from __future__ import annotations
+
+import random
+from typing import Any
+
+from starlette.applications import Starlette
+
+from services.gateway.app import create_app
+from services.runtime import Runtime
+
+
+def advise(view: dict[str, Any]) -> dict[str, Any]:
+    """The learner's hint (``worker.hints``: the heuristic on the seat's own hand and trick)."""
+    from worker.hints import hint
+
+    advice: dict[str, Any] = hint(view, random.Random())
+    return advice
+
+
+def gateway_app(runtime: Runtime | None = None, *, in_process_worker: bool | None = None
+                ) -> Starlette:
+    """The gateway of ``runtime`` (from the environment if None) with the hint advisor and,
+    in the embedded mode by default (or as ``in_process_worker`` says), an in-process bot
+    worker."""
+    from services.runtime import build_runtime
+    from worker.main import start_in_process
+
+    rt = runtime or build_runtime()
+    worker = rt.embedded if in_process_worker is None else in_process_worker
+    return create_app(rt, advisor=advise, start_worker=start_in_process if worker else None)
