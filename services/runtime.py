@@ -84,7 +84,8 @@ class Runtime:
             if self.cluster:
                 from .store.redis_cluster import AsyncClusterStore
 
-                store = AsyncClusterStore(client)
+                store = AsyncClusterStore(client, replica_acks=self.settings.replica_acks,
+                                          wait_ms=self.settings.replica_wait_ms)
             else:
                 store = AsyncRedisStore(client)
             self._async_stores[loop_id] = store
@@ -116,7 +117,8 @@ def build_runtime(settings: Settings | None = None) -> Runtime:
         client = connect.sync_client(target)
         queue_client = redis.Redis.from_url(
             connect.queue_url(settings.redis_url, settings.queue_url))
-    store = RedisStore(client)
+    store = RedisStore(client, replica_acks=settings.replica_acks,
+                       wait_ms=settings.replica_wait_ms)
     scheduler = RQScheduler(queue_client, settings.queue, settings.bot_timeout_s)
     service = MatchService(store, scheduler=scheduler,
                            allow_stacked=settings.allow_stacked_decks,

@@ -28,6 +28,12 @@ class Settings:
     queue_url: str | None = None
     """RQ's own single Redis (HOKM_QUEUE_URL): defaults to ``redis_url`` when that is a single
     Redis, and is required with a cluster."""
+    replica_acks: int = 0
+    """On a Redis Cluster: replicas that must hold each record before its append is
+    acknowledged (HOKM_REPLICA_ACKS; 0: asynchronous replication, as Redis does by default;
+    ``services/store/replicas.py``)."""
+    replica_wait_ms: int = 100
+    """How long an append waits for those replicas (HOKM_REPLICA_WAIT_MS)."""
     trusted_proxies: tuple[str, ...] = ()
     """Addresses (or networks, ``10.0.0.0/8``) of the proxies whose ``X-Forwarded-For`` is
     believed (HOKM_TRUSTED_PROXIES, comma-separated).  Nobody by default: the TCP peer is the
@@ -67,6 +73,8 @@ class Settings:
             rate_per_token=float(os.environ.get("HOKM_RATE_PER_TOKEN", "20")),
             rate_per_address=float(os.environ.get("HOKM_RATE_PER_ADDRESS", "50")),
             queue_url=os.environ.get("HOKM_QUEUE_URL") or None,
+            replica_acks=int(os.environ.get("HOKM_REPLICA_ACKS", "0")),
+            replica_wait_ms=int(os.environ.get("HOKM_REPLICA_WAIT_MS", "100")),
             trusted_proxies=tuple(p.strip() for p in os.environ.get(
                 "HOKM_TRUSTED_PROXIES", "").split(",") if p.strip()),
             connections_per_address=int(os.environ.get("HOKM_CONNECTIONS_PER_ADDRESS", "64")),

@@ -35,6 +35,7 @@ from .port import Entries, StoreUnavailable
 from .redis_async import REFUSED
 from .scripts import APPEND
 from .redis_streams import version_of
+from .replicas import AsyncAcked
 
 log = logging.getLogger("hokm.store")
 QUIET_S = 15.0
@@ -47,14 +48,21 @@ UNAVAILABLE = (redis.ConnectionError, redis.TimeoutError, OSError,
 class AsyncClusterStore:
     """``AsyncEventStore`` on a ``redis.asyncio.cluster.RedisCluster``."""
 
-    def __init__(self, cluster: Any) -> None:
+    def __init__(self, cluster: Any, *, replica_acks: int = 0, wait_ms: int = 100) -> None:
         self.cluster = cluster
         self._pending: list[tuple[str, int, bytes, asyncio.Future[bool]]] = []
         self._tasks: set[asyncio.Task[None]] = set()
+        self._acked = AsyncAcked(cluster, replica_acks, wait_ms) if replica_acks else None
+        """With ``replica_acks``: every append waits for that many replicas (replicas.py)."""
 
     async def append(self, match_id: str, version: int, payload: bytes) -> bool:
         """Appends issued in the same turn of the event loop go out together: one cluster
         pipeline, which writes each node's share in one go and the nodes at once."""
+        if self._acked is not None:
+            try:
+                return await self._acked.append(match_id, version, payload)
+            except UNAVAILABLE as exc:
+                raise StoreUnavailable(str(exc)) from exc
         loop = asyncio.get_running_loop()
         future: asyncio.Future[bool] = loop.create_future()
         if not self._pending:
@@ -111,6 +119,9 @@ class AsyncClusterStore:
         for task in list(self._tasks):
             with contextlib.suppress(BaseException):
                 await task
+        if self._acked is not None:
+            with contextlib.suppress(Exception):
+                await self._acked.close()
         with contextlib.suppress(Exception):
             await self.cluster.aclose()
 

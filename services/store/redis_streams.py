@@ -42,7 +42,7 @@ def version_of(entry_id: bytes | str) -> int:
 class RedisStore:
     """The event store on a ``redis.Redis`` client (real Redis or fakeredis)."""
 
-    def __init__(self, client: redis.Redis) -> None:
+    def __init__(self, client: Any, *, replica_acks: int = 0, wait_ms: int = 100) -> None:
         self.client = client
         # A second client on the same connection pool whose XRANGE answers are left as Redis
         # sends them ([id, [field, value]]): the fast load path needs no per-entry dict, and
@@ -51,6 +51,11 @@ class RedisStore:
         self._raw: Any = None
         self.cluster = getattr(client, "connection_pool", None) is None
         """A ``RedisCluster`` client (no one connection pool): appends publish wake-ups."""
+        self._acked: Any = None
+        if self.cluster and replica_acks:
+            from .replicas import Acked
+
+            self._acked = Acked(client, replica_acks, wait_ms)
         if not self.cluster:
             self._raw = type(client)(connection_pool=client.connection_pool)
             self._raw.set_response_callback("XRANGE", lambda response, **_: response)
@@ -62,6 +67,10 @@ class RedisStore:
 
     def append_sealed(self, match_id: str, version: int, payload: bytes) -> None:
         try:
+            if self._acked is not None:  # acknowledged once a replica has it (replicas.py)
+                if not self._acked.append(match_id, version, payload):
+                    raise Conflict(self.version(match_id))
+                return
             if self.cluster:  # the wake-up of the match's followers goes with the record
                 self.client.eval(APPEND, 2, keys.log(match_id), keys.wake_channel(match_id),
                                  f"{version}-0", payload)
@@ -130,15 +139,15 @@ class RedisStore:
 
     def put_meta(self, match_id: str, name: str, values: dict[str, str]) -> None:
         if values:
-            self.client.hset(_meta_key(match_id, name), mapping=values)  # type: ignore[arg-type]
+            self.client.hset(_meta_key(match_id, name), mapping=values)
 
     def get_meta(self, match_id: str, name: str) -> dict[str, str]:
         raw = self.client.hgetall(_meta_key(match_id, name))
-        return {k.decode(): v.decode() for k, v in raw.items()}  # type: ignore[union-attr]
+        return {k.decode(): v.decode() for k, v in raw.items()}
 
     def get_meta_field(self, match_id: str, name: str, key: str) -> str | None:
         value = self.client.hget(_meta_key(match_id, name), key)
-        return value.decode() if value is not None else None  # type: ignore[union-attr]
+        return value.decode() if value is not None else None
 
     def delete_meta_field(self, match_id: str, name: str, key: str) -> None:
         self.client.hdel(_meta_key(match_id, name), key)

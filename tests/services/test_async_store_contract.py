@@ -56,7 +56,7 @@ def run(coro: Awaitable[Any]) -> Any:
 
 
 @pytest.fixture(params=["memory", "fakeredis", pytest.param("redis", marks=pytest.mark.redis),
-                        "cluster"])
+                        "cluster", "cluster-acked"])
 def make(request: pytest.FixtureRequest) -> Iterator[Make]:
     """A factory of store ports on one shared backend (each call: another writer's port)."""
     if request.param == "memory":
@@ -66,11 +66,12 @@ def make(request: pytest.FixtureRequest) -> Iterator[Make]:
         server = fakeredis.FakeServer()
         yield Make(lambda: AsyncRedisStore(fakeredis.aioredis.FakeRedis(server=server)),
                    lambda: RedisStore(fakeredis.FakeRedis(server=server)))
-    elif request.param == "cluster":
+    elif request.param.startswith("cluster"):
+        acks = 1 if request.param == "cluster-acked" else 0  # (every append WAITs a replica)
         cluster = request.getfixturevalue("redis_cluster")
         cluster.flush()
-        yield Make(lambda: AsyncClusterStore(cluster.async_client()),
-                   lambda: RedisStore(cluster.client))
+        yield Make(lambda: AsyncClusterStore(cluster.async_client(), replica_acks=acks),
+                   lambda: RedisStore(cluster.client, replica_acks=acks))
         cluster.flush()
     else:
         import redis.asyncio as aioredis

@@ -21,14 +21,15 @@ DB = 7
 
 
 @pytest.fixture(params=["memory", "fakeredis", pytest.param("redis", marks=pytest.mark.redis),
-                        "cluster"])
+                        "cluster", "cluster-acked"])
 def store(request: pytest.FixtureRequest) -> Iterator[EventStore]:
     if request.param == "memory":
         yield MemoryStore()
-    elif request.param == "cluster":
+    elif request.param.startswith("cluster"):
         cluster = request.getfixturevalue("redis_cluster")
         cluster.flush()
-        yield RedisStore(cluster.client)
+        yield RedisStore(cluster.client, replica_acks=1 if request.param == "cluster-acked"
+                         else 0)
         cluster.flush()
     elif request.param == "fakeredis":
         yield RedisStore(fakeredis.FakeRedis())

@@ -1,0 +1,113 @@
+"""Appends on a Redis Cluster that are acknowledged only once a replica holds them.
+
+Redis replicates asynchronously: a primary answers an append before its replicas have it, so a
+primary that dies at that moment takes the append with it, and the replica promoted in its place
+never had it (``bench/failover.py`` measures how many acknowledged records that loses).  With
+``HOKM_REPLICA_ACKS=1`` every append is followed, on the same connection to the match's primary,
+by ``WAIT 1 <HOKM_REPLICA_WAIT_MS>``: the append is acknowledged only once a replica has it, so a
+failover loses none.  If no replica answers in time the append is refused as unavailable (it may
+be stored: the writer reads again, as after any store failure).  The price is a round trip to a
+replica per append (measured by ``bench/failover.py``) and no pipelining across matches.
+
+WAIT counts the writes of its own connection, and redis-py's cluster client sends a WAIT to every
+node on connections of its choosing: so these appends go through a plain client per primary, and
+follow the cluster's shape (``MOVED`` after a failover) themselves.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import redis
+import redis.asyncio as aioredis
+
+from . import keys
+from .port import StoreUnavailable
+from .redis_async import REFUSED
+from .scripts import APPEND
+
+ATTEMPTS = 4
+
+
+def _redirected(answer: Any) -> bool:
+    text = str(answer)
+    return isinstance(answer, redis.ResponseError) and (
+        text.startswith("MOVED") or text.startswith("ASK") or "CLUSTERDOWN" in text)
+
+
+def _settle(stored: Any, acked: Any, replicas: int) -> bool:
+    if isinstance(stored, redis.ResponseError):
+        if REFUSED in str(stored):
+            return False
+        raise stored
+    if isinstance(acked, BaseException) or int(acked) < replicas:
+        raise StoreUnavailable(f"no replica acknowledged the record in time ({acked})")
+    return True
+
+
+class AsyncAcked:
+    """Acknowledged appends for the event loop (``AsyncClusterStore``)."""
+
+    def __init__(self, cluster: Any, replicas: int, wait_ms: int) -> None:
+        self.cluster = cluster
+        self.replicas = replicas
+        self.wait_ms = wait_ms
+        self._clients: dict[str, aioredis.Redis] = {}
+
+    async def append(self, match_id: str, version: int, payload: bytes) -> bool:
+        log, channel = keys.log(match_id), keys.wake_channel(match_id)
+        for _ in range(ATTEMPTS):
+            await self.cluster.initialize()
+            node = self.cluster.get_node_from_key(log)
+            client = self._clients.get(node.name)
+            if client is None:
+                client = self._clients[node.name] = aioredis.Redis(host=node.host,
+                                                                   port=node.port)
+            pipe = client.pipeline(transaction=False)
+            pipe.eval(APPEND, 2, log, channel, b"%d-0" % version, payload)
+            pipe.execute_command("WAIT", self.replicas, self.wait_ms)
+            try:
+                stored, acked = await pipe.execute(raise_on_error=False)
+            except (redis.ConnectionError, redis.TimeoutError, OSError):
+                await self.cluster.nodes_manager.initialize()
+                continue
+            if _redirected(stored):
+                await self.cluster.nodes_manager.initialize()
+                continue
+            return _settle(stored, acked, self.replicas)
+        raise StoreUnavailable("the match's primary could not be reached")
+
+    async def close(self) -> None:
+        for client in self._clients.values():
+            await client.aclose()
+
+
+class Acked:
+    """Acknowledged appends for threads (``RedisStore`` on a cluster)."""
+
+    def __init__(self, cluster: Any, replicas: int, wait_ms: int) -> None:
+        self.cluster = cluster
+        self.replicas = replicas
+        self.wait_ms = wait_ms
+        self._clients: dict[str, redis.Redis] = {}
+
+    def append(self, match_id: str, version: int, payload: bytes) -> bool:
+        log, channel = keys.log(match_id), keys.wake_channel(match_id)
+        for _ in range(ATTEMPTS):
+            node = self.cluster.get_node_from_key(log)
+            client = self._clients.get(node.name)
+            if client is None:
+                client = self._clients[node.name] = redis.Redis(host=node.host, port=node.port)
+            pipe = client.pipeline(transaction=False)
+            pipe.eval(APPEND, 2, log, channel, f"{version}-0", payload)
+            pipe.execute_command("WAIT", self.replicas, self.wait_ms)  # type: ignore[no-untyped-call]
+            try:
+                stored, acked = pipe.execute(raise_on_error=False)
+            except (redis.ConnectionError, redis.TimeoutError, OSError):
+                self.cluster.nodes_manager.initialize()
+                continue
+            if _redirected(stored):
+                self.cluster.nodes_manager.initialize()
+                continue
+            return _settle(stored, acked, self.replicas)
+        raise StoreUnavailable("the match's primary could not be reached")
