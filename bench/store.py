@@ -12,12 +12,21 @@
 * ``tail_wake_ms``: from the start of an append to the return of a ``tail`` blocked on that
   stream in another thread (the median; the store contract test only guards that a tail wakes
   on the append rather than waiting out its block).  No goal: a figure to watch.
+* ``follower_idle_cps``: the commands per second one idle follower (the gateway's, for the
+  event loop) sends while it follows 1,000 matches that get no record; also printed at 10 and
+  100.  Goal: it does not grow with the matches (beyond a small constant).
 
-    python bench/store.py [MATCHES]
+``--cluster`` runs the same on a private six-node Redis Cluster on loopback (tests/
+cluster_fixture.py), the references (bare ``XADD`` / ``XRANGE``) through the same
+``RedisCluster`` client, and the cluster's follower (``redis_cluster.ShardedFollower``).
+
+    python bench/store.py [MATCHES] [--cluster]
 """
 
 from __future__ import annotations
 
+import argparse
+import asyncio
 import os
 import random
 import secrets
@@ -26,6 +35,7 @@ import sys
 import threading
 import time
 from pathlib import Path
+from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
@@ -37,7 +47,8 @@ from engine import (
     legal_choices,
 )
 from engine.events import SeatLeft
-from services.matches import MatchService, command_key, fold_raw
+from services.matches import MatchService, command_key
+from services.pipeline import fold_raw
 from services.store import keys
 from services.store.port import Record
 from services.store.redis_streams import RedisStore
@@ -108,10 +119,67 @@ def tail_wake(client: redis.Redis, rounds: int = 50) -> float:
     return wake
 
 
+async def _idle_cost(make: Any, counts: tuple[int, ...], seconds: float) -> dict[int, float]:
+    """Commands per second of one idle follower of ``n`` matches (each with one record)."""
+    out: dict[int, float] = {}
+    for n in counts:
+        store = make()
+        ids = [secrets.token_hex(8) for _ in range(n)]
+        await asyncio.gather(*(store.append(m, 1, b"x") for m in ids))
+        follower = store.follower()
+        for m in ids:
+            follower.follow(m, 1)
+        task = asyncio.ensure_future(follower.next_batch())
+        await asyncio.sleep(2.0)  # subscriptions and first reads settle
+        before = follower.commands
+        await asyncio.sleep(seconds)
+        out[n] = (follower.commands - before) / seconds
+        task.cancel()
+        await follower.close()
+        await store.close()
+    return out
+
+
+def follower_idle(cluster: Any) -> dict[int, float]:
+    if cluster is not None:
+        from services.store.redis_cluster import AsyncClusterStore
+
+        def make() -> Any:
+            return AsyncClusterStore(cluster.async_client())
+    else:
+        import redis.asyncio as aioredis
+
+        from services.store.redis_async import AsyncRedisStore
+
+        def make() -> Any:
+            return AsyncRedisStore(aioredis.Redis.from_url(URL))
+    return asyncio.run(_idle_cost(make, (10, 100, 1000), 12.0))
+
+
 def main() -> None:
-    matches = int(sys.argv[1]) if len(sys.argv) > 1 else 5
-    client = redis.Redis.from_url(URL)
-    client.flushdb()
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("matches", type=int, nargs="?", default=5)
+    parser.add_argument("--cluster", action="store_true",
+                        help="a private six-node Redis Cluster instead of one Redis")
+    args = parser.parse_args()
+    matches = args.matches
+    cluster = None
+    if args.cluster:
+        from tests.cluster_fixture import start_cluster
+
+        cluster = start_cluster()
+        client: Any = cluster.new_client()
+    else:
+        client = redis.Redis.from_url(URL)
+        client.flushdb()
+    try:
+        _run(client, matches, cluster)
+    finally:
+        if cluster is not None:
+            cluster.stop()
+
+
+def _run(client: Any, matches: int, cluster: Any) -> None:
     service = MatchService(RedisStore(client))
     append_rates, bare_append_rates, replay_ratios, sizes, lengths = [], [], [], [], []
     for m in range(matches):
@@ -180,15 +248,20 @@ def main() -> None:
         print(f"match {m + 1}: {total} records; service {append_rates[-1]:.0f} commands/s vs "
               f"bare XADD {bare_append_rates[-1]:.0f}/s; replay {best_ours * 1e3:.2f} ms vs bare "
               f"{best_bare * 1e3:.2f} ms; {sizes[-1]} bytes")
-    client.flushdb()
+    if cluster is None:
+        client.flushdb()
     replay_ratio = statistics.median(replay_ratios)
     append_ratio = statistics.median(append_rates) / statistics.median(bare_append_rates)
     size = statistics.median(sizes)
     print(f"records per match: median {statistics.median(lengths):.0f}, "
           f"range {min(lengths)}-{max(lengths)}; bytes range {min(sizes)}-{max(sizes)}")
     wake = tail_wake(client)
+    idle = follower_idle(cluster)
+    print("an idle follower's commands per second: " + ", ".join(
+        f"{n} matches {cps:.2f}" for n, cps in idle.items()))
     print(f"RESULT replay_ratio={replay_ratio:.2f} append_ratio={append_ratio:.2f} "
-          f"bytes_per_match={size:.0f} tail_wake_ms={wake:.2f}")
+          f"bytes_per_match={size:.0f} tail_wake_ms={wake:.2f} "
+          f"follower_idle_cps={idle[1000]:.2f}")
 
 
 if __name__ == "__main__":

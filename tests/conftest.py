@@ -52,6 +52,22 @@ def wait_for(predicate: Callable[[], T | None], timeout: float = 5.0, every: flo
         time.sleep(every)
 
 
+def run_async(coro: Any, timeout: float = 600.0) -> Any:
+    """Run ``coro`` to its end on a fresh event loop in a thread of its own and return its
+    result: the main thread may already have a loop running (Playwright's sync API keeps one
+    for the browser tests' session, in the same pytest process).  ``timeout`` bounds the wait
+    for the thread (a coroutine must carry its own deadlines; this one only keeps a stuck loop
+    from hanging the run)."""
+    import asyncio
+    import concurrent.futures
+
+    pool = concurrent.futures.ThreadPoolExecutor(1)
+    try:
+        return pool.submit(asyncio.run, coro).result(timeout=timeout)
+    finally:
+        pool.shutdown(wait=False, cancel_futures=True)
+
+
 class PrivateRedis:
     """A redis-server of our own on a free port, in a temporary folder (durability, crashes)."""
 

@@ -6,7 +6,6 @@ spectators see the public view only; links parse."""
 
 from __future__ import annotations
 
-import asyncio
 import random
 from collections.abc import Iterator
 from typing import Any
@@ -19,7 +18,7 @@ from hokmclient import (
 )
 from hokmclient.cards import RANKS, SUITS
 from tests.client.proxy import Proxy
-from tests.conftest import wait_for
+from tests.conftest import run_async, wait_for
 
 SOLO = ["human", "bot:easy", "bot:easy", "bot:easy"]
 
@@ -170,7 +169,7 @@ def test_the_async_seat_plays_a_match_with_hints_and_the_replay_shows_it(
             assert seat.view is not None and over(seat.view)
             return seat.match_id, seat.version, hints
 
-    match_id, version, hints = asyncio.run(play())
+    match_id, version, hints = run_async(play())
     assert [h["remaining"] for h in hints[:3]] == [2, 1, 0]
 
     async def replay() -> tuple[dict[str, object], int]:
@@ -178,7 +177,7 @@ def test_the_async_seat_plays_a_match_with_hints_and_the_replay_shows_it(
             steps = (await client.summary(match_id))["version"]  # the secret's reveal included
             return await client.replay(match_id, steps), steps
 
-    shown, steps = asyncio.run(replay())
+    shown, steps = run_async(replay())
     assert shown["steps"] == steps >= version
     view = shown["view"]
     assert isinstance(view, dict) and view["phase"] == "match_over" and view["hands"]

@@ -4,7 +4,6 @@ served again by its replica with the acknowledged data intact, and no cluster le
 
 from __future__ import annotations
 
-import asyncio
 import itertools
 import os
 import shutil
@@ -19,7 +18,7 @@ import redis
 from redis.crc import key_slot
 
 from tests.cluster_fixture import SLOTS, Cluster, ClusterFactory, start_cluster
-from tests.conftest import wait_for
+from tests.conftest import run_async, wait_for
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -121,7 +120,7 @@ def test_the_asyncio_client_works_too(redis_cluster: Cluster) -> None:
         finally:
             await client.aclose()
 
-    assert asyncio.run(round_trip()) == [f"v{n}".encode() for n in range(6)]
+    assert run_async(round_trip()) == [f"v{n}".encode() for n in range(6)]
 
 
 def test_a_killed_primary_is_replaced_by_its_replica(private_cluster: ClusterFactory) -> None:

@@ -10,12 +10,12 @@ reconnect by themselves, and every match finishes.
 from __future__ import annotations
 
 import asyncio
-import concurrent.futures
 import os
 import random
 import secrets
 import subprocess
 import sys
+import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -28,7 +28,7 @@ from services.audit import check
 from services.store import connect
 from services.store.redis_streams import RedisStore
 from tests.cluster_fixture import Cluster
-from tests.conftest import real_redis_client, redis_db_url, wait_for
+from tests.conftest import real_redis_client, redis_db_url, run_async, wait_for
 
 QUEUE_DB = 14
 HOKM = str(Path(sys.executable).parent / "hokm")
@@ -73,12 +73,6 @@ def deployment(redis_cluster: Cluster) -> Iterator[Deployment]:
         yield d
     finally:
         d.stop()
-
-
-def run(coro: Any) -> Any:
-    """On an event loop of its own thread (Playwright may keep one in the main thread)."""
-    with concurrent.futures.ThreadPoolExecutor(1) as pool:
-        return pool.submit(asyncio.run, coro).result()
 
 
 class Table:
@@ -131,6 +125,15 @@ async def play_all(tables: list[Table], timeout: float) -> list[dict[str, Any]]:
     return await asyncio.wait_for(asyncio.gather(*(t.play() for t in tables)), timeout)
 
 
+def progress(tables: list[Table], deployment: Deployment) -> str:
+    """Where each table is, and what the gateways said last (for a failure's message)."""
+    lines = [f"{t.match_id}: seat at {t.versions['seat'][-1:]}, spectator at "
+             f"{t.versions['spectator'][-1:]}" for t in tables]
+    for gateway in deployment.gateways:
+        lines.append("gateway: " + " | ".join(list(gateway.output)[-8:]))
+    return "\n".join(lines)
+
+
 def in_order(versions: list[int]) -> bool:
     """Every version from the first received to the last, in order, none skipped (a version
     may come twice in a row: a view is sent again when who is connected changes)."""
@@ -141,7 +144,7 @@ def in_order(versions: list[int]) -> bool:
 def test_twenty_matches_through_two_gateways_and_two_workers(redis_cluster: Cluster,
                                                              deployment: Deployment) -> None:
     tables = [Table(deployment.gateways, i) for i in range(20)]
-    finals = run(play_all(tables, 420))
+    finals = run_async(play_all(tables, 300), timeout=420)
     store = RedisStore(connect.sync_client(connect.parse(redis_cluster.url)))
     primaries = set()
     for table, final in zip(tables, finals, strict=True):
@@ -171,17 +174,19 @@ def test_twenty_matches_through_two_gateways_and_two_workers(redis_cluster: Clus
 
 
 def test_a_primary_killed_in_play_loses_no_match(private_cluster: Any) -> None:
-    """SIGKILL one primary while twelve matches are being played: its replica is promoted, the
+    """SIGKILL one primary while eight matches are being played: its replica is promoted, the
     gateways and workers reconnect by themselves, and every match finishes with an intact
     chain."""
     cluster: Cluster = private_cluster()
     deployment = Deployment(cluster)
     try:
-        tables = [Table(deployment.gateways, i) for i in range(12)]
+        tables = [Table(deployment.gateways, i) for i in range(8)]
 
         async def scenario() -> list[dict[str, Any]]:
-            playing = asyncio.ensure_future(play_all(tables, 600))
-            while sum(1 for t in tables if len(t.versions["seat"]) > 30) < 6:
+            playing = asyncio.ensure_future(play_all(tables, 240))
+            deadline = time.monotonic() + 120
+            while sum(1 for t in tables if len(t.versions["seat"]) > 30) < 4:
+                assert time.monotonic() < deadline, progress(tables, deployment)
                 await asyncio.sleep(0.05)  # (a poll, not a wait: the kill comes mid-play)
                 if playing.done():
                     break
@@ -189,9 +194,12 @@ def test_a_primary_killed_in_play_loses_no_match(private_cluster: Any) -> None:
             cluster.kill(victim[1])
             await asyncio.get_running_loop().run_in_executor(
                 None, lambda: cluster.wait_failover(victim[1]))
-            return await playing
+            try:
+                return await playing
+            except TimeoutError:
+                raise AssertionError(progress(tables, deployment)) from None
 
-        finals = run(scenario())
+        finals = run_async(scenario(), timeout=420)
         store = RedisStore(connect.sync_client(connect.parse(cluster.url)))
         for table, final in zip(tables, finals, strict=True):
             assert final["phase"] == "match_over", table.match_id
