@@ -4,5 +4,5 @@ An application on :mod:`hokmclient` (it speaks to the server through the public 
 with ``--bot`` it also runs one of the project's policies (``worker.policies``) locally.
 """
 
-LEVELS = ("easy", "medium", "hard")
+LEVELS = ("easy", "medium", "hard", "expert")
 """The levels of ``--bot`` and of a solo match's bots (``worker.policies.LEVELS``)."""

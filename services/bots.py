@@ -30,7 +30,7 @@ from .store import keys
 JOB = "worker.jobs.bot_turn"
 GUARD_TTL_S = 600
 
-LEVELS = ("easy", "medium", "hard")
+LEVELS = ("easy", "medium", "hard", "expert")
 """The bot levels of the API (``bot:<level>``), the only ones a seat may take; the worker maps
 each to its policy (``worker.policies.LEVELS``, which must hold exactly these)."""
 

@@ -152,11 +152,11 @@ def test_three_decisions_exhaust_hints_whatever_since_the_past_names(gw: Gateway
 
 
 def test_one_list_of_bot_levels_everywhere() -> None:
-    assert set(POLICY_LEVELS) == set(LEVELS) == {"easy", "medium", "hard"}
+    assert set(POLICY_LEVELS) == set(LEVELS) == {"easy", "medium", "hard", "expert"}
     doc = json.dumps(openapi.document())
-    assert "bot:(easy|medium|hard)" in doc
+    assert "bot:(easy|medium|hard|expert)" in doc
     text = open("docs/api.md").read()
-    assert "Bot levels: `easy`, `medium`, `hard`" in text
+    assert "Bot levels: `easy`, `medium`, `hard`, `expert`" in text
 
 
 def test_undocumented_levels_are_refused_everywhere(gw: Gateway) -> None:

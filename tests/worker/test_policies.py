@@ -23,13 +23,17 @@ from worker.policies.base import History, View
 from .helpers import Table, random_deck, reach, rules_strategy
 
 QUICK_SEARCH = SearchConfig(samples=6, min_samples=2, batch=2, work=3000, trump_samples=4)
+QUICK_POINTS = SearchConfig(samples=6, min_samples=2, batch=2, work=3000, response_cards=13,
+                            points=True)
+"""The search playing for points (the match score is one more input: the spies cover it)."""
 
 
 def quick_policies() -> list[Policy]:
     """Every policy, the search ones with small budgets (the real budgets are for the arena)."""
     return [policy_for("random"), policy_for("heuristic"), policy_for("easy"),
             SearchPolicy(QUICK_SEARCH), SearchPolicy(QUICK_SEARCH.__class__(
-                samples=4, min_samples=2, work=2000, rollout="rule", infer=False))]
+                samples=4, min_samples=2, work=2000, rollout="rule", infer=False)),
+            SearchPolicy(QUICK_POINTS, "points")]
 
 
 def test_names_and_levels() -> None:
@@ -155,7 +159,8 @@ def test_no_hidden_card_reaches_a_policy(rules: Rules, seed: int) -> None:
     assert sum(len(s.calls) for s in spies) > 20
 
 
-@pytest.mark.parametrize("name", ["random", "heuristic", "search", "easy", "medium"])
+@pytest.mark.parametrize("name", ["random", "heuristic", "search", "easy", "medium", "hard",
+                                  "expert"])
 def test_hakem_names_trump_from_its_five_cards_only(name: str) -> None:
     """Two deals sharing the Hakem's first five but nothing else give the Hakem identical
     inputs, hence the same trump; the view shows exactly five cards."""
@@ -215,3 +220,25 @@ def test_heuristic_trumps_when_void_and_the_opponents_win() -> None:
              3: ["KS", "7S", "2C", "3C", "4C", "5C", "6C", "7C", "8C", "9C", "TC", "JC", "QC"]}
     card, _ = _heuristic_card(hands, ["AH", "3H", "4H"])
     assert card == "7S"
+
+
+def test_the_match_score_reaches_the_bots_from_the_view_only() -> None:
+    """The points search reads the match score and target: from the seat's view (public, the
+    same for every seat), never from the state.  After a round, the knowledge shows the view's
+    score; a view with another score gives another knowledge, whatever the state holds."""
+    from worker.policies.knowledge import knowledge
+
+    table = reach(Rules(), 11, 3, rounds=2)
+    assert table.live
+    seat = table.state.turn
+    assert seat is not None
+    view = table.view(seat)
+    assert sum(table.state.match.score) >= 1  # the first round scored
+    k = knowledge(view, table.histories[seat])
+    assert k.score == tuple(view["score"]) == tuple(table.state.match.score)
+    assert k.target == view["target"] == 7
+    for other in range(4):
+        assert table.view(other)["score"] == view["score"]
+    changed = dict(view, score=[5, 6], target=10)
+    k2 = knowledge(changed, table.histories[seat])
+    assert k2.score == (5, 6) and k2.target == 10

@@ -34,25 +34,31 @@ def _brute(fs: FastState, me: int, partner: bool, voids: list[int],
     if decided is not None:
         return decided == me & 1
     seat = fs.turn
-    hand = fs.hands[seat]
-    legal = fs.legal()
-    if seat == me or (partner and seat & 1 == me & 1):
-        options = [c for c in range(64) if legal >> c & 1]
-        if equivalent:
-            live = fs.hands[0] | fs.hands[1] | fs.hands[2] | fs.hands[3]
-            for c in fs.trick:
-                live |= 1 << c
-            options = representatives(legal, live)
-    else:
-        unseen = (fs.hands[0] | fs.hands[1] | fs.hands[2] | fs.hands[3]) ^ hand
-        options = [play(hand, legal, unseen, voids, fs.trick, fs.leader, seat)[0]]
-    for c in options:
+    for c in _options(fs, me, partner, voids, equivalent):
         v = voids_after(voids, seat, fs.trick, c, fs.rules.must_trump)
         child = fs.copy()
         child.play(c)
         if _brute(child, me, partner, v, equivalent):
             return True
     return False
+
+
+def _options(fs: FastState, me: int, partner: bool, voids: list[int],
+             equivalent: bool) -> list[int]:
+    """The cards the brute-force searches try: every legal card (or one of each run of equal
+    cards) at the side's planning seats, the heuristic's card at the others."""
+    seat = fs.turn
+    hand = fs.hands[seat]
+    legal = fs.legal()
+    if seat == me or (partner and seat & 1 == me & 1):
+        if not equivalent:
+            return [c for c in range(64) if legal >> c & 1]
+        live = fs.hands[0] | fs.hands[1] | fs.hands[2] | fs.hands[3]
+        for c in fs.trick:
+            live |= 1 << c
+        return representatives(legal, live)
+    unseen = (fs.hands[0] | fs.hands[1] | fs.hands[2] | fs.hands[3]) ^ hand
+    return [play(hand, legal, unseen, voids, fs.trick, fs.leader, seat)[0]]
 
 
 def _position(rules: Rules, seed: int, cards: int) -> tuple[int, list[int], FastState] | None:
@@ -142,3 +148,96 @@ def test_search_with_the_response_stays_legal() -> None:
             choice = policy.choose(view, table.histories[seat], rng)
             assert choice in (view["legal"] or view.get("trump_options") or [choice])
             table.act(choice)
+
+
+# -- playing for points: sweeps and escapes ------------------------------------------------------
+
+
+def _seven_cards(seed: int) -> tuple[int, list[int], FastState]:
+    """A position six tricks into a round with seven cards in every hand (random cards, trump,
+    leader, shown voids), the six counted tricks split so that a sweep is still open to one
+    side (6-0, 5-1, 1-5 or 0-6 from seat ``me``'s side)."""
+    rng = random.Random(seed)
+    rules = Rules.from_dict({"must_trump": rng.random() < 0.3, "satat": rng.random() < 0.3})
+    deck = list(range(64))
+    deck = [c for c in deck if c & 15 < 13 or (rules.satat and c == 63)]
+    rng.shuffle(deck)
+    hands = [0, 0, 0, 0]
+    for i, c in enumerate(deck[:28]):
+        hands[i % 4] |= 1 << c
+    me = rng.randrange(4)
+    mine = rng.choice((6, 5, 1, 0))
+    tricks = [0, 0]
+    tricks[me & 1], tricks[1 - (me & 1)] = mine, 6 - mine
+    leader = rng.randrange(4)
+    hakem_team = rng.randrange(2)
+    fs = FastState(hands, [], leader, tricks, 6, hakem_team, rules)
+    voids = [rng.randrange(16) & rng.randrange(16) for _ in range(4)]
+    # play up to three cards of the trick by the heuristic so the side may be mid-trick
+    for _ in range(rng.randrange(4)):
+        seat = fs.turn
+        allowed = fs.legal()
+        unseen = (fs.hands[0] | fs.hands[1] | fs.hands[2] | fs.hands[3]) ^ fs.hands[seat]
+        c = play(fs.hands[seat], allowed, unseen, voids, fs.trick, fs.leader, seat)[0]
+        voids = voids_after(voids, seat, fs.trick, c, rules.must_trump)
+        fs.play(c)
+    return me, voids, fs
+
+
+def _outcome_value(fs: FastState, me: int, util: tuple[float, float, float, float]) -> float:
+    team = me & 1
+    won = winner_decided(fs)
+    assert won is not None
+    if won == team:
+        return util[1] if fs.tricks[1 - team] == 0 else util[0]
+    return util[3] if fs.tricks[team] == 0 else util[2]
+
+
+def _brute_value(fs: FastState, me: int, voids: list[int],
+                 util: tuple[float, float, float, float]) -> float:
+    """The best outcome over every line of the side's cards (one of each run of equal cards, as
+    the response), the others playing the heuristic; no table, no cut."""
+    if winner_decided(fs) is not None:
+        return _outcome_value(fs, me, util)
+    seat = fs.turn
+    best = -99.0
+    for c in _options(fs, me, False, voids, True):
+        child = fs.copy()
+        child.play(c)
+        best = max(best, _brute_value(child, me, voids_after(voids, seat, fs.trick, c,
+                                                              fs.rules.must_trump), util))
+    return best
+
+
+@settings(max_examples=80, deadline=None)
+@given(seed=st.integers(0, 2**32 - 1))
+def test_sweeps_and_escapes_match_brute_force(seed: int) -> None:
+    """Seven cards a hand, a sweep still open: the best outcome found by ``wins``, ``sweeps``
+    and ``escapes`` (the search's ``_response_value``) equals the best over every line; and
+    each answer agrees with it (a sweep is a win, being swept is not escaping)."""
+    from worker.policies.search import _response_value
+
+    me, voids, fs = _seven_cards(seed)
+    util = (1.0, 2.0, 0.0, -1.0)
+    brute = _brute_value(fs.copy(), me, voids[:], util)
+    response = Response(me, fs.rules.must_trump, partner=False)
+    assert _response_value(response, fs.copy(), voids, util) == brute
+    fresh = Response(me, fs.rules.must_trump, partner=False)  # a new table for each question
+    team = me & 1
+    if fs.tricks[1 - team] == 0:
+        assert fresh.sweeps(fs.copy(), voids) == (brute == 2.0)
+    if fs.tricks[team] == 0:
+        assert Response(me, fs.rules.must_trump, partner=False).escapes(
+            fs.copy(), voids) == (brute != -1.0)
+    assert Response(me, fs.rules.must_trump, partner=False).wins(
+        fs.copy(), voids) == (brute >= 1.0)
+
+
+def test_the_seven_card_positions_cover_every_outcome() -> None:
+    """The positions above are not all alike: each of the four outcomes is the best one in
+    some of them (so the test above can fail)."""
+    seen = set()
+    for seed in range(60):
+        me, voids, fs = _seven_cards(seed)
+        seen.add(_brute_value(fs, me, voids, (1.0, 2.0, 0.0, -1.0)))
+    assert seen == {2.0, 1.0, 0.0, -1.0}

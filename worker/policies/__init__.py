@@ -11,7 +11,10 @@ Levels (measured with ``hokm arena``; see ``bench/bots_arena/README.md``):
 * ``medium``: a light search (few samples, no inference from plays, a short exact endgame);
 * ``hard``: the full search (``HARD``): inference from the plays seen, and from 8 cards in hand
   the seat's best response to heuristic opponents in every sampled deal; budgeted for a p95
-  well under 100 ms of CPU a decision with the compiled hot modules.
+  well under 100 ms of CPU a decision with the compiled hot modules;
+* ``expert``: the same search with about five times the budget (``EXPERT``): more sampled deals,
+  the best response from the first card, playing for points and the match (``points.py``);
+  budgeted for a p95 under 1 s of CPU a decision.
 """
 
 from __future__ import annotations
@@ -27,6 +30,8 @@ from .search import SearchConfig, SearchPolicy
 
 HARD = SearchConfig()
 """The ``hard`` level's search (the defaults of :class:`SearchConfig`)."""
+EXPERT = SearchConfig(samples=384, min_samples=16, work=450000, response_cards=13, points=True)
+"""The ``expert`` level's search."""
 MEDIUM = SearchConfig(samples=12, min_samples=6, batch=6, work=6000, infer=False, solver_cards=3,
                       response_cards=0)
 """The ``medium`` level's search: a light PIMC."""
@@ -42,12 +47,13 @@ LEVELS: dict[str, Callable[[], Policy]] = {
     "easy": lambda: EasyPolicy(),
     "medium": lambda: SearchPolicy(MEDIUM, "medium"),
     "hard": lambda: SearchPolicy(HARD, "hard"),
+    "expert": lambda: SearchPolicy(EXPERT, "expert"),
 }
 
 
 def policy_for(name: str) -> Policy:
-    """A new policy for a level (``easy``/``medium``/``hard``) or a policy name; ``ValueError``
-    for anything else."""
+    """A new policy for a level (``easy``/``medium``/``hard``/``expert``) or a policy name;
+    ``ValueError`` for anything else."""
     factory = LEVELS.get(name) or POLICIES.get(name)
     if factory is None:
         known = ", ".join([*LEVELS, *POLICIES])
@@ -55,5 +61,5 @@ def policy_for(name: str) -> Policy:
     return factory()
 
 
-__all__ = ["HARD", "MODE", "History", "LEVELS", "MEDIUM", "POLICIES", "Policy", "SearchConfig",
-           "SearchPolicy", "View", "policy_for"]
+__all__ = ["EXPERT", "HARD", "MODE", "History", "LEVELS", "MEDIUM", "POLICIES", "Policy",
+           "SearchConfig", "SearchPolicy", "View", "policy_for"]

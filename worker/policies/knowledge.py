@@ -84,6 +84,10 @@ class Knowledge:
     """Every card seen played this round, ``(seat, card)`` in order (the open trick last)."""
     history_complete: bool = False
     """True when the history covered the round from its start (played cards are all known)."""
+    score: tuple[int, int] = (0, 0)
+    """The match score per team (public: the view's ``score``)."""
+    target: int = 7
+    """The points that win the match (or a set of ``2x7``; the view's ``target``)."""
 
     @property
     def partner(self) -> int:
@@ -145,6 +149,12 @@ def knowledge(view: View, history: History) -> Knowledge:
     k = Knowledge(seat=seat, phase=phase, rules=rules, hakem=hakem, trump=trump, table=table,
                   hand=hand, legal=legal, trick=open_trick, leader=int(leader), counts=counts,
                   tricks=tricks, tricks_played=max(0, played_tricks), pile=int(pile))
+    score = view.get("score")
+    if isinstance(score, Sequence) and len(score) == 2:
+        k.score = (int(score[0]), int(score[1]))
+    target = view.get("target")
+    if isinstance(target, int) and target > 0:
+        k.target = target
 
     # the current round's events: from its last round_started on
     start = None

@@ -38,7 +38,8 @@ class Response:
     """Best response of ``team`` (seat ``me`` and, with ``partner``, its partner) in one deal;
     the table is kept across calls on that deal."""
 
-    __slots__ = ("team", "me", "partner", "must_trump", "memo", "nodes", "limit")
+    __slots__ = ("team", "me", "partner", "must_trump", "memo", "nodes", "limit", "need_mine",
+                 "need_theirs")
 
     def __init__(self, me: int, must_trump: bool, partner: bool = True, limit: int = 0) -> None:
         self.me = me
@@ -51,15 +52,37 @@ class Response:
         """Raise :class:`~worker.policies.solver.SolverLimit` once this many nodes are searched
         (0: no limit; at least 60, so the first line, the heuristic's own cards, is always
         searched to its end); the table keeps only exact results."""
+        self.need_mine = _WIN
+        self.need_theirs = _WIN
+        """The goal of the search: the side counts ``need_mine`` tricks before the others count
+        ``need_theirs`` (7 and 7: the race to seven; see ``sweeps`` and ``escapes``)."""
 
     def wins(self, state: FastState, voids: Sequence[int]) -> bool:
         """Can the side win from ``state`` (no ``double_sar``), the opponents' voids shown so far
         being ``voids`` (block bits per seat)?"""
-        if state.result is not None:
-            return state.result[0] == self.team
+        return self._goal(state, voids, _WIN, _WIN)
+
+    def sweeps(self, state: FastState, voids: Sequence[int]) -> bool:
+        """Can the side take seven tricks before the others take one (a kot for the Hakem's
+        side, a Hakem koti for the defenders; without ``bavney``)?"""
+        return self._goal(state, voids, _WIN, 1)
+
+    def escapes(self, state: FastState, voids: Sequence[int]) -> bool:
+        """Can the side take a trick before the others count seven (escape their sweep)?"""
+        return self._goal(state, voids, 1, _WIN)
+
+    def _goal(self, state: FastState, voids: Sequence[int], need_mine: int, need_theirs: int
+              ) -> bool:
         t = state.tricks
-        return self._node(list(state.hands), list(state.trick), state.leader, t[self.team],
-                          t[1 - self.team], list(voids))
+        mine, theirs = t[self.team], t[1 - self.team]
+        if state.result is not None:
+            if state.result[0] == self.team:
+                return mine >= need_mine and theirs < need_theirs
+            return mine >= need_mine
+        self.need_mine = need_mine
+        self.need_theirs = need_theirs
+        return self._node(list(state.hands), list(state.trick), state.leader, mine, theirs,
+                          list(voids))
 
     def _node(self, hands: list[int], trick: list[int], leader: int, mine: int, theirs: int,
               voids: list[int]) -> bool:
@@ -68,18 +91,26 @@ class Response:
             raise SolverLimit
         key: tuple[int, ...] = ()
         if not trick:
-            if mine >= _WIN:
+            need_mine, need_theirs = self.need_mine, self.need_theirs
+            if mine >= need_mine:
                 return True
-            if theirs >= _WIN:
+            if theirs >= need_theirs:
                 return False
-            # sure tricks count however anyone plays, the heuristic opponents included
+            left = hands[leader].bit_count()  # tricks still to play
+            if mine + left < need_mine:
+                return False
+            if theirs + left < need_theirs:
+                return True  # the others cannot reach theirs, so the side reaches seven
+            # sure tricks count however anyone plays, the heuristic opponents included: the
+            # others surely winning the race defeats a goal that needs the side to win it, the
+            # side surely winning it reaches a goal that winning it implies
             sure_mine, sure_theirs = sure_tricks(hands, self.team)
-            if theirs + sure_theirs >= _WIN:
+            if need_mine == _WIN and theirs + sure_theirs >= _WIN:
                 return False
-            if mine + sure_mine >= _WIN:
+            if need_theirs == _WIN and mine + sure_mine >= _WIN:
                 return True
             key = (hands[0], hands[1], hands[2], hands[3], leader, mine, voids[0], voids[1],
-                   voids[2], voids[3])
+                   voids[2], voids[3], need_mine * 8 + need_theirs)
             hit = self.memo.get(key)
             if hit is not None:
                 return hit

@@ -42,6 +42,7 @@ from .fast import FAST_TABLES, FastState, voids_after, winner_decided
 from .inference import PlayModel
 from .knowledge import FastKnowledge, Knowledge, fast_knowledge, knowledge, mask_of_names
 from .playout import heuristic_playout, playout
+from .points import utilities
 from .sampler import Sampler
 from .response import Response
 from .solver import Solver, SolverLimit, representatives
@@ -98,6 +99,16 @@ class SearchConfig:
     """With ``infer``: the weight factor of a play the behaviour model would not make."""
     partner_miss: float | None = None
     """With ``infer``: the factor for the partner's plays (``None``: ``miss``)."""
+    points: bool = False
+    """Play for the match, not only the round: a candidate's outcome in a sampled deal is worth
+    the side's chance of winning the match from the score it leaves (``points.py``: a kot or a
+    Hakem koti above a plain win, being swept below a plain loss, nothing extra when the round
+    decides the match).  The best response then also asks whether the side can sweep (when the
+    others have no trick yet) or escape a sweep (when the side has none).  Without ``bavney`` and
+    ``double_sar`` (otherwise rounds only)."""
+    match_aware: bool = True
+    """With ``points``: value outcomes by the match chance at the present score (else by points
+    alone)."""
     margin_weight: float = 0.0
     """Weight of the trick margin when the round's winner is certain, next to the 0/1 result."""
     max_ms: float | None = None
@@ -200,6 +211,10 @@ class SearchPolicy:
         leader = f.trick[0][0] if f.trick else k.leader
         must_trump = k.rules.must_trump
         heuristic_rollout = cfg.rollout == "heuristic"
+        util = None
+        if cfg.points and not k.rules.bavney and not k.rules.double_sar:
+            util = utilities((k.score[team], k.score[1 - team]), k.target, team == hakem_team,
+                             cfg.match_aware)
         totals = [0.0] * len(candidates)
         # the voids the others will have seen once the seat plays each candidate
         shown = [voids_after(f.voids, k.seat, trick_cards, c, must_trump) for c in candidates]
@@ -238,7 +253,10 @@ class SearchPolicy:
                         st.play(c)
                         responder.nodes = 0
                         try:
-                            totals[i] += responder.wins(st, shown[i])
+                            if util is None:
+                                totals[i] += responder.wins(st, shown[i])
+                            else:
+                                totals[i] += _response_value(responder, st, shown[i], util)
                         except SolverLimit:
                             pass
                         work += 2 * responder.nodes
@@ -273,7 +291,12 @@ class SearchPolicy:
                                 won = playout(st)
                             after = st.hands[0] | st.hands[1] | st.hands[2] | st.hands[3]
                             work += (before ^ after).bit_count()
-                        score = 1.0 if won == team else 0.0
+                        if util is None:
+                            score = 1.0 if won == team else 0.0
+                        elif won == team:
+                            score = util[1] if st.tricks[1 - team] == 0 else util[0]
+                        else:
+                            score = util[3] if st.tricks[team] == 0 else util[2]
                         if cfg.margin_weight:
                             score += cfg.margin_weight * (st.tricks[team] - st.tricks[1 - team])
                         totals[i] += score
@@ -284,6 +307,22 @@ class SearchPolicy:
             alive = [i for i in alive if totals[i] >= lead - gap]
         alive_set = set(alive)
         return [totals[i] / done if i in alive_set else -1.0 for i in range(len(candidates))]
+
+
+def _response_value(responder: Response, state: FastState, voids: list[int],
+                    util: tuple[float, float, float, float]) -> float:
+    """The best outcome the side can reach against heuristic opponents in one sampled deal:
+    ``util`` is (win, sweep, loss, swept); a sweep is asked for only while the others have no
+    trick, escaping one only while the side has none."""
+    team = responder.team
+    mine, theirs = state.tricks[team], state.tricks[1 - team]
+    if responder.wins(state, voids):
+        if theirs == 0 and util[1] > util[0] and responder.sweeps(state, voids):
+            return util[1]
+        return util[0]
+    if mine == 0 and util[3] < util[2] and not responder.escapes(state, voids):
+        return util[3]
+    return util[2]
 
 
 __all__ = ["SearchConfig", "SearchPolicy"]

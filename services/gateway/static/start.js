@@ -5,7 +5,7 @@ import { h, fill } from "./cards.js";
 import { t } from "./i18n.js";
 import { errorText, navigate, toast } from "./ui.js";
 
-const LEVELS = ["easy", "medium", "hard"];
+const LEVELS = ["easy", "medium", "hard", "expert"];
 
 function field(id, label, control, hint) {
   control.id = id;
