@@ -103,3 +103,40 @@ def test_budgets(monkeypatch: pytest.MonkeyPatch) -> None:
     t0 = time.perf_counter()
     assert hurried.choose(view, history, random.Random(1)) in view["legal"]
     assert time.perf_counter() - t0 < 10.0
+
+
+@settings(max_examples=40, deadline=None)
+@given(rules=rules_strategy, seed=st.integers(0, 2**32 - 1), steps=st.integers(4, 45))
+def test_the_chain_keeps_deals_consistent(rules: Rules, seed: int, steps: int) -> None:
+    """The Metropolis walk over deals keeps the seat's own hand, every public count and every
+    shown void, deals each unseen card exactly once, and reports the likelihood of the deal it
+    ends on."""
+    from worker.policies.sampler import Sampler
+
+    table = reach(rules, seed, steps)
+    s = table.state
+    if s.phase != PLAYING:
+        return
+    seat = s.turn
+    assert seat is not None
+    f = fast_knowledge(knowledge(table.view(seat), table.histories[seat]))
+    sampler = Sampler(f)
+    if not sampler.ok:
+        return
+    model = PlayModel(f, 0.05)
+    rng = random.Random(seed)
+    hands = sampler.sample(rng, tries=0)
+    w = sampler.trump_weight(hands) * model.weight(hands)
+    after, w2 = search_module._walk(hands, w, 60, seat, f.voids, sampler, model, rng)
+    assert w2 == sampler.trump_weight(after) * model.weight(after)
+    assert after[seat] == f.hand
+    union = 0
+    for other in range(4):
+        assert after[other].bit_count() == hands[other].bit_count()
+        assert not union & after[other]
+        union |= after[other]
+        if other != seat:
+            for block in range(4):
+                if f.voids[other] >> block & 1:
+                    assert not after[other] >> (16 * block) & 0xFFFF
+    assert union == f.unseen | f.hand

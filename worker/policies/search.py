@@ -38,7 +38,7 @@ from engine.cards import NAMES, SUITS
 
 from . import heuristic
 from .base import History, View
-from .fast import FAST_TABLES, FastState, voids_after, winner_decided
+from .fast import FAST_TABLES, FastState, bits, voids_after, winner_decided
 from .inference import PlayModel
 from .knowledge import FastKnowledge, Knowledge, fast_knowledge, knowledge, mask_of_names
 from .playout import heuristic_playout, playout
@@ -95,6 +95,14 @@ class SearchConfig:
     """Weight sampled deals by how plausible the plays seen are (``inference.py``)."""
     oversample: int = 5
     """With ``infer``: deals drawn per deal kept (kept by weight, without replacement)."""
+    chain_thin: int = 0
+    """With ``infer``: instead of keeping the likeliest of ``oversample`` draws for each deal,
+    walk one Markov chain over the deals (Metropolis: swap a card between two other hands,
+    allowed by their shown voids, accepted with the ratio of the likelihoods) and take a deal
+    every ``chain_thin`` steps (0: off); the chain starts at the likeliest of ``oversample``
+    draws and walks ``chain_burn`` steps first."""
+    chain_burn: int = 40
+    """With ``chain_thin``: steps before the first deal."""
     miss: float = 0.2
     """With ``infer``: the weight factor of a play the behaviour model would not make."""
     partner_miss: float | None = None
@@ -221,12 +229,33 @@ class SearchPolicy:
         alive = list(range(len(candidates)))
         done = 0
         work = 0
+        chain: list[int] = []
+        chain_w = 0.0
         while done < cfg.samples and len(alive) > 1:
             if done >= cfg.min_samples and (work >= cfg.work or (
                     deadline is not None and time.perf_counter() > deadline)):
                 break
             batch = min(cfg.batch, cfg.samples - done)
-            if weigh:
+            if weigh and cfg.chain_thin > 0:
+                assert model is not None
+                if not chain:
+                    for _ in range(cfg.oversample):
+                        hands = sampler.sample(rng, tries=0)
+                        w = sampler.trump_weight(hands) * model.weight(hands)
+                        if w > chain_w or not chain:
+                            chain, chain_w = hands, w
+                    chain, chain_w = _walk(chain, chain_w, cfg.chain_burn, k.seat,
+                                           f.voids if sampler.ok else [0, 0, 0, 0], sampler,
+                                           model, rng)
+                    work += (cfg.oversample + cfg.chain_burn) * len(model.plays)
+                worlds = []
+                for _ in range(batch):
+                    chain, chain_w = _walk(chain, chain_w, cfg.chain_thin, k.seat,
+                                           f.voids if sampler.ok else [0, 0, 0, 0], sampler,
+                                           model, rng)
+                    worlds.append(chain)
+                work += batch * cfg.chain_thin * len(model.plays)
+            elif weigh:
                 assert model is not None
                 pool = []
                 for _ in range(batch * cfg.oversample):
@@ -307,6 +336,30 @@ class SearchPolicy:
             alive = [i for i in alive if totals[i] >= lead - gap]
         alive_set = set(alive)
         return [totals[i] / done if i in alive_set else -1.0 for i in range(len(candidates))]
+
+
+def _walk(hands: list[int], weight: float, steps: int, me: int, voids: list[int],
+          sampler: Sampler, model: PlayModel, rng: random.Random) -> tuple[list[int], float]:
+    """``steps`` Metropolis steps from the deal ``hands`` (likelihood ``weight``): swap a random
+    card of one other hand with one of another, where their shown voids (block bits) allow,
+    and accept with the likelihood ratio; the card counts never change."""
+    others = [s for s in range(4) if s != me]
+    for _ in range(steps):
+        a, b = rng.sample(others, 2)
+        ha, hb = hands[a], hands[b]
+        if not ha or not hb:
+            continue
+        x = rng.choice(bits(ha))
+        y = rng.choice(bits(hb))
+        if voids[b] >> (x >> 4) & 1 or voids[a] >> (y >> 4) & 1:
+            continue
+        new = hands[:]
+        new[a] = ha ^ (1 << x) | (1 << y)
+        new[b] = hb ^ (1 << y) | (1 << x)
+        w = sampler.trump_weight(new) * model.weight(new)
+        if w >= weight or rng.random() * weight < w:
+            hands, weight = new, w
+    return hands, weight
 
 
 def _response_value(responder: Response, state: FastState, voids: list[int],
