@@ -23,6 +23,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
+import logging
 import random
 from collections.abc import AsyncIterator, Callable
 from typing import Any
@@ -34,6 +35,7 @@ from .errors import CLOSE_CODES, ApiError
 from .http import JSON, AsyncClient, command, command_for
 from .links import Link, parse_link
 
+log = logging.getLogger("hokmclient")
 FIRST_DELAY_S = 0.1
 MAX_DELAY_S = 5.0
 DECIDING = ("choosing_trump", "playing")
@@ -163,6 +165,7 @@ class AsyncSeat:
         delay = FIRST_DELAY_S
         while not self._closing:
             code: int | None = None
+            reason = ""
             try:
                 async with connect(self.ws_url, open_timeout=15, max_size=2 ** 22,
                                    max_queue=None, proxy=None) as ws:
@@ -170,10 +173,12 @@ class AsyncSeat:
                     async for raw in ws:
                         self._frame(raw if isinstance(raw, str) else raw.decode())
                         delay = FIRST_DELAY_S
+                    reason = f"closed with {ws.close_code} {ws.close_reason or ''}".strip()
             except websockets.ConnectionClosed as closed:
                 code = closed.rcvd.code if closed.rcvd is not None else None
-            except (OSError, TimeoutError, websockets.InvalidHandshake):
-                pass
+                reason = str(closed)
+            except (OSError, TimeoutError, websockets.InvalidHandshake) as failed:
+                reason = f"{type(failed).__name__}: {failed}"
             finally:
                 self._ws = None
                 self.connected = False
@@ -184,6 +189,7 @@ class AsyncSeat:
                 return
             if self._closing:
                 return
+            log.info("the socket of %s ended (%s); reconnecting", self.match_id, reason)
             await asyncio.sleep(delay * (0.75 + random.random() / 2))  # backoff
             delay = min(delay * 2, MAX_DELAY_S)
             self.reconnects += 1

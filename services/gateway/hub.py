@@ -122,7 +122,12 @@ class Hub:
         self.subs.setdefault(match_id, set()).add(sub)
         self._send_view(sub, loaded, self.connected.get(match_id))
         if sub.seat is not None:
-            await self.presence.mark(match_id, sub.seat, True)
+            try:
+                await self.presence.mark(match_id, sub.seat, True)
+            except Exception:  # (a store that is busy or failing over) the socket lives on:
+                # the next presence pass writes this seat's entry, as it refreshes every one
+                log.warning("presence of %s not marked; the next pass will", match_id,
+                            exc_info=True)
         return loaded
 
     async def unsubscribe(self, sub: Subscriber) -> None:

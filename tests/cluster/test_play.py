@@ -10,6 +10,7 @@ reconnect by themselves, and every match finishes.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import os
 import random
 import secrets
@@ -23,6 +24,7 @@ from typing import Any
 import pytest
 
 from hokmclient import AsyncSeat, LocalServer
+from hokmclient.errors import ApiError
 from hokmclient.local import NO_LIMITS
 from services.audit import check
 from services.store import connect
@@ -84,6 +86,8 @@ class Table:
         self.over_ws = i % 2 == 0  # half the humans send their commands over the socket
         self.rng = random.Random(i)
         self.versions: dict[str, list[int]] = {"seat": [], "spectator": []}
+        self.frames: dict[str, list[tuple[str, int, int]]] = {"seat": [], "spectator": []}
+        self.reconnects: dict[str, int] = {}
         self.refusals: list[dict[str, Any]] = []
         self.match_id = ""
 
@@ -91,6 +95,12 @@ class Table:
         def frame(message: dict[str, Any]) -> None:
             if message.get("type") == "view":
                 self.versions[who].append(message["version"])
+                self.frames[who].append(("view", message["version"], message["version"]))
+            elif message.get("type") == "missed":
+                versions = [r["version"] for r in message["records"]]
+                whole = versions == list(range(message["since"] + 1, message["version"] + 1))
+                self.frames[who].append(("missed" if whole else "incomplete", message["since"],
+                                         message["version"]))
         return frame
 
     async def play(self) -> dict[str, Any]:
@@ -100,25 +110,45 @@ class Table:
         watcher = AsyncSeat.spectate(f"{self.other.url}/m/{seat.match_id}",
                                      on_frame=self._log("spectator"))
         async with seat, watcher:
+            self.reconnects = {"seat": 0, "spectator": 0}
             async for view in seat.turns():
                 choice = self.rng.choice(view["legal"])
                 if self.over_ws:
                     body = ({"type": "choose_trump", "suit": choice}
                             if view["phase"] == "choosing_trump"
                             else {"type": "play", "card": choice})
-                    refused = len(seat.errors)
-                    await seat.send({**body, "version": view["version"],
-                                     "id": f"c{view['version']}"})
-                    # the answer is the next view, or an error frame on this socket
-                    await seat.wait(lambda v, at=view["version"], n=refused:
-                                    v["version"] > at or len(seat.errors) > n, 60)
-                    self.refusals.extend(seat.errors[refused:])
+                    await self._over_socket(seat, {**body, "version": view["version"],
+                                                   "id": f"c{view['version']}"})
                 else:
                     await seat.decide(choice, view)
             # the last record reveals the deck secret (after the match's end)
             final = await seat.wait(lambda v: v.get("secret") is not None, 60)
             await watcher.wait(lambda v: v["version"] >= final["version"], 60)
+            self.reconnects = {"seat": seat.reconnects, "spectator": watcher.reconnects}
             return final
+
+
+    async def _over_socket(self, seat: AsyncSeat, command: dict[str, Any]) -> None:
+        """Send ``command`` over the seat's socket; the answer is the next view, or an error
+        frame on this socket.  A socket that is reconnecting (the client does by itself) gets
+        the same command again once it is back: the command id makes that idempotent."""
+        at = command["version"]
+        while True:
+            refused, reconnects, sent = len(seat.errors), seat.reconnects, False
+            if seat.connected:
+                with contextlib.suppress(ApiError):  # (it closed just now)
+                    await seat.send(command)
+                    sent = True
+
+            def answered(v: dict[str, Any], n: int = refused, r: int = reconnects,
+                         sent: bool = sent) -> bool:
+                return (v["version"] > at or len(seat.errors) > n
+                        or (seat.connected and (not sent or seat.reconnects > r)))
+
+            await seat.wait(answered, 60)
+            if seat.version > at or len(seat.errors) > refused:
+                self.refusals.extend(seat.errors[refused:])
+                return
 
 
 async def play_all(tables: list[Table], timeout: float) -> list[dict[str, Any]]:
@@ -134,11 +164,28 @@ def progress(tables: list[Table], deployment: Deployment) -> str:
     return "\n".join(lines)
 
 
-def in_order(versions: list[int]) -> bool:
-    """Every version from the first received to the last, in order, none skipped (a version
-    may come twice in a row: a view is sent again when who is connected changes)."""
-    distinct = [v for i, v in enumerate(versions) if i == 0 or v != versions[i - 1]]
-    return distinct == list(range(versions[0], versions[0] + len(distinct)))
+def in_order(frames: list[tuple[str, int, int]]) -> bool:
+    """Every version from the first received to the last, in order, none skipped.  A view may
+    come twice in a row (it is sent again when who is connected changes); a socket that
+    reconnected (the client does by itself, with ``since=<version held>``) may jump ahead, but
+    then the next frame is the ``missed`` records from the version it held to the one shown."""
+    held = frames[0][1]
+    gap: tuple[int, int] | None = None
+    for kind, first, last in frames[1:]:
+        if kind == "incomplete":
+            return False
+        if kind == "missed":
+            if gap is None or (first, last) != gap:
+                return False
+            gap = None
+        elif gap is not None:
+            return False
+        elif first > held + 1:
+            gap = (held, first)
+        elif first < held:
+            return False
+        held = max(held, last)
+    return gap is None
 
 
 def test_twenty_matches_through_two_gateways_and_two_workers(redis_cluster: Cluster,
@@ -151,7 +198,8 @@ def test_twenty_matches_through_two_gateways_and_two_workers(redis_cluster: Clus
         assert final["phase"] == "match_over" and final["winner"] in (0, 1)
         assert table.refusals == [], table.refusals  # every command sent at its turn applies
         for who, versions in table.versions.items():
-            assert in_order(versions), (who, table.match_id, versions[:20])
+            assert in_order(table.frames[who]), (who, table.match_id, table.frames[who][:20],
+                                                 table.reconnects)
             assert versions[-1] == final["version"], who
         records = store.read(table.match_id)
         assert len(records) == final["version"] and check(records) == []

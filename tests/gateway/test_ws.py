@@ -223,6 +223,33 @@ def test_moves_over_http_reach_sockets(gw: Gateway) -> None:
         assert sorted(set(versions)) == list(range(version, final + 1))
 
 
+def test_a_failing_presence_write_does_not_drop_the_socket(
+        gw: Gateway, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Marking a seat present is advisory (the periodic pass writes it again): when the store
+    refuses it (busy, failing over), the seat's socket stays open and keeps every version.
+    Found on the cluster: such sockets were closed with 1013 and had to reconnect."""
+    r = stacked_room(gw, seed=26)
+    presence = gw.app.state.holder["hub"].presence  # type: ignore[attr-defined]
+
+    async def refused(*args: Any) -> None:
+        raise ConnectionError("the store is failing over")
+
+    monkeypatch.setattr(presence, "mark", refused)
+    with gw.websocket_connect(ws_url(r.match_id, r.tokens[2])) as ws:
+        version = first_view(ws)["version"]
+        monkeypatch.undo()
+        for _ in range(3):
+            r.step(random.Random(26))
+        final = gw.version(r.match_id)
+        assert final > version
+        versions = [version]
+        while versions[-1] < final:
+            frame = recv(ws)
+            assert frame["type"] == "view", frame
+            versions.append(frame["version"])
+        assert sorted(set(versions)) == list(range(version, final + 1))
+
+
 def test_reconnect_with_since(gw: Gateway) -> None:
     r = stacked_room(gw, seed=27)
     with gw.websocket_connect(ws_url(r.match_id, r.tokens[1])) as ws:
