@@ -23,9 +23,17 @@ The machine is shared, so the two gateways are driven in alternating slices of e
 Every phase reports latency to the sender and to all four seats, moves refused, lost (not seen by
 all four seats within 5 s of the end) and sockets closed, and the CPU the servers and this
 process used (per move).  It ends with
-``RESULT p50_ratio=.. p99_ratio=.. throughput_ratio=.. errors=..`` (ratios project/reference;
-throughput of the better of one and two processes, each side; errors: the project's moves
-refused, lost or not seen by all four seats, and sockets dropped, in every phase).
+``RESULT p50_ratio=.. p99_ratio=.. throughput_ratio=.. capacity_p99_ms=.. errors=..`` (ratios
+project/reference; throughput of the better of one and two processes, each side;
+``capacity_p99_ms``: the p99 from a move's send to its view at all four seats, at 1,000 tables;
+errors: the project's moves refused, lost or not seen by all four seats, and sockets dropped, in
+every phase).
+
+``--cluster`` runs the same on a private six-node Redis Cluster on loopback
+(``tests/cluster_fixture.py``): the project's gateways with ``HOKM_REDIS_URL=redis+cluster://``
+(RQ on ``--redis``), the reference ``bench/ref_cluster_gateway.py`` (the shared reference's
+least work per move, with its streams grouped under shard hash tags so that an ``XREAD`` stays
+in one slot) on the same cluster, and the same ratios.
 
 The servers are started and the tables created with the client library (``hokmclient``:
 ``LocalServer``, ``AsyncClient``); the sockets' hot loop stays lean on purpose: it reads a view's
@@ -37,6 +45,7 @@ library would take about 12% of a core more from the two the gateway shares with
     python bench/load.py                 # the full run (about 4 minutes)
     python bench/load.py --quick         # a short sanity run (about a minute)
     python bench/load.py --phases latency --kinds project    # one phase, one side
+    python bench/load.py --cluster       # the same workload on a local Redis Cluster
 """
 
 from __future__ import annotations
@@ -116,12 +125,19 @@ def servers(kind: str, count: int, args: argparse.Namespace) -> Iterator[list[in
                     out = f"{args.profile}-{port}.prof"
                     custom = [sys.executable, "-m", "cProfile", "-o", out, str(BIN / "hokm"),
                               "serve", "--port", str(port)]
-                server = LocalServer(env={**NO_LIMITS, "HOKM_REDIS_URL": args.redis},
+                env_of = {**NO_LIMITS, "HOKM_REDIS_URL": args.redis}
+                if args.cluster_url:  # the streams on the cluster, RQ on its plain Redis
+                    env_of.update(HOKM_REDIS_URL=args.cluster_url, HOKM_QUEUE_URL=args.redis)
+                server = LocalServer(env=env_of,
                                      port=port, command=custom, cwd=ROOT,
                                      url=f"http://127.0.0.1:{port}",
                                      log=sys.stdout if args.verbose else None)
                 project.append(server.start())
                 continue
+            elif args.cluster_url:
+                env.update(REF_CLUSTER_URL=args.cluster_url.split("://", 1)[1])
+                cmd = [str(BIN / "uvicorn"), "ref_cluster_gateway:app", "--app-dir",
+                       str(ROOT / "bench"), "--port", str(port), "--log-level", "warning"]
             else:
                 env.update(REF_REDIS_URL=args.ref_redis)
                 cmd = [str(BIN / "uvicorn"), "ref_gateway:app", "--app-dir", str(SHARED_BENCH),
@@ -616,6 +632,7 @@ async def main_async(args: argparse.Namespace) -> int:
     errors = ref_errors = 0
     ratios: dict[str, float] = {}
     rates: dict[str, dict[int, float]] = {k: {} for k in kinds}
+    capacity_p99: float | None = None
     for url in (args.redis, args.ref_redis):
         flush(url)
     try:
@@ -662,6 +679,7 @@ async def main_async(args: argparse.Namespace) -> int:
                 lambda side: open_loop(side.tables, args.cap_period, args.cap_duration))
             if "project" in sides:
                 errors += sides["project"].stats.errors
+                capacity_p99 = pct(sides["project"].stats.every, .99)
             if "ref" in sides:
                 ref_errors += sides["ref"].stats.errors
     finally:
@@ -671,6 +689,8 @@ async def main_async(args: argparse.Namespace) -> int:
         print(f"note: the reference lost or failed {ref_errors} moves: its figures are degraded",
               flush=True)
     fields = " ".join(f"{k}={v:.2f}" for k, v in ratios.items())
+    if capacity_p99 is not None:
+        fields += f" capacity_p99_ms={capacity_p99:.2f}"
     print(f"RESULT {fields} errors={errors}", flush=True)
     return 0
 
@@ -699,8 +719,12 @@ def main() -> int:
                         help="the reference's Redis database (flushed before and after)")
     parser.add_argument("--profile", default="", help="cProfile the project's servers to "
                         "PREFIX-<port>.prof")
+    parser.add_argument("--cluster", action="store_true",
+                        help="the same on a private six-node Redis Cluster on loopback, against "
+                        "bench/ref_cluster_gateway.py on that cluster (RQ on --redis)")
     parser.add_argument("--verbose", action="store_true")
     args = parser.parse_args()
+    args.cluster_url = ""
     if args.quick:
         args.tables, args.duration = 50, 4.0
         args.fast_tables, args.fast_duration = 50, 4.0
@@ -719,7 +743,18 @@ def main() -> int:
         uvloop.install()
     except ImportError:
         pass
-    return asyncio.run(main_async(args))
+    if not args.cluster:
+        return asyncio.run(main_async(args))
+    sys.path.insert(0, str(ROOT))
+    from tests.cluster_fixture import start_cluster
+
+    cluster = start_cluster()
+    try:
+        args.cluster_url = cluster.url
+        print(f"on a six-node Redis Cluster: {cluster.url}", flush=True)
+        return asyncio.run(main_async(args))
+    finally:
+        cluster.stop()
 
 
 if __name__ == "__main__":
