@@ -117,6 +117,12 @@ class SearchConfig:
     match_aware: bool = True
     """With ``points``: value outcomes by the match chance at the present score (else by points
     alone)."""
+    points_margin: float | None = 0.03
+    """With ``points``: the round comes first.  The candidates whose round-win rate is within
+    this of the best one are compared by their value (a sweep's or an escape's worth), and the
+    candidates race on round wins; ``None``: every candidate by its value alone (a sweep found
+    in a sampled deal, where the side plans seeing every card, is more hopeful than at the table:
+    measured, that costs rounds)."""
     margin_weight: float = 0.0
     """Weight of the trick margin when the round's winner is certain, next to the 0/1 result."""
     max_ms: float | None = None
@@ -195,16 +201,23 @@ class SearchPolicy:
         h_card = ft.to_fast[mask_of_names([h_name]).bit_length() - 1]
         h_rep = max((c for c in candidates if c <= h_card and c >> 4 == h_card >> 4),
                     default=-1)
-        scores = self._evaluate(f, candidates, rng)
+        scores, wins = self._evaluate(f, candidates, rng)
+        if wins is not None:
+            # the round first: only candidates about as likely to win it compete on value
+            top = max(wins)
+            assert cfg.points_margin is not None
+            scores = [s if w >= top - cfg.points_margin else -9.0
+                      for s, w in zip(scores, wins, strict=True)]
         best = max(scores)
         close = [c for c, s in zip(candidates, scores, strict=True) if s >= best - cfg.tie]
         pick = h_rep if h_rep in close else min(close, key=lambda c: (c & 15, c))
         return NAMES[ft.to_engine[pick]]
 
     def _evaluate(self, f: FastKnowledge, candidates: list[int], rng: random.Random
-                  ) -> list[float]:
+                  ) -> tuple[list[float], list[float] | None]:
         """Mean score of every candidate still in the race over the sampled deals; dropped
-        candidates score -1."""
+        candidates score -1 (-9 with ``points``).  Second, with ``points`` and a
+        ``points_margin``, each candidate's round-win rate (the race runs on it), else None."""
         cfg = self.config
         k = f.k
         respond = f.hand.bit_count() <= cfg.response_cards and not k.rules.double_sar
@@ -224,6 +237,8 @@ class SearchPolicy:
             util = utilities((k.score[team], k.score[1 - team]), k.target, team == hakem_team,
                              cfg.match_aware)
         totals = [0.0] * len(candidates)
+        won_tot = [0.0] * len(candidates)
+        lexical = util is not None and cfg.points_margin is not None
         # the voids the others will have seen once the seat plays each candidate
         shown = [voids_after(f.voids, k.seat, trick_cards, c, must_trump) for c in candidates]
         alive = list(range(len(candidates)))
@@ -285,7 +300,9 @@ class SearchPolicy:
                             if util is None:
                                 totals[i] += responder.wins(st, shown[i])
                             else:
-                                totals[i] += _response_value(responder, st, shown[i], util)
+                                value = _response_value(responder, st, shown[i], util)
+                                totals[i] += value
+                                won_tot[i] += value >= 1.0
                         except SolverLimit:
                             pass
                         work += 2 * responder.nodes
@@ -306,6 +323,7 @@ class SearchPolicy:
                     if scored:
                         for i, r in zip(alive, results, strict=True):
                             totals[i] += r
+                            won_tot[i] += r
                 if not scored:
                     for i in alive:
                         c = candidates[i]
@@ -326,16 +344,23 @@ class SearchPolicy:
                             score = util[1] if st.tricks[1 - team] == 0 else util[0]
                         else:
                             score = util[3] if st.tricks[team] == 0 else util[2]
+                        won_tot[i] += won == team
                         if cfg.margin_weight:
                             score += cfg.margin_weight * (st.tricks[team] - st.tricks[1 - team])
                         totals[i] += score
                 done += 1
             # race: drop the candidates that trail clearly
-            lead = max(totals[i] for i in alive)
+            race = won_tot if lexical else totals
+            lead = max(race[i] for i in alive)
             gap = cfg.race * done ** 0.5
-            alive = [i for i in alive if totals[i] >= lead - gap]
+            alive = [i for i in alive if race[i] >= lead - gap]
         alive_set = set(alive)
-        return [totals[i] / done if i in alive_set else -1.0 for i in range(len(candidates))]
+        dropped = -9.0 if util is not None else -1.0
+        means = [totals[i] / done if i in alive_set else dropped for i in range(len(candidates))]
+        if not lexical:
+            return means, None
+        return means, [won_tot[i] / done if i in alive_set else -1.0
+                       for i in range(len(candidates))]
 
 
 def _walk(hands: list[int], weight: float, steps: int, me: int, voids: list[int],
