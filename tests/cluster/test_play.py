@@ -123,6 +123,8 @@ class Table:
                     await seat.decide(choice, view)
             # the last record reveals the deck secret (after the match's end)
             final = await seat.wait(lambda v: v.get("secret") is not None, 60)
+            # (the final view may have come as a command's HTTP answer: the socket brings it too)
+            await seat.wait(lambda v: self.versions["seat"][-1:] >= [final["version"]], 60)
             await watcher.wait(lambda v: v["version"] >= final["version"], 60)
             self.reconnects = {"seat": seat.reconnects, "spectator": watcher.reconnects}
             return final
