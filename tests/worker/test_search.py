@@ -10,6 +10,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from engine import Rules
+from engine.cards import NAMES, SUITS
 from engine.state import PLAYING
 from worker.policies import SearchConfig, SearchPolicy, policy_for
 from worker.policies import search as search_module
@@ -140,3 +141,41 @@ def test_the_chain_keeps_deals_consistent(rules: Rules, seed: int, steps: int) -
                 if f.voids[other] >> block & 1:
                     assert not after[other] >> (16 * block) & 0xFFFF
     assert union == f.unseen | f.hand
+
+
+def test_with_points_the_round_comes_first(monkeypatch: pytest.MonkeyPatch) -> None:
+    """With ``points`` only the candidates within ``points_margin`` of the best round-win rate
+    compete on value: a likelier sweep never buys a clearly likelier loss of the round."""
+    for seed in range(200):
+        table = reach(Rules(), seed, 6)
+        seat = table.state.turn
+        if (table.state.phase == PLAYING and seat is not None
+                and len(table.view(seat)["legal"]) >= 3):
+            break
+    else:
+        raise AssertionError("no position with three legal cards")
+    view, history = table.view(seat), table.histories[seat]
+    seen: list[int] = []
+
+    def fake(self: SearchPolicy, f: object, candidates: list[int], rng: random.Random
+             ) -> tuple[list[float], list[float] | None]:
+        seen[:] = candidates
+        n = len(candidates)
+        # candidate 0 wins most often, 1 nearly as often with more sweeps, 2 sweeps most and
+        # wins least
+        wins = [0.9, 0.88, 0.5] + [0.1] * (n - 3)
+        values = [0.9, 1.2, 2.0] + [0.1] * (n - 3)
+        return values, (wins if self.config.points_margin is not None else None)
+
+    monkeypatch.setattr(SearchPolicy, "_evaluate", fake)
+    ft = FAST_TABLES[(SUITS.index(view["trump"]), False)]
+
+    def pick(margin: float | None) -> int:
+        policy = SearchPolicy(SearchConfig(points=True, points_margin=margin, tie=0.0))
+        name = policy.choose(view, history, random.Random(0))
+        return seen.index(ft.to_fast[NAMES.index(name)])
+
+    assert pick(0.03) == 1
+    assert len(seen) >= 3
+    assert pick(0.0) == 0
+    assert pick(None) == 2
