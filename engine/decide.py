@@ -33,6 +33,7 @@ from .state import (
 )
 
 TRICKS_TO_WIN = 7
+"""Tricks that win a round in every variant (``Variant.tricks_to_win``), kept for the bots."""
 MAX_NAME = 40
 _HEX64 = re.compile(r"[0-9a-f]{64}")
 # Events are immutable values, so the few possible CardPlayed and TrickWon events, and the event
@@ -148,7 +149,8 @@ def _last_card(state: State, seat: int, card: int, trick: tuple[tuple[int, int],
             best, winner = row[c], s
     rules = state.rules
     if (not rules.double_sar and not rules.bavney
-            and state.tricks[rules.team_of(winner)] + 1 < TRICKS_TO_WIN):
+            and state.tricks[rules.team_of(winner)] + 1 < TRICKS_TO_WIN
+            and state.tricks_played + 1 < rules.variant.hand_size):
         return _PLAYED_AND_WON[seat][card][winner]  # the common case: nothing else happens
     return (_CARD_PLAYED[seat][card], *_finish_trick(state, winner))
 
@@ -162,7 +164,7 @@ def _finish_trick(state: State, winner: int) -> list[Event]:
     played = state.tricks_played + 1
     if not rules.double_sar:
         banked = 1
-    elif state.run_team == team or played == 52 // rules.players:
+    elif state.run_team == team or played == rules.variant.hand_size:
         banked = state.pile + 1  # two in a row, or the end of the deal: the pile goes to them
     else:
         banked = 0
@@ -171,6 +173,9 @@ def _finish_trick(state: State, winner: int) -> list[Event]:
     events: list[Event] = [_TRICK_WON[winner] if banked == 1 else TrickWon(winner, banked)]
     ended = round_outcome(rules, rules.team_of(state.hakem), tricks, team, played)
     if ended is None:
+        if played == rules.variant.hand_size:
+            # three players: the last trick is played and nobody has 7 (a 6-6-5 split)
+            events.append(RoundEnded(None, 0, "no_winner", tuple(tricks)))
         return events
     win_team, points, kind = ended
     events.append(RoundEnded(win_team, points, kind, tuple(tricks)))
@@ -193,10 +198,12 @@ def round_outcome(
     ``trick_team`` won the trick just finished and ``played`` tricks are done.  A side ends the
     round at its seventh counted trick; with ``bavney`` a side holding every trick plays on and
     scores 3 for all 13, while its first lost trick after the seventh ends the round as the
-    kot (or Hakem koti) it already earned.
+    kot (or Hakem koti) it already earned.  A kot or Hakem koti is a sweep: the winner holds
+    every trick played (with three players, 7-0-0).
     """
+    to_win = rules.variant.tricks_to_win
     for team, count in enumerate(tricks):
-        if count < TRICKS_TO_WIN:
+        if count < to_win:
             continue
         others = sum(tricks) - count
         sweep = 2 if team == hakem_team else 3
@@ -204,7 +211,7 @@ def round_outcome(
         if others == 0:
             if not rules.bavney:
                 return team, sweep, sweep_kind
-            if played == 52 // rules.players:
+            if played == rules.variant.hand_size:
                 return team, 3, "bavney"
             return None
         if rules.bavney and trick_team != team and others == 1:
@@ -311,13 +318,34 @@ def ace_draw(cards: tuple[int, ...], players: int, find_partner: bool) -> HakemD
     return HakemDrawn(tuple(draw), hakem, partner, swap)
 
 
+def high_card_draw(cards: tuple[int, ...], players: int) -> HakemDrawn:
+    """One card face up to each seat in turn from seat 0; the higher rank names the Hakem.  A
+    tie (equal ranks) turns one more card to each, until the ranks differ; should every card
+    tie, seat 0 is Hakem."""
+    draw: list[tuple[int, str]] = []
+    for start in range(0, len(cards) - players + 1, players):
+        turned = cards[start:start + players]
+        draw.extend((seat, NAMES[card]) for seat, card in enumerate(turned))
+        ranks = [card % 13 for card in turned]
+        best = max(ranks)
+        if ranks.count(best) == 1:
+            return HakemDrawn(tuple(draw), ranks.index(best), None, None)
+    return HakemDrawn(tuple(draw), 0, None, None)
+
+
+def first_hakem_draw(cards: tuple[int, ...], rules: Rules) -> HakemDrawn:
+    """The draw for the first Hakem that ``rules``' variant prescribes (from a shuffled deck)."""
+    if rules.variant.first_hakem == "high_card":
+        return high_card_draw(cards, rules.players)
+    return ace_draw(cards, rules.players, rules.teams == "ace_draw" and rules.players == 4)
+
+
 def _draw_aces(state: State, seat: int | None, command: DrawAces) -> tuple[Event, ...]:
     if state.phase != WAITING or not state.all_seated or state.match.next_hakem is not None:
         raise _refuse_phase(state, "draw for Hakem")
     check_deck(command.deck)
     cards = tuple(map(CARD_INDEX.__getitem__, command.deck))
-    rules = state.rules
-    return (ace_draw(cards, rules.players, rules.teams == "ace_draw" and rules.players == 4),)
+    return (first_hakem_draw(cards, state.rules),)
 
 
 def _deal_round(state: State, seat: int | None, command: DealRound) -> tuple[Event, ...]:

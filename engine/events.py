@@ -93,11 +93,12 @@ class TrickWon:
 @dataclass(frozen=True, slots=True)
 class RoundEnded:
     TYPE: ClassVar[str] = "round_ended"
-    winner: int
-    """The winning team."""
+    winner: int | None
+    """The winning team (side); ``None`` only for ``no_winner``."""
     points: int
     kind: str
-    """``normal`` | ``kot`` | ``hakem_koti`` | ``bavney``."""
+    """``normal`` | ``kot`` | ``hakem_koti`` | ``bavney`` | ``no_winner`` (three players: every
+    trick played and nobody at 7, a 6-6-5 split; nobody scores)."""
     tricks: tuple[int, ...]
 
 

@@ -18,7 +18,7 @@ from operator import itemgetter
 from typing import Any
 
 from .cards import CARD_INDEX, N_CARDS, SUIT_INDEX
-from .deal import FIRST_PACKET, split_deck
+from .deal import deal_hands, hakem_five
 from .events import (
     CardPlayed, Event, HakemDrawn, MatchCreated, MatchEnded, RoundEnded, RoundStarted,
     SecretRevealed, SeatLeft, SeatTaken, SetWon, TrickWon, TrumpChosen,
@@ -177,7 +177,7 @@ def _round_started(state: State, e: RoundStarted) -> State:
     n, teams = rules.players, rules.n_teams
     deck: tuple[int, ...] = itemgetter(*e.deck)(CARD_INDEX)  # 2.5x a map over the names
     five = 0
-    for c in deck[:FIRST_PACKET]:
+    for c in (deck[:5] if n == 4 else hakem_five(deck, rules)):
         five |= 1 << c
     hands = [0] * n
     hands[e.hakem] = five
@@ -209,7 +209,7 @@ def _trump_chosen(state: State, e: TrumpChosen) -> State:
     assert state.hakem is not None
     trump = SUIT_INDEX[e.suit]
     d = state.deal
-    hands = tuple(split_deck(d.deck, state.hakem, rules.deal, rules.players))
+    hands = tuple(deal_hands(d.deck, state.hakem, rules))
     new.table = TRUMP_TABLES[(trump, rules.satat)]
     new.deal = make_deal_info(d.round_no, d.dealer, d.deck, d.stacked, trump, hands)
     new.held = pack(hands)
@@ -224,9 +224,15 @@ def _round_ended(state: State, e: RoundEnded) -> State:
     assert state.hakem is not None
     m = state.match
     score = list(m.score)
-    score[e.winner] += e.points
+    if e.winner is not None:
+        score[e.winner] += e.points
     won = rules.team_of(state.hakem) == e.winner
-    next_hakem = state.hakem if won else (state.hakem + 1) % rules.players
+    if won:
+        next_hakem = state.hakem
+    elif e.winner is not None and not rules.variant.partnerships:
+        next_hakem = rules.variant.sides[e.winner][0]  # playing alone: the winner is Hakem
+    else:  # partners (or nobody won): the seat after the Hakem, an opponent
+        next_hakem = (state.hakem + 1) % rules.players
     result = make_round_result(e.winner, e.points, e.kind, tuple(e.tricks))
     new.match = make_match_info(m.match_id, m.commitment, m.first_hakem, m.seats, m.draw,
                                 next_hakem, tuple(score), m.sets, result, m.winner, m.secret)

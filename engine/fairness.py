@@ -78,7 +78,7 @@ def verify(events: Iterable[object]) -> list[Problem]:
     Returns the problems found (empty when every check holds): a missing or wrong secret, an ace
     draw that the secret does not produce, or a non-stacked deck that differs from the derived one.
     """
-    from .decide import ace_draw  # local: decide imports this module
+    from .decide import first_hakem_draw  # local: decide imports this module
     from .events import HakemDrawn, MatchCreated, RoundStarted, SecretRevealed
 
     log = list(events)
@@ -97,7 +97,7 @@ def verify(events: Iterable[object]) -> list[Problem]:
         if isinstance(event, HakemDrawn):
             rules = created.rules
             cards = tuple(CARD_INDEX[c] for c in derive_deck(secret, DRAW_LABEL))
-            expected = ace_draw(cards, rules.players, rules.teams == "ace_draw")
+            expected = first_hakem_draw(cards, rules)
             if expected != event:
                 problems.append(Problem(i, "the ace draw is not the one the secret gives"))
         elif isinstance(event, RoundStarted) and not event.stacked:

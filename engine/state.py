@@ -41,7 +41,7 @@ class Seat:
 
 @dataclass(frozen=True, slots=True)
 class RoundResult:
-    winner: int
+    winner: int | None
     points: int
     kind: str
     tricks: tuple[int, ...]

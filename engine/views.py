@@ -13,7 +13,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from .cards import CARD_INDEX, FULL_DECK_MASK, NAMES, SUITS, cards_of, mask_of, names_of_mask
-from .deal import FIRST_PACKET, split_deck
+from .deal import deal_hands, hakem_five
 from .events import Event, RoundStarted, SeatTaken, TrumpChosen
 from .plain import to_plain
 from .state import CHOOSING_TRUMP, MATCH_OVER, NEW, PLAYING, SEAT_SHIFT, WAITING, State
@@ -94,6 +94,8 @@ def view_for(
         "version": version,
         "seat": seat if own else None,
         "players": n,
+        "sides": [list(side) for side in rules.variant.sides],
+        "removed": names_of_mask(mask_of(rules.variant.removed)),
         "phase": phase,
         "round": deal.round_no,
         "hakem": state.hakem,
@@ -135,11 +137,13 @@ def redact_event(state: State, event: Event, seat: int | None, *, reveal: bool =
         del plain["player"]
     elif isinstance(event, RoundStarted):
         del plain["deck"]
-        own = event.deck[:FIRST_PACKET] if seat == event.hakem else ()
-        plain["hand"] = names_of_mask(mask_of(CARD_INDEX[c] for c in own))
+        own: tuple[int, ...] = ()
+        if seat == event.hakem:
+            own = hakem_five(tuple(CARD_INDEX[c] for c in event.deck), state.rules)
+        plain["hand"] = names_of_mask(mask_of(own))
     elif isinstance(event, TrumpChosen):
         if seat is not None and 0 <= seat < state.rules.players and state.hakem is not None:
-            hands = split_deck(state.deal.deck, state.hakem, state.rules.deal, state.rules.players)
+            hands = deal_hands(state.deal.deck, state.hakem, state.rules)
             plain["hand"] = names_of_mask(hands[seat])
         else:
             plain["hand"] = []

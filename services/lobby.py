@@ -17,7 +17,7 @@ from typing import Any
 
 from engine import CreateMatch, LeaveSeat, Rules, State, TakeSeat, commitment_of
 from engine.decide import check_deck
-from engine.errors import HokmError, InvalidCommand, MatchFull, MatchOver, SeatTaken
+from engine.errors import BadRules, HokmError, InvalidCommand, MatchFull, MatchOver, SeatTaken
 from engine.state import MATCH_OVER
 
 from .bots import LEVELS
@@ -81,6 +81,10 @@ class Lobby:
         player id.  ``owner`` (the gateway's digest of the client's address) is held to the
         ``Quotas``: ``rate_limited`` beyond them, with nothing stored."""
         parsed = Rules.from_dict(rules if rules is not None else {"players": players})
+        if parsed.players != 4:
+            # The engine plays the two-player simple and the three-player games (issue 13), but
+            # the bots and the browser do not yet: rooms stay four-player until they do.
+            raise BadRules("the two- and three-player variants are not available yet")
         if players != parsed.players:
             raise InvalidCommand("players and rules.players disagree")
         layout = list(seats) if seats is not None else ["human"] * parsed.players

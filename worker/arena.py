@@ -151,7 +151,7 @@ def play_deal(task: DealTask) -> DealResult:
         walls: list[list[float]] = [[], [], [], []]
         state = play_round(deck, hakem, policies, rngs, rules, times, walls)
         r = state.match.result
-        assert r is not None
+        assert r is not None and r.winner is not None  # four players: a round has a winner
         result.rounds.append(RoundRecord(task.deal, a_team, hakem % 2, r.winner, r.points,
                                          r.kind, r.tricks))
         for s in range(4):

@@ -100,6 +100,11 @@ VIEW_FIELDS: dict[str, dict[str, Any]] = {
     "seat": _field(_nullable(SEAT_NO), "the viewer's seat (null: a spectator); read it from "
                    "every view, the ace draw may move a player"),
     "players": _field({"type": "integer", "enum": [4]}, "seats at the table"),
+    "sides": _field({"type": "array", "items": {"type": "array", "items": SEAT_NO}},
+                    "the sides, in the order of `tricks` and `score`: each side's seats "
+                    "(partners share a side; four players: [[0, 2], [1, 3]])"),
+    "removed": _field({"type": "array", "items": CARD},
+                      "cards out of play in every deal (none with four players)"),
     "phase": _field({"type": "string", "enum": PHASES}, "where the match is"),
     "round": _field({"type": "integer", "minimum": 0}, "the round (deal) number, from 1"),
     "hakem": _field(_nullable(SEAT_NO), "the seat that names trump this round"),

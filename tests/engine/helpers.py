@@ -25,8 +25,9 @@ class Match:
     def __init__(self, rules: Rules | None = None, first_hakem: int | None = 0) -> None:
         self.state = State()
         self.log: list[Event] = []
-        self.run(None, CreateMatch("t", rules or Rules(), commitment_of(SECRET), first_hakem))
-        for seat in range(4):
+        rules = rules or Rules()
+        self.run(None, CreateMatch("t", rules, commitment_of(SECRET), first_hakem))
+        for seat in range(rules.players):
             self.run(None, TakeSeat(seat, f"p{seat}", f"id{seat}"))
 
     def run(self, seat: int | None, command: Command) -> tuple[Event, ...]:

@@ -210,6 +210,11 @@ class RefMatch:
         self.score[win] += points
         hakem_won = win == self.hakem % 2
         self.next_hakem = self.hakem if hakem_won else (self.hakem + 1) % 4
+        self.settle(win, events)
+        return events
+
+    def settle(self, win: int, events: list[Event]) -> None:
+        """After ``win`` scored: a set won (target "2x7") and the end of the match."""
         if self.score[win] >= self.rules.target:
             if self.rules.sets > 1:
                 events.append(SetWon(win))
@@ -218,7 +223,6 @@ class RefMatch:
                 events.append(MatchEnded(win, tuple(self.score)))
                 self.over = True
                 self.next_hakem = None
-        return events
 
     def outcome(self, before: list[int]) -> tuple[int, int, str] | None:
         """rules.md 9 and 10, with the bavney house rule."""

@@ -45,7 +45,7 @@ def test_targets() -> None:
     # unknown names
     {"trump_first": True}, {"Satat": True}, {1: True},
     # ill-typed or out of range
-    [], "standard", 7, {"players": 3}, {"players": 2}, {"players": 5}, {"players": "4"},
+    [], "standard", 7, {"players": 5}, {"players": "4"},
     {"players": True}, {"target": 8}, {"target": "7"}, {"target": True}, {"target": 7.0},
     {"target": [7]}, {"target": {"a": 1}}, {"target": None}, {"sets": 3}, {"sets": "2"},
     {"deal": "5-5-3"}, {"deal": ["5-4-4"]}, {"deal": None}, {"teams": "random"}, {"teams": 1},
