@@ -9,12 +9,13 @@ Levels (measured with ``hokm arena``; see ``bench/bots_arena/README.md``):
 * ``easy``: :class:`~worker.policies.easy.EasyPolicy`, a beginner's game (no memory, takes
   tricks from its own partner, slips now and then) that still follows suit sensibly;
 * ``medium``: a light search (few samples, no inference from plays, a short exact endgame);
-* ``hard``: the full search (``HARD``): inference from the plays seen, and from 8 cards in hand
-  the seat's best response to heuristic opponents in every sampled deal; budgeted for a p95
-  well under 100 ms of CPU a decision with the compiled hot modules;
-* ``expert``: the same search with about five times the budget (``EXPERT``): more sampled deals,
-  the best response from the first card, playing for points and the match (``points.py``);
-  budgeted for a p95 under 1 s of CPU a decision.
+* ``hard``: the full search (``HARD``): deals drawn from a Markov chain weighted by how
+  plausible the plays seen are, from 8 cards in hand the seat's best response to heuristic
+  opponents in every sampled deal, playing for points and the match (``points.py``) when the
+  round is not at stake; budgeted for a p95 well under 100 ms of CPU a decision with the
+  compiled hot modules;
+* ``expert``: the same search with about three times the budget (``EXPERT``): twice the deals,
+  a longer chain between them; budgeted for a p95 well under 1 s of CPU a decision.
 """
 
 from __future__ import annotations
@@ -28,9 +29,11 @@ from .heuristic import HeuristicPolicy
 from .random_policy import RandomPolicy
 from .search import SearchConfig, SearchPolicy
 
-HARD = SearchConfig()
-"""The ``hard`` level's search (the defaults of :class:`SearchConfig`)."""
-EXPERT = SearchConfig(samples=384, min_samples=16, work=450000, response_cards=13, points=True)
+HARD = SearchConfig(chain_thin=3, miss=0.05, partner_miss=0.5, points=True)
+"""The ``hard`` level's search: the defaults of :class:`SearchConfig` with the deals drawn from
+a Metropolis chain under a sharper behaviour model, playing for points."""
+EXPERT = SearchConfig(samples=256, min_samples=16, work=400000, chain_thin=8, chain_burn=100,
+                      miss=0.03, partner_miss=0.5, points=True)
 """The ``expert`` level's search."""
 MEDIUM = SearchConfig(samples=12, min_samples=6, batch=6, work=6000, infer=False, solver_cards=3,
                       response_cards=0)
