@@ -12,6 +12,7 @@ from collections import OrderedDict
 from typing import Any
 
 from engine import State, evolve, redact_event
+from engine.events import MatchCreated
 from services.store.port import EventStore
 
 CACHE_SIZE = 2000
@@ -46,6 +47,8 @@ class Histories:
         if entry.version < version:
             for record in store.read(match_id, entry.version, version):
                 for event in record.events:
+                    if isinstance(event, MatchCreated):  # one history per seat of the variant
+                        entry.seats = [[] for _ in range(event.rules.players)]
                     for s, seen in enumerate(entry.seats):
                         seen.append(redact_event(entry.state, event, s))
                     entry.state = evolve(entry.state, event)
