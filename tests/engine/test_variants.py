@@ -11,6 +11,8 @@ import random
 from typing import Any
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from engine import (
     NAMES, ChooseTrump, Command, CreateMatch, DealRound, DrawAces, Event, HokmError, PlayCard,
@@ -446,3 +448,30 @@ def test_round_results_over_many_matches() -> None:
                     totals[r.winner] += r.points
             assert tuple(totals) == driver.state.match.score
     assert {"normal", "no_winner"} <= kinds
+
+
+@settings(max_examples=12, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(seed=st.integers(0, 2**32 - 1), players=st.sampled_from([2, 3]))
+def test_any_seeded_match_keeps_the_invariants_and_shows_no_hidden_card(seed: int,
+                                                                        players: int) -> None:
+    Driver(seed, players, views=True).run()
+
+
+def test_the_watch_catches_a_peek_at_the_unused_cards(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The no-leak property is not vacuous: a view that shows one unused card of the simple
+    two-player game (or the next seat's hand) is caught."""
+    import tests.engine.test_variants as module
+
+    real = module.view_for
+
+    def leaky(state: State, seat: int | None, version: int = 0) -> dict[str, Any]:
+        view = real(state, seat, version)
+        deck = state.deal.deck
+        if state.rules.players == 2 and len(deck) == 52:
+            view["peek"] = NAMES[deck[51]]
+        return view
+
+    monkeypatch.setattr(module, "view_for", leaky)
+    with pytest.raises(AssertionError):
+        for seed in range(20):
+            Driver(seed, 2, views=True).run()
