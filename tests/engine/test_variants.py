@@ -131,6 +131,10 @@ def test_004_the_higher_card_names_the_hakem_and_a_tie_turns_again() -> None:
     deck = ["7C", "7D", "AH", "QS"] + [c for c in NAMES if c not in ("7C", "7D", "AH", "QS")]
     (drawn,) = tie.run(None, DrawAces(tuple(deck)))
     assert drawn.draw == ((0, "7C"), (1, "7D"), (0, "AH"), (1, "QS")) and drawn.hakem == 0
+    # every pair ties (a deck sorted by rank): all 52 cards are turned and seat 0 is Hakem
+    by_rank = tuple(sorted(NAMES, key=lambda c: "23456789TJQKA".index(c[0])))
+    (drawn,) = Match(Rules.from_dict({"players": 2}), None).run(None, DrawAces(by_rank))
+    assert len(drawn.draw) == 52 and drawn.hakem == 0
 
 
 def test_004_the_deal_leaves_26_cards_face_down_and_unseen() -> None:
