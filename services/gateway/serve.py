@@ -29,6 +29,7 @@ from services.clitools import CliError, port, redact_url, unreachable
 from services.runtime import Runtime, build_runtime
 from services.settings import Settings
 
+from . import gcpolicy
 from .server import bind, limits_of, run
 
 
@@ -101,6 +102,7 @@ def _run(args: argparse.Namespace) -> int:
         # objects tracked.
         gc.collect()
         gc.freeze()
+        gcpolicy.start(settings.gc_freeze_s, settings.gc_thaw_s)
         run(app, sock, limits=limits_of(rt.settings), max_frame=rt.settings.max_body,
             log_level=args.log_level)
     finally:
