@@ -70,12 +70,27 @@ _set_play_card = PlayCard.__dict__["card"].__set__
 
 
 @dataclass(frozen=True, slots=True)
+class Discard:
+    """The talon game: lay these cards aside face down (the Hakem 3, the other player 2)."""
+
+    cards: tuple[str, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class DrawTalon:
+    """The talon game: keep the talon's top card (and discard the next) or discard it (and keep
+    the next)."""
+
+    keep: bool
+
+
+@dataclass(frozen=True, slots=True)
 class RevealSecret:
     secret: str
 
 
 Command = (
     CreateMatch | TakeSeat | LeaveSeat | DrawAces | DealRound | ChooseTrump | PlayCard
-    | RevealSecret
+    | RevealSecret | Discard | DrawTalon
 )
-PLAYER_COMMANDS = (ChooseTrump, PlayCard)
+PLAYER_COMMANDS = (ChooseTrump, PlayCard, Discard, DrawTalon)

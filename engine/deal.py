@@ -56,6 +56,12 @@ def deal_hands(deck: tuple[int, ...], hakem: int, rules: Rules) -> list[int]:
     n = rules.players
     if n == 4:
         return split_deck(deck, hakem, rules.deal, 4)
+    if rules.deal == "talon":  # five each; the rest is the talon
+        hands = [0] * n
+        for k in range(n):
+            for card in deck[FIRST_PACKET * k:FIRST_PACKET * (k + 1)]:
+                hands[(hakem + k) % n] |= 1 << card
+        return hands
     offsets = owner_offsets(rules.deal, n, rules.variant.hand_size)
     hands = [0] * n
     # zip stops at the last card dealt: the rest of the deck is dealt to nobody

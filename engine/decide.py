@@ -18,18 +18,18 @@ from typing import Any
 from . import errors as E
 from .cards import CARD_INDEX, FULL_DECK_MASK, N_CARDS, NAMES, SUIT_INDEX, SUITS
 from .commands import (
-    ChooseTrump, Command, CreateMatch, DealRound, DrawAces, LeaveSeat, PlayCard, RevealSecret,
-    TakeSeat,
+    PLAYER_COMMANDS, ChooseTrump, Command, CreateMatch, DealRound, Discard, DrawAces, DrawTalon,
+    LeaveSeat, PlayCard, RevealSecret, TakeSeat,
 )
 from .events import (
-    CardPlayed, Event, HakemDrawn, MatchCreated, MatchEnded, RoundEnded, RoundStarted,
-    SecretRevealed, SeatLeft, SeatTaken, SetWon, TrickWon, TrumpChosen,
+    CardPlayed, CardsDiscarded, Event, HakemDrawn, MatchCreated, MatchEnded, RoundEnded,
+    RoundStarted, SecretRevealed, SeatLeft, SeatTaken, SetWon, TalonDrawn, TrickWon, TrumpChosen,
 )
 from .fairness import commitment_of
 from .rules import Rules
 from .state import (
-    CHOOSING_TRUMP, HELD_BIT, MATCH_OVER, NEW, PLAYING, ROUND_OVER, SEAT_SHIFT, WAITING, State,
-    TrumpTable,
+    CHOOSING_TRUMP, DISCARDING, DRAWING, HELD_BIT, MATCH_OVER, NEW, PLAYING, ROUND_OVER,
+    SEAT_SHIFT, WAITING, State, TrumpTable,
 )
 
 TRICKS_TO_WIN = 7
@@ -79,7 +79,7 @@ def decide(state: State, seat: int | None, command: Command) -> tuple[Event, ...
         if isinstance(command, PlayCard):  # a subclass
             return _play(state, seat, command)
         raise E.InvalidCommand(f"unknown command {kind.__name__}")
-    if kind is ChooseTrump:
+    if kind in PLAYER_COMMANDS:
         return handler(state, seat, command)
     if seat is not None:
         raise E.InvalidCommand("only the match service may send this command")
@@ -220,15 +220,60 @@ def round_outcome(
     return None
 
 
-def _choose_trump(state: State, seat: int | None, command: ChooseTrump) -> tuple[Event, ...]:
-    if state.phase != CHOOSING_TRUMP:
-        raise _refuse_phase(state, "choose trump")
+def _decision_of(state: State, seat: int | None, phase: str, what: str, actor: int | None,
+                 not_yours: str) -> int:
+    """The checks of a decision other than a card, in order: the phase, a player's seat, the
+    seat whose decision it is (``actor``)."""
+    if state.phase != phase:
+        raise _refuse_phase(state, what)
     seat = _check_player(state, seat)
-    if seat != state.hakem:
-        raise E.NotYourTurn("only the Hakem names trump")
+    if seat != actor:
+        raise E.NotYourTurn(not_yours)
+    return seat
+
+
+def _choose_trump(state: State, seat: int | None, command: ChooseTrump) -> tuple[Event, ...]:
+    seat = _decision_of(state, seat, CHOOSING_TRUMP, "choose trump", state.hakem,
+                        "only the Hakem names trump")
     if type(command.suit) is not str or command.suit not in SUIT_INDEX:
         raise E.InvalidCommand(f"{command.suit!r} is not a suit (one of S H D C)")
     return (TrumpChosen(seat, command.suit),)
+
+
+def discard_count(state: State, seat: int) -> int:
+    """The talon game: how many cards ``seat`` lays aside before the talon (Hakem 3, other 2)."""
+    return 3 if seat == state.hakem else 2
+
+
+def _discard(state: State, seat: int | None, command: Discard) -> tuple[Event, ...]:
+    seat = _decision_of(state, seat, DISCARDING, "discard", state.turn,
+                        "it is not your turn to discard")
+    cards = command.cards
+    count = discard_count(state, seat)
+    if not isinstance(cards, (tuple, list)) or len(cards) != count:
+        raise E.InvalidCommand(f"discard a list of {count} cards")
+    try:
+        indexes = {CARD_INDEX.get(card) for card in cards}
+    except TypeError:  # unhashable
+        indexes = {None}
+    if None in indexes or len(indexes) != count:
+        raise E.InvalidCommand(f"discard {count} different cards, by name ('QH')")
+    hand = state.hand(seat)
+    chosen = sorted(i for i in indexes if i is not None)
+    if any(not hand >> i & 1 for i in chosen):
+        raise E.IllegalCard("you can only discard cards in your hand")
+    return (CardsDiscarded(seat, tuple(NAMES[i] for i in chosen)),)
+
+
+def _draw_talon(state: State, seat: int | None, command: DrawTalon) -> tuple[Event, ...]:
+    seat = _decision_of(state, seat, DRAWING, "draw from the talon", state.turn,
+                        "it is not your turn to draw")
+    if type(command.keep) is not bool:
+        raise E.InvalidCommand("keep must be true (keep the top card) or false (discard it)")
+    top = state.deal.talon
+    first, second = state.deal.deck[top], state.deal.deck[top + 1]
+    kept, discarded = (first, second) if command.keep else (second, first)
+    return (TalonDrawn(seat, NAMES[kept], NAMES[discarded]),)
 
 
 # -- system commands -------------------------------------------------------------------------
@@ -369,6 +414,8 @@ def _reveal(state: State, seat: int | None, command: RevealSecret) -> tuple[Even
 
 _HANDLERS: dict[type, Callable[[State, int | None, Any], tuple[Event, ...]]] = {
     ChooseTrump: _choose_trump,
+    Discard: _discard,
+    DrawTalon: _draw_talon,
     CreateMatch: _create,
     TakeSeat: _take_seat,
     LeaveSeat: _leave_seat,

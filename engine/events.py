@@ -125,9 +125,30 @@ class SecretRevealed:
     secret: str
 
 
+@dataclass(frozen=True, slots=True)
+class CardsDiscarded:
+    """The talon game: a seat laid ``cards`` aside face down (hidden from the other seat, which
+    learns only how many)."""
+
+    TYPE: ClassVar[str] = "cards_discarded"
+    seat: int
+    cards: tuple[str, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class TalonDrawn:
+    """The talon game: a seat took the talon's two top cards, keeping one and discarding the
+    other face down (both seen by that seat only)."""
+
+    TYPE: ClassVar[str] = "talon_drawn"
+    seat: int
+    kept: str
+    discarded: str
+
+
 Event = (
     MatchCreated | SeatTaken | SeatLeft | HakemDrawn | RoundStarted | TrumpChosen | CardPlayed
-    | TrickWon | RoundEnded | SetWon | MatchEnded | SecretRevealed
+    | TrickWon | RoundEnded | SetWon | MatchEnded | SecretRevealed | CardsDiscarded | TalonDrawn
 )
 EVENT_TYPES: dict[str, type] = {
     cls.TYPE: cls
@@ -137,3 +158,8 @@ EVENT_TYPES: dict[str, type] = {
     )
 }
 """Tag -> event class, for codecs."""
+
+TALON_EVENT_TYPES: dict[str, type] = {cls.TYPE: cls for cls in (CardsDiscarded, TalonDrawn)}
+"""The talon game's events.  Not yet in ``EVENT_TYPES``, the types the store's codec encodes:
+they get their codec tags together with golden records (tests/services/golden/) in the piece of
+issue 13 that opens talon rooms; until then the engine plays the game in memory only."""

@@ -18,14 +18,15 @@ from operator import itemgetter
 from typing import Any
 
 from .cards import CARD_INDEX, N_CARDS, SUIT_INDEX
-from .deal import deal_hands, hakem_five
+from .deal import FIRST_PACKET, deal_hands, hakem_five
 from .events import (
-    CardPlayed, Event, HakemDrawn, MatchCreated, MatchEnded, RoundEnded, RoundStarted,
-    SecretRevealed, SeatLeft, SeatTaken, SetWon, TrickWon, TrumpChosen,
+    CardPlayed, CardsDiscarded, Event, HakemDrawn, MatchCreated, MatchEnded, RoundEnded,
+    RoundStarted, SecretRevealed, SeatLeft, SeatTaken, SetWon, TalonDrawn, TrickWon, TrumpChosen,
 )
 from .state import (
-    CHOOSING_TRUMP, HELD_BIT, MATCH_OVER, PLAYING, ROUND_OVER, SEAT_SHIFT, TRUMP_TABLES, WAITING,
-    DealInfo, MatchInfo, Seat, State, make_deal_info, make_match_info, make_round_result, pack,
+    CHOOSING_TRUMP, DISCARDING, DRAWING, HELD_BIT, MATCH_OVER, PLAYING, ROUND_OVER, SEAT_SHIFT,
+    TRUMP_TABLES, WAITING, DealInfo, MatchInfo, Seat, State, make_deal_info, make_match_info,
+    make_round_result, pack,
 )
 
 # The records of a round's start and end are built positionally with the state module's makers
@@ -34,7 +35,7 @@ assert [f.name for f in fields(MatchInfo)] == [
     "match_id", "commitment", "first_hakem", "seats", "draw", "next_hakem", "score", "sets",
     "result", "winner", "secret"]
 assert [f.name for f in fields(DealInfo)] == [
-    "round_no", "dealer", "deck", "stacked", "trump", "dealt"]
+    "round_no", "dealer", "deck", "stacked", "trump", "dealt", "talon", "discards"]
 
 _TRICK_STEP: tuple[tuple[tuple[tuple[int, int]], ...], ...] = tuple(
     tuple(((seat, card),) for card in range(N_CARDS)) for seat in range(4)
@@ -186,7 +187,7 @@ def _round_started(state: State, e: RoundStarted) -> State:
     score = (0,) * teams if max(m.score) >= rules.target else m.score
     new.match = make_match_info(m.match_id, m.commitment, m.first_hakem, m.seats, m.draw,
                                 None, score, m.sets, m.result, m.winner, m.secret)
-    new.deal = make_deal_info(e.round, e.dealer, deck, e.stacked, None, tuple(hands))
+    new.deal = make_deal_info(e.round, e.dealer, deck, e.stacked, None, tuple(hands), 0, ())
     new.phase = CHOOSING_TRUMP
     new.hakem = e.hakem
     new.table = None
@@ -211,10 +212,60 @@ def _trump_chosen(state: State, e: TrumpChosen) -> State:
     d = state.deal
     hands = tuple(deal_hands(d.deck, state.hakem, rules))
     new.table = TRUMP_TABLES[(trump, rules.satat)]
-    new.deal = make_deal_info(d.round_no, d.dealer, d.deck, d.stacked, trump, hands)
+    if rules.deal == "talon":  # five each: the discards come first, then the talon
+        new.deal = make_deal_info(d.round_no, d.dealer, d.deck, d.stacked, trump, hands,
+                                  2 * FIRST_PACKET, (0,) * rules.players)
+        new.held = pack(hands)
+        new.phase = DISCARDING
+        new.turn = state.hakem
+        return new
+    new.deal = make_deal_info(d.round_no, d.dealer, d.deck, d.stacked, trump, hands, 0, ())
     new.held = pack(hands)
     new.phase = PLAYING
     new.leader = new.turn = state.hakem
+    return new
+
+
+def _talon_step(state: State, seat: int, gained: int, lost: int, talon: int) -> State:
+    """A talon-game decision of ``seat``: ``gained`` (a mask) joins its hand, ``lost`` leaves
+    it or the talon for its discards; the talon's top moves to ``talon``."""
+    new = state.clone()
+    d = state.deal
+    dealt = list(d.dealt)
+    dealt[seat] = (dealt[seat] | gained) & ~lost
+    discards = list(d.discards)
+    discards[seat] |= lost
+    held = state.hand(seat)
+    new.held = state.held ^ ((held ^ ((held | gained) & ~lost)) << (SEAT_SHIFT * seat))
+    new.deal = make_deal_info(d.round_no, d.dealer, d.deck, d.stacked, d.trump, tuple(dealt),
+                              talon, tuple(discards))
+    return new
+
+
+def _cards_discarded(state: State, e: CardsDiscarded) -> State:
+    lost = 0
+    for card in e.cards:
+        lost |= 1 << CARD_INDEX[card]
+    hakem = state.hakem
+    assert hakem is not None
+    new = _talon_step(state, e.seat, 0, lost, state.deal.talon)
+    if e.seat == hakem:  # then the other player discards
+        new.turn = (hakem + 1) % state.rules.players
+    else:  # then the Hakem draws first
+        new.phase = DRAWING
+        new.turn = hakem
+    return new
+
+
+def _talon_drawn(state: State, e: TalonDrawn) -> State:
+    talon = state.deal.talon + 2
+    new = _talon_step(state, e.seat, 1 << CARD_INDEX[e.kept], 1 << CARD_INDEX[e.discarded],
+                      talon)
+    if talon >= N_CARDS:  # the talon is empty: both hold 13, the Hakem leads
+        new.phase = PLAYING
+        new.leader = new.turn = state.hakem
+    else:
+        new.turn = (e.seat + 1) % state.rules.players
     return new
 
 
@@ -267,6 +318,8 @@ _HANDLERS: dict[type, Callable[[State, Any], State]] = {
     SetWon: _set_won,
     MatchEnded: _match_ended,
     SecretRevealed: _secret_revealed,
+    CardsDiscarded: _cards_discarded,
+    TalonDrawn: _talon_drawn,
 }
 
 

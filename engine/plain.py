@@ -9,7 +9,7 @@ from __future__ import annotations
 from dataclasses import fields
 from typing import Any
 
-from .events import EVENT_TYPES, Event
+from .events import EVENT_TYPES, TALON_EVENT_TYPES, Event
 from .rules import Rules
 
 
@@ -27,8 +27,9 @@ def _tuple(value: Any) -> Any:
     return value
 
 
+_TYPES = {**EVENT_TYPES, **TALON_EVENT_TYPES}
 _FIELDS: dict[type, tuple[str, ...]] = {
-    cls: tuple(f.name for f in fields(cls)) for cls in EVENT_TYPES.values()
+    cls: tuple(f.name for f in fields(cls)) for cls in _TYPES.values()
 }
 
 
@@ -41,7 +42,7 @@ def to_plain(event: Event) -> dict[str, Any]:
 
 def from_plain(data: dict[str, Any]) -> Event:
     try:
-        cls = EVENT_TYPES[data["type"]]
+        cls = _TYPES[data["type"]]
     except (KeyError, TypeError):
         raise ValueError(f"unknown event type in {data!r:.60}") from None
     kwargs = {}

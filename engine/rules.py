@@ -19,8 +19,8 @@ TARGETS: dict[Any, tuple[int, int]] = {7: (7, 1), 10: (10, 1), "2x7": (7, 2)}
 """Accepted ``target`` values -> (points per set, sets to win).  ``"2x7"`` is two sets of 7."""
 
 _BOOLS = ("must_trump", "satat", "bavney", "double_sar")
-IMPLEMENTED = ("simple",)
-"""The two-player games the engine plays so far (``talon``: decided, not yet implemented)."""
+IMPLEMENTED = ("simple", "talon")
+"""The two-player games the engine plays."""
 
 
 @dataclass(frozen=True, slots=True)

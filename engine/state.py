@@ -21,6 +21,8 @@ from .rules import STANDARD, Rules
 NEW, WAITING, CHOOSING_TRUMP, PLAYING, ROUND_OVER, MATCH_OVER = (
     "new", "waiting", "choosing_trump", "playing", "round_over", "match_over",
 )
+DISCARDING, DRAWING = "discarding", "drawing"
+"""The two-player talon game's phases between trump and play (``engine.variants.TALON``)."""
 
 R = TypeVar("R")
 
@@ -134,7 +136,13 @@ class DealInfo:
     stacked: bool = False
     trump: int | None = None
     dealt: tuple[int, ...] = (0, 0, 0, 0)
-    """Every seat's cards as dealt (hidden; shown only once the match is over)."""
+    """Every seat's cards as dealt (hidden; shown only once the match is over).  In the talon
+    game: the cards a seat has received and not discarded (its 13 once the talon is empty)."""
+    talon: int = 0
+    """The talon game: the deck position of the talon's top card (0: no talon)."""
+    discards: tuple[int, ...] = ()
+    """The talon game: every seat's discards this round, a mask per seat (hidden: each seat
+    sees its own)."""
 
 
 class State:

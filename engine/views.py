@@ -12,11 +12,15 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from .cards import CARD_INDEX, FULL_DECK_MASK, NAMES, SUITS, cards_of, mask_of, names_of_mask
+from .cards import (
+    CARD_INDEX, FULL_DECK_MASK, N_CARDS, NAMES, SUITS, cards_of, mask_of, names_of_mask,
+)
 from .deal import deal_hands, hakem_five
-from .events import Event, RoundStarted, SeatTaken, TrumpChosen
+from .events import CardsDiscarded, Event, RoundStarted, SeatTaken, TalonDrawn, TrumpChosen
 from .plain import to_plain
-from .state import CHOOSING_TRUMP, MATCH_OVER, NEW, PLAYING, SEAT_SHIFT, WAITING, State
+from .state import (
+    CHOOSING_TRUMP, DISCARDING, DRAWING, MATCH_OVER, NEW, PLAYING, SEAT_SHIFT, WAITING, State,
+)
 
 ALL_SUITS = list(SUITS)
 
@@ -46,7 +50,34 @@ def legal_choices(state: State, seat: int | None) -> list[str]:
         return []
     if state.phase == CHOOSING_TRUMP and seat == state.hakem:
         return list(ALL_SUITS)
+    if state.phase == DISCARDING and seat == state.turn:
+        return names_of_mask(state.hand(seat))  # choose ``talon.discard`` of them
+    if state.phase == DRAWING and seat == state.turn:
+        return list(TALON_CHOICES)
     return names_of_mask(legal_mask(state, seat))
+
+
+TALON_CHOICES = ("keep", "discard")
+"""``legal`` of the seat to draw in the talon game: keep the top card, or discard it."""
+
+
+def _talon(state: State, seat: int | None) -> dict[str, Any] | None:
+    """The talon game's part of a view: cards left in the talon, the top card (to the seat to
+    draw only), how many cards the viewer must discard now, and the viewer's own discards."""
+    deal = state.deal
+    if not deal.talon:
+        return None
+    own = seat is not None and 0 <= seat < state.rules.players
+    drawing = state.phase == DRAWING
+    to_discard = 0
+    if state.phase == DISCARDING and own and seat == state.turn:
+        to_discard = 3 if seat == state.hakem else 2
+    return {
+        "left": N_CARDS - deal.talon if state.phase in (DISCARDING, DRAWING) else 0,
+        "top": NAMES[deal.deck[deal.talon]] if drawing and own and seat == state.turn else None,
+        "discard": to_discard,
+        "discarded": names_of_mask(deal.discards[seat]) if own else [],  # type: ignore[index]
+    }
 
 
 def _trick(trick: tuple[tuple[int, int], ...]) -> list[dict[str, Any]]:
@@ -118,6 +149,7 @@ def view_for(
         "rules": rules.to_dict(),
         "draw": [{"seat": s, "card": c} for s, c in match.draw],
         "pile": state.pile if rules.double_sar else None,
+        "talon": _talon(state, seat),
         "commitment": match.commitment,
         "secret": match.secret,
         "hands": [names_of_mask(h) for h in hands] if show_all else None,
@@ -141,6 +173,12 @@ def redact_event(state: State, event: Event, seat: int | None, *, reveal: bool =
         if seat == event.hakem:
             own = hakem_five(tuple(CARD_INDEX[c] for c in event.deck), state.rules)
         plain["hand"] = names_of_mask(mask_of(own))
+    elif isinstance(event, CardsDiscarded):
+        if seat != event.seat:
+            plain["cards"] = len(event.cards)  # how many, never which
+    elif isinstance(event, TalonDrawn):
+        if seat != event.seat:
+            del plain["kept"], plain["discarded"]
     elif isinstance(event, TrumpChosen):
         if seat is not None and 0 <= seat < state.rules.players and state.hakem is not None:
             hands = deal_hands(state.deal.deck, state.hakem, state.rules)

@@ -136,6 +136,16 @@ VIEW_FIELDS: dict[str, dict[str, Any]] = {
     "rules": _field(_ref("Rules"), "the match's house rules (every rule, canonical)"),
     "draw": _field({"type": "array", "items": PLAYED},
                    "the ace draw, public: the cards turned one by one to each seat"),
+    "talon": _field(_nullable({"type": "object",
+                               "required": ["left", "top", "discard", "discarded"],
+                               "properties": {
+                                   "left": {"type": "integer", "minimum": 0},
+                                   "top": _nullable(CARD),
+                                   "discard": {"type": "integer", "minimum": 0},
+                                   "discarded": {"type": "array", "items": CARD}}}),
+                    "the two-player talon game (else null): cards left in the talon, its top "
+                    "card (to the seat to draw only), how many cards the viewer discards now, "
+                    "and the viewer's own discards"),
     "pile": _field(_nullable({"type": "integer"}),
                    "tricks waiting in the pile (house rule double_sar; else null)"),
     "commitment": _field({"type": "string"}, "SHA-256 of the match's deck secret "

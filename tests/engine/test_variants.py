@@ -21,7 +21,10 @@ from engine import (
 )
 from engine.cards import names_of_mask
 from engine.errors import BadRules
-from engine.events import CardPlayed, HakemDrawn, RoundEnded, RoundStarted, TrumpChosen
+from engine.commands import Discard, DrawTalon
+from engine.events import (
+    CardPlayed, CardsDiscarded, HakemDrawn, RoundEnded, RoundStarted, TalonDrawn, TrumpChosen,
+)
 from engine.fairness import DRAW_LABEL, round_label
 from engine.variants import PARTNERS, SIMPLE, THREE
 from engine.views import legal_mask
@@ -63,6 +66,7 @@ def test_four_players_keep_their_plain_form() -> None:
     {"players": 2}, {"players": 2, "two_player": "simple", "deal": "5-3-3-2"},
     {"players": 2, "target": "2x7", "must_trump": True, "satat": True, "bavney": True},
     {"players": 2, "double_sar": True, "target": 10},
+    {"players": 2, "two_player": "talon", "satat": True, "bavney": True, "target": "2x7"},
     {"players": 3}, {"players": 3, "deal": "5-4-4-4", "target": "2x7", "satat": True,
                      "must_trump": True},
 ])
@@ -77,7 +81,7 @@ def test_accepted_combinations_round_trip(data: dict[str, Any]) -> None:
     {"players": 2, "teams": "ace_draw"}, {"players": 3, "teams": "as_seated"},
     {"players": 2, "two_player": "solo"}, {"players": 2, "two_player": None},
     {"players": 4, "two_player": "simple"}, {"players": 3, "two_player": "simple"},
-    {"players": 2, "two_player": "talon"},  # decided, not yet implemented
+    {"players": 2, "two_player": "talon", "deal": "5-4-4"},
     {"players": 2, "deal": "5-4-4-4"}, {"players": 3, "deal": "5-4-4"},
     {"players": 3, "deal": "5-3-3-2"}, {"players": 4, "deal": "5-4-4-4"},
     {"players": 3, "bavney": True}, {"players": 3, "double_sar": True},
@@ -208,6 +212,43 @@ def test_kot_2_and_hakem_koti_3_and_the_winner_becomes_hakem(players: int) -> No
     assert koti.state.match.next_hakem == players - 1
 
 
+def test_001_the_talon_discards_then_keep_or_discard_until_both_hold_13() -> None:
+    """001: the Hakem names trump, lays 3 aside and the other player 2; then, in turn, a player
+    looks at the top card and keeps it (and discards the next, seen) or discards it (and keeps
+    the next), until the talon is empty and both hold 13; the Hakem leads."""
+    rules = Rules.from_dict({"players": 2, "two_player": "talon"})
+    match = Match(rules, 0)
+    deck = list(derive_deck(SECRET, round_label(1)))
+    match.run(None, DealRound(tuple(deck)))
+    assert view_for(match.state, 0)["hand"] == names_of_mask(mask(deck[:5]))
+    assert view_for(match.state, 1)["hand"] == []
+    match.trump("H")
+    assert match.state.hands == (mask(deck[:5]), mask(deck[5:10]))
+    assert code(match, 0, deck[0]) == "wrong_phase"
+    (gone,) = match.run(0, Discard(tuple(deck[:3])))
+    assert redact_event(match.state, gone, 1)["cards"] == 3  # how many, never which
+    assert redact_event(match.state, gone, None)["cards"] == 3
+    match.run(1, Discard(tuple(deck[5:7])))
+    view = view_for(match.state, 0)
+    assert view["talon"] == {"left": 42, "top": deck[10], "discard": 0,
+                             "discarded": names_of_mask(mask(deck[:3]))}
+    assert view_for(match.state, 1)["talon"]["top"] is None
+    before = match.state
+    (drawn,) = match.run(0, DrawTalon(True))  # keeps the top card, discards the next
+    assert drawn == TalonDrawn(0, deck[10], deck[11])
+    assert "kept" not in redact_event(before, drawn, 1)
+    assert redact_event(before, drawn, 0)["kept"] == deck[10]
+    (drawn,) = match.run(1, DrawTalon(False))  # discards the top card, keeps the next
+    assert drawn == TalonDrawn(1, deck[13], deck[12])
+    assert match.state.hands == (mask(deck[3:5] + deck[10:11]), mask(deck[7:10] + deck[13:14]))
+    while match.state.phase == "drawing":
+        match.run(match.state.turn, DrawTalon(True))
+    state = match.state
+    assert [h.bit_count() for h in state.hands] == [13, 13]
+    assert state.phase == "playing" and state.turn == state.leader == 0
+    assert view_for(state, 0)["talon"]["left"] == 0
+
+
 def test_three_players_17_cards_each_without_the_2_of_clubs() -> None:
     table = Match(Rules.from_dict({"players": 3}), 1)
     deck = list(derive_deck(SECRET, round_label(1)))
@@ -251,11 +292,13 @@ def test_three_players_a_6_6_5_split_ends_the_round_without_a_winner() -> None:
 # -- random matches against the reference -----------------------------------------------------
 
 
-def random_variant_rules(rng: random.Random, players: int) -> Rules:
+def random_variant_rules(rng: random.Random, players: int, game: str | None = None) -> Rules:
     data: dict[str, Any] = {"players": players, "target": rng.choice((7, 10, "2x7")),
                             "must_trump": rng.random() < 0.3, "satat": rng.random() < 0.3}
     if players == 2:
-        data["deal"] = rng.choice(("5-4-4", "5-3-3-2"))
+        data["two_player"] = game or rng.choice(("simple", "talon"))
+        if data["two_player"] == "simple":
+            data["deal"] = rng.choice(("5-4-4", "5-3-3-2"))
         extra = rng.choice((None, None, "bavney", "double_sar"))
         if extra:
             data[extra] = True
@@ -263,10 +306,10 @@ def random_variant_rules(rng: random.Random, players: int) -> Rules:
 
 
 class Driver:
-    def __init__(self, seed: int, players: int, *, views: bool) -> None:
+    def __init__(self, seed: int, players: int, *, views: bool, game: str | None = None) -> None:
         self.rng = random.Random(seed)
         self.secret = f"{seed:064x}"
-        self.rules = random_variant_rules(self.rng, players)
+        self.rules = random_variant_rules(self.rng, players, game)
         self.first_hakem = self.rng.choice((None, None, *range(players)))
         self.ref = RefVariant(self.rules, self.first_hakem)
         self.state = State()
@@ -275,6 +318,8 @@ class Driver:
         self.views = views
         self.played = 0
         self.unused = 0
+        self.seen = [0] * players
+        """The talon game: the cards each seat discarded or drew (from the events)."""
 
     def apply(self, seat: int | None, command: Command) -> tuple[Event, ...]:
         before = self.state.snapshot()
@@ -297,12 +342,21 @@ class Driver:
             dealt = variant_deal(event.deck, event.hakem, n, after.rules.deal)
             removed = mask([NAMES[c] for c in after.rules.variant.removed])
             self.unused = FULL & ~mask(set().union(*dealt)) & ~removed
+            if not after.rules.variant.unused:  # the talon is drawn: checked by ``bad`` below
+                self.unused = 0
+            self.seen = [0] * n
         elif isinstance(event, CardPlayed):
             self.played |= 1 << NAMES.index(event.card)
+        elif isinstance(event, CardsDiscarded):
+            self.seen[event.seat] |= mask(event.cards)
+        elif isinstance(event, TalonDrawn):
+            self.seen[event.seat] |= mask([event.kept, event.discarded])
         if not self.views or after.phase == "match_over":
             return
         for seat in (*range(after.rules.players), None):
-            own = after.hands[seat] if seat is not None else 0
+            own = after.hands[seat] | self.seen[seat] if seat is not None else 0
+            if after.phase == "drawing" and seat == after.turn:  # it looks at the top card
+                own |= 1 << after.deal.deck[after.deal.talon]
             bad = set(names_of_mask(FULL & ~own & ~self.played))
             view = view_for(after, seat, len(self.log))
             assert not cards_in(view, skip=("draw", "removed")) & bad, (seat, event)
@@ -359,6 +413,8 @@ class Driver:
         suit = "SHDC"[self.rng.randrange(4)]
         self.apply(ref.hakem, ChooseTrump(suit))
         ref.choose_trump(suit)
+        if rules.deal == "talon":
+            self.talon()
         hands = self.state.hands
         size = rules.variant.hand_size
         assert [h.bit_count() for h in hands] == [size] * n
@@ -382,6 +438,47 @@ class Driver:
         assert state.match.next_hakem == ref.next_hakem
         assert replay(self.log) == state
         ref.result = None
+
+    def talon(self) -> None:
+        """The talon game's discards and draws, random, each checked against the reference;
+        then both hold 13 and every other card is discarded."""
+        ref, rng = self.ref, self.rng
+        assert self.state.phase == "discarding"
+        assert [h.bit_count() for h in self.state.hands] == [5, 5]
+        for seat in (ref.hakem, 1 - ref.hakem):
+            count = 3 if seat == ref.hakem else 2
+            hand = sorted(ref.hands[seat], key=lambda c: NAMES.index(c))
+            assert view_for(self.state, seat)["legal"] == names_of_mask(mask(hand))
+            assert view_for(self.state, seat)["talon"]["discard"] == count
+            self.refused(1 - seat, Discard(tuple(hand[:2])), "not_your_turn")
+            self.refused(seat, Discard(tuple(hand[:count - 1])), "bad_request")
+            self.refused(seat, Discard((hand[0],) * count), "bad_request")
+            outside = next(c for c in NAMES if c not in ref.hands[seat])
+            self.refused(seat, Discard((outside, *hand[:count - 1])), "illegal_card")
+            self.refused(seat, PlayCard(hand[0]), "wrong_phase")
+            self.refused(seat, DrawTalon(True), "wrong_phase")
+            cards = rng.sample(hand, count)
+            assert list(self.apply(seat, Discard(tuple(cards)))) == ref.discard(seat, cards)
+        while ref.top < 52:
+            seat = ref.turn
+            assert seat is not None and self.state.phase == "drawing"
+            view = view_for(self.state, seat)
+            assert view["legal"] == ["keep", "discard"]
+            assert view["talon"]["top"] == ref.deck[ref.top]
+            assert view["talon"]["left"] == 52 - ref.top
+            assert view_for(self.state, 1 - seat)["talon"]["top"] is None
+            self.refused(1 - seat, DrawTalon(True), "not_your_turn")
+            self.refused(seat, DrawTalon(1), "bad_request")  # type: ignore[arg-type]
+            keep = rng.random() < 0.5
+            assert list(self.apply(seat, DrawTalon(keep))) == ref.draw(seat, keep)
+            assert list(self.state.hands) == [mask(h) for h in ref.hands]
+        state = self.state
+        assert state.phase == "playing" and state.turn == state.leader == ref.hakem
+        assert list(state.deal.discards) == [mask(d) for d in ref.discards]
+        counts = [d.bit_count() for d in state.deal.discards]
+        assert (counts[ref.hakem], counts[1 - ref.hakem]) == (14, 12)  # 3 + 11, 2 + 10
+        assert state.hands[0] | state.hands[1] | mask(set().union(*ref.discards)) == FULL
+        assert list(state.deal.dealt) == list(state.hands)
 
     def step(self) -> None:
         ref, state = self.ref, self.state
@@ -419,11 +516,12 @@ def test_random_matches_follow_the_reference(players: int, seed: int) -> None:
     Driver(seed * 7 + players, players, views=seed < 8).run()
 
 
-@pytest.mark.parametrize("players", [2, 3])
-def test_replay_equals_live_at_every_version_and_views_catch_up(players: int) -> None:
+@pytest.mark.parametrize(("players", "game"), [(2, "simple"), (2, "talon"), (3, None)])
+def test_replay_equals_live_at_every_version_and_views_catch_up(players: int,
+                                                                game: str | None) -> None:
     """Any prefix of the log replays to the state live play had there, so a view rebuilt from
     the records (``since`` catch-up, a restarted process) is the view sent live."""
-    driver = Driver(1000 + players, players, views=False)
+    driver = Driver(1000 + players, players, views=False, game=game)
     driver.run()
     rng = random.Random(players)
     for i in sorted(rng.sample(range(1, len(driver.log) + 1), 60)):

@@ -7,11 +7,14 @@ three-player round without a winner, and the winner of a round becomes Hakem."""
 from __future__ import annotations
 
 from engine import Rules
-from engine.events import CardPlayed, Event, HakemDrawn, RoundEnded, TrickWon
+from engine.events import (
+    CardPlayed, CardsDiscarded, Event, HakemDrawn, RoundEnded, TalonDrawn, TrickWon,
+)
 
-from .reference import RANKS, RefMatch, mask
+from .reference import ORDER, RANKS, RefMatch, mask
 
-PACKETS = {"5-4-4": [5, 4, 4], "5-3-3-2": [5, 3, 3, 2], "5-4-4-4": [5, 4, 4, 4]}
+PACKETS = {"5-4-4": [5, 4, 4], "5-3-3-2": [5, 3, 3, 2], "5-4-4-4": [5, 4, 4, 4], "talon": [5]}
+"""Packet sizes dealt to every seat in turn (the talon game: five each, the rest is the talon)."""
 REMOVED = {3: {"2C"}}
 """Cards out of play by number of players."""
 
@@ -28,11 +31,11 @@ def variant_deal(deck: tuple[str, ...], hakem: int, players: int, deal: str) -> 
     return hands
 
 
-def variant_draw(deck: tuple[str, ...], players: int) -> HakemDrawn:
+def variant_draw(deck: tuple[str, ...], players: int, high_card: bool) -> HakemDrawn:
     """Two players (simple): a card to each until the ranks differ, the higher is Hakem.
-    Three: cards in turn until the first ace."""
+    Three, and the talon game: cards in turn until the first ace."""
     draw: list[tuple[int, str]] = []
-    if players == 2:
+    if high_card:
         for i in range(0, 52, 2):
             a, b = deck[i], deck[i + 1]
             draw += [(0, a), (1, b)]
@@ -55,9 +58,10 @@ class RefVariant(RefMatch):
         self.score = [0] * self.n
         self.sets = [0] * self.n
         self.players = [f"p{i}" for i in range(self.n)]
+        self.talon = rules.deal == "talon"
 
     def drawn(self, deck: tuple[str, ...]) -> HakemDrawn:
-        event = variant_draw(deck, self.n)
+        event = variant_draw(deck, self.n, self.n == 2 and not self.talon)
         self.next_hakem = event.hakem
         return event
 
@@ -72,6 +76,39 @@ class RefVariant(RefMatch):
         self.hands = [set(five) if s == self.hakem else set() for s in range(n)]
         self.masks = [mask(h) for h in self.hands]
         self.tricks = [0] * n
+        self.discards: list[set[str]] = [set() for _ in range(n)]
+        self.top = 0  # the talon's top card in the deck (the talon game, once discarded)
+
+    # -- the talon game (001, docs/rules-decisions.md) ---------------------------------------
+
+    def discard(self, seat: int, cards: list[str]) -> list[Event]:
+        """The Hakem lays 3 aside, then the other player 2; then the Hakem draws first."""
+        assert seat == self.turn and set(cards) <= self.hands[seat]
+        assert len(set(cards)) == (3 if seat == self.hakem else 2)
+        self.hands[seat] -= set(cards)
+        self.discards[seat] |= set(cards)
+        if seat == self.hakem:
+            self.turn = 1 - seat
+        else:
+            self.turn, self.top = self.hakem, 10
+        self.masks = [mask(h) for h in self.hands]
+        return [CardsDiscarded(seat, tuple(sorted(cards, key=ORDER.__getitem__)))]
+
+    def draw(self, seat: int, keep: bool) -> list[Event]:
+        """Look at the top card: keep it and discard the next, or discard it and keep the
+        next; turns alternate until the talon is empty, and the Hakem leads."""
+        assert seat == self.turn
+        first, second = self.deck[self.top], self.deck[self.top + 1]
+        kept, gone = (first, second) if keep else (second, first)
+        self.hands[seat].add(kept)
+        self.discards[seat].add(gone)
+        self.top += 2
+        self.turn = self.hakem if self.top == 52 else 1 - seat
+        self.masks = [mask(h) for h in self.hands]
+        self._legal = None
+        if self.top == 52:
+            self.full = [set(h) for h in self.hands]
+        return [TalonDrawn(seat, kept, gone)]
 
     def play(self, seat: int, card: str) -> list[Event]:
         assert self.code_for(seat, card) is None
