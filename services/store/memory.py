@@ -148,6 +148,7 @@ class MemoryFollower:
     def __init__(self, store: MemoryStore) -> None:
         self.store = store
         self.positions: dict[str, int] = {}
+        self.commands = 0  # (no store to send commands to)
         self._loop = asyncio.get_running_loop()
         self._event = asyncio.Event()
         store._listeners.append(self._wake)

@@ -124,7 +124,10 @@ class Follower(Protocol):
     position, in order, and the position moves past them.  Nothing appended while a match is
     followed is ever skipped, whatever happens to the connections in between (a follower that
     loses its connection reads from its positions again once it has a new one).  One follower
-    serves one asyncio event loop."""
+    serves one asyncio event loop.  ``commands`` counts the commands it has sent to the store
+    (its cost: an idle follower's must not grow with the matches it follows)."""
+
+    commands: int
 
     def follow(self, match_id: str, after: int) -> None: ...
 

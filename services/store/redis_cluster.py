@@ -40,6 +40,12 @@ from .replicas import AsyncAcked
 log = logging.getLogger("hokm.store")
 QUIET_S = 15.0
 """A feed with no message for this long is asked a PING (see ``ShardedFollower._listen``)."""
+READ_CHUNK = 500
+"""Matches read in one cluster pipeline by the follower."""
+READ_COUNT = 1000
+"""Records read of one match at a time (more are read on the next pass)."""
+FIRST_RETRY_S, MAX_RETRY_S = 0.1, 2.0
+"""After reads that failed, the follower waits this long (doubling) before it reads again."""
 
 UNAVAILABLE = (redis.ConnectionError, redis.TimeoutError, OSError,
                redis.exceptions.ClusterError)
@@ -179,6 +185,7 @@ class ShardedFollower:
         """Match id -> the node name of its subscription (confirmed or under way)."""
         self._tasks: set[asyncio.Task[Any]] = set()
         self._options: dict[str, Any] = {}
+        self._delay = FIRST_RETRY_S
 
     # -- the port ----------------------------------------------------------------------------
 
@@ -208,8 +215,7 @@ class ShardedFollower:
                 await self._event.wait()
                 continue
             self.commands += len(dirty)
-            results = await asyncio.gather(*(self._read(m) for m in dirty),
-                                           return_exceptions=True)
+            results = await self._read_all(dirty)
             batch: list[tuple[str, Entries]] = []
             failed = False
             for match_id, result in zip(dirty, results, strict=True):
@@ -225,9 +231,16 @@ class ShardedFollower:
                         self.positions[match_id] = entries[-1][0]
                         batch.append((match_id, entries))
             if batch:
+                if not failed:
+                    self._delay = FIRST_RETRY_S
                 return batch
             if failed:
-                log.warning("a follower's reads failed; reading again from its positions")
+                log.warning("a follower's reads failed; reading again from its positions in "
+                            "%.1f s", self._delay)
+                await asyncio.sleep(self._delay)  # (a failing node is not asked in a loop)
+                self._delay = min(self._delay * 2, MAX_RETRY_S)
+            else:
+                self._delay = FIRST_RETRY_S
                 await asyncio.sleep(0.5)
 
     async def close(self) -> None:
@@ -245,13 +258,32 @@ class ShardedFollower:
 
     # -- reading -----------------------------------------------------------------------------
 
-    async def _read(self, match_id: str) -> Entries:
-        after = self.positions[match_id]
-        entries: Any = await self.cluster.xrange(keys.log(match_id), f"{after + 1}-0", "+",
-                                                 count=1000)
-        out = [(version_of(entry_id), fields[b"d"]) for entry_id, fields in entries]
-        if len(out) == 1000:
-            self._mark(match_id)  # more to come: read again
+    async def _read_all(self, matches: list[str]) -> list[Entries | BaseException]:
+        """The new records of ``matches``: one cluster pipeline per ``READ_CHUNK`` (a round
+        trip per node, however many matches woke at once) rather than a command each in
+        flight at the same time, which ran out of connections at a thousand matches."""
+        out: list[Entries | BaseException] = []
+        for start in range(0, len(matches), READ_CHUNK):
+            chunk = matches[start:start + READ_CHUNK]
+            pipe = self.cluster.pipeline(transaction=False)
+            for match_id in chunk:
+                pipe.xrange(keys.log(match_id), f"{self.positions[match_id] + 1}-0", "+",
+                            count=READ_COUNT)
+            try:
+                answers: list[Any] = await pipe.execute(raise_on_error=False)
+            except asyncio.CancelledError:
+                raise
+            except Exception as exc:  # the whole chunk failed (a node unreachable, say)
+                out.extend(exc for _ in chunk)
+                continue
+            for match_id, answer in zip(chunk, answers, strict=True):
+                if isinstance(answer, BaseException):
+                    out.append(answer)
+                    continue
+                entries = [(version_of(entry_id), fields[b"d"]) for entry_id, fields in answer]
+                if len(entries) == READ_COUNT:
+                    self._mark(match_id)  # more to come: read again
+                out.append(entries)
         return out
 
     def _mark(self, match_id: str) -> None:

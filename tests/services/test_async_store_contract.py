@@ -162,6 +162,40 @@ def test_a_follower_delivers_every_record_in_order_whoever_appends(make: Make) -
     run(main())
 
 
+def test_a_thousand_matches_woken_at_once_are_all_delivered_and_then_cost_nothing(
+        make: Make, caplog: pytest.LogCaptureFixture) -> None:
+    """A gateway starts following many matches at once (a restart, a rush): every one's records
+    arrive, and once delivered an idle follower sends no more commands (on the cluster, a read
+    of each match in flight at once ran out of connections and retried in a loop)."""
+    async def main() -> None:
+        store = make()
+        matches = [mid() for _ in range(1000)]
+        await asyncio.gather(*(store.append(m, 1, b"one") for m in matches))
+        follower = store.follower()
+        for m in matches:
+            follower.follow(m, 0)
+        seen: dict[str, Entries] = {}
+        await _collect(follower, dict.fromkeys(matches, 1), seen, timeout=60)
+        assert all(seen[m] == [(1, b"one")] for m in matches)
+        # then idle: once its subscriptions have settled (each is read once more when it
+        # holds), a waiting follower sends at most a blocking read or a PING a second
+        waiting = asyncio.ensure_future(follower.next_batch())
+        deadline = asyncio.get_running_loop().time() + 20
+        while True:
+            before = follower.commands
+            await asyncio.sleep(1.0)
+            if follower.commands - before <= 2:
+                break
+            assert asyncio.get_running_loop().time() < deadline, follower.commands - before
+        assert not waiting.done()  # nothing new was delivered
+        waiting.cancel()
+        assert not [r.message for r in caplog.records if "failed" in r.message]
+        await follower.close()
+        await store.close()
+
+    run(main())
+
+
 def test_matches_join_and_leave_a_follower_while_it_follows(make: Make) -> None:
     async def main() -> None:
         store = make()
