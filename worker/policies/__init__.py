@@ -14,8 +14,8 @@ Levels (measured with ``hokm arena``; see ``bench/bots_arena/README.md``):
   opponents in every sampled deal, playing for points and the match (``points.py``) when the
   round is not at stake; budgeted for a p95 well under 100 ms of CPU a decision with the
   compiled hot modules;
-* ``expert``: the same search with about three times the budget (``EXPERT``): twice the deals,
-  a longer chain between them; budgeted for a p95 well under 1 s of CPU a decision.
+* ``expert``: the same search with about four times the CPU (``EXPERT``): twice the deals, a
+  chain walking 20 steps between them under a sharper model; a p95 well under 1 s of CPU.
 """
 
 from __future__ import annotations
@@ -32,8 +32,8 @@ from .search import SearchConfig, SearchPolicy
 HARD = SearchConfig(chain_thin=3, miss=0.05, partner_miss=0.5, points=True)
 """The ``hard`` level's search: the defaults of :class:`SearchConfig` with the deals drawn from
 a Metropolis chain under a sharper behaviour model, playing for points."""
-EXPERT = SearchConfig(samples=256, min_samples=16, work=400000, chain_thin=8, chain_burn=100,
-                      miss=0.03, partner_miss=0.5, points=True)
+EXPERT = SearchConfig(samples=256, min_samples=16, work=2000000, chain_thin=20, chain_burn=300,
+                      miss=0.01, partner_miss=0.5, points=True)
 """The ``expert`` level's search."""
 MEDIUM = SearchConfig(samples=12, min_samples=6, batch=6, work=6000, infer=False, solver_cards=3,
                       response_cards=0)

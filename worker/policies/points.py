@@ -6,7 +6,7 @@ kot as the Hakem's side: 2 points; a Hakem koti as the defenders: 3), it loses (
 score: a round that decides the match is worth the same however it is won.  ``utilities`` values
 each outcome by the side's chance of winning the match from the score it leaves, under a simple
 model of rounds (``RoundModel``: how often the Hakem's side wins, and how often by a sweep,
-measured in the arena between heuristic sides), and the Hakem role passing as the rules say (the
+rough figures of the arena), and the Hakem role passing as the rules say (the
 winning side holds or takes it).  Only public facts are read: the score, the target and who is
 Hakem, which every player at the table sees.
 
@@ -33,7 +33,8 @@ class RoundModel:
 
 
 MODEL = RoundModel()
-"""Measured between heuristic sides (``hokm arena heuristic heuristic``)."""
+"""Rough figures of the arena (``bench/bots_arena/README.md``): the heuristic's side wins about
+0.62 of its rounds as Hakem, about 0.03 by a kot, and the defenders about 0.01 by a Hakem koti."""
 
 
 @lru_cache(maxsize=4096)
