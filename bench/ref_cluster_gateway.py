@@ -46,7 +46,14 @@ async def fan_out(group: int) -> None:
             wake.clear()
             await wake.wait()
             continue
-        for key, entries in await redis.xread(dict(streams), block=1000, count=100) or []:
+        try:
+            found = await redis.xread(dict(streams), block=1000, count=100) or []
+        except Exception as exc:  # (a pool momentarily full, say): read again, never die
+            print(f"ref_cluster_gateway: a read failed ({type(exc).__name__}); again",
+                  flush=True)
+            await asyncio.sleep(0.01)
+            continue
+        for key, entries in found:
             stream = key.decode()
             for entry_id, fields in entries:
                 streams[stream] = entry_id
