@@ -29,7 +29,7 @@ import redis
 
 from . import keys
 from .port import Entries, StoreUnavailable
-from .redis_streams import version_of
+from .redis_streams import id_range, payloads_of, version_of
 
 log = logging.getLogger("hokm.store")
 BLOCK_S = 5
@@ -53,14 +53,13 @@ class AsyncRedisStore:
 
     async def read_raw(self, match_id: str, after: int = 0, upto: int | None = None
                        ) -> Entries:
-        if upto is not None and upto <= after:
+        bounds = id_range(after, upto)
+        if bounds is None:
             return []
-        end = "+" if upto is None else f"{upto}-0"
         try:
-            entries: Any = await self.client.xrange(keys.log(match_id), f"{after + 1}-0", end)
+            return payloads_of(await self.client.xrange(keys.log(match_id), *bounds))
         except (redis.ConnectionError, redis.TimeoutError, OSError) as exc:
             raise StoreUnavailable(str(exc)) from exc
-        return [(version_of(entry_id), fields[b"d"]) for entry_id, fields in entries]
 
     def follower(self) -> StreamsFollower:
         return StreamsFollower(self.client)

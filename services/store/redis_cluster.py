@@ -34,7 +34,7 @@ from . import keys
 from .port import Entries, StoreUnavailable
 from .redis_async import REFUSED
 from .scripts import APPEND
-from .redis_streams import version_of
+from .redis_streams import first_id, id_range, payloads_of
 from .replicas import AsyncAcked
 
 log = logging.getLogger("hokm.store")
@@ -109,14 +109,13 @@ class AsyncClusterStore:
 
     async def read_raw(self, match_id: str, after: int = 0, upto: int | None = None
                        ) -> Entries:
-        if upto is not None and upto <= after:
+        bounds = id_range(after, upto)
+        if bounds is None:
             return []
-        end = "+" if upto is None else f"{upto}-0"
         try:
-            entries: Any = await self.cluster.xrange(keys.log(match_id), f"{after + 1}-0", end)
+            return payloads_of(await self.cluster.xrange(keys.log(match_id), *bounds))
         except UNAVAILABLE as exc:
             raise StoreUnavailable(str(exc)) from exc
-        return [(version_of(entry_id), fields[b"d"]) for entry_id, fields in entries]
 
     def follower(self) -> ShardedFollower:
         return ShardedFollower(self.cluster)
@@ -267,7 +266,7 @@ class ShardedFollower:
             chunk = matches[start:start + READ_CHUNK]
             pipe = self.cluster.pipeline(transaction=False)
             for match_id in chunk:
-                pipe.xrange(keys.log(match_id), f"{self.positions[match_id] + 1}-0", "+",
+                pipe.xrange(keys.log(match_id), first_id(self.positions[match_id]), "+",
                             count=READ_COUNT)
             try:
                 answers: list[Any] = await pipe.execute(raise_on_error=False)
@@ -280,7 +279,7 @@ class ShardedFollower:
                 if isinstance(answer, BaseException):
                     out.append(answer)
                     continue
-                entries = [(version_of(entry_id), fields[b"d"]) for entry_id, fields in answer]
+                entries = payloads_of(answer)
                 if len(entries) == READ_COUNT:
                     self._mark(match_id)  # more to come: read again
                 out.append(entries)

@@ -39,6 +39,24 @@ def version_of(entry_id: bytes | str) -> int:
     return int(text.split("-", 1)[0])
 
 
+def first_id(after: int) -> str:
+    """The entry id of the version after ``after`` (``XRANGE``'s start)."""
+    return f"{after + 1}-0"
+
+
+def id_range(after: int, upto: int | None) -> tuple[str, str] | None:
+    """The ``XRANGE`` bounds of the versions after ``after`` up to ``upto`` (None: the end);
+    None when that range is empty."""
+    if upto is not None and upto <= after:
+        return None
+    return first_id(after), "+" if upto is None else f"{upto}-0"
+
+
+def payloads_of(entries: Any) -> list[tuple[int, bytes]]:
+    """(version, payload) of parsed ``XRANGE`` entries."""
+    return [(version_of(entry_id), fields[b"d"]) for entry_id, fields in entries]
+
+
 class RedisStore:
     """The event store on a ``redis.Redis`` client (real Redis or fakeredis)."""
 
@@ -87,25 +105,24 @@ class RedisStore:
         return [decode(version_of(entry_id), fields[b"d"]) for entry_id, fields in entries]
 
     def read(self, match_id: str, after: int = 0, upto: int | None = None) -> list[Record]:
-        end = "+" if upto is None else f"{upto}-0"
-        if upto is not None and upto <= after:
+        bounds = id_range(after, upto)
+        if bounds is None:
             return []
         try:
-            entries: Any = self.client.xrange(keys.log(match_id), f"{after + 1}-0", end)
+            entries: Any = self.client.xrange(keys.log(match_id), *bounds)
         except (redis.ConnectionError, redis.TimeoutError) as exc:
             raise StoreUnavailable(str(exc)) from exc
         return self._decode_entries(entries)
 
     def read_raw(self, match_id: str, after: int = 0, upto: int | None = None
                  ) -> list[tuple[int, bytes]]:
-        end = "+" if upto is None else f"{upto}-0"
-        if upto is not None and upto <= after:
+        bounds = id_range(after, upto)
+        if bounds is None:
             return []
         try:
             if self._raw is None:
-                parsed: Any = self.client.xrange(keys.log(match_id), f"{after + 1}-0", end)
-                return [(version_of(entry_id), fields[b"d"]) for entry_id, fields in parsed]
-            entries: Any = self._raw.xrange(keys.log(match_id), f"{after + 1}-0", end)
+                return payloads_of(self.client.xrange(keys.log(match_id), *bounds))
+            entries: Any = self._raw.xrange(keys.log(match_id), *bounds)
         except (redis.ConnectionError, redis.TimeoutError) as exc:
             raise StoreUnavailable(str(exc)) from exc
         # each entry is [id, [b"d", payload]] (one field per entry, see the module docstring)
