@@ -154,12 +154,7 @@ EVENT_TYPES: dict[str, type] = {
     cls.TYPE: cls
     for cls in (
         MatchCreated, SeatTaken, SeatLeft, HakemDrawn, RoundStarted, TrumpChosen, CardPlayed,
-        TrickWon, RoundEnded, SetWon, MatchEnded, SecretRevealed,
+        TrickWon, RoundEnded, SetWon, MatchEnded, SecretRevealed, CardsDiscarded, TalonDrawn,
     )
 }
 """Tag -> event class, for codecs."""
-
-TALON_EVENT_TYPES: dict[str, type] = {cls.TYPE: cls for cls in (CardsDiscarded, TalonDrawn)}
-"""The talon game's events.  Not yet in ``EVENT_TYPES``, the types the store's codec encodes:
-they get their codec tags together with golden records (tests/services/golden/) in the piece of
-issue 13 that opens talon rooms; until then the engine plays the game in memory only."""

@@ -9,7 +9,7 @@ from __future__ import annotations
 from dataclasses import fields
 from typing import Any
 
-from .events import EVENT_TYPES, TALON_EVENT_TYPES, Event
+from .events import EVENT_TYPES, Event
 from .rules import Rules
 
 
@@ -27,7 +27,7 @@ def _tuple(value: Any) -> Any:
     return value
 
 
-_TYPES = {**EVENT_TYPES, **TALON_EVENT_TYPES}
+_TYPES = EVENT_TYPES
 _FIELDS: dict[type, tuple[str, ...]] = {
     cls: tuple(f.name for f in fields(cls)) for cls in _TYPES.values()
 }

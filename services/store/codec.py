@@ -4,7 +4,8 @@ A record is encoded as the msgpack array
 ``[SCHEMA, prev, actor, command_id, time_s, [[tag, field1, field2, ...], ...]]``
 where ``tag`` is a small stable integer per event type (``TAGS``) and the fields follow the event
 dataclass's field order (``Rules`` as its plain dict).  Cards are stored as their index in
-``engine.cards.NAMES`` (a deck as 52 bytes) and time to the second.  The two commonest records
+``engine.cards.NAMES`` (a deck as 52 bytes, the talon game's discards as one byte a card) and
+time to the second.  The two commonest records
 (a card played by the record's actor, alone or completing a trick) are one small integer in
 place of the list of rows (see ``_rows``).  Arrays, small integers and
 bytes rather than maps and names keep a finished match small in Redis (``bench/store.py``).
@@ -36,7 +37,7 @@ tamper-evident log, not a signature (anyone able to rewrite every later entry ca
 TAGS: dict[str, int] = {
     "match_created": 1, "seat_taken": 2, "seat_left": 3, "hakem_drawn": 4, "round_started": 5,
     "trump_chosen": 6, "card_played": 7, "trick_won": 8, "round_ended": 9, "set_won": 10,
-    "match_ended": 11, "secret_revealed": 12,
+    "match_ended": 11, "secret_revealed": 12, "cards_discarded": 13, "talon_drawn": 14,
 }
 """Stable forever: a tag, once used, never changes meaning (new events get new numbers)."""
 _BY_TAG: dict[int, type] = {tag: EVENT_TYPES[name] for name, tag in TAGS.items()}
@@ -48,6 +49,8 @@ _CARD_PLAYED = EVENT_TYPES["card_played"]
 _ROUND_STARTED = EVENT_TYPES["round_started"]
 _HAKEM_DRAWN = EVENT_TYPES["hakem_drawn"]
 _MATCH_CREATED = EVENT_TYPES["match_created"]
+_CARDS_DISCARDED = EVENT_TYPES["cards_discarded"]
+_TALON_DRAWN = EVENT_TYPES["talon_drawn"]
 
 
 S = TypeVar("S")
@@ -70,6 +73,10 @@ def _event_row(event: Event) -> list[Any]:
             value = bytes(CARD_INDEX[c] for c in value)
         elif cls is _HAKEM_DRAWN and name == "draw":
             value = [[seat, CARD_INDEX[card]] for seat, card in value]
+        elif cls is _CARDS_DISCARDED and name == "cards":
+            value = bytes(CARD_INDEX[c] for c in value)
+        elif cls is _TALON_DRAWN and name in ("kept", "discarded"):
+            value = CARD_INDEX[value]
         row.append(value)
     return row
 
@@ -85,6 +92,10 @@ def _event_of(row: Any) -> Event:
         values[0] = tuple((seat, NAMES[card]) for seat, card in values[0])
     elif cls is _MATCH_CREATED:
         values[1] = Rules.from_dict(values[1])
+    elif cls is _CARDS_DISCARDED:
+        values[1] = tuple(NAMES[c] for c in values[1])
+    elif cls is _TALON_DRAWN:
+        values[1], values[2] = NAMES[values[1]], NAMES[values[2]]
     event: Event = cls(*values)
     return event
 

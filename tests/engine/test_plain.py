@@ -11,8 +11,8 @@ from hypothesis import strategies as st
 
 from engine import EVENT_TYPES, NAMES, Event, Rules, from_plain, to_plain
 from engine.events import (
-    CardPlayed, HakemDrawn, MatchCreated, MatchEnded, RoundEnded, RoundStarted, SecretRevealed,
-    SeatLeft, SeatTaken, SetWon, TrickWon, TrumpChosen,
+    CardPlayed, CardsDiscarded, HakemDrawn, MatchCreated, MatchEnded, RoundEnded, RoundStarted,
+    SecretRevealed, SeatLeft, SeatTaken, SetWon, TalonDrawn, TrickWon, TrumpChosen,
 )
 
 from .playout import play_match
@@ -38,6 +38,8 @@ EXAMPLES: list[Event] = [
     SetWon(1),
     MatchEnded(0, (8, 1)),
     SecretRevealed("5e" * 32),
+    CardsDiscarded(0, ("2C", "3D", "AS")),
+    TalonDrawn(1, "QS", "5D"),
 ]
 
 

@@ -11,8 +11,8 @@ from hypothesis import strategies as st
 
 from engine import NAMES, Rules
 from engine.events import (
-    EVENT_TYPES, CardPlayed, HakemDrawn, MatchCreated, MatchEnded, RoundEnded, RoundStarted,
-    SecretRevealed, SeatLeft, SeatTaken, SetWon, TrickWon, TrumpChosen,
+    EVENT_TYPES, CardPlayed, CardsDiscarded, HakemDrawn, MatchCreated, MatchEnded, RoundEnded,
+    RoundStarted, SecretRevealed, SeatLeft, SeatTaken, SetWon, TalonDrawn, TrickWon, TrumpChosen,
 )
 from services.store.codec import TAGS, CorruptRecord, decode, encode, sealed
 from services.store.port import Record
@@ -34,6 +34,9 @@ SAMPLES = [
     SetWon(0),
     MatchEnded(0, (8, 3)),
     SecretRevealed("ab" * 32),
+    CardsDiscarded(0, ("2C", "3D", "AS")),
+    CardsDiscarded(1, ("KH", "TC")),
+    TalonDrawn(1, "QS", "5D"),
 ]
 
 

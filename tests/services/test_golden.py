@@ -29,8 +29,8 @@ import pytest
 
 from engine import Event, Rules
 from engine.events import (
-    EVENT_TYPES, CardPlayed, HakemDrawn, MatchCreated, MatchEnded, RoundEnded, RoundStarted,
-    SecretRevealed, SeatLeft, SeatTaken, SetWon, TrickWon, TrumpChosen,
+    EVENT_TYPES, CardPlayed, CardsDiscarded, HakemDrawn, MatchCreated, MatchEnded, RoundEnded,
+    RoundStarted, SecretRevealed, SeatLeft, SeatTaken, SetWon, TalonDrawn, TrickWon, TrumpChosen,
 )
 from services.store.codec import apply_payloads, decode, decode_light, encode, sealed
 from services.store.port import Record
@@ -95,6 +95,23 @@ EXPECTED: list[Record] = [
     # a second creation form: other rules, a fixed first Hakem, time zero
     Record(19, (MatchCreated("a0", Rules(target=10, bavney=True), "0" * 64, 2),), None, None, 0,
            bytes.fromhex("77899afe5bbae333")),
+    # appended with the variants (issue 13): their rules, the talon game's two events (tags 13
+    # and 14), a three-player round nobody won
+    Record(20, (MatchCreated("t2", Rules(players=2, two_player="talon", deal="talon", target=10,
+                                         satat=True), COMMITMENT, None),),
+           None, None, T0 + 300_000, bytes.fromhex("7fb0a18289c9d268")),
+    Record(21, (CardsDiscarded(0, ("2C", "3D", "4H")),), 0, "dS-3x9Lq", T0 + 301_000,
+           bytes.fromhex("dbe25e82cdc048ff")),
+    Record(22, (CardsDiscarded(1, ("AS", "KH")),), 1, None, T0 + 302_000,
+           bytes.fromhex("38706ccbcc810aac")),
+    Record(23, (TalonDrawn(0, "QS", "5D"), TalonDrawn(1, "2H", "TC")), 1, "tD_0aA7z",
+           T0 + 303_000, bytes.fromhex("4b8a6ffbd44d2fe6")),
+    Record(24, (MatchCreated("s3", Rules(players=3, deal="5-4-4-4"), "1" * 64, 1),
+                MatchCreated("s2", Rules(players=2, two_player="simple"), "2" * 64, None)),
+           None, None, T0 + 304_000, bytes.fromhex("def8200635fa9db6")),
+    Record(25, (RoundEnded(None, 0, "no_winner", (6, 6, 5)),
+                RoundEnded(2, 1, "normal", (7, 4, 6))),
+           None, None, T0 + 305_000, bytes.fromhex("d986469246021772")),
 ]
 
 
@@ -113,7 +130,7 @@ STORED = _stored()
 
 
 def test_the_file_holds_one_record_per_expected_one() -> None:
-    assert [v for v, _ in STORED] == [r.version for r in EXPECTED] == list(range(1, 20))
+    assert [v for v, _ in STORED] == [r.version for r in EXPECTED] == list(range(1, 26))
 
 
 def test_every_event_type_and_record_shape_is_covered() -> None:

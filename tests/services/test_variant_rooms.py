@@ -26,19 +26,21 @@ def test_two_and_three_player_rooms_are_refused(kwargs: dict[str, Any]) -> None:
     assert service.create(name="A")["seat"] == 0  # four players still are
 
 
-@pytest.mark.parametrize("players", [2, 3])
-def test_a_variant_match_round_trips_through_the_codec(players: int) -> None:
-    """The store can already keep these matches: every event of a whole simple two-player or
-    three-player match (their rules, the high-card draw, a round without a winner) encodes and
-    decodes to itself, and the decoded records rebuild the same state.  (Not the talon game
-    yet: its events get codec tags with their golden records.)"""
+@pytest.mark.parametrize(("players", "game"), [(2, "simple"), (2, "talon"), (3, None)])
+def test_a_variant_match_round_trips_through_the_codec(players: int, game: str | None) -> None:
+    """The store keeps these matches: every event of a whole match of each variant (their
+    rules, the high-card draw, the talon game's discards and draws, a round without a winner)
+    encodes and decodes to itself, and the decoded records rebuild the same state."""
     from engine import State, evolve
+    from engine.events import CardsDiscarded, RoundEnded, TalonDrawn
     from services.store.codec import apply_payloads, decode, sealed
     from services.store.port import Record
     from tests.engine.test_variants import Driver
 
-    driver = Driver(77 + players, players, views=False, game="simple")
+    driver = Driver(77 + players, players, views=False, game=game)
     driver.run()
+    kinds = {type(e) for e in driver.log}
+    assert (CardsDiscarded in kinds and TalonDrawn in kinds) == (game == "talon")
     payloads = []
     for version, event in enumerate(driver.log, start=1):
         record, payload = sealed(Record(version, (event,), None, None, 0, b""))
@@ -46,7 +48,6 @@ def test_a_variant_match_round_trips_through_the_codec(players: int) -> None:
         payloads.append((version, payload))
     rebuilt = apply_payloads(payloads, State(), 0, evolve, {})
     assert rebuilt == driver.state
-    from engine.events import RoundEnded
 
     void = Record(1, (RoundEnded(None, 0, "no_winner", (6, 6, 5)),), 2, "c", 0, b"")
     assert decode(1, sealed(void)[1]).events == void.events
