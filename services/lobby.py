@@ -17,7 +17,7 @@ from typing import Any
 
 from engine import CreateMatch, LeaveSeat, Rules, State, TakeSeat, commitment_of
 from engine.decide import check_deck
-from engine.errors import BadRules, HokmError, InvalidCommand, MatchFull, MatchOver, SeatTaken
+from engine.errors import HokmError, InvalidCommand, MatchFull, MatchOver, SeatTaken
 from engine.state import MATCH_OVER
 
 from .bots import LEVELS
@@ -70,22 +70,23 @@ class Lobby:
         seats: Sequence[str] | None = None,
         rules: Any = None,
         name: str = "Player",
-        players: int = 4,
+        players: int | None = None,
         first_hakem: int | None = None,
         decks: Any = None,
         disconnect_timeout: float = 60,
         owner: str | None = None,
     ) -> dict[str, Any]:
         """Create a match; the caller takes the first human seat (with bots only, the caller
-        gets no seat and watches).  Returns match id, seat, token (secret, shown once) and
-        player id.  ``owner`` (the gateway's digest of the client's address) is held to the
-        ``Quotas``: ``rate_limited`` beyond them, with nothing stored."""
-        parsed = Rules.from_dict(rules if rules is not None else {"players": players})
-        if parsed.players != 4:
-            # The engine plays the two-player simple and the three-player games (issue 13), but
-            # the bots and the browser do not yet: rooms stay four-player until they do.
-            raise BadRules("the two- and three-player variants are not available yet")
-        if players != parsed.players:
+        gets no seat and watches).  ``players`` (2, 3 or 4) may be given here, in ``rules`` or
+        both (then they must agree; neither: 4); ``rules`` are validated by ``Rules.from_dict``,
+        which refuses a house rule the variant does not play.  Returns match id, seat, token
+        (secret, shown once) and player id.  ``owner`` (the gateway's digest of the client's
+        address) is held to the ``Quotas``: ``rate_limited`` beyond them, with nothing
+        stored."""
+        if isinstance(rules, dict) and players is not None and "players" not in rules:
+            rules = {**rules, "players": players}
+        parsed = Rules.from_dict(rules if rules is not None else {"players": players or 4})
+        if players is not None and players != parsed.players:
             raise InvalidCommand("players and rules.players disagree")
         layout = list(seats) if seats is not None else ["human"] * parsed.players
         if len(layout) != parsed.players:

@@ -29,7 +29,7 @@ from typing import Protocol
 
 from engine import Command, CreateMatch, State, pending_system_action
 from engine.errors import HokmError
-from engine.state import CHOOSING_TRUMP, MATCH_OVER, PLAYING
+from engine.state import CHOOSING_TRUMP, DISCARDING, DRAWING, MATCH_OVER, PLAYING
 
 from .cache import MatchCache
 from .errors import NotFound, StaleVersion
@@ -225,7 +225,7 @@ class MatchService(Lobby):
 
     def next_actor(self, state: State) -> int | None:
         """The seat whose decision the match waits for, if any."""
-        if state.phase in (CHOOSING_TRUMP, PLAYING):
+        if state.phase in (CHOOSING_TRUMP, DISCARDING, DRAWING, PLAYING):
             return state.turn
         return None
 

@@ -26,7 +26,7 @@ from typing import Any
 from starlette.concurrency import run_in_threadpool
 
 from engine import pending_system_action
-from engine.state import CHOOSING_TRUMP, PLAYING
+from engine.state import CHOOSING_TRUMP, DISCARDING, DRAWING, PLAYING
 from services.matches import MatchService
 from services.pipeline import CorruptLog, Loaded, fold_raw
 from services.runtime import Runtime
@@ -44,7 +44,7 @@ def bot_to_move(loaded: Loaded) -> bool:
     """Whether the match waits for a bot's decision (which some process must schedule)."""
     state = loaded.state
     seat = state.turn
-    if seat is None or state.phase not in (CHOOSING_TRUMP, PLAYING):
+    if seat is None or state.phase not in (CHOOSING_TRUMP, DISCARDING, DRAWING, PLAYING):
         return False
     occupant = state.match.seats[seat]
     return occupant is not None and occupant.bot is not None
