@@ -20,7 +20,7 @@ import asyncio
 import json
 import secrets
 import time
-from collections.abc import Awaitable
+from collections.abc import Awaitable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Generic, TypeVar
 
@@ -42,23 +42,50 @@ def command_id() -> str:
     return "c-" + secrets.token_hex(8)
 
 
-def command(kind: str, choice: str, version: int | None = None, cid: str | None = None
+Choice = str | Sequence[str]
+"""A decision: a card, a suit, ``keep`` / ``discard`` (the talon), or the cards to lay aside
+(the talon game's discard: a sequence of cards, or one string of them separated by spaces)."""
+
+
+def _cards(choice: Choice) -> list[str]:
+    return choice.split() if isinstance(choice, str) else list(choice)
+
+
+def command(kind: str, choice: Choice, version: int | None = None, cid: str | None = None
             ) -> JSON:
-    """The command object of ``docs/api.md``: ``kind`` is ``play`` (``choice`` a card) or
-    ``choose_trump`` (``choice`` a suit); ``version`` the version decided on (None: apply if
-    legal); ``cid`` the command id (a fresh one if None)."""
-    body: JSON = ({"type": "play", "card": choice} if kind == "play"
-                  else {"type": "choose_trump", "suit": choice})
+    """The command object of ``docs/api.md``: ``kind`` is ``play`` (``choice`` a card),
+    ``choose_trump`` (a suit), ``discard`` (the cards to lay aside, the talon game) or
+    ``draw_talon`` (``keep`` or ``discard`` the talon's top card); ``version`` the version
+    decided on (None: apply if legal); ``cid`` the command id (a fresh one if None)."""
+    body: JSON
+    if kind == "discard":
+        body = {"type": "discard", "cards": _cards(choice)}
+    elif not isinstance(choice, str):
+        raise ValueError(f"a {kind} command takes one choice, not a list")
+    elif kind == "play":
+        body = {"type": "play", "card": choice}
+    elif kind == "choose_trump":
+        body = {"type": "choose_trump", "suit": choice}
+    elif kind == "draw_talon":
+        body = {"type": "draw_talon", "choice": choice}
+    else:
+        raise ValueError(f"no such command: {kind!r}")
     if version is not None:
         body["version"] = version
     body["id"] = cid or command_id()
     return body
 
 
-def command_for(view: JSON, choice: str, cid: str | None = None) -> JSON:
-    """The command that makes ``choice`` (a suit while choosing trump, else a card) in the
-    situation of ``view``, at that view's version."""
-    kind = "choose_trump" if view.get("phase") == "choosing_trump" else "play"
+KIND_OF_PHASE = {"choosing_trump": "choose_trump", "discarding": "discard",
+                 "drawing": "draw_talon", "playing": "play"}
+"""The command that makes a decision in each phase that waits for one."""
+
+
+def command_for(view: JSON, choice: Choice, cid: str | None = None) -> JSON:
+    """The command that makes ``choice`` (a suit while choosing trump, the cards to lay aside
+    while discarding, ``keep`` or ``discard`` while drawing, else a card) in the situation of
+    ``view``, at that view's version."""
+    kind = KIND_OF_PHASE.get(str(view.get("phase")), "play")
     return command(kind, choice, view.get("version"), cid)
 
 

@@ -13,8 +13,9 @@ Contract:
 * Waiting never polls: :meth:`~AsyncSeat.turn` and :meth:`~AsyncSeat.wait` sleep until the
   socket delivers a view that satisfies them.
 * Commands (:meth:`~AsyncSeat.play`, :meth:`~AsyncSeat.choose_trump`,
-  :meth:`~AsyncSeat.decide`) go over HTTP with a command id, so their answer (or refusal, as
-  ``ApiError``) is definite and a retry is applied once; the answer's view becomes ``view``.
+  :meth:`~AsyncSeat.discard`, :meth:`~AsyncSeat.draw_talon`, :meth:`~AsyncSeat.decide`) go
+  over HTTP with a command id, so their answer (or refusal, as ``ApiError``) is definite and a
+  retry is applied once; the answer's view becomes ``view``.
 * A seat's ``view`` holds only what the server sent for its token: the library adds nothing.
 """
 
@@ -32,17 +33,19 @@ import websockets
 from websockets.asyncio.client import ClientConnection, connect
 
 from .errors import CLOSE_CODES, ApiError
-from .http import JSON, AsyncClient, command, command_for
+from .http import JSON, KIND_OF_PHASE, AsyncClient, Choice, command, command_for
 from .links import Link, parse_link
 
 log = logging.getLogger("hokmclient")
 FIRST_DELAY_S = 0.1
 MAX_DELAY_S = 5.0
-DECIDING = ("choosing_trump", "playing")
+DECIDING = tuple(KIND_OF_PHASE)
+"""The phases in which the match waits for a seat's decision."""
 
 
 def my_turn(view: JSON) -> bool:
-    """Does the match wait for this view's seat (a card to play or a trump to name)?"""
+    """Does the match wait for this view's seat (a card to play, a trump to name, or in the
+    talon game cards to lay aside or the talon's top card to keep or discard)?"""
     return view.get("seat") is not None and bool(view.get("legal")) and (
         view.get("phase") in DECIDING)
 
@@ -301,9 +304,19 @@ class AsyncSeat:
         """Name ``suit`` trump (the Hakem, seeing its five cards)."""
         return await self._send(command("choose_trump", suit, self._at(version)))
 
-    async def decide(self, choice: str, view: JSON | None = None) -> JSON:
+    async def discard(self, cards: Choice, version: int | None = None) -> JSON:
+        """The talon game: lay ``cards`` aside face down (the Hakem 3, the other 2)."""
+        return await self._send(command("discard", cards, self._at(version)))
+
+    async def draw_talon(self, choice: str, version: int | None = None) -> JSON:
+        """The talon game: ``keep`` the top card of the talon (and discard the next) or
+        ``discard`` it (and keep the next)."""
+        return await self._send(command("draw_talon", choice, self._at(version)))
+
+    async def decide(self, choice: Choice, view: JSON | None = None) -> JSON:
         """Make ``choice`` in the situation of ``view`` (default ``self.view``): a suit while
-        choosing trump, else a card; sent at that view's version."""
+        choosing trump, the cards to lay aside while discarding, ``keep`` or ``discard`` while
+        drawing, else a card; sent at that view's version."""
         at = view or self.view
         if at is None:
             raise ApiError("wrong_phase", "no view yet: start() the seat first")

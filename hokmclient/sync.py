@@ -14,7 +14,7 @@ import threading
 from collections.abc import Coroutine, Iterator
 from typing import Any, TypeVar
 
-from .http import JSON
+from .http import JSON, Choice
 from .seat import AsyncSeat, over
 
 T = TypeVar("T")
@@ -156,7 +156,13 @@ class Seat:
     def choose_trump(self, suit: str, version: int | None = None) -> JSON:
         return self._run(self.aseat.choose_trump(suit, version))
 
-    def decide(self, choice: str, view: JSON | None = None) -> JSON:
+    def discard(self, cards: Choice, version: int | None = None) -> JSON:
+        return self._run(self.aseat.discard(cards, version))
+
+    def draw_talon(self, choice: str, version: int | None = None) -> JSON:
+        return self._run(self.aseat.draw_talon(choice, version))
+
+    def decide(self, choice: Choice, view: JSON | None = None) -> JSON:
         return self._run(self.aseat.decide(choice, view))
 
     def send(self, body: JSON) -> None:

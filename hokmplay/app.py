@@ -2,12 +2,14 @@
 
 Contract: the screen is :func:`hokmplay.screen.render` of the seat's newest view, redrawn on
 every view the socket delivers.  At the seat's turn, ←/→ move among the legal choices (cards,
-or suits for the Hakem) and Enter makes the selected one; typing a card (``QH``, ``10d``,
-``q♥``) or a suit letter and Enter makes that one instead (Backspace and Escape edit what was
-typed).  A refused command shows the server's words and the player chooses again.  Ctrl+C
-(or Ctrl+Q) quits.  With a local bot the bot decides and the keys only quit.  The socket
-reconnects by itself (:class:`hokmclient.AsyncSeat`); the header shows whether it is
-connected.
+suits for the Hakem, keep or discard for the talon game's draw) and Enter makes the selected
+one; typing a card (``QH``, ``10d``, ``q♥``), a suit letter or ``K`` / ``D`` and Enter makes
+that one instead (Backspace and Escape edit what was typed).  The talon game's discard is
+several cards: Space (or a typed card and Enter) marks or unmarks one, and Enter lays the
+marked cards aside once there are as many as the view asks.  A refused command shows the
+server's words and the player chooses again.  Ctrl+C (or Ctrl+Q) quits.  With a local bot
+the bot decides and the keys only quit.  The socket reconnects by itself
+(:class:`hokmclient.AsyncSeat`); the header shows whether it is connected.
 """
 
 from __future__ import annotations
@@ -23,10 +25,10 @@ from prompt_toolkit.layout import Layout, Window
 from prompt_toolkit.layout.controls import FormattedTextControl
 from prompt_toolkit.styles import Style
 
-from hokmclient import ApiError, AsyncSeat, card_text, my_turn, parse_card, parse_suit
+from hokmclient import ApiError, AsyncSeat, Choice, card_text, my_turn, parse_card, parse_suit
 
 from .bot import LocalBot
-from .screen import Cursor, render
+from .screen import Cursor, render, to_discard
 
 STYLE = Style.from_dict({
     "title": "bold",
@@ -39,6 +41,7 @@ STYLE = Style.from_dict({
     "trump": "bold ansiyellow",
     "ok": "ansigreen",
     "msg": "bold ansimagenta",
+    "mark": "underline bold ansicyan",
 })
 
 REFUSED_AGAIN = {"stale_version": "The table moved on before your choice arrived: choose again.",
@@ -76,6 +79,10 @@ class PlayApp:
                         if self._legal else None)
                 self.cursor.selected = legal.index(kept) if kept in legal else 0
                 self._legal = legal
+            if view.get("phase") != "discarding":
+                self.cursor.marked = []
+            else:
+                self.cursor.marked = [c for c in self.cursor.marked if c in legal]
         out: StyleAndTextTuples = []
         for line in render(view, self.cursor):
             out.extend(line)
@@ -119,6 +126,13 @@ class PlayApp:
         def _enter(event: KeyPressEvent) -> None:
             self._submit()
 
+        @kb.add("space")
+        def _mark(event: KeyPressEvent) -> None:
+            view = self.seat.view
+            if view is not None and to_discard(view) and self.bot is None:
+                legal = list(view["legal"])
+                self._toggle(legal[self.cursor.selected % len(legal)])
+
         @kb.add("<any>")
         def _type(event: KeyPressEvent) -> None:
             text = event.data
@@ -134,6 +148,18 @@ class PlayApp:
             return
         legal = list(view["legal"])
         typed, self.cursor.typed = self.cursor.typed, ""
+        if view["phase"] == "discarding":
+            self._submit_discard(view, typed)
+            return
+        if view["phase"] == "drawing":
+            choice = ({"k": "keep", "d": "discard"}.get(typed[:1].lower()) if typed
+                      else legal[self.cursor.selected % len(legal)])
+            if choice is None:
+                self.cursor.message = f"{typed!r}: type K to keep the top card or D to discard it."
+                return
+            self.cursor.message = ""
+            self._spawn(self._decide(choice, view))
+            return
         trump = view["phase"] == "choosing_trump"
         if typed:
             choice = parse_suit(typed) if trump else parse_card(typed)
@@ -150,6 +176,33 @@ class PlayApp:
         self.cursor.message = ""
         self._spawn(self._decide(choice, view))
 
+    def _toggle(self, code: str) -> None:
+        marked = self.cursor.marked
+        if code in marked:
+            marked.remove(code)
+        else:
+            marked.append(code)
+        self.cursor.message = ""
+
+    def _submit_discard(self, view: dict[str, Any], typed: str) -> None:
+        """The talon game's discard: a typed card is marked (or unmarked); Enter alone lays the
+        marked cards aside when there are as many as asked."""
+        need = to_discard(view)
+        if typed:
+            code = parse_card(typed)
+            if code is None or code not in view["legal"]:
+                self.cursor.message = (f"{typed!r} is not a card of your hand." if code is None
+                                       else f"{card_text(code)} is not in your hand.")
+                return
+            self._toggle(code)
+            return
+        if len(self.cursor.marked) != need:
+            self.cursor.message = (f"Mark exactly {need} cards with Space first "
+                                   f"({len(self.cursor.marked)} marked).")
+            return
+        self.cursor.message = ""
+        self._spawn(self._decide(list(self.cursor.marked), view))
+
     # -- commands ------------------------------------------------------------------------------
 
     def _spawn(self, coro: Any) -> None:
@@ -157,7 +210,7 @@ class PlayApp:
         self._tasks.add(task)
         task.add_done_callback(self._tasks.discard)
 
-    async def _decide(self, choice: str, view: dict[str, Any]) -> None:
+    async def _decide(self, choice: Choice, view: dict[str, Any]) -> None:
         self.busy = True
         try:
             await self.seat.decide(choice, view)

@@ -3,8 +3,9 @@
 
 Contract: the policy gets exactly what a bot of the server gets: the seat's view (as the server
 sent it) and the seat's redacted history, read from ``GET /events`` with the seat's token (the
-records up to the view's version).  Its choice is one of the view's ``legal``; a policy that
-answers something else (a bug) is replaced by the first legal choice.  The policy runs in a
+records up to the view's version).  Its choice is one of the view's ``legal`` (the talon
+game's discard: as many different cards of it as asked); a policy that answers something
+else (a bug) is replaced by the first legal choice.  The policy runs in a
 worker thread, so a terminal stays responsive while it thinks.
 """
 
@@ -14,7 +15,9 @@ import asyncio
 import random
 from typing import Any
 
-from hokmclient import AsyncSeat
+from hokmclient import AsyncSeat, Choice
+
+from .screen import to_discard
 
 
 class LocalBot:
@@ -29,7 +32,7 @@ class LocalBot:
         self.history: list[dict[str, Any]] = []
         self.since = 0
 
-    async def choose(self, seat: AsyncSeat, view: dict[str, Any]) -> str:
+    async def choose(self, seat: AsyncSeat, view: dict[str, Any]) -> Choice:
         """The policy's choice in ``view`` (the seat's decision now)."""
         version = int(view["version"])
         if self.since > version:  # the view is older than the history: start again
@@ -43,5 +46,16 @@ class LocalBot:
         history = list(self.history)
         choice = await asyncio.get_running_loop().run_in_executor(
             None, self.policy.choose, view, history, self.rng)
-        legal = view.get("legal") or []
-        return choice if choice in legal else legal[0]
+        return checked(view, choice)
+
+
+def checked(view: dict[str, Any], choice: Any) -> Choice:
+    """``choice`` if the view allows it, else the first legal choice (the first cards of the
+    hand, for the talon game's discard)."""
+    legal = list(view.get("legal") or [])
+    need = to_discard(view)
+    if need:
+        cards = choice.split() if isinstance(choice, str) else list(choice or [])
+        fine = len(cards) == len(set(cards)) == need and all(c in legal for c in cards)
+        return cards if fine else legal[:need]
+    return str(choice) if choice in legal else legal[0]

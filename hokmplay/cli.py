@@ -2,8 +2,9 @@
 
 ``URL`` is an invite link or match URL (``http://HOST/m/MATCH``: the first open seat is claimed,
 or, with ``--token``, the seat of that token is taken back), or a server URL
-(``http://HOST:PORT``: a solo match against three bots is created).  ``--spectate`` watches
-instead; ``--bot LEVEL`` lets a policy of this machine play the seat.  Without a terminal
+(``http://HOST:PORT``: a solo match against bots is created; ``--players`` / ``--game`` for
+the two- and three-player games).  ``--spectate`` watches instead; ``--bot LEVEL`` lets a
+policy of this machine play the seat.  Without a terminal
 (output to a pipe or a file) only ``--bot`` and ``--spectate`` run, printing a line per trick.
 
 Errors are one line and a non-zero exit (``services/clitools.py``'s contract): a link that is
@@ -78,9 +79,18 @@ async def _open(args: argparse.Namespace) -> tuple[AsyncSeat, str | None]:
         if args.spectate or args.token:
             raise PlayError("--spectate and --token need a match link (http://HOST/m/MATCH)",
                             2)
-        seats = ["human"] + [f"bot:{args.level}"] * 3
-        seat = await AsyncSeat.create(where.base, seats=seats, name=args.name,
-                                      rules=args.rules)
+        rules = dict(args.rules or {})
+        if args.players is not None:
+            rules["players"] = args.players
+        if args.game is not None:
+            rules["two_player"] = args.game
+            rules.setdefault("players", 2)
+        players = rules.get("players", 4)
+        if not isinstance(players, int) or isinstance(players, bool):
+            raise PlayError("\"players\" in --rules must be 2, 3 or 4", 2)
+        seats = ["human"] + [f"bot:{args.level}"] * (players - 1)
+        seat = await AsyncSeat.create(where.base, seats=seats, name=args.name, players=players,
+                                      rules=rules or None)
         return seat, (seat.created or {}).get("invite_url")
     if args.spectate:
         seat = AsyncSeat.spectate(args.url)
@@ -145,8 +155,9 @@ def register(sub: Any) -> None:
         "play", help="play a match from the terminal (an invite link, or a server for solo)",
         description="Play one seat of a match in the terminal: URL is an invite link "
                     "(http://HOST/m/MATCH) or a server (http://HOST:PORT, a solo match "
-                    "against three bots). Choose with the arrows and Enter, or type a card "
-                    "(QH, 10D) and Enter.")
+                    "against bots; --players and --game for the two- and three-player "
+                    "games). Choose with the arrows and Enter, or type a card (QH, 10D) and "
+                    "Enter.")
     parser.add_argument("url", metavar="URL", type=link,
                         help="an invite link, a match URL, or a server URL for a solo match")
     parser.add_argument("--name", default="Player", help="your name at the table")
@@ -158,7 +169,12 @@ def register(sub: Any) -> None:
                         help="let a bot of this level play the seat on this machine")
     parser.add_argument("--spectate", action="store_true", help="watch, without a seat")
     parser.add_argument("--level", choices=LEVELS, default="medium",
-                        help="the level of the three bots of a solo match")
+                        help="the level of the bots of a solo match")
     parser.add_argument("--rules", type=json_object, default=None,
                         help="house rules of a solo match, as JSON ('{\"target\": 10}')")
+    parser.add_argument("--players", type=int, choices=(2, 3, 4), default=None,
+                        help="players of a solo match (default 4; 2 and 3: see --game)")
+    parser.add_argument("--game", choices=("simple", "talon"), default=None,
+                        help="the two-player game of a solo match (implies --players 2; "
+                             "default simple)")
     parser.set_defaults(func=_run)

@@ -14,7 +14,7 @@ from hokmclient import ApiError, AsyncSeat, card_text, my_turn, over
 from hokmclient.cards import SUIT_SYMBOL
 
 from .bot import LocalBot
-from .screen import _two, result_text, seat_name, team_name
+from .screen import dashed, final_score, per_side, result_text, seat_name, team_name
 
 
 def _trick(view: dict[str, Any], cards: list[dict[str, Any]]) -> str:
@@ -42,17 +42,14 @@ class Printer:
         if last and last != self.last_trick:
             self.last_trick = last
             self.say(f"  trick: {_trick(view, last['cards'])} -> "
-                     f"{seat_name(view, last['winner'])} (tricks {view['tricks'][0]}-"
-                     f"{view['tricks'][1]})")
+                     f"{seat_name(view, last['winner'])} (tricks {dashed(view['tricks'])})")
         if view.get("result") and view["result"] != self.result:
             self.result = view["result"]
-            score = view.get("score") or [0, 0]
-            self.say(f"{result_text(view)}; score {_two(view, 'score')}")
+            self.say(f"{result_text(view)}; score {per_side(view, 'score')}")
         if over(view):
-            score = view.get("score") or [0, 0]
-            winner = int(view.get("winner") or 0)  # the winner's points first
+            winner = int(view.get("winner") or 0)
             self.say(f"Match over: {team_name(view, winner)} won, "
-                     f"{score[winner]}-{score[1 - winner]}.")
+                     f"{final_score(view, winner)}.")  # the winner's points first
 
 
 async def run_lines(seat: AsyncSeat, bot: LocalBot | None, out: IO[str] = sys.stdout) -> int:

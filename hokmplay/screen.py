@@ -14,7 +14,7 @@ A line is a list of ``(style, text)`` fragments (prompt_toolkit's formatted text
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from hokmclient.cards import RED, SUIT_NAME, SUIT_SYMBOL, card_text
@@ -23,7 +23,10 @@ Fragment = tuple[str, str]
 Line = list[Fragment]
 View = dict[str, Any]
 
-KINDS = {"normal": "", "kot": "kot", "hakem_koti": "Hakem kot", "bavney": "bavney"}
+KINDS = {"normal": "", "kot": "kot", "hakem_koti": "Hakem kot", "bavney": "bavney",
+         "no_winner": "nobody reached 7"}
+DECIDING = ("choosing_trump", "discarding", "drawing", "playing")
+TALON_WORDS = {"keep": "keep it", "discard": "discard it"}
 
 
 @dataclass
@@ -37,6 +40,8 @@ class Cursor:
     connected: bool = False
     bot: str | None = None
     """The local policy playing this seat (``--bot``), if any."""
+    marked: list[str] = field(default_factory=list)
+    """The talon game's discard: the cards marked to lay aside, in the order marked."""
 
 
 def card(code: str, style: str = "") -> Fragment:
@@ -57,22 +62,56 @@ def seat_name(view: View, seat: int | None) -> str:
     return str(info.get("name") or f"seat {seat}")
 
 
+def sides(view: View) -> list[list[int]]:
+    """The sides of the match as the view gives them (seats per side: partners share one)."""
+    return [list(side) for side in view.get("sides") or [[0, 2], [1, 3]]]
+
+
+def side_of(view: View, seat: int) -> int:
+    return next(i for i, side in enumerate(sides(view)) if seat in side)
+
+
+def partnerships(view: View) -> bool:
+    return any(len(side) > 1 for side in sides(view))
+
+
 def team_name(view: View, team: int) -> str:
+    """A side as the screen names it: "us" / "them" with partners (or "team 0 (seats 0, 2)"
+    to a spectator), the player's name (or "you") when every player is a side of their own."""
+    seats = sides(view)[team]
+    if not partnerships(view):
+        return seat_name(view, seats[0])
     me = view.get("seat")
     if me is None:
-        return f"team {team} (seats {team}, {team + 2})"
-    return "us" if me % 2 == team else "them"
+        return f"team {team} (seats {', '.join(str(s) for s in seats)})"
+    return "us" if me in seats else "them"
 
 
-def _two(view: View, key: str) -> str:
-    values = view.get(key) or [0, 0]
-    return f"{team_name(view, 0)} {values[0]} · {team_name(view, 1)} {values[1]}"
+def per_side(view: View, key: str) -> str:
+    """``key`` (``score``, ``tricks``) of every side, named."""
+    values = list(view.get(key) or [])
+    return " · ".join(f"{team_name(view, i)} {values[i] if i < len(values) else 0}"
+                      for i in range(len(sides(view))))
+
+
+def dashed(values: list[int]) -> str:
+    return "-".join(str(v) for v in values)
+
+
+def final_score(view: View, first: int) -> str:
+    """The match's score: with two sides ``first``'s points first (``7-3``), with more every
+    side named."""
+    score = list(view.get("score") or [0, 0])
+    if len(score) == 2:
+        return f"{score[first]}-{score[1 - first]}"
+    return per_side(view, "score")
 
 
 def header(view: View, cursor: Cursor) -> list[Line]:
     state = "● connected" if cursor.connected else "○ reconnecting…"
-    who = ("spectating" if view.get("seat") is None
-           else f"you are seat {view['seat']}, team {view['seat'] % 2}")
+    me = view.get("seat")
+    who = ("spectating" if me is None else f"you are seat {me}, team {side_of(view, me)}"
+           if partnerships(view) else f"you are seat {me}")
     bot = f" · played by the local bot ({cursor.bot})" if cursor.bot else ""
     lines: list[Line] = [[("class:title", "Hokm"),
                           ("", f"  match {view['match_id']} · round {view.get('round', 0)}"
@@ -84,19 +123,21 @@ def header(view: View, cursor: Cursor) -> list[Line]:
     hakem = view.get("hakem")
     hakem_text = f"   Hakem: {seat_name(view, hakem)}" if hakem is not None else ""
     lines.append([*trump_text, ("", hakem_text)])
-    lines.append([("", f"Score  {_two(view, 'score')}      Tricks this round  "
-                       f"{_two(view, 'tricks')}")])
+    lines.append([("", f"Score  {per_side(view, 'score')}      Tricks this round  "
+                       f"{per_side(view, 'tricks')}")])
     return lines
 
 
 def _seat_label(view: View, seat: int) -> str:
     counts = view.get("hand_counts") or []
-    info = (view.get("seats") or [{}] * 4)[seat]
+    infos = view.get("seats") or []
+    info = infos[seat] if seat < len(infos) else {}
     tags = []
-    if view.get("seat") is not None:
-        if seat == view["seat"]:
+    me = view.get("seat")
+    if me is not None:
+        if seat == me:
             tags.append("you")
-        elif seat % 2 == view["seat"] % 2:
+        elif side_of(view, seat) == side_of(view, me):
             tags.append("partner")
     if info.get("bot"):
         tags.append("bot")
@@ -110,20 +151,45 @@ def _seat_label(view: View, seat: int) -> str:
 
 
 def table(view: View) -> list[Line]:
-    """The four seats around the table, as seen from one's own seat (or seat 0)."""
-    n = view.get("players", 4)
+    """The seats around the table, as seen from one's own seat (or seat 0): with four the
+    partner across, with three the others left and right, with two the opponent across."""
+    n = int(view.get("players", 4))
     me = view.get("seat") or 0
-    turn = view.get("turn") if view.get("phase") == "playing" else (
-        view.get("hakem") if view.get("phase") == "choosing_trump" else None)
+    phase = view.get("phase")
+    turn = (view.get("turn") if phase in ("playing", "discarding", "drawing") else
+            view.get("hakem") if phase == "choosing_trump" else None)
 
     def label(seat: int) -> Fragment:
         text = _seat_label(view, seat)
         return ("class:turn" if seat == turn else "", ("▶ " if seat == turn else "") + text)
 
+    centre: Line = [("", " " * 22)]
+    if n == 2:
+        return [[*centre, label((me + 1) % n)], [], [*centre, label(me)]]
+    if n == 3:
+        return [[label((me + 1) % n), ("", "      "), label((me + 2) % n)],
+                [*centre, label(me)]]
     across, left, right = (me + 2) % n, (me + 1) % n, (me + 3) % n
-    lines: list[Line] = [[("", " " * 22), label(across)],
-                         [label(left), ("", "      "), label(right)],
-                         [("", " " * 22), label(me)]]
+    return [[*centre, label(across)], [label(left), ("", "      "), label(right)],
+            [*centre, label(me)]]
+
+
+def table_notes(view: View) -> list[Line]:
+    """What the table shows beyond the seats: the card out of play (three players), the talon
+    game's talon and the player's own discards."""
+    lines: list[Line] = []
+    removed = view.get("removed") or []
+    if removed:
+        lines.append([("class:dim", "Out of play: "),
+                      *[card(c, "class:dim") for c in removed]])
+    talon = view.get("talon")
+    if talon and (talon.get("left") or talon.get("discarded")):
+        line: Line = [("class:dim", f"Talon: {talon.get('left', 0)} cards")]
+        if talon.get("discarded"):
+            line.append(("class:dim", " · your discards: "))
+            for i, code in enumerate(talon["discarded"]):
+                line += [("", " ") if i else ("", ""), card(code, "class:dim")]
+        lines.append(line)
     return lines
 
 
@@ -151,23 +217,34 @@ def trick_lines(view: View) -> list[Line]:
 
 def is_deciding(view: View) -> bool:
     return (view.get("seat") is not None and bool(view.get("legal"))
-            and view.get("phase") in ("choosing_trump", "playing"))
+            and view.get("phase") in DECIDING)
+
+
+def to_discard(view: View) -> int:
+    """How many cards this seat must lay aside now (the talon game), else 0."""
+    talon = view.get("talon") or {}
+    return int(talon.get("discard") or 0) if view.get("phase") == "discarding" else 0
 
 
 def hand_line(view: View, cursor: Cursor) -> Line:
     """The hand; at the seat's turn to play, the cards it may not play in parentheses and the
-    selected one in brackets."""
+    selected one in brackets; while discarding, the marked cards underlined with a ``*``."""
     hand = view.get("hand") or []
     if view.get("seat") is None:
         return [("class:dim", "Spectating: no hand is shown.")]
     line: Line = [("class:bold", "Your hand: ")]
-    playing = is_deciding(view) and view.get("phase") == "playing"
+    playing = is_deciding(view) and view.get("phase") in ("playing", "discarding")
     legal = view.get("legal") or []
     chosen = legal[cursor.selected % len(legal)] if playing and legal else None
+    marked = cursor.marked if to_discard(view) else []
     for i, code in enumerate(hand):
         if i:
             line.append(("", " "))
-        if not playing:
+        if code in marked:
+            style = "class:sel" if code == chosen else "class:mark"
+            line += [(style, "*" if code != chosen else "[*"), card(code, style),
+                     (style, "]" if code == chosen else "")]
+        elif not playing:
             line.append(card(code))
         elif code == chosen:
             line += [("class:sel", "["), card(code, "class:sel"), ("class:sel", "]")]
@@ -195,6 +272,23 @@ def trump_line(view: View, cursor: Cursor) -> Line:
     return line
 
 
+def talon_line(view: View, cursor: Cursor) -> Line:
+    """The talon game's draw: the top card (shown to the seat to draw only) and the two
+    choices, the selected one in brackets."""
+    talon = view.get("talon") or {}
+    line: Line = [("class:bold", "Top of the talon: ")]
+    if talon.get("top"):
+        line.append(card(talon["top"], "class:bold"))
+    line.append(("", "   "))
+    legal = view.get("legal") or []
+    for i, choice in enumerate(legal):
+        text = TALON_WORDS.get(choice, choice)
+        line.append(("class:sel", f"[{text}]") if i == cursor.selected % len(legal)
+                    else ("", f" {text} "))
+        line.append(("", "  "))
+    return line
+
+
 def result_text(view: View) -> str:
     r = view.get("result")
     if not r:
@@ -205,9 +299,11 @@ def result_text(view: View) -> str:
     number = int(view.get("round") or 0)
     if view.get("phase") not in ("round_over", "match_over"):
         number -= 1  # the next round is dealt: the result is the previous one's
+    if r.get("winner") is None:
+        return f"Round {number}: {kind}, no points (tricks {dashed(tricks)})"
     return (f"Round {number}: {team_name(view, r['winner'])} won {points} "
             f"point{'s' if points != 1 else ''}{', ' + kind if kind else ''} (tricks "
-            f"{tricks[0]}-{tricks[1]})")
+            f"{dashed(tricks)})")
 
 
 def status(view: View, cursor: Cursor) -> list[Line]:
@@ -221,12 +317,11 @@ def status(view: View, cursor: Cursor) -> list[Line]:
                            "taken.")])
     elif phase == "match_over":
         winner = int(view.get("winner") or 0)
-        score = view.get("score") or [0, 0]
         who = (f"{team_name(view, winner)} won" if me is None else
-               ("you won" if winner == me % 2 else "you lost"))
-        first = winner if me is None else me % 2  # your points (or the winner's) first
-        lines.append([("class:turn", f"Match over: {who} the match, {score[first]}-"
-                                     f"{score[1 - first]}.")])
+               ("you won" if winner == side_of(view, me) else "you lost"))
+        first = winner if me is None else side_of(view, me)  # your points (or the winner's)
+        lines.append([("class:turn", f"Match over: {who} the match, "
+                                     f"{final_score(view, first)}.")])
         lines.append([("", "Press Ctrl+C to leave.")])
     elif is_deciding(view):
         if cursor.bot:
@@ -234,6 +329,16 @@ def status(view: View, cursor: Cursor) -> list[Line]:
         elif phase == "choosing_trump":
             lines.append([("class:turn", "Your turn, Hakem: choose trump with ←/→ and Enter, "
                                          "or type S, H, D or C and Enter.")])
+        elif phase == "discarding":
+            need = to_discard(view)
+            lines.append([("class:turn", f"Lay {need} cards aside face down: ←/→ and Space "
+                                         "mark a card (or type one and Enter), Enter lays "
+                                         f"them aside ({len(cursor.marked)} of {need} "
+                                         "marked).")])
+        elif phase == "drawing":
+            lines.append([("class:turn", "Your draw: keep the top card (the next one is laid "
+                                         "aside) or discard it (and keep the next): ←/→ and "
+                                         "Enter, or type K or D and Enter.")])
         else:
             lines.append([("class:turn", "Your turn: ←/→ choose a card and Enter plays it, "
                                          "or type a card (QH, 10D) and Enter.")])
@@ -242,6 +347,12 @@ def status(view: View, cursor: Cursor) -> list[Line]:
                            "choose trump.")])
     elif phase == "playing":
         lines.append([("", f"Waiting for {seat_name(view, view.get('turn'))} to play.")])
+    elif phase == "discarding":
+        lines.append([("", f"Waiting for {seat_name(view, view.get('turn'))} to lay cards "
+                           "aside.")])
+    elif phase == "drawing":
+        lines.append([("", f"Waiting for {seat_name(view, view.get('turn'))} to draw from the "
+                           "talon.")])
     elif phase == "round_over":
         lines.append([("", "The round is over; the next deal is coming.")])
     if view.get("result") and phase != "match_over":
@@ -263,12 +374,16 @@ def render(view: View | None, cursor: Cursor) -> list[Line]:
     lines = header(view, cursor)
     lines.append([])
     lines += table(view)
+    lines += table_notes(view)
     lines.append([])
     lines += trick_lines(view)
     lines.append([])
     if is_deciding(view) and view.get("phase") == "choosing_trump" and not cursor.bot:
         lines.append(hand_line(view, cursor))
         lines.append(trump_line(view, cursor))
+    elif is_deciding(view) and view.get("phase") == "drawing" and not cursor.bot:
+        lines.append(hand_line(view, cursor))
+        lines.append(talon_line(view, cursor))
     else:
         lines.append(hand_line(view, cursor))
     lines.append([])

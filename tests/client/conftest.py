@@ -10,6 +10,8 @@ import pytest
 
 from hokmclient import NO_LIMITS, LocalServer
 
+from .tmux import Terminal
+
 ROOT = Path(__file__).resolve().parents[2]
 
 
@@ -17,3 +19,11 @@ ROOT = Path(__file__).resolve().parents[2]
 def server() -> Iterator[LocalServer]:
     with LocalServer(env={**NO_LIMITS, "HOKM_ALLOW_STACKED_DECKS": "1"}, cwd=ROOT) as running:
         yield running
+
+
+@pytest.fixture
+def terminal() -> Iterator[list[Terminal]]:
+    opened: list[Terminal] = []
+    yield opened
+    for t in opened:
+        t.close()

@@ -1,0 +1,59 @@
+"""A real terminal for the terminal client's tests: a tmux server of our own running one
+command in a pane, with its screen read by ``capture-pane`` and keys sent by ``send-keys``
+(the ``terminal`` fixture of ``conftest.py`` closes every one a test opened)."""
+
+from __future__ import annotations
+
+import os
+import shlex
+import shutil
+import subprocess
+import tempfile
+from pathlib import Path
+
+import pytest
+
+
+class Terminal:
+    """One tmux server of our own (its own socket) running one command in a 110x36 pane."""
+
+    def __init__(self, command: list[str], env: dict[str, str] | None = None) -> None:
+        tmux = shutil.which("tmux")
+        if tmux is None:
+            pytest.fail("tmux is not installed (.ci/run installs it)")
+        self.tmux = [tmux, "-L", f"hokm-test-{os.getpid()}", "-f", "/dev/null"]
+        base = {k: v for k, v in os.environ.items() if not k.startswith(("HOKM_", "TMUX"))}
+        self.status_file = Path(tempfile.mkdtemp(prefix="hokm-tmux-")) / "status"
+        # the exit status goes to a file (tmux's pane_dead_status is not always filled in)
+        line = f"{shlex.join(command)}; echo $? > {shlex.quote(str(self.status_file))}"
+        self._run("new-session", "-d", "-s", "play", "-x", "110", "-y", "36", "sh", "-c", line,
+                  ";", "set-option", "-t", "play", "remain-on-exit", "on",
+                  env={**base, **(env or {})})
+
+    def _run(self, *args: str, env: dict[str, str] | None = None) -> str:
+        done = subprocess.run([*self.tmux, *args], capture_output=True, text=True, env=env,
+                              timeout=30)
+        assert done.returncode == 0, done.stderr
+        return done.stdout
+
+    def screen(self, colours: bool = False) -> str:
+        """The pane's text (with ``colours``: its escape sequences too)."""
+        return self._run("capture-pane", "-p", *(["-e"] if colours else []), "-t", "play")
+
+    def keys(self, *keys: str) -> None:
+        self._run("send-keys", "-t", "play", *keys)
+
+    def type(self, text: str) -> None:
+        self._run("send-keys", "-t", "play", "-l", text)
+
+    def exit_status(self) -> int | None:
+        """The command's exit status once it has ended, else None."""
+        try:
+            text = self.status_file.read_text()
+        except FileNotFoundError:
+            return None
+        return int(text) if text.endswith("\n") else None
+
+    def close(self) -> None:
+        subprocess.run([*self.tmux, "kill-server"], capture_output=True, timeout=30)
+        shutil.rmtree(self.status_file.parent, ignore_errors=True)
