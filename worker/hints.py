@@ -16,11 +16,16 @@ import random
 from collections.abc import Mapping
 from typing import Any
 
+from .policies import nseat
+from .policies.base import is_legal
 from .policies.heuristic import decide
 from .policies.knowledge import knowledge
 
-HINT_FIELDS = ("seat", "phase", "hand", "trick", "trump", "legal", "rules")
-"""The only fields of a view a hint reads."""
+HINT_FIELDS = ("seat", "phase", "hand", "trick", "trump", "legal", "rules", "players",
+               "removed", "talon")
+"""The only fields of a view a hint reads (``players``, ``removed`` and ``talon`` for the games
+of two and three players: the talon part holds only what the seat sees, its own discards and
+the top card it looks at)."""
 
 
 def reduced_view(view: Mapping[str, Any]) -> dict[str, Any]:
@@ -29,15 +34,19 @@ def reduced_view(view: Mapping[str, Any]) -> dict[str, Any]:
 
 
 def hint(view: Mapping[str, Any], rng: random.Random | None = None) -> dict[str, str]:
-    """A suggestion for the seat's decision now: a suit letter when naming trump as Hakem,
+    """A suggestion for the seat's decision now: a suit letter when naming trump as Hakem, in
+    the talon game the cards to lay aside (names joined by spaces) or ``keep`` / ``discard``,
     otherwise a card of ``view["legal"]``; and why, in one sentence.  Raises ``ValueError``
     when the view holds no decision for its seat.  ``rng`` is accepted for the policy contract;
     the advice is deterministic."""
     small = reduced_view(view)
-    if small["phase"] not in ("choosing_trump", "playing") or not small["legal"] \
-            or small["seat"] is None:
+    if small["phase"] not in ("choosing_trump", "discarding", "drawing", "playing") \
+            or not small["legal"] or small["seat"] is None:
         raise ValueError("there is no decision to hint at: it is not this seat's turn")
-    suggestion, reason = decide(knowledge(small, []))
-    if suggestion not in small["legal"]:  # the contract of the policy; kept explicit here
+    if nseat.is_small(small):
+        suggestion, reason = nseat.decide(nseat.seen(small, []))
+    else:
+        suggestion, reason = decide(knowledge(small, []))
+    if not is_legal(small, suggestion):  # the contract of the policy; kept explicit here
         raise AssertionError(f"hint {suggestion!r} is not legal")
     return {"suggestion": suggestion, "reason": reason}

@@ -20,8 +20,9 @@ import threading
 import time
 from typing import TYPE_CHECKING
 
-from engine import ChooseTrump, PlayCard, view_for
-from engine.state import CHOOSING_TRUMP
+from engine import ChooseTrump, Command, PlayCard, view_for
+from engine.commands import Discard, DrawTalon
+from engine.state import CHOOSING_TRUMP, DISCARDING, DRAWING
 from services.bots import RQScheduler
 from services.errors import HokmError
 from services.matches import MatchService, bots_only
@@ -152,7 +153,7 @@ def _settle(rt: Runtime, service: MatchService, match_id: str, seat: int, versio
     view = view_for(state, seat, version)
     history = _histories.for_seat(rt.store, match_id, seat, version)
     choice = _choose(level, view, history, match_id)
-    command = ChooseTrump(choice) if state.phase == CHOOSING_TRUMP else PlayCard(choice)
+    command = command_for(state.phase, choice)
     try:
         # no command id: the expected version already makes a duplicate job harmless (it
         # is refused as stale), and ids would cost room in every record
@@ -162,14 +163,26 @@ def _settle(rt: Runtime, service: MatchService, match_id: str, seat: int, versio
     return "played"
 
 
+def command_for(phase: str, choice: str) -> Command:
+    """The command of a policy's ``choice`` in ``phase`` (``base.is_legal`` for the forms)."""
+    if phase == CHOOSING_TRUMP:
+        return ChooseTrump(choice)
+    if phase == DISCARDING:
+        return Discard(tuple(choice.split(" ")))
+    if phase == DRAWING:
+        return DrawTalon(choice == "keep")
+    return PlayCard(choice)
+
+
 def _choose(level: str, view: View, history: History, match_id: str) -> str:
     """The policy's choice, or, should the policy fail or answer something not legal (a bug),
     the heuristic's: a bot must never stall its table.  The log names no card."""
     from .policies import policy_for
+    from .policies.base import is_legal
 
     try:
         choice = policy_for(level).choose(view, history, _rng)
-        if choice in view["legal"]:
+        if is_legal(view, choice):
             return choice
         log.error("bot %s chose a move that is not legal (match %s, version %s, seat %s); "
                   "the heuristic plays instead", level, match_id, view["version"], view["seat"])

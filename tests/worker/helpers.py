@@ -13,8 +13,9 @@ from engine import (
     commitment_of, decide, evolve, redact_event, view_for,
 )
 from engine.cards import cards_of
-from engine.state import CHOOSING_TRUMP, PLAYING
+from engine.state import CHOOSING_TRUMP, DISCARDING, DRAWING, PLAYING
 from engine.views import legal_mask
+from worker.jobs import command_for
 from worker.policies.fast import FAST_TABLES, FastState
 
 SECRET = "3c" * 32
@@ -37,14 +38,16 @@ def random_deck(rng: random.Random) -> tuple[str, ...]:
 
 
 class Table:
-    """One match at a table of four, with each seat's redacted history."""
+    """One match at a table of four (or of ``rules.players``), with each seat's redacted
+    history."""
 
     def __init__(self, rules: Rules, hakem: int = 0) -> None:
+        self.n = rules.players
         self.state = State()
-        self.histories: list[list[dict[str, Any]]] = [[], [], [], []]
+        self.histories: list[list[dict[str, Any]]] = [[] for _ in range(self.n)]
         self.log: list[Event] = []
         self.run(None, CreateMatch("w", rules, commitment_of(SECRET), first_hakem=hakem))
-        for seat in range(4):
+        for seat in range(self.n):
             self.run(None, TakeSeat(seat, f"p{seat}", f"id{seat}", "bot"))
 
     @property
@@ -54,7 +57,7 @@ class Table:
     def run(self, seat: int | None, command: Any) -> tuple[Event, ...]:
         events = decide(self.state, seat, command)
         for event in events:
-            for s in range(4):
+            for s in range(self.n):
                 self.histories[s].append(redact_event(self.state, event, s))
             self.state = evolve(self.state, event)
             self.log.append(event)
@@ -86,11 +89,13 @@ class Table:
         return NAMES[legal[rng.randrange(len(legal))]]
 
 
-def reach(rules: Rules, seed: int, steps: int, rounds: int = 1) -> Table:
-    """A table after ``rounds - 1`` random rounds and then up to ``steps`` random decisions of
-    the last round, stopping short of a decision that would end it (so the table is live)."""
+def reach(rules: Rules, seed: int, steps: int, rounds: int = 1,
+          kind: type[Table] = Table) -> Table:
+    """A table (of ``kind``) after ``rounds - 1`` random rounds and then up to ``steps`` random
+    decisions of the last round, stopping short of a decision that would end it (so the table
+    is live)."""
     rng = random.Random(seed)
-    table = Table(rules, hakem=rng.randrange(4))
+    table = kind(rules, hakem=rng.randrange(rules.players))
     for r in range(rounds):
         table.deal(random_deck(rng))
         last = r == rounds - 1
@@ -128,3 +133,57 @@ def fast_state(table: Table) -> FastState:
     return FastState([ft.mask_to_fast(h) for h in s.hands], [ft.to_fast[c] for _, c in s.trick],
                      s.leader, list(s.tricks), s.tricks_played, s.hakem % 2, s.rules, s.pile,
                      s.run_team)
+
+
+# -- the games of two and three players -------------------------------------------------------
+
+GAMES = ("simple", "talon", "three")
+"""The variants other than four players, by the name of ``engine.variants``."""
+
+
+def game_rules(game: str, **extra: Any) -> Rules:
+    """The rules of ``game`` (``simple``, ``talon`` or ``three``) with house rules ``extra``."""
+    base: dict[str, Any] = {"players": 3} if game == "three" else {
+        "players": 2, "two_player": game}
+    return Rules.from_dict({**base, **extra})
+
+
+game_rules_strategy = st.builds(
+    lambda game, must_trump, satat, other: game_rules(game, must_trump=must_trump, satat=satat,
+                                                      **({} if game == "three" else other)),
+    st.sampled_from(GAMES), st.booleans(), st.booleans(),
+    st.sampled_from([{}, {"bavney": True}, {"double_sar": True}]),
+)
+"""Random rules of the games of two and three players (the house rules each accepts)."""
+
+
+class GameTable(Table):
+    """One match of any variant (``Table`` with the talon game's decisions)."""
+
+    @property
+    def live(self) -> bool:
+        return self.state.phase in (CHOOSING_TRUMP, DISCARDING, DRAWING, PLAYING)
+
+    def act(self, choice: str) -> tuple[Event, ...]:
+        return self.run(self.actor, command_for(self.state.phase, choice))
+
+    def random_move(self, rng: random.Random) -> str:
+        """A uniformly random decision, in the form policies answer with."""
+        view = self.view(self.actor)
+        if self.state.phase == DISCARDING:
+            return " ".join(rng.sample(view["legal"], view["talon"]["discard"]))
+        legal: list[str] = view["legal"]
+        return legal[rng.randrange(len(legal))]
+
+    @property
+    def actor(self) -> int:
+        seat = self.state.turn if self.state.phase != CHOOSING_TRUMP else self.state.hakem
+        assert seat is not None
+        return seat
+
+
+def reach_game(rules: Rules, seed: int, steps: int, rounds: int = 1) -> GameTable:
+    """:func:`reach` for any variant."""
+    table = reach(rules, seed, steps, rounds, GameTable)
+    assert isinstance(table, GameTable)
+    return table

@@ -16,6 +16,12 @@ Levels (measured with ``hokm arena``; see ``bench/bots_arena/README.md``):
   compiled hot modules;
 * ``expert``: the same search with about four times the CPU (``EXPERT``): twice the deals, a
   chain walking 20 steps between them under a sharper model; a p95 well under 1 s of CPU.
+
+The games of two and three players (every view whose ``players`` is not 4) take the N-seat path
+of :mod:`worker.policies.nseat` at every level: its heuristic for ``heuristic`` (and the talon
+decisions of ``easy``), its search with a budget derived from the level's config for
+``medium``/``hard``/``expert``.  Discarding in the talon game, a decision is the cards to lay
+aside joined by spaces (``base.is_legal``).
 """
 
 from __future__ import annotations
@@ -25,7 +31,7 @@ from collections.abc import Callable
 from ._compiled import MODE  # first: decides where the hot modules come from
 from .base import History, Policy, View
 from .easy import EasyPolicy
-from .heuristic import HeuristicPolicy
+from .nseat import HeuristicPolicy
 from .random_policy import RandomPolicy
 from .search import SearchConfig, SearchPolicy
 

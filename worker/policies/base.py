@@ -33,3 +33,15 @@ class Policy(Protocol):
     def choose(self, view: View, history: History, rng: random.Random) -> str:
         """The seat's choice now: a suit letter as Hakem naming trump, else a legal card."""
         ...
+
+
+def is_legal(view: View, choice: str) -> bool:
+    """Whether ``choice`` is a decision the seat may make in ``view``: one of ``view["legal"]``,
+    or, discarding in the talon game, ``view["talon"]["discard"]`` distinct cards of it joined
+    by single spaces (the form every policy answers with there)."""
+    legal = view.get("legal") or []
+    if view.get("phase") != "discarding":
+        return choice in legal
+    cards = choice.split(" ")
+    count = int((view.get("talon") or {}).get("discard") or 0)
+    return len(cards) == count > 0 and len(set(cards)) == count and all(c in legal for c in cards)

@@ -10,7 +10,11 @@ trump (no memory of played cards, no partner signals), and draws its occasional 
 * following: it takes the trick with its lowest card that beats the winning card, even when its
   partner is already winning it; otherwise it plays its lowest card (trumping only when it can
   win, and discarding its lowest side card);
-* with chance ``slip`` it plays a random legal card instead.
+* with chance ``slip`` it plays a random legal card instead;
+* the talon game (two players): it discards as the heuristic does (``nseat.discard_choice``)
+  and keeps or discards the talon's top card as the heuristic does, but for a slip.
+
+Its card play reads no seat arithmetic, so it plays the games of two and three players as is.
 """
 
 from __future__ import annotations
@@ -19,8 +23,9 @@ import random
 
 from engine.cards import SUITS
 
+from . import nseat
 from .base import History, View
-from .fast import BLOCK, FAST_TABLES, TRUMP, TRUMP_BASE
+from .fast import BLOCK, FAST_TABLES, TRUMP
 from .knowledge import knowledge, mask_of_names, rules_of
 
 
@@ -44,6 +49,10 @@ class EasyPolicy:
                 m = hand & FAST_TABLES[(suit, satat)].engine.suit_masks[suit]
                 counts.append((m.bit_count(), m))
             return str(SUITS[max(range(4), key=lambda s: counts[s])])
+        if view.get("phase") in ("discarding", "drawing"):  # the talon game: the heuristic's
+            if view.get("phase") == "drawing" and rng.random() < self.slip:
+                return legal_names[rng.randrange(len(legal_names))]
+            return nseat.decide(nseat.seen(view, []))[0]
         if rng.random() < self.slip:
             return legal_names[rng.randrange(len(legal_names))]
         # the own hand and the open trick only: no history
@@ -71,19 +80,7 @@ def _easy_card(legal: int, trick: list[int]) -> int:
         suits = [legal & BLOCK[b] for b in range(3) if legal & BLOCK[b]]
         longest = max(suits, key=lambda m: m.bit_count()) if suits else legal
         return longest.bit_length() - 1
-    led = trick[0] >> 4
-    best = trick[0]
-    for c in trick[1:]:
-        if c > best and (c >= TRUMP_BASE or c >> 4 == led):
-            best = c
-    follow = legal & BLOCK[led]
-    above = legal & ~((2 << best) - 1)
-    if follow:
-        if best >= TRUMP_BASE and led != 3:
-            above = 0
-        above &= follow
-    else:
-        above &= TRUMP
+    follow, above = nseat.beating(legal, trick)
     if above:
         return _low(above)
     if follow:

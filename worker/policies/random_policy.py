@@ -8,7 +8,8 @@ from .base import History, View
 
 
 class RandomPolicy:
-    """Uniform over ``view["legal"]`` (the four suits when naming trump)."""
+    """Uniform over ``view["legal"]`` (the four suits when naming trump; discarding, a uniform
+    set of as many cards as are to be laid aside)."""
 
     name = "random"
 
@@ -16,4 +17,7 @@ class RandomPolicy:
         legal: list[str] = list(view.get("legal") or [])
         if not legal:
             raise ValueError("no legal choice in this view: it is not this seat's turn")
+        if view.get("phase") == "discarding":  # the talon game: ``talon.discard`` of the hand
+            count = int((view.get("talon") or {}).get("discard") or 1)
+            return " ".join(sorted(rng.sample(legal, count)))
         return legal[rng.randrange(len(legal))]

@@ -24,6 +24,9 @@ A card decision:
 6. play the best mean; candidates within ``tie`` of it go to the heuristic's choice when it is
    among them, else to the lowest card.
 
+Views of the games of two and three players go to the N-seat search instead
+(``nseat.search_card``), with a budget derived from the same config.
+
 Naming trump it keeps the heuristic's suit (the five cards only); ``trump_samples > 0`` instead
 plays every suit out on the same deals of the 47 unseen cards (measured: no better).
 """
@@ -36,7 +39,7 @@ from dataclasses import dataclass
 
 from engine.cards import NAMES, SUITS
 
-from . import heuristic
+from . import heuristic, nseat
 from .base import History, View
 from .fast import FAST_TABLES, FastState, bits, voids_after, winner_decided
 from .inference import PlayModel
@@ -137,8 +140,13 @@ class SearchPolicy:
     def __init__(self, config: SearchConfig | None = None, name: str = "search") -> None:
         self.config = config or SearchConfig()
         self.name = name
+        cfg = self.config
+        self.small_budget = nseat.Budget(cfg.samples, min(cfg.work // 150, 2400))
+        """The budget in the games of two and three players (``nseat.search_card``)."""
 
     def choose(self, view: View, history: History, rng: random.Random) -> str:
+        if nseat.is_small(view):  # two or three players: the N-seat search
+            return nseat.search_choose(view, history, rng, self.small_budget)
         k = knowledge(view, history)
         if k.phase == "choosing_trump":
             return SUITS[self.choose_trump(k, rng)]

@@ -1,0 +1,545 @@
+"""The bots' path for the games of two and three players (``engine.variants``: ``simple`` and
+``talon`` with two seats, ``three`` with three), for every view whose ``players`` is not 4.
+
+The four-player modules (``knowledge.py``, ``heuristic.py``, ``search.py`` and what they call)
+wire in four seats and two partnerships and stay exactly as they are; the policies send other
+views here (``SearchPolicy``, ``EasyPolicy``, ``RandomPolicy``, :class:`HeuristicPolicy`).  Every
+side of these games is one seat, but the code keeps sides as seat tuples (``rules.side_of``).
+
+Contract: as every policy's (``base.py``).  :func:`seen` reads only the seat's view and its
+redacted history, so everything derived from a :class:`Seen` a human in that seat with a perfect
+memory could derive too: its hand, the cards played, the voids shown, its own discards (the view's
+``talon.discarded``: the cards it laid aside and the talon cards it saw and passed), the talon's
+top card when it is the seat's to draw, and the public facts (``removed``, counts, tricks).  The
+cards a seat cannot place (:attr:`Seen.pool`) are in another hand or *nowhere*: the simple game's
+26 unused cards and the other seat's discards in the talon game are never dealt to anyone in a
+sampled deal, and the removed 2 of clubs of the three-player game is not in the pool at all.
+
+A decision is a string, as everywhere: a suit naming trump, ``keep`` or ``discard`` drawing from
+the talon, a card name playing, and, discarding, the cards to lay aside as names joined by single
+spaces (``"2C 7D 9H"``; :func:`worker.policies.base.is_legal` checks it).
+
+Decisions:
+
+* trump: the four-player heuristic's suit (the five cards only);
+* discarding (:func:`discard_choice`): keep the trumps and the high cards, lay aside the lowest
+  side cards, the shortest suit first;
+* keep or discard (:func:`keep_choice`): keep the top card when it is worth more to the hand than
+  the average card the seat cannot place (which is what the next card is, seen from the seat);
+* a card (:func:`play`): the four-player heuristic's rules with every other seat an opponent;
+  the search (:func:`search_card`) plays every distinct legal card out with :func:`play` for all
+  seats on deals sampled from what the seat knows (:func:`sample`), and takes the best mean.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from engine.cards import CARD_INDEX, NAMES, SUITS
+from engine.decide import round_outcome
+from engine.rules import Rules
+from engine.state import TRUMP_TABLES
+
+from .fast import (
+    BLOCK, FAST_TABLES, TRUMP, TRUMP_BASE, FastTable, bits, legal, trick_winner_index, voids_after,
+)
+from .heuristic import REASONS, SUIT_WORDS, _discard, choose_trump, hold_chance
+from .knowledge import mask_of_names, rules_of
+from .solver import representatives
+
+View = Mapping[str, Any]
+History = Sequence[Mapping[str, Any]]
+FULL = (1 << 52) - 1
+
+
+def is_small(view: View) -> bool:
+    """Whether ``view`` is of a game this module plays (not four players)."""
+    players = view.get("players")
+    return isinstance(players, int) and players != 4
+
+
+@dataclass(slots=True)
+class Seen:
+    """What one seat knows of the round in play (engine cards and masks)."""
+
+    seat: int
+    rules: Rules
+    phase: str
+    hakem: int
+    trump: int | None
+    hand: int
+    legal: int
+    """Playable cards (0 outside the playing phase)."""
+    trick: list[tuple[int, int]]
+    leader: int
+    counts: list[int]
+    tricks: list[int]
+    """Counted tricks per side."""
+    out: int
+    """Cards known to be in no other hand: the removed cards, the seat's own discards and the
+    talon's top card while the seat looks at it."""
+    top: int | None = None
+    to_discard: int = 0
+    played: int = 0
+    voids: list[int] = field(default_factory=list)
+    """Per seat, bit ``s`` when the seat has shown it holds no card of effective suit ``s``."""
+    score: list[int] = field(default_factory=list)
+    pile: int = 0
+    run_team: int | None = None
+
+    @property
+    def n(self) -> int:
+        return self.rules.players
+
+    @property
+    def pool(self) -> int:
+        """Cards the seat cannot place: in another hand or nowhere."""
+        return FULL & ~self.hand & ~self.played & ~self.out
+
+    @property
+    def others(self) -> list[int]:
+        """The other seats, in playing order after this one."""
+        return [(self.seat + i) % self.n for i in range(1, self.n)]
+
+
+def seen(view: View, history: History) -> Seen:
+    """The seat's :class:`Seen` from its view and redacted history (see the module docstring;
+    without a history only the open trick's plays are known)."""
+    seat = int(view["seat"])
+    rules = rules_of(view)
+    n = rules.players
+    trump_name = view.get("trump")
+    trump = SUITS.index(trump_name) if trump_name else None
+    phase = str(view.get("phase") or "playing")
+    open_trick = [(int(t["seat"]), CARD_INDEX[t["card"]]) for t in view.get("trick") or []]
+    hakem = view.get("hakem")
+    hakem = seat if hakem is None else int(hakem)
+    leader = view.get("leader")
+    if leader is None:
+        leader = open_trick[0][0] if open_trick else hakem
+    talon = view.get("talon") or {}
+    out = mask_of_names(view.get("removed") or []) | mask_of_names(talon.get("discarded") or [])
+    top = CARD_INDEX[talon["top"]] if talon.get("top") else None
+    if top is not None:
+        out |= 1 << top
+    s = Seen(seat=seat, rules=rules, phase=phase, hakem=hakem, trump=trump,
+             hand=mask_of_names(view.get("hand") or []),
+             legal=mask_of_names(view.get("legal") or []) if phase == "playing" else 0,
+             trick=open_trick, leader=int(leader),
+             counts=[int(c) for c in view.get("hand_counts") or [rules.hand_size] * n],
+             tricks=[int(t) for t in view.get("tricks") or [0] * rules.n_teams],
+             out=out, top=top, to_discard=int(talon.get("discard") or 0),
+             voids=[0] * n, score=[int(x) for x in view.get("score") or [0] * rules.n_teams],
+             pile=int(view.get("pile") or 0))
+    start = None
+    for i in range(len(history) - 1, -1, -1):
+        if history[i].get("type") == "round_started":
+            start = i
+            break
+    plays: list[tuple[int, int] | None] = []
+    if start is None:
+        plays = list(open_trick)
+    else:
+        for event in history[start + 1:]:
+            kind = event.get("type")
+            if kind == "card_played":
+                plays.append((int(event["seat"]), CARD_INDEX[event["card"]]))
+            elif kind == "trick_won":
+                plays.append(None)
+                if rules.double_sar:
+                    s.run_team = None if event.get("banked") else rules.team_of(
+                        int(event["seat"]))
+    table = TRUMP_TABLES[(trump, rules.satat)] if trump is not None else None
+    trick: list[int] = []
+    for play_ in plays:
+        if play_ is None:
+            trick = []
+            continue
+        who, card = play_
+        s.played |= 1 << card
+        if table is not None and trick:
+            led = table.eff_suit[trick[0]]
+            if table.eff_suit[card] != led:
+                s.voids[who] |= 1 << led
+                if rules.must_trump and table.eff_suit[card] != table.trump:
+                    s.voids[who] |= 1 << table.trump
+        trick.append(card)
+    return s
+
+
+# -- the talon game's decisions ---------------------------------------------------------------
+
+
+def _card_value(c: int, hand: int) -> float:
+    """What a fast card is worth to ``hand``: its rank in its suit, trumps above every side card,
+    and a little for length (a card in a suit the hand is long in)."""
+    length = (hand & BLOCK[c >> 4] & ~(1 << c)).bit_count()
+    return (c & 15) + (14.0 if c >= TRUMP_BASE else 0.0) + 0.5 * length
+
+
+def discard_choice(s: Seen) -> list[str]:
+    """The cards to lay aside (``s.to_discard`` of the hand): the lowest value first, a short
+    side suit's low cards before a long one's, never a trump while a side card is left."""
+    assert s.trump is not None
+    ft = FAST_TABLES[(s.trump, s.rules.satat)]
+    hand = ft.mask_to_fast(s.hand)
+    order = sorted(bits(hand), key=lambda c: (_card_value(c, hand), c))
+    chosen = order[:s.to_discard]
+    return [NAMES[c] for c in sorted(ft.to_engine[c] for c in chosen)]
+
+
+def keep_choice(s: Seen) -> tuple[str, str]:
+    """``keep`` or ``discard`` for the talon's top card, and why: keep it when it is worth at
+    least as much to the hand as the average card the seat cannot place (the next card, which
+    it keeps otherwise, is one of those as far as it knows)."""
+    assert s.trump is not None and s.top is not None
+    ft = FAST_TABLES[(s.trump, s.rules.satat)]
+    hand = ft.mask_to_fast(s.hand)
+    top = ft.to_fast[s.top]
+    pool = bits(ft.mask_to_fast(s.pool))
+    mean = sum(_card_value(c, hand) for c in pool) / len(pool) if pool else 0.0
+    if _card_value(top, hand) >= mean:
+        return "keep", f"The {NAMES[s.top]} is better than the card you would get instead: keep it."
+    return "discard", (f"The {NAMES[s.top]} is weaker than an average card of the talon: "
+                       "discard it and keep the next one.")
+
+
+# -- card play --------------------------------------------------------------------------------
+
+
+def _low(mask: int) -> int:
+    return (mask & -mask).bit_length() - 1
+
+
+def _lead(hand: int, unseen: int, share: float, voids: Sequence[int], others: Sequence[int]
+          ) -> tuple[int, str]:
+    trumps = hand & TRUMP
+    unseen_trumps = unseen & TRUMP
+    opps_may_trump = bool(unseen_trumps) and not all(voids[o] & 8 for o in others)
+    if trumps and opps_may_trump:
+        top = trumps.bit_length() - 1
+        if not unseen_trumps & ~((2 << top) - 1):
+            return top, "draw_top"
+        n = trumps.bit_count()
+        if n >= 4 and n > unseen_trumps.bit_count() * share:
+            return _low(trumps), "draw_long"
+    best, best_left = -1, -1.0
+    long_low, long_len = -1, 0
+    for b in (0, 1, 2):
+        m = hand & BLOCK[b]
+        if not m:
+            continue
+        if m.bit_count() > long_len:
+            long_low, long_len = _low(m), m.bit_count()
+        top = m.bit_length() - 1
+        left = unseen & BLOCK[b]
+        if left & ~((2 << top) - 1):
+            continue  # not a master
+        if unseen_trumps and any(voids[o] >> b & 1 and not voids[o] & 8 for o in others):
+            continue  # an opponent has shown it can ruff
+        expected = left.bit_count() * share
+        if opps_may_trump and expected < 1.0:
+            continue
+        if expected > best_left:
+            best, best_left = top, expected
+    if best >= 0:
+        return best, "cash"
+    if long_low >= 0:
+        return long_low, "lead_long"
+    return _low(hand), "lead_trump"
+
+
+def beating(legal_: int, trick: Sequence[int]) -> tuple[int, int]:
+    """Of the legal cards on an open trick (fast cards): those that follow the led suit, and
+    those that would win the trick now."""
+    led_block = trick[0] >> 4
+    best = trick[trick_winner_index(list(trick))]
+    follow = legal_ & BLOCK[led_block]
+    above = legal_ & ~((2 << best) - 1)
+    if not follow:
+        above &= TRUMP
+    elif best >= TRUMP_BASE and led_block != 3:
+        above = 0
+    return follow, above
+
+
+def play(hand: int, legal_: int, unseen: int, share: float, voids: Sequence[int],
+         trick: Sequence[int], seat: int, n: int) -> tuple[int, str]:
+    """The heuristic's card (fast card space) and a reason key of ``heuristic.REASONS`` for a
+    game of ``n`` seats, each its own side.  ``unseen`` are the cards the seat cannot place,
+    ``share`` the part of them in the other hands (1 unless some are nowhere), ``voids[s]`` the
+    blocks seat ``s`` has shown void in, ``trick`` the open trick in play order."""
+    if legal_ & (legal_ - 1) == 0:
+        return _low(legal_), "only"
+    others = [(seat + i) % n for i in range(1, n)]
+    if not trick:
+        return _lead(legal_, unseen, share, voids, others)
+    led_block = trick[0] >> 4
+    follow, above = beating(legal_, trick)
+    if above:
+        ruff = "ruff" if led_block != 3 else "win"
+        if len(trick) == n - 1:
+            c = _low(above)
+            return c, (ruff if c >= TRUMP_BASE else "win_last")
+        nxt = voids[(seat + 1) % n]
+        m = above
+        while m:
+            low = m & -m
+            c = low.bit_length() - 1
+            if hold_chance(c, led_block, unseen, nxt) >= 0.5:
+                return c, (ruff if c >= TRUMP_BASE else "win")
+            m ^= low
+    if follow:
+        return _low(follow), "duck"
+    return _discard(legal_, unseen), "discard"
+
+
+@dataclass(slots=True)
+class Fast:
+    """A :class:`Seen` in the fast card space of its trump (``fast.py``)."""
+
+    s: Seen
+    ft: FastTable
+    hand: int
+    legal: int
+    pool: int
+    trick: list[int]
+    voids: list[int]
+    """Per seat, the blocks it has shown void in."""
+
+    @property
+    def share(self) -> float:
+        held = sum(self.s.counts[o] for o in self.s.others)
+        size = self.pool.bit_count()
+        return min(1.0, held / size) if size else 1.0
+
+
+def to_fast(s: Seen) -> Fast:
+    assert s.trump is not None
+    ft = FAST_TABLES[(s.trump, s.rules.satat)]
+    voids = []
+    for v in s.voids:
+        out = 0
+        for suit in range(4):
+            if v >> suit & 1:
+                out |= 1 << ft.block_of_suit[suit]
+        voids.append(out)
+    return Fast(s, ft, ft.mask_to_fast(s.hand), ft.mask_to_fast(s.legal),
+                ft.mask_to_fast(s.pool), [ft.to_fast[c] for _, c in s.trick], voids)
+
+
+def heuristic_card(s: Seen) -> tuple[str, str]:
+    """The heuristic's card for ``s`` (a card name) and the English reason."""
+    f = to_fast(s)
+    legal_ = f.legal or f.hand
+    card, key = play(f.hand, legal_, f.pool, f.share, f.voids, f.trick, s.seat, s.n)
+    if not legal_ >> card & 1:  # never happens; a guard for the contract
+        card = _low(legal_)
+    words = [""] * 4
+    for suit, block in enumerate(f.ft.block_of_suit):
+        words[block] = SUIT_WORDS[suit]
+    block = card >> 4
+    led = f.trick[0] >> 4 if f.trick else block
+    name = NAMES[f.ft.to_engine[card]]
+    reason = REASONS[key].format(card=name, suit=words[block][:-1], suits=words[block],
+                                 led=words[led])
+    return name, reason
+
+
+def decide(s: Seen) -> tuple[str, str]:
+    """The heuristic's decision in any phase, with a short English reason."""
+    if s.phase == "choosing_trump":
+        suit, reason = choose_trump(s.hand, s.rules.satat)
+        return SUITS[suit], reason
+    if s.phase == "discarding":
+        cards = discard_choice(s)
+        return " ".join(cards), ("Lay aside your weakest cards and keep your trumps and high "
+                                 f"cards: {', '.join(cards)}.")
+    if s.phase == "drawing":
+        return keep_choice(s)
+    return heuristic_card(s)
+
+
+class HeuristicPolicy:
+    """The ``heuristic`` policy for every game: the four-player heuristic (``heuristic.py``) for
+    four players, :func:`decide` otherwise (deterministic either way)."""
+
+    name = "heuristic"
+
+    def __init__(self) -> None:
+        from .heuristic import HeuristicPolicy as Four
+
+        self.four = Four()
+
+    def choose(self, view: View, history: History, rng: random.Random) -> str:
+        if not is_small(view):
+            return self.four.choose(view, history, rng)
+        return decide(seen(view, history))[0]
+
+
+# -- search -----------------------------------------------------------------------------------
+
+
+def sample(f: Fast, rng: random.Random, tries: int = 20) -> list[int]:
+    """Hands for every seat (fast masks): the seat's own, and for each other seat as many cards
+    of the pool as it holds, none of a block it has shown void in; the pool's other cards go
+    nowhere.  After ``tries`` dead ends the voids are ignored (a deal is always returned)."""
+    s = f.s
+    pool = bits(f.pool)
+    others = s.others
+    for attempt in range(tries + 1):
+        strict = attempt < tries
+        rng.shuffle(pool)
+        need = [0] * s.n
+        for o in others:
+            need[o] = s.counts[o]
+        nowhere = len(pool) - sum(need)
+        if nowhere < 0:  # a history that misses plays: the counts rule
+            nowhere = 0
+        hands = [0] * s.n
+        hands[s.seat] = f.hand
+        ok = True
+        for c in pool:
+            b = c >> 4
+            total = nowhere
+            for o in others:
+                if need[o] and not (strict and f.voids[o] >> b & 1):
+                    total += need[o]
+            if total == 0:
+                if sum(need) == 0:
+                    break
+                ok = False
+                break
+            r = rng.randrange(total)
+            if r < nowhere:
+                nowhere -= 1
+                continue
+            r -= nowhere
+            for o in others:
+                if need[o] and not (strict and f.voids[o] >> b & 1):
+                    if r < need[o]:
+                        hands[o] |= 1 << c
+                        need[o] -= 1
+                        break
+                    r -= need[o]
+        if ok and not any(need):
+            return hands
+    return hands
+
+
+def _utility(result: tuple[int, int, str] | None, side: int) -> float:
+    """A round's worth to ``side``: 1 for a win (a little more for a sweep), 0 for a loss (a
+    little less when swept), 0.4 for a round without a winner (three players)."""
+    if result is None:
+        return 0.4
+    winner, points, _ = result
+    if winner == side:
+        return 1.0 + 0.1 * (points - 1)
+    return -0.1 * (points - 1)
+
+
+def rollout(f: Fast, hands: list[int], first: int) -> float:
+    """Play ``first`` for the seat and the rest of the round with :func:`play` for every seat
+    (each seeing its own hand, the cards played and the voids shown); the round's utility to
+    the seat's side."""
+    s = f.s
+    rules = s.rules
+    n = s.n
+    side_of = rules.side_of
+    hakem_side = side_of[s.hakem]
+    hands = hands[:]
+    trick = f.trick[:]
+    voids = f.voids
+    tricks = s.tricks[:]
+    played = _tricks_done(s)
+    pile, run = s.pile, s.run_team
+    live = f.pool | f.hand
+    for c in trick:
+        live |= 1 << c
+    leader = s.leader
+    turn = s.seat
+    card = first
+    while True:
+        voids = voids_after(voids, turn, trick, card, rules.must_trump)
+        hands[turn] ^= 1 << card
+        live &= ~(1 << card)
+        trick.append(card)
+        if len(trick) == n:
+            winner = (leader + trick_winner_index(trick)) % n
+            side = side_of[winner]
+            played += 1
+            result = None
+            if not rules.double_sar:
+                tricks[side] += 1
+                result = round_outcome(rules, hakem_side, tricks, side, played)
+            elif run == side or played == rules.hand_size:
+                tricks[side] += pile + 1
+                pile, run = 0, None
+                result = round_outcome(rules, hakem_side, tricks, side, played)
+            else:
+                pile, run = pile + 1, side
+            if result is not None or played >= rules.hand_size:
+                return _utility(result, side_of[s.seat])
+            trick = []
+            leader = turn = winner
+        else:
+            turn = (turn + 1) % n
+        h = hands[turn]
+        options = legal(h, trick, rules.must_trump)
+        if not options:  # an inconsistent sample (a history that misses plays): stop here
+            return 0.5
+        unseen = live & ~h
+        card, _ = play(h, options, unseen, 1.0, voids, trick, turn, n)
+
+
+def _tricks_done(s: Seen) -> int:
+    """Tricks finished this round, from the hand counts (with ``double_sar`` the counted tricks
+    lag behind)."""
+    leader_count = s.counts[s.trick[0][0]] if s.trick else s.counts[s.seat]
+    return s.rules.hand_size - leader_count - (1 if s.trick else 0)
+
+
+@dataclass(frozen=True, slots=True)
+class Budget:
+    """The search of one level in these games: at most ``deals`` sampled deals, at most
+    ``rollouts`` playouts in all (a playout per candidate and deal)."""
+
+    deals: int
+    rollouts: int
+
+
+def search_card(s: Seen, budget: Budget, rng: random.Random) -> str:
+    """PIMC: every distinct legal card played out on the same sampled deals; the best mean
+    wins, ties to the heuristic's card."""
+    f = to_fast(s)
+    in_play = f.pool | f.hand
+    for c in f.trick:
+        in_play |= 1 << c
+    candidates = representatives(f.legal, in_play)
+    h_name, _ = heuristic_card(s)
+    if len(candidates) == 1:
+        return NAMES[f.ft.to_engine[candidates[0]]]
+    h_card = f.ft.to_fast[CARD_INDEX[h_name]]
+    h_rep = max((c for c in candidates if c <= h_card and c >> 4 == h_card >> 4), default=-1)
+    deals = max(1, min(budget.deals, budget.rollouts // len(candidates)))
+    totals = [0.0] * len(candidates)
+    for _ in range(deals):
+        hands = sample(f, rng)
+        for i, c in enumerate(candidates):
+            totals[i] += rollout(f, hands, c)
+    best = max(totals)
+    close = [c for c, t in zip(candidates, totals, strict=True) if t >= best - 0.02 * deals]
+    pick = h_rep if h_rep in close else min(close, key=lambda c: (c & 15, c))
+    return NAMES[f.ft.to_engine[pick]]
+
+
+def search_choose(view: View, history: History, rng: random.Random, budget: Budget) -> str:
+    """A search level's decision: the heuristic's outside card play, :func:`search_card` in
+    play."""
+    s = seen(view, history)
+    if s.phase != "playing":
+        return decide(s)[0]
+    return search_card(s, budget, rng)
