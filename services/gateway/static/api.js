@@ -40,6 +40,8 @@ export const api = {
   view: (id, token) => request("GET", `/api/matches/${enc(id)}/view`, { token }),
   command: (id, token, cmd) => request("POST", `/api/matches/${enc(id)}/commands`, { body: cmd, token }),
   replay: (id, step, token) => request("GET", `/api/matches/${enc(id)}/replay?step=${step}`, { token }),
+  /** 200 {"status": "done", ...} or 202 {"status": "pending", "rounds", "done"} (poll again). */
+  analysis: (id) => request("GET", `/api/matches/${enc(id)}/analysis`),
   hint: (id, token, since) => request("GET", `/api/matches/${enc(id)}/hint?since=${since}`, { token }),
   giveBot: (id, seat, token, level) =>
     request("POST", `/api/matches/${enc(id)}/seats/${seat}/bot`, { body: { level }, token }),

@@ -1,9 +1,11 @@
 // The replay viewer (/replay/{id}?step=k): every hand shown, step forward and back, a slider to
-// jump, arrow keys, and a shareable link to the step shown.
+// jump, arrow keys, and a shareable link to the step shown; below the table the match's analysis
+// (analysis.js), which follows the step shown and can jump the replay.
 import { api, store } from "./api.js";
 import { h, fill, cardImage } from "./cards.js";
 import { t, cardName, suitName, capitalize, isRtl } from "./i18n.js";
 import { toast, copyText, errorText } from "./ui.js";
+import { AnalysisPanel } from "./analysis.js";
 
 const POS = ["bottom", "right", "top", "left"];
 const winFirst = (a, w) => (a && a.length === 2 ? `${a[w]}–${a[1 - w]}` : (a || []).join("–"));
@@ -18,6 +20,7 @@ export function mount(root, [matchId]) {
   let seq = 0;
   let alive = true;
   let debounce = null;
+  const analysis = new AnalysisPanel(matchId, (k) => go(k));
 
   const btn = (id, label, text, fn) => {
     const b = h("button", { type: "button", id, "aria-label": label, title: label }, h("span", { "aria-hidden": "true", text }));
@@ -59,7 +62,9 @@ export function mount(root, [matchId]) {
       h("div.table-page", {},
         h("div.play-area", {}, h("div.board", {}, E.seats[2], E.seats[3], h("div.center", {}, E.trick), E.seats[1], E.seats[0])),
         h("aside.side", {}, E.facts, h("div", {}, share, " ",
-          h("a.button", { href: `/m/${matchId}`, "data-link": true, text: t("replay.to_table") }))))));
+          h("a.button", { href: `/m/${matchId}`, "data-link": true, text: t("replay.to_table") })))),
+      analysis.el));
+    analysis.render();
     if (data) paint();
   }
 
@@ -111,6 +116,7 @@ export function mount(root, [matchId]) {
 
   function paint() {
     const v = data.view;
+    analysis.show(step, (s) => name(v, s));
     E.slider.max = String(steps);
     E.slider.value = String(step);
     E.slider.setAttribute("aria-valuetext", t("replay.step", { k: step, n: steps }));
@@ -170,7 +176,7 @@ export function mount(root, [matchId]) {
   build();
   load();
   return {
-    unmount() { alive = false; clearTimeout(debounce); document.removeEventListener("keydown", keys); },
+    unmount() { alive = false; clearTimeout(debounce); analysis.stop(); document.removeEventListener("keydown", keys); },
     relabel() { document.title = `Hokm — ${t("replay.title")}`; build(); },
   };
 }

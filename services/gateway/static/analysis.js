@@ -1,0 +1,249 @@
+// The post-match analysis in the replay viewer (issue 15; the answer's format is
+// GET /api/matches/{id}/analysis in docs/api.md).  Asked for with a button, polled while the
+// server computes it ("Analysing: K of N rounds"), then shown beside the replayed step: the move
+// last made against the best ones, chess-style marks on costly moves, side 0's round-win chance
+// move by move as an SVG graph (a click jumps the replay), and per seat a summary.
+// Offered only once the public summary says the match is over and has four players (the
+// analysis covers the four-player game; the server refuses anything else with a 409 anyway).
+import { api } from "./api.js";
+import { h, fill } from "./cards.js";
+import { t, cardName, suitName, capitalize, isRtl, lang } from "./i18n.js";
+import { errorText } from "./ui.js";
+
+/** Worse costs get more question marks, as on chess sites (the legend spells them out). */
+export const MARKS = { trick: "?!", kot: "?", round: "??" };
+const COSTS = ["trick", "kot", "round"];
+const POLL_MS = 1000;
+const TRANSIENT = new Set(["network", "unavailable", "rate_limited"]);
+const SVG_NS = "http://www.w3.org/2000/svg";
+const W = 720;
+const TALL = 200;
+const TALL_PHONE = 360; // a phone's graph is narrow: taller drawing units keep it readable
+const PAD = 16;
+
+/** An SVG element (attributes only: the CSP forbids inline style, the classes carry it). */
+function svg(tag, attrs, ...children) {
+  const el = document.createElementNS(SVG_NS, tag);
+  for (const [k, v] of Object.entries(attrs || {})) if (v != null) el.setAttribute(k, String(v));
+  for (const c of children) if (c != null) el.append(c instanceof Node ? c : document.createTextNode(String(c)));
+  return el;
+}
+
+const pct = (p) => new Intl.NumberFormat(lang(), { style: "percent", maximumFractionDigits: 0 }).format(p);
+/** A choice's name: a card, or a suit for the Hakem's trump choice. */
+const choiceName = (m, c) => (m.kind === "trump" ? capitalize(suitName(c)) : cardName(c));
+/** The mover's side's chance turned into side 0's (seats 0 and 2). */
+const side0 = (m) => (m.seat % 2 === 0 ? m.win_chance : 1 - m.win_chance);
+
+/** The answer made easy to look up: rounds in order, their moves in version order, and every
+ *  move of the match in version order with its round. */
+function indexed(d) {
+  const rounds = [...(d.rounds || [])].sort((a, b) => a.round - b.round)
+    .map((r) => ({ ...r, moves: [...(r.moves || [])].sort((a, b) => a.version - b.version) }));
+  const flat = [];
+  rounds.forEach((r, ri) => r.moves.forEach((m, mi) => flat.push({ m, ri, mi })));
+  flat.sort((a, b) => a.m.version - b.m.version);
+  return { rounds, flat, seats: d.seats || [] };
+}
+
+export class AnalysisPanel {
+  /** jump(step) moves the replay to a step. */
+  constructor(matchId, jump) {
+    this.matchId = matchId;
+    this.jump = jump;
+    this.alive = true;
+    this.offered = false;
+    this.open = false;
+    this.status = "idle"; // idle | loading | pending | done | error
+    this.progress = null;
+    this.problem = null;
+    this.data = null;
+    this.timer = null;
+    this.choicesOpen = false;
+    this.step = 0;
+    this.nameOf = (s) => t("start.seat_n", { n: s + 1 });
+    this.el = h("section.analysis", { id: "rp-analysis", "aria-labelledby": "an-h", hidden: true });
+    api.summary(matchId).then((sm) => {
+      if (!this.alive) return;
+      this.offered = sm.phase === "match_over" && sm.players === 4;
+      this.el.dataset.offered = String(this.offered); // for tests: the summary has been read
+      this.render();
+    }).catch(() => { /* the replay itself says what is wrong with this match */ });
+  }
+
+  stop() { this.alive = false; clearTimeout(this.timer); }
+
+  /** The replay shows `step`; nameOf(seat) names the seats as the replay does. */
+  show(step, nameOf) {
+    this.step = step;
+    this.nameOf = nameOf;
+    if (this.status === "done" && this.open) this.render();
+  }
+
+  toggle() {
+    this.open = !this.open;
+    if (this.open && (this.status === "idle" || this.status === "error")) {
+      this.status = "loading";
+      this.fetch();
+    }
+    this.render();
+  }
+
+  fetch() {
+    clearTimeout(this.timer);
+    api.analysis(this.matchId).then((d) => {
+      if (!this.alive) return;
+      this.problem = null;
+      if (d && d.status === "done") {
+        this.data = indexed(d);
+        this.status = "done";
+      } else {
+        this.status = "pending";
+        this.progress = { k: (d && d.done) || 0, n: (d && d.rounds) || 0 };
+        this.timer = setTimeout(() => this.fetch(), POLL_MS);
+      }
+      this.render();
+    }).catch((e) => {
+      if (!this.alive) return;
+      this.problem = e;
+      if (TRANSIENT.has(e.code)) this.timer = setTimeout(() => this.fetch(), POLL_MS * 2);
+      else this.status = "error";
+      this.render();
+    });
+  }
+
+  render() {
+    this.el.hidden = !this.offered;
+    if (!this.offered) return;
+    // the panel is rebuilt on every step: keep the keyboard focus on the control it was on
+    const active = document.activeElement;
+    const key = active && this.el.contains(active) ? active.dataset.focus : null;
+    const button = h("button", { type: "button", id: "rp-analysis-toggle", "data-focus": "toggle",
+      "aria-expanded": String(this.open), "aria-controls": "an-body", text: t(this.open ? "an.close" : "an.open") });
+    button.addEventListener("click", () => this.toggle());
+    const body = h("div.an-body", { id: "an-body", hidden: !this.open });
+    fill(this.el, h("div.an-head", {}, h("h2", { id: "an-h", text: t("an.title") }), button), body);
+    if (this.open) fill(body, ...this.body());
+    if (key) this.el.querySelector(`[data-focus="${key}"]`)?.focus();
+  }
+
+  body() {
+    const status = h("p.an-status", { id: "an-status", role: "status" });
+    if (this.status === "loading") status.textContent = t("an.loading");
+    if (this.status === "pending" && this.progress) status.textContent = t("an.pending", this.progress);
+    if (this.problem) status.textContent = errorText(this.problem);
+    if (this.status !== "done") return [status];
+    const d = this.data;
+    let at = -1; // the last move made at or before the step shown
+    for (let i = 0; i < d.flat.length && d.flat[i].m.version <= this.step; i++) at = i;
+    const ri = at >= 0 ? d.flat[at].ri : 0;
+    const round = d.rounds[ri];
+    return [status, h("p.hint", { text: t("an.intro") }), this.legend(),
+      this.current(at >= 0 ? d.flat[at].m : null), round ? this.graph(round) : null,
+      round ? this.costly(round) : null, this.seats()];
+  }
+
+  legend() {
+    return h("ul.an-legend", { "aria-label": t("an.legend") }, ...COSTS.map((c) =>
+      h(`li.cost-${c}`, {}, h("span.an-mark", { "aria-hidden": "true", text: MARKS[c] }), " ", t(`an.cost.${c}`))));
+  }
+
+  /** The move last made: what was played against the best choices, and the bot's view. */
+  current(m) {
+    if (!m) return h("div.an-move", { id: "an-move" }, h("p", { text: t("an.no_move") }));
+    const who = this.nameOf(m.seat);
+    const what = m.kind === "trump" ? t("an.named", { name: who, suit: choiceName(m, m.played) })
+      : t("an.played", { name: who, card: choiceName(m, m.played) });
+    const best = (m.best || []).map((c) => choiceName(m, c)).join(", ");
+    const verdict = m.cost
+      ? h(`p.an-verdict.cost-${m.cost}`, { "data-cost": m.cost },
+        h("span.an-mark", { "aria-hidden": "true", text: MARKS[m.cost] }), " ", t(`an.costly.${m.cost}`))
+      : h("p.an-verdict", { text: t("an.good") });
+    const bot = m.bot ? h("p", { text: t("an.bot", { name: who, card: choiceName(m, m.bot.choice), pct: pct(m.bot.win_chance) }) }) : null;
+    const choices = (m.alternatives || []).map((a) => {
+      const parts = [t("an.tricks", { n: a.tricks }), t(a.wins ? "an.wins" : "an.loses")];
+      if (a.kot) parts.push(t("an.kot"));
+      const marks = [a.card === m.played ? t("an.chosen") : null, (m.best || []).includes(a.card) ? t("an.is_best") : null].filter(Boolean);
+      return h("li", {}, `${choiceName(m, a.card)}: ${parts.join(", ")}`, marks.length ? ` (${marks.join(", ")})` : "");
+    });
+    return h("div.an-move", { id: "an-move", "data-version": String(m.version), "data-cost": m.cost || "" },
+      h("p.an-played", { text: what }), h("p.an-best", { text: t("an.best", { cards: best }) }), verdict, bot,
+      choices.length ? this.choices(choices) : null);
+  }
+
+  choices(items) {
+    // kept open from step to step once opened (the panel is rebuilt on every step)
+    const d = h("details.an-all", { open: this.choicesOpen },
+      h("summary", { "data-focus": "choices", text: t("an.choices") }), h("ul.an-choices", {}, ...items));
+    d.addEventListener("toggle", () => { this.choicesOpen = d.open; });
+    return d;
+  }
+
+  /** Side 0's chance to win the round after each move of the round: point j is the position
+   *  after j moves (the last one the round's result), so the point shown is the step's. */
+  graph(round) {
+    const moves = round.moves;
+    const n = moves.length;
+    const vals = moves.map(side0);
+    vals.push(round.result && round.result.winner_side === 0 ? 1 : 0);
+    const rtl = isRtl();
+    const H = matchMedia("(max-width: 480px)").matches ? TALL_PHONE : TALL;
+    const dx = n ? (W - 2 * PAD) / n : 0;
+    const X = (j) => (rtl ? W - PAD - j * dx : PAD + j * dx);
+    const Y = (p) => PAD + (1 - p) * (H - 2 * PAD);
+    let here = 0;
+    while (here < n && moves[here].version <= this.step) here++;
+    const line = vals.map((p, j) => `${X(j).toFixed(1)},${Y(p).toFixed(1)}`).join(" ");
+    const area = `${X(0).toFixed(1)},${Y(0)} ${line} ${X(n).toFixed(1)},${Y(0)}`;
+    const team = t("team.pair", { a: this.nameOf(0), b: this.nameOf(2) });
+    const title = t("an.graph", { n: round.round + 1, team });
+    const points = vals.map((p, j) => {
+      const cost = j > 0 ? moves[j - 1].cost : null;
+      const cls = ["an-pt", cost ? `cost-${cost}` : "", j === here ? "here" : ""].filter(Boolean).join(" ");
+      return svg("g", {}, svg("circle", { class: cls, cx: X(j).toFixed(1), cy: Y(p).toFixed(1), r: j === here ? 7 : cost ? 5.5 : 3.5, "data-j": j }),
+        cost ? svg("text", { class: `an-pt-mark cost-${cost}`, x: X(j).toFixed(1), y: (Y(p) > H / 2 ? Y(p) - 10 : Y(p) + 20).toFixed(1), "text-anchor": "middle" }, MARKS[cost]) : null);
+    });
+    const chart = svg("svg", { class: "an-chart", viewBox: `0 0 ${W} ${H}`, role: "img", "aria-labelledby": "an-graph-t", "data-here": here, "data-points": n + 1 },
+      svg("title", { id: "an-graph-t" }, `${title}. ${t("an.chance_now", { team, pct: pct(vals[here]) })}`),
+      svg("rect", { class: "an-bg", x: 0, y: 0, width: W, height: H }),
+      svg("polygon", { class: "an-area", points: area }),
+      svg("line", { class: "an-mid", x1: PAD, x2: W - PAD, y1: Y(0.5), y2: Y(0.5) }),
+      svg("polyline", { class: "an-line", points: line }),
+      ...points);
+    chart.addEventListener("click", (ev) => {
+      const ctm = chart.getScreenCTM();
+      if (!ctm || !n) return;
+      // the drawing's own x of the click, whatever the box's size and letterboxing
+      const u = new DOMPoint(ev.clientX, ev.clientY).matrixTransform(ctm.inverse()).x;
+      const j = Math.min(n, Math.max(0, Math.round((rtl ? W - PAD - u : u - PAD) / dx)));
+      // point 0 is the round before its first move: the step just before that move
+      this.jump(j === 0 ? Math.max(0, moves[0].version - 1) : moves[j - 1].version);
+    });
+    return h("figure.an-graph", {}, h("figcaption", {}, h("strong", { text: title }), " ",
+      h("span.an-now", { id: "an-now", text: t("an.chance_now", { team, pct: pct(vals[here]) }) })),
+    chart, h("p.hint", { text: t("an.graph_hint") }));
+  }
+
+  /** The round's costly moves as buttons that jump there (the keyboard's way to the marks). */
+  costly(round) {
+    const items = round.moves.filter((m) => m.cost).map((m) => {
+      const b = h("button.an-jump", { type: "button", "data-focus": `v${m.version}`, "data-version": String(m.version), "data-cost": m.cost },
+        h(`span.an-mark.cost-${m.cost}`, { "aria-hidden": "true", text: MARKS[m.cost] }), " ",
+        t("an.costly_item", { name: this.nameOf(m.seat), card: choiceName(m, m.played), cost: t(`an.cost.${m.cost}`) }));
+      b.addEventListener("click", () => this.jump(m.version));
+      return h("li", {}, b);
+    });
+    return h("div.an-costly", {}, h("h3", { text: t("an.costly_title", { n: round.round + 1 }) }),
+      items.length ? h("ul", {}, ...items) : h("p.hint", { text: t("an.none_costly") }));
+  }
+
+  seats() {
+    const col = (k) => h("th", { scope: "col", text: t(k) });
+    return h("table.score.an-seats", {}, h("caption", { text: t("an.seats") }),
+      h("thead", {}, h("tr", {}, col("an.col_seat"), col("an.col_moves"),
+        ...COSTS.map((c) => h("th", { scope: "col" }, h("span.an-mark", { "aria-hidden": "true", text: MARKS[c] + " " }), t(`an.cost.${c}`))))),
+      h("tbody", {}, ...this.data.seats.map((s) => h("tr", { "data-seat": String(s.seat) },
+        h("th", { scope: "row", text: this.nameOf(s.seat) }), h("td", { text: String(s.moves) }),
+        ...COSTS.map((c) => h("td", { text: String(s[`cost_${c}`] ?? 0) }))))));
+  }
+}

@@ -1,0 +1,234 @@
+"""The post-match analysis in the replay viewer (issue 15, part 2; the answer's format is
+GET /api/matches/{id}/analysis in docs/api.md).
+
+The viewer's own tests answer that endpoint with a canned analysis of a real finished match (a
+Playwright route), built from the match's public records so that its versions line up with the
+replay: the client is tested apart from the backend's timing.  The canned answer marks three
+moves of round 0 (a trick, a kot, the round) and none of the other rounds."""
+
+from __future__ import annotations
+
+import json
+import math
+import re
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.conftest import wait_for
+
+from .conftest import DESKTOP, PHONE
+from .helpers import http
+
+pytestmark = pytest.mark.browser
+
+ROUTE = "**/api/matches/*/analysis"
+COSTS_AT = {3: "round", 6: "kot", 9: "trick"}
+"""Round 0's costly moves in the canned analysis, by their index in the round."""
+PENDING_ANSWERS = 2
+
+
+def bots_only_match(base: str) -> str:
+    """A match of four easy bots played to its end (about a second in the embedded server)."""
+    created = http(base, "POST", "/api/matches", {"seats": ["bot:easy"] * 4,
+                                                 "rules": {"target": 7}})
+    match_id = str(created["match_id"])
+    wait_for(lambda: http(base, "GET", f"/api/matches/{match_id}")["phase"] == "match_over",
+             timeout=60, every=0.2, what="the bots-only match is over")
+    return match_id
+
+
+def other(kind: str, played: str) -> str:
+    """Some other choice than ``played``: the canned analysis's best one."""
+    if kind == "trump":
+        return "S" if played != "S" else "H"
+    return "AS" if played != "AS" else "KS"
+
+
+def canned_move(version: int, seat: int, kind: str, played: str, index: int,
+                cost: str | None) -> dict[str, Any]:
+    best = other(kind, played)
+    alternatives = [
+        {"card": played, "tricks": 3 if cost else 7, "wins": cost != "round", "kot": False},
+        {"card": best, "tricks": 7, "wins": True, "kot": cost == "kot"},
+    ]
+    return {"version": version, "seat": seat, "kind": kind, "played": played,
+            "alternatives": alternatives, "best": [best] if cost else [played, best],
+            "cost": cost, "bot": {"choice": best, "win_chance": 0.61},
+            "win_chance": round(0.5 + 0.4 * math.sin(index / 4), 3)}
+
+
+def canned_analysis(base: str, match_id: str) -> dict[str, Any]:
+    """An analysis in the endpoint's format whose moves are the match's real moves."""
+    records = http(base, "GET", f"/api/matches/{match_id}/events?since=0")["events"]
+    rounds: list[dict[str, Any]] = []
+    for record in records:
+        for e in record["events"]:
+            if e["type"] == "round_started":
+                rounds.append({"round": len(rounds), "hakem": e["hakem"], "trump": None,
+                               "moves": [], "result": None})
+            elif e["type"] in ("trump_chosen", "card_played"):
+                r = rounds[-1]
+                kind = "trump" if e["type"] == "trump_chosen" else "play"
+                played = e["suit"] if kind == "trump" else e["card"]
+                i = len(r["moves"])
+                cost = COSTS_AT.get(i) if r["round"] == 0 else None
+                r["moves"].append(canned_move(record["version"], e["seat"], kind, played, i, cost))
+                if kind == "trump":
+                    r["trump"] = played
+            elif e["type"] == "round_ended":
+                rounds[-1]["result"] = {"winner_side": e["winner"], "kind": e["kind"],
+                                        "tricks": e["tricks"]}
+    seats = []
+    for s in range(4):
+        mine = [m for r in rounds for m in r["moves"] if m["seat"] == s]
+        seats.append({"seat": s, "moves": len(mine),
+                      **{f"cost_{c}": sum(m["cost"] == c for m in mine)
+                         for c in ("trick", "round", "kot")}})
+    return {"status": "done", "match": match_id, "rounds": rounds, "seats": seats}
+
+
+@pytest.fixture(scope="module")
+def analysed(gateway: str) -> tuple[str, dict[str, Any]]:
+    match_id = bots_only_match(gateway)
+    return match_id, canned_analysis(gateway, match_id)
+
+
+def serve_canned(page: Any, answer: dict[str, Any]) -> list[str]:
+    """Answer the analysis endpoint: PENDING_ANSWERS times 202 pending, then the analysis.
+    Returns the list of URLs asked (it grows as the page asks)."""
+    asked: list[str] = []
+    n = len(answer["rounds"])
+
+    def handle(route: Any) -> None:
+        asked.append(route.request.url)
+        if len(asked) <= PENDING_ANSWERS:
+            body, status = {"status": "pending", "rounds": n, "done": len(asked)}, 202
+        else:
+            body, status = answer, 200
+        route.fulfill(status=status, content_type="application/json", body=json.dumps(body))
+
+    page.route(ROUTE, handle)
+    return asked
+
+
+def step_of(page: Any) -> int:
+    m = re.search(r"step=(\d+)", page.url)
+    assert m, page.url
+    return int(m.group(1))
+
+
+@pytest.mark.timeout(120)
+def test_the_replay_shows_the_analysis_of_a_finished_match(
+        new_client: Any, analysed: tuple[str, dict[str, Any]], shots: Path) -> None:
+    match_id, answer = analysed
+    moves = answer["rounds"][0]["moves"]
+    c = new_client(viewport=DESKTOP)
+    page = c.page
+    asked = serve_canned(page, answer)
+    page.goto(f"/replay/{match_id}?step={moves[3]['version']}")
+    toggle = page.get_by_role("button", name="Show the analysis")
+    toggle.click()
+    # polled while pending, with the progress shown
+    page.get_by_text(f"Analysing: 1 of {len(answer['rounds'])} rounds").wait_for()
+    move = page.locator("#an-move")
+    move.and_(page.locator("[data-cost]:not([data-cost=''])")).wait_for()
+    assert len(asked) == PENDING_ANSWERS + 1
+    assert page.get_by_role("button", name="Hide the analysis").get_attribute(
+        "aria-expanded") == "true"
+    # the move of the step shown: the card played against the best one, marked as costly
+    assert move.get_attribute("data-version") == str(moves[3]["version"])
+    assert move.get_attribute("data-cost") == "round"
+    text = move.inner_text()
+    assert "This move cost the round." in text
+    assert "Best in hindsight: Ace of spades" in text or "Best in hindsight: King of spades" in text
+    assert "the hard bot chooses" in text and "61%" in text
+    # the graph of round 0: a point per position, the step's one highlighted, marks drawn
+    chart = page.locator("svg.an-chart")
+    assert chart.get_attribute("data-points") == str(len(moves) + 1)
+    assert chart.get_attribute("data-here") == "4"
+    assert page.locator("circle.an-pt.here").get_attribute("data-j") == "4"
+    assert page.locator("svg.an-chart text.an-pt-mark").all_text_contents() == ["??", "?", "?!"]
+    legend = page.locator(".an-legend").inner_text()
+    assert "?!" in legend and "cost a trick" in legend and "cost the round" in legend
+    page.screenshot(path=str(shots / "desktop-analysis.png"), full_page=True)
+    # a click on a point jumps the replay to that position (after move j - 1)
+    chart.scroll_into_view_if_needed()
+    box = page.locator("circle[data-j='12']").bounding_box()
+    page.mouse.click(box["x"] + box["width"] / 2, box["y"] + box["height"] / 2)
+    page.wait_for_function(f"() => /step={moves[11]['version']}$/.test(location.search)")
+    page.locator("svg.an-chart[data-here='12']").wait_for()
+    # the keyboard: the costly moves are buttons; Enter jumps, the focus stays on the button
+    kot = page.locator("button.an-jump[data-cost=kot]")
+    assert "cost a kot" in kot.inner_text()
+    kot.focus()
+    page.keyboard.press("Enter")
+    page.wait_for_function(f"() => /step={moves[6]['version']}$/.test(location.search)")
+    page.locator("#an-move[data-cost=kot]").wait_for()
+    assert page.evaluate("() => document.activeElement.dataset.cost") == "kot"
+    page.keyboard.press("ArrowRight")  # the replay's keys step move by move within a round
+    page.locator("svg.an-chart[data-here='8']").wait_for()
+    assert step_of(page) == moves[7]["version"]
+    # per seat: the whole match's counts
+    rows = page.locator("table.an-seats tbody tr")
+    assert rows.count() == 4
+    total = sum(int(rows.nth(s).locator("td").nth(3).inner_text()) for s in range(4))
+    assert total == 1  # one move cost a round
+    # a later round has its own graph, without marks
+    later = answer["rounds"][1]["moves"]
+    page.goto(f"/replay/{match_id}?step={later[2]['version']}")
+    page.get_by_role("button", name="Show the analysis").click()
+    page.get_by_text("No costly move in this round.").wait_for()
+    assert page.locator("svg.an-chart").get_attribute("data-points") == str(len(later) + 1)
+    page.get_by_role("button", name="Hide the analysis").click()
+    assert page.locator("#an-body").is_hidden()
+
+
+@pytest.mark.timeout(120)
+def test_the_analysis_on_a_phone_in_persian(
+        new_client: Any, analysed: tuple[str, dict[str, Any]], shots: Path) -> None:
+    match_id, answer = analysed
+    moves = answer["rounds"][0]["moves"]
+    c = new_client(viewport=PHONE, locale="fa-IR")
+    page = c.page
+    serve_canned(page, answer)
+    page.goto(f"/replay/{match_id}?step={moves[9]['version']}")
+    page.wait_for_function("() => document.documentElement.dir === 'rtl'")
+    page.get_by_role("button", name="نمایش تحلیل").click()
+    page.locator("#an-move[data-cost=trick]").wait_for()
+    assert "این حرکت یک دست را از دست داد" in page.locator("#an-move").inner_text()
+    # time runs right to left in a right-to-left language
+    x0 = float(page.locator("circle[data-j='0']").get_attribute("cx"))
+    x1 = float(page.locator("circle[data-j='1']").get_attribute("cx"))
+    assert x0 > x1
+    page.locator("#rp-analysis").scroll_into_view_if_needed()
+    page.screenshot(path=str(shots / "phone-analysis-fa.png"), full_page=True)
+    width = page.evaluate("() => document.documentElement.scrollWidth")
+    assert width <= PHONE["width"], f"the page is {width}px wide"
+
+
+@pytest.mark.timeout(120)
+def test_no_analysis_is_offered_before_the_match_is_over(new_client: Any, gateway: str) -> None:
+    created = http(gateway, "POST", "/api/matches",
+                   {"seats": ["human"] + ["bot:easy"] * 3, "rules": {"target": 7},
+                    "name": "Early"})
+    match_id, token = created["match_id"], created["token"]
+    c = new_client(viewport=DESKTOP)
+    page = c.page
+    asked: list[str] = []
+
+    def refuse(route: Any) -> None:
+        asked.append(route.request.url)
+        route.abort()
+
+    page.route(ROUTE, refuse)
+    page.goto("/")
+    page.evaluate("([id, tok]) => localStorage.setItem('hokm.token.' + id, tok)",
+                  [match_id, token])
+    page.goto(f"/replay/{match_id}")
+    page.wait_for_function("() => /\\d/.test(document.querySelector('#rp-counter')?.textContent)")
+    page.locator("#rp-analysis[data-offered=false]").wait_for(state="attached")
+    assert page.locator("#rp-analysis").is_hidden()
+    assert page.get_by_role("button", name="Show the analysis").count() == 0
+    assert asked == []
