@@ -20,6 +20,7 @@ from tests.conftest import wait_for
 
 from .conftest import DESKTOP, PHONE
 from .helpers import http
+from .test_pages import assert_named
 
 pytestmark = pytest.mark.browser
 
@@ -27,6 +28,13 @@ ROUTE = "**/api/matches/*/analysis"
 COSTS_AT = {3: "round", 6: "kot", 9: "trick"}
 """Round 0's costly moves in the canned analysis, by their index in the round."""
 PENDING_ANSWERS = 2
+CSP_JS = """
+window.__cspViolations = [];
+addEventListener('securitypolicyviolation',
+  (e) => window.__cspViolations.push(e.effectiveDirective + ' ' + e.blockedURI), true);
+"""
+"""Collects the page's Content-Security-Policy violations (test_security.py checks the other
+pages; this one the analysis)."""
 
 
 def bots_only_match(base: str) -> str:
@@ -126,6 +134,7 @@ def test_the_replay_shows_the_analysis_of_a_finished_match(
     moves = answer["rounds"][0]["moves"]
     c = new_client(viewport=DESKTOP)
     page = c.page
+    page.add_init_script(CSP_JS)
     asked = serve_canned(page, answer)
     page.goto(f"/replay/{match_id}?step={moves[3]['version']}")
     toggle = page.get_by_role("button", name="Show the analysis")
@@ -150,6 +159,7 @@ def test_the_replay_shows_the_analysis_of_a_finished_match(
     assert chart.get_attribute("data-here") == "4"
     assert page.locator("circle.an-pt.here").get_attribute("data-j") == "4"
     assert page.locator("svg.an-chart text.an-pt-mark").all_text_contents() == ["??", "?", "?!"]
+    assert_named(page, "the analysis")
     legend = page.locator(".an-legend").inner_text()
     assert "?!" in legend and "cost a trick" in legend and "cost the round" in legend
     page.screenshot(path=str(shots / "desktop-analysis.png"), full_page=True)
@@ -183,6 +193,14 @@ def test_the_replay_shows_the_analysis_of_a_finished_match(
     assert page.locator("svg.an-chart").get_attribute("data-points") == str(len(later) + 1)
     page.get_by_role("button", name="Hide the analysis").click()
     assert page.locator("#an-body").is_hidden()
+    # no violation of the CSP: a control violation (an inline style) proves the listener live,
+    # and being reported after everything the page did, it is the only one
+    page.evaluate("() => document.body.append(Object.assign(document.createElement('div'))"
+                  ".setAttribute('style', 'color: red') || '')")
+    page.wait_for_function("() => window.__cspViolations.length > 0")
+    assert page.evaluate("() => window.__cspViolations") == ["style-src-attr inline"]
+    # the browser logs that refusal itself; the list above says it was the only one
+    c.errors[:] = [e for e in c.errors if "Applying inline style violates" not in e]
 
 
 @pytest.mark.timeout(120)

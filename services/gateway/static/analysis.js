@@ -167,7 +167,8 @@ export class AnalysisPanel {
       return h("li", {}, `${choiceName(m, a.card)}: ${parts.join(", ")}`, marks.length ? ` (${marks.join(", ")})` : "");
     });
     return h("div.an-move", { id: "an-move", "data-version": String(m.version), "data-cost": m.cost || "" },
-      h("p.an-played", { text: what }), h("p.an-best", { text: t("an.best", { cards: best }) }), verdict, bot,
+      h("p.an-played", { text: what }), h("p.an-best", { text: t("an.best", { cards: best }) }), verdict,
+      m.exact === false ? h("p.hint.an-estimate", { text: t("an.estimate") }) : null, bot,
       choices.length ? this.choices(choices) : null);
   }
 
