@@ -19,9 +19,10 @@ pytestmark = pytest.mark.browser
 TABLET = {"width": 768, "height": 1024}
 LAYOUTS = {"desktop": DESKTOP, "tablet": TABLET, "phone": PHONE}
 
-# On the player's turn: for the trick area, every card of the hand and every trump button, the
-# element at its centre (scrolled into view first) must be that element or inside it.  Read in one
-# go with the table's state, so the check and the state belong to the same rendering.
+# On the player's turn: for the trick area, every card of the hand, every trump button and the
+# talon game's buttons, the element at its centre (scrolled into view first) must be that element
+# or inside it.  Read in one go with the table's state, so the check and the state belong to the
+# same rendering.
 UNCOVERED_JS = """
 () => {
   const page = document.querySelector('.table-page');
@@ -29,7 +30,8 @@ UNCOVERED_JS = """
   const describe = (el) => el ? `${el.tagName.toLowerCase()}.${[...el.classList].join('.')}` +
     (el.closest('.banner') ? ' (in .banner)' : '') : 'nothing';
   const targets = [document.querySelector('.trick'),
-    ...document.querySelectorAll('.hand-cards button.card, .trump-choice button.suit-btn')];
+    ...document.querySelectorAll(
+      '.hand-cards button.card, .trump-choice button.suit-btn, .talon-choice button')];
   const problems = [];
   let hand = 0;
   for (const el of targets) {

@@ -29,6 +29,22 @@ async function request(method, path, { body, token } = {}) {
   return data;
 }
 
+/** The games a room can play (docs/rules-decisions.md, "The variants"): what create sends for
+ *  each.  Four players is the default; with two, `two_player` names the simple or the talon game. */
+export const GAMES = {
+  four: { players: 4 },
+  simple: { players: 2, two_player: "simple" },
+  talon: { players: 2, two_player: "talon" },
+  three: { players: 3 },
+};
+/** The game of a match's recorded rules (a key of GAMES). */
+export function gameOf(rules) {
+  const n = (rules && rules.players) || 4;
+  if (n === 3) return "three";
+  if (n === 2) return rules.two_player === "talon" ? "talon" : "simple";
+  return "four";
+}
+
 /** The longest player name the server takes (engine.decide.MAX_NAME; matches record it). */
 export const MAX_NAME = 40;
 

@@ -1,11 +1,13 @@
-// The start page: your name, play solo (with a level), resume a solo match, create a room with
-// house rules and a seat layout, or join through an invite link.
-import { api, store, MAX_NAME } from "./api.js";
+// The start page: your name, the game (four players, two simple, two with the talon, three),
+// play solo (with a level), resume a solo match, create a room with house rules and a seat
+// layout, or join through an invite link.
+import { api, store, GAMES, MAX_NAME } from "./api.js";
 import { h, fill } from "./cards.js";
 import { t } from "./i18n.js";
 import { errorText, navigate, toast } from "./ui.js";
 
 const LEVELS = ["easy", "medium", "hard", "expert"];
+const GAME_KEYS = Object.keys(GAMES); // four (the default), simple, talon, three
 
 function field(id, label, control, hint) {
   control.id = id;
@@ -38,7 +40,22 @@ export function mount(root) {
     return n;
   };
 
+  // ---- the game (for solo play and for rooms) ----
+  const gameGroup = h("fieldset.games", { id: "game-choice" }, h("legend", { text: t("start.game") }),
+    ...GAME_KEYS.map((g) => h("div.check", {},
+      h("input", { type: "radio", name: "game", id: `game-${g}`, value: g, checked: g === "four", "aria-describedby": `game-${g}-desc` }),
+      // the name alone labels the radio; the line saying what the game is describes it
+      h("span", {}, h("label", { for: `game-${g}` }, h("strong", { text: t(`game.${g}`) })),
+        h("span.desc", { id: `game-${g}-desc`, text: " " + t(`game.${g}_desc`) })))));
+  const game = () => gameGroup.querySelector("input:checked").value;
+  /** What create sends for the game chosen: `players`, and the rules that name the game. */
+  const gameBody = () => {
+    const { players, two_player: twoPlayer } = GAMES[game()];
+    return { players, rules: twoPlayer ? { two_player: twoPlayer } : {} };
+  };
+
   // ---- solo ----
+  const soloDesc = h("p", { id: "solo-desc" });
   const levelGroup = h("fieldset.levels", {}, h("legend", { text: t("start.level") }),
     ...LEVELS.map((lv) => h("label.radio", {},
       h("input", { type: "radio", name: "level", value: lv, checked: lv === "medium" }),
@@ -48,7 +65,9 @@ export function mount(root) {
     const level = levelGroup.querySelector("input:checked").value;
     busy(soloBtn, true);
     try {
-      const r = await api.create({ players: 4, seats: ["human", `bot:${level}`, `bot:${level}`, `bot:${level}`], rules: { target: 7 }, name: name() });
+      const { players, rules } = gameBody();
+      const seats = ["human", ...Array(players - 1).fill(`bot:${level}`)];
+      const r = await api.create({ players, seats, rules: { ...rules, target: 7 }, name: name() });
       store.setToken(r.match_id, r.token);
       store.setSolo(r.match_id);
       navigate(`/m/${r.match_id}`);
@@ -63,17 +82,39 @@ export function mount(root) {
   const seatSel = [1, 2, 3].map((i) => select([["human", t("start.seat_human")],
     ...LEVELS.map((lv) => [`bot:${lv}`, t("start.seat_bot", { level: t(`level.${lv}`) })])], i === 2 ? "human" : "bot:medium"));
   const flags = ["must_trump", "satat", "bavney", "double_sar"];
+  const seatsHint = h("p.hint");
+  const dealField = field("r-deal", t("rules.deal"), deal, t("rules.deal_desc"));
+  const teamsField = field("r-teams", t("rules.teams"), teams, t("rules.teams_desc"));
+  const flagChecks = flags.map((f) => check(`r-${f}`, t(`rules.${f}`), t(`rules.${f}_desc`)));
+  const seatFields = seatSel.map((s, i) => field(`r-seat${i + 1}`, t("start.seat_n", { n: i + 2 }), s));
   const form = h("form.room", { novalidate: true },
     h("fieldset", {}, h("legend", { text: t("start.house_rules") }),
-      field("r-target", t("rules.target"), target),
-      field("r-deal", t("rules.deal"), deal, t("rules.deal_desc")),
-      field("r-teams", t("rules.teams"), teams, t("rules.teams_desc")),
-      ...flags.map((f) => check(`r-${f}`, t(`rules.${f}`), t(`rules.${f}_desc`)))),
-    h("fieldset", {}, h("legend", { text: t("start.seats") }),
-      h("p.hint", { text: t("start.seats_hint") }),
+      field("r-target", t("rules.target"), target), dealField, teamsField, ...flagChecks),
+    h("fieldset", {}, h("legend", { text: t("start.seats") }), seatsHint,
       h("div.field", {}, h("span.label", { text: t("start.seat_n", { n: 1 }) }), h("span.you", { text: t("start.seat_you") })),
-      ...seatSel.map((s, i) => field(`r-seat${i + 1}`, t("start.seat_n", { n: i + 2 }), s))),
+      ...seatFields),
     h("button.primary", { type: "submit", text: t("start.create_room") }));
+  // Which house rules go with which game (docs/rules-decisions.md): the talon is the two-player
+  // talon game's deal and three players deal 5-4-4-4 only; teams need partners; bavney and
+  // double sar are for 13 tricks and two sides.  What does not apply is hidden and not sent.
+  const applies = (g) => ({ deal: g === "four" || g === "simple", teams: g === "four",
+    bavney: g !== "three", double_sar: g !== "three" });
+  function onGame() {
+    const g = game(), on = applies(g), n = GAMES[g].players;
+    soloDesc.textContent = t(`start.solo_desc_${g}`);
+    dealField.hidden = !on.deal;
+    teamsField.hidden = !on.teams;
+    flags.forEach((f, i) => {
+      flagChecks[i].hidden = on[f] === false;
+      if (flagChecks[i].hidden) flagChecks[i].querySelector("input").checked = false;
+    });
+    seatFields.forEach((el, i) => { el.hidden = i >= n - 1; });
+    seatsHint.textContent = t(g === "four" ? "start.seats_hint" : "start.seats_hint_alone");
+    // a room is for friends: with fewer seats keep at least one of them open for an invite
+    if (!seatSel.slice(0, n - 1).some((s) => s.value === "human")) seatSel[0].value = "human";
+  }
+  gameGroup.addEventListener("change", onGame);
+  onGame();
   // bavney and double_sar cannot be combined (400 bad_rules): keep the form consistent
   const bav = form.querySelector("#r-bavney"), dsar = form.querySelector("#r-double_sar");
   bav.addEventListener("change", () => { if (bav.checked) dsar.checked = false; });
@@ -81,12 +122,16 @@ export function mount(root) {
   form.addEventListener("submit", async (ev) => {
     ev.preventDefault();
     const btn = form.querySelector("button[type=submit]");
-    const rules = { target: target.value === "2x7" ? "2x7" : Number(target.value), deal: deal.value, teams: teams.value };
-    for (const f of flags) rules[f] = form.querySelector(`#r-${f}`).checked;
-    const seats = ["human", ...seatSel.map((s) => s.value)];
+    const { players, rules } = gameBody();
+    const on = applies(game());
+    rules.target = target.value === "2x7" ? "2x7" : Number(target.value);
+    if (on.deal) rules.deal = deal.value;
+    if (on.teams) rules.teams = teams.value;
+    for (const f of flags) if (on[f] !== false) rules[f] = form.querySelector(`#r-${f}`).checked;
+    const seats = ["human", ...seatSel.slice(0, players - 1).map((s) => s.value)];
     busy(btn, true);
     try {
-      const r = await api.create({ players: 4, seats, rules, name: name() });
+      const r = await api.create({ players, seats, rules, name: name() });
       store.setToken(r.match_id, r.token);
       navigate(`/m/${r.match_id}`);
     } catch (e) { toast(errorText(e)); busy(btn, false); }
@@ -107,9 +152,10 @@ export function mount(root) {
   root.append(h("section.page.start", {},
     h("div.hero", {}, h("h1", { text: t("start.title") }), h("p.lead", { text: t("start.lead") })),
     h("div.panel", {}, field("player-name", t("start.your_name"), nameInput, t("start.name_hint"))),
+    h("div.panel", {}, gameGroup),
     h("div.grid2", {},
       h("section.panel", { "aria-labelledby": "solo-h" }, h("h2", { id: "solo-h", text: t("start.solo_title") }),
-        h("p", { text: t("start.solo_desc") }), resume, levelGroup, soloBtn),
+        soloDesc, resume, levelGroup, soloBtn),
       h("section.panel", { "aria-labelledby": "join-h" }, h("h2", { id: "join-h", text: t("start.join_title") }),
         h("p", { text: t("start.join_desc") }), joinForm,
         h("p", {}, h("a", { href: "/how-to-play", "data-link": true, text: t("start.learn") })))),

@@ -4,12 +4,16 @@
 // Views are whole snapshots.  They are queued and shown one after another with short pauses
 // (a completed trick, the ace draw, the deal, a round result stay visible for a moment), so the
 // game can be followed even when bots answer instantly.  prefers-reduced-motion shortens them.
-import { api, store, MatchSocket, commandId, MAX_NAME } from "./api.js";
+import { api, store, MatchSocket, commandId, gameOf, MAX_NAME } from "./api.js";
 import { h, fill, cardButton, cardImage, cardBack, suitButton, suitBadge } from "./cards.js";
 import { t, cardName, suitName, capitalize, isRtl } from "./i18n.js";
 import { announce, toast, copyText, errorText } from "./ui.js";
 
 const POS = ["bottom", "right", "top", "left"]; // relative to the player: seat+1 sits to the RIGHT
+/** The places around the table by seats after the player in playing order: two players face
+ *  each other; with three the next player sits to the right and the one after to the left. */
+const PLACES = { 2: ["bottom", "top"], 3: ["bottom", "right", "left"], 4: POS };
+const DECIDING = ["choosing_trump", "discarding", "drawing", "playing"]; // phases with a turn
 
 export function mount(root, [matchId]) {
   let current = null;
@@ -38,15 +42,31 @@ function seatName(view, s) {
   return seat.name;
 }
 const botLevel = (bot) => (bot ? String(bot).replace(/^bot:/, "") : "");
+const nSeats = (v) => v.players || (v.seats || []).length || 4;
+// The sides (seat tuples in the order of `tricks` and `score`) come from the view: with two or
+// three players nobody is a partner, so nothing here derives a side from a seat number.
+const sidesOf = (v) => v.sides || [[0, 2], [1, 3]];
+const sideOf = (v, seat) => sidesOf(v).findIndex((side) => side.includes(seat));
+const partnered = (v) => sidesOf(v).some((side) => side.length > 1);
+/** The player's side (0 for spectators, who see the sides in their order). */
+function mySide(v) {
+  const i = v.seat != null ? sideOf(v, v.seat) : -1;
+  return i < 0 ? 0 : i;
+}
+/** The sides with `first` first, then the others in order. */
+const sideOrder = (v, first) => [first, ...sidesOf(v).map((_, i) => i).filter((i) => i !== first)];
 function teamLabel(view, team) {
-  if (view.seat != null) return view.seat % 2 === team ? t("team.us") : t("team.them");
-  return t("team.pair", { a: seatName(view, team), b: seatName(view, team + 2) });
+  const seats = sidesOf(view)[team] || [];
+  if (!partnered(view)) return view.seat != null && seats.includes(view.seat) ? t("seat.you") : seatName(view, seats[0]);
+  if (view.seat != null) return seats.includes(view.seat) ? t("team.us") : t("team.them");
+  return t("team.pair", { a: seatName(view, seats[0]), b: seatName(view, seats[1]) });
 }
 function ruleSummary(rules) {
   if (!rules) return [];
-  const out = [t("rules.target") + ": " + t(`rules.target_${rules.target}`),
-    t("rules.deal") + ": " + rules.deal,
-    t("rules.teams") + ": " + t(`rules.teams_${rules.teams}`)];
+  const out = [t("start.game") + ": " + t(`game.${gameOf(rules)}`),
+    t("rules.target") + ": " + t(`rules.target_${rules.target}`)];
+  if (rules.deal && rules.deal !== "talon") out.push(t("rules.deal") + ": " + rules.deal);
+  if (rules.teams) out.push(t("rules.teams") + ": " + t(`rules.teams_${rules.teams}`));
   for (const f of ["must_trump", "satat", "bavney", "double_sar"]) if (rules[f]) out.push(t(`rules.${f}`));
   return out;
 }
@@ -133,6 +153,8 @@ function mountTable(root, matchId, token, ctl) {
     banner: null, // {kind: "result"|"draw"|"deal", ...} shown in the middle
     completed: null, // the completed trick being shown
     trumpShown: false, handSeen: false,
+    picked: new Set(), pickKey: null, // the cards chosen to lay aside (talon game), for one decision
+    talonKey: null, // the talon decision the panel was built for (keeps keyboard focus on it)
   };
   const E = {};
   let socket = null;
@@ -147,15 +169,20 @@ function mountTable(root, matchId, token, ctl) {
     E.status = h("p.turn-status", { id: "turn-status", role: "status", "aria-live": "off", "aria-label": t("table.turn") });
     E.seats = POS.map((p) => h(`div.seat.pos-${p}`, { "data-pos": p }));
     E.slots = POS.map((p) => h(`li.slot.pos-${p}`));
-    E.trick = h("ol.trick", { "aria-label": t("table.trick") }, ...E.slots);
+    // the talon's face-down pile sits in the empty trick while the players discard and draw
+    E.pile = h("li.talon-pile", { hidden: true });
+    E.trick = h("ol.trick", { "aria-label": t("table.trick") }, ...E.slots, E.pile);
     E.banner = h("div.banner", { hidden: true });
     E.trump = h("section.trump-choice", { hidden: true, "aria-labelledby": "trump-h" });
+    E.talon = h("section.talon-choice", { hidden: true, "aria-labelledby": "talon-h" });
+    E.talon.addEventListener("keydown", choiceKeys);
     // named by aria-label (set in renderHand with the number of cards)
     E.handGroup = h("div.hand-cards", { role: "group", "aria-label": t("table.your_hand"), tabindex: "-1" });
     E.handGroup.addEventListener("keydown", handKeys);
     E.hand = h("section.hand", { "aria-labelledby": "hand-h" }, h("h2.sr-only", { id: "hand-h", text: t("table.your_hand") }), E.handGroup);
     E.score = h("div.scoreboard");
     E.lastTrick = h("div.last-trick");
+    E.discards = h("div.own-discards", { id: "own-discards" });
     E.hintsBtn = h("button.hints-toggle", { type: "button", id: "hints-toggle", "aria-pressed": "false" });
     E.hintsBtn.addEventListener("click", toggleHints);
     E.hintsRestart = h("button", { type: "button", id: "hints-restart", hidden: true, text: t("hints.restart") });
@@ -169,11 +196,12 @@ function mountTable(root, matchId, token, ctl) {
       h("h1.sr-only", { text: t("table.title") }),
       h("div.statusbar", {}, E.status, E.conn),
       h("div.play-area", {}, E.waiting,
-        h("div.board", {}, E.seats[2], E.seats[3], h("div.center", {}, E.trick), E.seats[1], E.seats[0], E.banner),
-        E.trump, E.hand),
-      h("aside.side", { "aria-label": t("table.info") }, E.score, E.hints, E.lastTrick, E.info));
+        E.board = h("div.board", {}, E.seats[2], E.seats[3], h("div.center", {}, E.trick), E.seats[1], E.seats[0], E.banner),
+        E.trump, E.hand, E.talon),
+      h("aside.side", { "aria-label": t("table.info") }, E.score, E.hints, E.discards, E.lastTrick, E.info));
     root.append(E.page);
     S.trumpShown = false;
+    S.talonKey = null;
   }
 
   // ---- views in, paced ----
@@ -261,13 +289,13 @@ function mountTable(root, matchId, token, ctl) {
     }
     // the deal: the Hakem's five cards, then everybody's thirteen
     const dkey = `${v.round}:${v.phase === "choosing_trump" ? "five" : v.trump || ""}`;
-    if (dkey !== S.dealKey && (v.phase === "choosing_trump" || v.phase === "playing")) {
+    if (dkey !== S.dealKey && DECIDING.includes(v.phase)) {
       if (!first) {
         if (v.phase === "choosing_trump") {
           msgs.push(t("announce.five", { round: v.round, name: seatName(v, v.hakem) }));
           hold = Math.max(hold, 900);
         } else if (prev && prev.phase === "choosing_trump" && prev.round === v.round) {
-          msgs.push(t("announce.trump", { suit: suitName(v.trump) }));
+          msgs.push(trumpText(v));
           hold = Math.max(hold, 900);
         }
       }
@@ -298,20 +326,38 @@ function mountTable(root, matchId, token, ctl) {
     return hold;
   }
 
-  const isMyDecision = (v) => v.seat != null && (v.phase === "playing" || v.phase === "choosing_trump") &&
+  const isMyDecision = (v) => v.seat != null && DECIDING.includes(v.phase) &&
     v.turn === v.seat && Array.isArray(v.legal) && v.legal.length > 0;
 
+  /** Trump is named: what everybody holds now (the talon game goes on with discards first). */
+  function trumpText(v) {
+    const suit = suitName(v.trump);
+    if (v.phase === "discarding") return t("announce.trump_talon", { suit });
+    const n = Math.max(0, ...(v.hand_counts || []));
+    return n === 13 ? t("announce.trump", { suit }) : t("announce.trump_n", { suit, n });
+  }
+
+  /** The simple two-player game turns one card to each seat instead of looking for aces: the
+   *  higher card of the last pair names the Hakem (a tie turned another pair). */
+  const highCardDraw = (v) => gameOf(v.rules) === "simple";
+  function drawWinners(v) {
+    if (!highCardDraw(v)) return v.draw.filter((d) => d.card[0] === "A");
+    const [a, b] = v.draw.slice(-2);
+    if (!b) return [];
+    const rank = (d) => "23456789TJQKA".indexOf(d.card[0]);
+    return rank(a) === rank(b) ? [] : [rank(a) > rank(b) ? a : b];
+  }
   function drawText(v) {
-    const aces = v.draw.filter((d) => d.card[0] === "A");
-    if (!aces.length) return t("draw.title");
+    const aces = drawWinners(v);
+    if (!aces.length) return t(highCardDraw(v) ? "draw.title_high" : "draw.title");
     const hakemName = drawName(v, aces[0].seat);
-    let s = t("draw.hakem", { name: hakemName });
+    let s = t(highCardDraw(v) ? "draw.hakem_high" : "draw.hakem", { name: hakemName });
     if (aces[1] && v.rules && v.rules.teams === "ace_draw") s += ". " + t("draw.partner", { name: drawName(v, aces[1].seat) });
     return s;
   }
   /** Who sat at `seat` during the draw: the draw may have swapped the partner opposite the Hakem. */
   function drawName(v, seat) {
-    const aces = v.draw.filter((d) => d.card[0] === "A");
+    const aces = drawWinners(v);
     if (aces.length >= 2 && v.rules && v.rules.teams === "ace_draw") {
       const opp = (aces[0].seat + 2) % 4, p = aces[1].seat;
       if (p !== opp) { if (seat === p) return seatName(v, opp); if (seat === opp) return seatName(v, p); }
@@ -319,21 +365,33 @@ function mountTable(root, matchId, token, ctl) {
     return seatName(v, seat);
   }
 
-  /** "a–b" with the player's team first (the winner first for results and spectators). */
-  function pair(arr, first) {
-    const a = arr || [0, 0];
-    return `${a[first]}–${a[1 - first]}`;
+  /** "a–b(–c)" with one side first (the player's; the winner's for results and spectators). */
+  function pair(v, arr, first) {
+    const a = arr || [];
+    return sideOrder(v, first ?? 0).map((i) => a[i] ?? 0).join("–");
   }
-  const myTeam = (v) => (v.seat != null ? v.seat % 2 : 0);
+  const myTeam = mySide;
   function resultText(v, r) {
+    if (r.winner == null) return t(`result.${r.kind}`, { tricks: (r.tricks || []).join("–"), points: r.points });
     const team = teamLabel(v, r.winner);
-    const tricks = pair(r.tricks, r.winner);
-    return t(`result.${r.kind}`, { team, tricks, points: r.points });
+    const tricks = pair(v, r.tricks, r.winner);
+    // with partners a side is "we" / "they"; alone it is one player: texts of their own
+    return t(partnered(v) ? `result.${r.kind}` : `result1.${r.kind}`, { team, name: team, tricks, points: r.points });
   }
+  const iWon = (v) => v.seat != null && v.winner === mySide(v);
   function overText(v) {
-    const score = pair(v.score, v.seat != null ? myTeam(v) : v.winner);
-    if (v.seat != null) return t(v.winner === v.seat % 2 ? "over.won" : "over.lost", { score });
+    const score = pair(v, v.score, v.seat != null ? myTeam(v) : v.winner);
+    if (!partnered(v)) return iWon(v) ? t("over1.won", { score }) : t("over1.winner", { name: teamLabel(v, v.winner), score });
+    if (v.seat != null) return t(iWon(v) ? "over.won" : "over.lost", { score });
     return t("over.winner", { team: teamLabel(v, v.winner), score });
+  }
+  /** Every side's points, the player's first ("Score: Us 3 – Them 5" with partners). */
+  function scoreLine(v) {
+    if (partnered(v) && sidesOf(v).length === 2) {
+      const m = myTeam(v);
+      return t("table.score_line", { us: teamLabel(v, m), a: v.score[m], them: teamLabel(v, 1 - m), b: v.score[1 - m] });
+    }
+    return t("table.score_line_n", { scores: sideOrder(v, myTeam(v)).map((i) => `${teamLabel(v, i)} ${v.score[i]}`).join(" · ") });
   }
 
   function statusText(v) {
@@ -345,6 +403,10 @@ function mountTable(root, matchId, token, ctl) {
       }
       case "choosing_trump":
         return v.hakem === me ? t("status.choose_trump") : t("status.hakem_choosing", { name: seatName(v, v.hakem) });
+      case "discarding":
+        return v.turn === me ? t("status.your_discard", { n: (v.talon && v.talon.discard) || 0 }) : t("status.discarding", { name: seatName(v, v.turn) });
+      case "drawing":
+        return v.turn === me ? t("status.your_draw") : t("status.drawing", { name: seatName(v, v.turn) });
       case "playing":
         return v.turn === me ? t("status.your_turn") : t("status.playing", { name: seatName(v, v.turn) });
       case "round_over": return t("status.round_over");
@@ -356,8 +418,9 @@ function mountTable(root, matchId, token, ctl) {
   /** The status line as nodes: a seat's name in it is its own span, cut with an ellipsis when
    *  long (names have up to MAX_NAME characters); the text itself is statusText's. */
   function statusNodes(v) {
+    const others = { playing: "status.playing", discarding: "status.discarding", drawing: "status.drawing" };
     const named = v.phase === "choosing_trump" && v.hakem !== v.seat ? ["status.hakem_choosing", v.hakem]
-      : v.phase === "playing" && v.turn !== v.seat ? ["status.playing", v.turn] : null;
+      : others[v.phase] && v.turn !== v.seat ? [others[v.phase], v.turn] : null;
     if (!named) return [statusText(v)];
     const name = seatName(v, named[1]);
     const [before, after] = t(named[0], { name: "\u0000" }).split("\u0000");
@@ -371,7 +434,9 @@ function mountTable(root, matchId, token, ctl) {
     if (!v || !alive) return;
     const me = v.seat;
     const base = me ?? 0;
-    const pos = (s) => (s - base + 4) % 4;
+    const n = nSeats(v);
+    const places = PLACES[n] || POS;
+    const pos = (s) => POS.indexOf(places[(s - base + n) % n]);
     const myTurn = isMyDecision(v);
     // nothing covers the table while the player has to act (the match-over panel never meets a turn)
     if (myTurn && S.banner && S.banner.kind !== "over") S.banner = null;
@@ -382,8 +447,11 @@ function mountTable(root, matchId, token, ctl) {
     fill(E.status, ...statusNodes(v));
     E.status.classList.toggle("mine", myTurn);
     renderConn();
-    // seats around the table
-    for (let s = 0; s < 4; s++) renderSeat(E.seats[pos(s)], v, s);
+    // seats around the table (with two or three players some places stay empty)
+    E.board.dataset.players = String(n);
+    const used = new Set();
+    for (let s = 0; s < n; s++) { renderSeat(E.seats[pos(s)], v, s); used.add(pos(s)); }
+    E.seats.forEach((el, p) => { el.hidden = !used.has(p); if (el.hidden) el.replaceChildren(); });
     // the trick in the middle, by seat relative to the player
     const shown = S.completed ? S.completed.cards : v.trick;
     const bySlot = new Map((shown || []).map(({ seat, card }) => [pos(seat), { seat, card }]));
@@ -402,12 +470,15 @@ function mountTable(root, matchId, token, ctl) {
       el.setAttribute("aria-label", `${seatName(v, it.seat)}: ${cardName(it.card)}${win ? " — " + t("table.wins_trick") : ""}`);
     });
     E.trick.classList.toggle("empty", !(shown && shown.length));
+    renderPile(v);
     renderBanner(v);
     renderTrumpChoice(v);
+    renderTalon(v, myTurn);
     renderHand(v, myTurn);
     focusChoice(myTurn);
     renderScore(v);
     renderLastTrick(v);
+    renderDiscards(v);
     renderWaiting(v);
     renderHints(v);
     renderInfo(v);
@@ -422,13 +493,13 @@ function mountTable(root, matchId, token, ctl) {
   function renderSeat(el, v, s) {
     const seat = (v.seats || [])[s] || { empty: true };
     const me = v.seat;
-    el.classList.toggle("turn", v.turn === s && (v.phase === "playing" || v.phase === "choosing_trump"));
+    el.classList.toggle("turn", v.turn === s && DECIDING.includes(v.phase));
     el.classList.toggle("hakem", v.hakem === s);
     el.classList.toggle("me", s === me);
     el.dataset.seat = String(s);
     const badges = [];
     if (s === me) badges.push(h("span.badge.you", { text: t("seat.you") }));
-    else if (me != null && s === (me + 2) % 4) badges.push(h("span.badge.partner", { text: t("seat.partner") }));
+    else if (me != null && partnered(v) && sideOf(v, s) === sideOf(v, me)) badges.push(h("span.badge.partner", { text: t("seat.partner") }));
     if (v.hakem === s) badges.push(h("span.badge.hakem", { text: "♛ " + t("seat.hakem") }));
     if (seat.bot) {
       // the server's bot names often carry the level already ("Kian (easy)")
@@ -445,11 +516,11 @@ function mountTable(root, matchId, token, ctl) {
       parts.push(h("div.revealed", { role: "list", "aria-label": t("table.hand_of", { name: seatName(v, s) }) },
         ...v.hands[s].map((c) => h("span", { role: "listitem" }, cardImage(c, "mini")))));
     } else if (s !== me) {
-      const backs = h("div.backs", { "aria-hidden": "true" });
+      const backs = h(`div.backs${count > 13 ? ".many" : ""}`, { "aria-hidden": "true" });
       for (let i = 0; i < count; i++) backs.append(cardBack());
       parts.push(backs, h("span.sr-only", { text: t("table.cards_left", { n: count }) }));
     }
-    if (v.turn === s && (v.phase === "playing" || v.phase === "choosing_trump")) parts.push(h("span.turn-flag", { text: t("seat.to_play") }));
+    if (v.turn === s && DECIDING.includes(v.phase)) parts.push(h("span.turn-flag", { text: t("seat.to_play") }));
     fill(el, ...parts);
     el.setAttribute("aria-label", `${seatName(v, s)}`);
     el.setAttribute("role", "group");
@@ -461,17 +532,17 @@ function mountTable(root, matchId, token, ctl) {
     E.banner.hidden = false;
     E.banner.className = `banner ${b.kind}`;
     if (b.kind === "draw") {
-      const aces = v.draw.filter((d) => d.card[0] === "A").map((d) => d.card);
-      fill(E.banner, h("h2", { text: t("draw.title") }),
+      const aces = drawWinners(v).map((d) => d.card);
+      fill(E.banner, h("h2", { text: t(highCardDraw(v) ? "draw.title_high" : "draw.title") }),
         // every card turned, in order; the name of who got it under the aces only (it can be long)
         h("ol.draw", {}, ...v.draw.map((d, i) => h("li", { style: `--i:${i}`, class: aces.includes(d.card) ? "ace" : "" },
           cardImage(d.card, "mini"), aces.includes(d.card) ? h("span", { text: drawName(v, d.seat) }) : null))),
         h("p", { text: drawText(v) }));
     } else if (b.kind === "result" && v.result) {
       fill(E.banner, h("h2", { text: t(`kind.${v.result.kind}`) }), h("p", { text: resultText(v, v.result) }),
-        h("p.score-line", { text: t("table.score_line", { us: teamLabel(v, myTeam(v)), a: v.score[myTeam(v)], them: teamLabel(v, 1 - myTeam(v)), b: v.score[1 - myTeam(v)] }) }));
+        h("p.score-line", { text: scoreLine(v) }));
     } else if (b.kind === "over") {
-      const won = v.seat != null && v.winner === v.seat % 2;
+      const won = iWon(v);
       fill(E.banner, h("h2", { text: v.seat == null ? t("over.title") : won ? t("over.title_won") : t("over.title_lost") }),
         h("p", { text: overText(v) }),
         v.result ? h("p", { text: resultText(v, v.result) }) : null,
@@ -490,11 +561,93 @@ function mountTable(root, matchId, token, ctl) {
     fill(E.trump, h("h2", { id: "trump-h", text: t("trump.title") }), h("p", { text: t("trump.desc") }), h("div.suits", {}, ...btns));
   }
 
+  // ---- the talon game: laying cards aside, then keep or discard (docs/rules-decisions.md) ----
+  /** The picked cards belong to one discard decision: a new decision starts with none. */
+  function syncPicked(v) {
+    const key = `${v.round}:${v.phase}:${v.turn}`;
+    if (S.pickKey !== key) { S.pickKey = key; S.picked = new Set(); }
+    for (const c of [...S.picked]) if (!(v.hand || []).includes(c)) S.picked.delete(c);
+  }
+  const toDiscard = (v) => (v && v.talon && v.talon.discard) || 0;
+
+  /** A card of the hand was chosen: played, or (while laying cards aside) picked or unpicked. */
+  function onCard(card) {
+    const v = S.view;
+    if (!v) return;
+    if (v.phase !== "discarding") { send({ type: "play", card }); return; }
+    if (S.picked.has(card)) S.picked.delete(card);
+    else if (S.picked.size < toDiscard(v)) S.picked.add(card);
+    else { toast(t("talon.too_many", { n: toDiscard(v) })); return; }
+    announce(t("talon.picked", { k: S.picked.size, n: toDiscard(v) }));
+    render();
+  }
+
+  function renderPile(v) {
+    const tal = v.talon;
+    const on = !!(tal && tal.left > 0 && (v.phase === "discarding" || v.phase === "drawing"));
+    E.pile.hidden = !on;
+    if (!on) { E.pile.replaceChildren(); E.pile.removeAttribute("aria-label"); return; }
+    const label = t("talon.left", { n: tal.left });
+    E.pile.setAttribute("aria-label", label);
+    fill(E.pile, cardBack(false), h("span.pile-count", { text: label }));
+  }
+
+  function renderTalon(v, myTurn) {
+    const tal = v.talon;
+    const kind = !myTurn || !tal ? null : v.phase === "discarding" && tal.discard ? "discard"
+      : v.phase === "drawing" && tal.top ? "draw" : null;
+    if (!kind) { E.talon.hidden = true; E.talon.replaceChildren(); S.talonKey = null; return; }
+    const key = `${kind}:${v.version}:${document.documentElement.lang}`;
+    if (S.talonKey !== key) { // built once per decision, so keyboard focus stays on its buttons
+      S.talonKey = key;
+      E.talon.hidden = false;
+      if (kind === "discard") {
+        const confirm = h("button.primary", { type: "button", id: "talon-confirm", text: t("talon.lay_confirm", { n: tal.discard }) });
+        confirm.addEventListener("click", () => {
+          if (S.picked.size === toDiscard(S.view)) send({ type: "discard", cards: [...S.picked] });
+        });
+        fill(E.talon, h("h2", { id: "talon-h", text: t("talon.lay_title") }),
+          h("p", { text: t("talon.lay_desc", { n: tal.discard }) }),
+          h("p.picked-count", { id: "talon-picked" }), h("div.choices", {}, confirm));
+      } else {
+        const choice = (c) => {
+          const b = h("button", { type: "button", "data-choice": c },
+            h("strong", { text: t(`talon.${c}`) }), h("span.sub", { text: t(`talon.${c}_desc`) }));
+          b.addEventListener("click", () => send({ type: "draw_talon", choice: c }));
+          return b;
+        };
+        fill(E.talon, h("h2", { id: "talon-h", text: t("talon.draw_title") }),
+          h("div.talon-top", {}, cardImage(tal.top), h("p", { text: t("talon.top", { card: cardName(tal.top), n: tal.left }) })),
+          h("div.choices", { role: "group", "aria-label": t("talon.draw_title") }, choice("keep"), choice("discard")));
+      }
+    }
+    for (const b of E.talon.querySelectorAll("button[data-choice]")) b.disabled = S.pending;
+    const confirm = E.talon.querySelector("#talon-confirm");
+    if (confirm) {
+      confirm.disabled = S.pending || S.picked.size !== tal.discard;
+      E.talon.querySelector("#talon-picked").textContent = t("talon.picked", { k: S.picked.size, n: tal.discard });
+    }
+  }
+
+  /** The player's own cards laid aside (the talon game): only this seat's view lists them. */
+  function renderDiscards(v) {
+    const own = (v.talon && v.talon.discarded) || [];
+    const key = `${document.documentElement.lang}:${own.join(",")}`;
+    if (E.discards.dataset.key === key) return;
+    E.discards.dataset.key = key;
+    if (!own.length) { E.discards.replaceChildren(); return; }
+    fill(E.discards, h("h2", { text: t("talon.your_discards", { n: own.length }) }),
+      h("ul.mini-trick", {}, ...own.map((c) => h("li", {}, cardImage(c, "mini")))));
+  }
+
   function renderHand(v, myTurn) {
     const hand = v.hand || [];
-    const legal = new Set(myTurn && v.phase === "playing" ? v.legal : []);
+    const picking = myTurn && v.phase === "discarding";
+    syncPicked(v);
+    const legal = new Set(myTurn && (v.phase === "playing" || picking) ? v.legal : []);
     E.hand.hidden = v.seat == null;
     E.handGroup.classList.toggle("my-turn", myTurn && v.phase === "playing");
+    E.handGroup.classList.toggle("picking", picking);
     const had = new Map([...E.handGroup.querySelectorAll("button.card")].map((b) => [b.dataset.card, b]));
     const focused = document.activeElement;
     let lostFocus = false;
@@ -505,7 +658,7 @@ function mountTable(root, matchId, token, ctl) {
       const card = hand[i];
       let b = had.get(card);
       if (!b) {
-        b = cardButton(card, (c) => send({ type: "play", card: c }));
+        b = cardButton(card, onCard);
         if (S.handSeen) { // dealt in; the class goes once done, or it would pin the card's transform
           b.classList.add("dealt");
           b.style.setProperty("--i", String(fresh++));
@@ -515,7 +668,10 @@ function mountTable(root, matchId, token, ctl) {
       }
       b.setAttribute("aria-label", cardName(card));
       b.disabled = !legal.has(card) || S.pending;
-      b.classList.toggle("legal", legal.has(card));
+      b.classList.toggle("legal", legal.has(card) && !picking);
+      b.classList.toggle("picked", picking && S.picked.has(card));
+      if (picking) b.setAttribute("aria-pressed", S.picked.has(card) ? "true" : "false");
+      else b.removeAttribute("aria-pressed");
       next = b;
     }
     S.handSeen = true; // from now on, new cards are dealt in with an animation
@@ -530,13 +686,19 @@ function mountTable(root, matchId, token, ctl) {
     const ae = document.activeElement;
     const lost = !ae || ae === document.body || ae === root || ae === E.handGroup || ae.disabled || !ae.isConnected;
     if (!lost) return;
-    const first = E.trump.querySelector("button:not([disabled])") || E.handGroup.querySelector("button.card:not([disabled])");
+    const first = E.trump.querySelector("button:not([disabled])") || E.talon.querySelector("button[data-choice]:not([disabled])") ||
+      E.handGroup.querySelector("button.card:not([disabled])");
     if (first) { first.focus({ preventScroll: true }); first.scrollIntoView({ block: "nearest" }); }
   }
 
-  function handKeys(ev) {
+  function handKeys(ev) { arrowKeys(ev, [...E.handGroup.querySelectorAll("button.card:not([disabled])")]); }
+  /** The keep / discard buttons move with the arrows like the cards of the hand. */
+  function choiceKeys(ev) {
+    if (ev.target.closest && ev.target.closest(".choices[role=group]")) arrowKeys(ev, [...E.talon.querySelectorAll("button[data-choice]:not([disabled])")]);
+  }
+  /** Left / right (mirrored right-to-left), Home and End move the focus along `btns`. */
+  function arrowKeys(ev, btns) {
     if (!["ArrowLeft", "ArrowRight", "Home", "End"].includes(ev.key)) return;
-    const btns = [...E.handGroup.querySelectorAll("button.card:not([disabled])")];
     if (!btns.length) return;
     let i = btns.indexOf(document.activeElement);
     const fwd = (ev.key === "ArrowRight") !== isRtl();
@@ -548,20 +710,30 @@ function mountTable(root, matchId, token, ctl) {
   }
 
   function renderScore(v) {
-    const rows = [myTeam(v), 1 - myTeam(v)].map((team) => h("tr", { class: v.seat != null && v.seat % 2 === team ? "ours" : "" },
+    const rows = sideOrder(v, myTeam(v)).map((team) => h("tr", { class: v.seat != null && sideOf(v, v.seat) === team ? "ours" : "" },
       h("th", { scope: "row", text: teamLabel(v, team) }),
-      h("td", { text: String((v.tricks || [0, 0])[team]) }),
-      h("td", { text: String((v.score || [0, 0])[team]) }),
+      h("td", { text: String((v.tricks || [])[team] ?? 0) }),
+      h("td", { text: String((v.score || [])[team] ?? 0) }),
       v.sets ? h("td", { text: String(v.sets[team]) }) : null));
     const hakem = v.hakem != null ? seatName(v, v.hakem) : "—";
+    // facts of the game: the card out of play (three players), the talon, the unused cards
+    const facts = [];
+    if ((v.removed || []).length) {
+      facts.push(h("dt", { text: t("table.removed") }),
+        h("dd.removed", { id: "removed-info" }, ...v.removed.map((c) => cardImage(c, "mini"))));
+    }
+    if (v.talon && (v.phase === "discarding" || v.phase === "drawing")) {
+      facts.push(h("dt", { text: t("table.talon") }), h("dd", { id: "talon-info", text: t("talon.left", { n: v.talon.left }) }));
+    }
+    if (gameOf(v.rules) === "simple") facts.push(h("dt", { text: t("table.unused") }), h("dd", { text: t("table.unused_n", { n: 26 }) }));
     fill(E.score, ...[
       h("h2", { text: t("table.round_n", { n: v.round || 1 }) }),
       h("dl.facts", {},
         h("dt", { text: t("table.trump") }), h("dd", { id: "trump-info" }, v.trump ? suitBadge(v.trump) : t("table.no_trump")),
-        h("dt", { text: t("table.hakem") }), h("dd", { text: hakem })),
+        h("dt", { text: t("table.hakem") }), h("dd", { text: hakem }), ...facts),
       h("table.score", {},
         h("caption", { text: t("table.target", { n: v.target }) + (v.sets ? " · " + t("table.two_sets") : "") }),
-        h("thead", {}, h("tr", {}, h("th", { scope: "col", text: t("table.team") }), h("th", { scope: "col", text: t("table.tricks") }),
+        h("thead", {}, h("tr", {}, h("th", { scope: "col", text: t(partnered(v) ? "table.team" : "table.player") }), h("th", { scope: "col", text: t("table.tricks") }),
           h("th", { scope: "col", text: t("table.points") }), v.sets ? h("th", { scope: "col", text: t("table.sets") }) : null)),
         h("tbody", {}, ...rows)),
       v.pile ? h("p", { text: t("table.pile", { n: v.pile }) }) : null,
@@ -639,15 +811,22 @@ function mountTable(root, matchId, token, ctl) {
     E.hintsRestart.hidden = !H.on;
     for (const b of E.handGroup.querySelectorAll(".hinted")) b.classList.remove("hinted");
     for (const b of E.trump.querySelectorAll(".hinted")) b.classList.remove("hinted");
+    for (const b of E.talon.querySelectorAll(".hinted")) b.classList.remove("hinted");
     if (!H.on) { fill(E.hintBox, h("p.hint", { text: t("hints.desc") })); return; }
     if (H.data && H.forVersion === v.version) {
       const sug = H.data.suggestion;
-      const label = sug && sug.length === 1 ? capitalize(suitName(sug)) : sug ? cardName(sug) : "—";
+      // a suit (trump), a card, the cards to lay aside, or "keep" / "discard" (the talon)
+      const many = Array.isArray(sug) ? sug : [sug];
+      const label = !sug ? "—" : many.map((x) => (x === "keep" || x === "discard" ? t(`talon.${x}`)
+        : x.length === 1 ? capitalize(suitName(x)) : cardName(x))).join(", ");
       fill(E.hintBox, h("p", {}, h("strong", { text: t("hints.suggestion") + ": " }), label),
         H.data.reason ? h("p", { text: H.data.reason }) : null,
         h("p.hint", { text: t("hints.remaining", { n: H.data.remaining }) }));
-      const target = E.handGroup.querySelector(`[data-card="${sug}"]`) || E.trump.querySelector(`[data-suit="${sug}"]`);
-      if (target) target.classList.add("hinted");
+      for (const x of sug ? many : []) {
+        const target = E.handGroup.querySelector(`[data-card="${x}"]`) || E.trump.querySelector(`[data-suit="${x}"]`) ||
+          E.talon.querySelector(`[data-choice="${x}"]`);
+        if (target) target.classList.add("hinted");
+      }
     } else fill(E.hintBox, h("p.hint", { text: H.note || t("hints.waiting") }));
   }
   function maybeFetchHint(v) {

@@ -1,0 +1,198 @@
+"""The two- and three-player games in a real browser (issue 13): a player picks each game on the
+start page, plays a whole round against easy bots by clicking (the talon game's discards and
+keep-or-discard decisions too, some with the keyboard), and at every own decision nothing covers
+the trick, the hand or the decision's buttons, and no card the seat may not know is on the page.
+The Persian (right-to-left) start page and table render the games too."""
+
+from __future__ import annotations
+
+import re
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from .conftest import DESKTOP, PHONE
+from .helpers import click_one_move, state
+from .test_layout import UNCOVERED_JS
+
+pytestmark = pytest.mark.browser
+
+GAMES = {"simple": "Two players", "talon": "Two players with the talon", "three": "Three players"}
+PLAYERS = {"simple": 2, "talon": 2, "three": 3}
+
+# Where a card may be on a player's page: the own hand, the trick, the last trick, the own
+# discards, the talon's top card (to the seat drawing), the public card out of play and the draw
+# for the first Hakem (banner).  Every hand is shown only once the match is over.
+CARDS_JS = """
+() => {
+  const page = document.querySelector('.table-page');
+  const allowed = ['.hand-cards', '.trick', '.last-trick', '#own-discards', '.talon-top',
+    '#removed-info', '.banner.draw'].join(', ');
+  const stray = [...page.querySelectorAll('[data-card]')].filter((el) => !el.closest(allowed))
+    .map((el) => `${el.dataset.card} in ${el.parentElement.className}`);
+  return { stray, revealed: page.querySelectorAll('.revealed').length, phase: page.dataset.phase,
+    top: document.querySelector('.talon-top [data-card]')?.dataset.card || null,
+    drawing: page.dataset.phase === 'drawing' && page.dataset.myTurn === 'true',
+    hand: [...document.querySelectorAll('.hand-cards button.card')].map((b) => b.dataset.card),
+    discards: [...document.querySelectorAll('#own-discards [data-card]')]
+      .map((e) => e.dataset.card) };
+}
+"""
+
+
+def start_solo(page: Any, game: str) -> None:
+    page.goto("/")
+    page.get_by_label("Your name").fill("Ana")
+    page.get_by_role("radio", name=GAMES[game], exact=True).check()
+    page.get_by_role("radio", name="Easy").check()
+    page.get_by_role("button", name="Play solo").click()
+    page.wait_for_url(re.compile(r"/m/[\w-]+$"))
+    page.wait_for_function("() => document.querySelector('.table-page')?.dataset.phase")
+
+
+def check_table(page: Any, game: str) -> None:
+    """The seats and the score follow the game: one per player, nobody a partner."""
+    n = PLAYERS[game]
+    seen = page.evaluate("""() => ({
+      seats: [...document.querySelectorAll('.board .seat:not([hidden])')].map((s) => s.dataset.pos),
+      partners: document.querySelectorAll('.badge.partner').length,
+      rows: document.querySelectorAll('table.score tbody tr').length,
+      removed: [...document.querySelectorAll('#removed-info [data-card]')]
+        .map((e) => e.dataset.card),
+    })""")
+    want = {2: ["top", "bottom"], 3: ["left", "right", "bottom"]}[n]
+    assert sorted(seen["seats"]) == sorted(want), seen
+    assert seen["partners"] == 0 and seen["rows"] == n, seen
+    assert seen["removed"] == (["2C"] if game == "three" else []), seen
+
+
+def lay_aside(page: Any) -> list[str]:
+    """The discard step by clicking: the confirm button waits for exactly the cards asked for;
+    a card too many is refused with a message; the cards laid aside are then shown as own."""
+    panel = page.locator(".talon-choice")
+    need = int(re.findall(r"\d+", page.locator("#talon-picked").inner_text())[1])  # "0 of 3"
+    assert need in (2, 3)
+    cards: list[str] = page.eval_on_selector_all(".hand-cards button.card:not([disabled])",
+                                      "els => els.map(e => e.dataset.card)")
+    confirm = page.locator("#talon-confirm")
+    for card in cards[:need]:
+        assert confirm.is_disabled()
+        page.locator(f'.hand-cards button.card[data-card="{card}"]').click()
+    assert confirm.is_enabled()
+    assert page.locator(".hand-cards button.card[aria-pressed=true]").count() == need
+    page.locator(f'.hand-cards button.card[data-card="{cards[need]}"]').click()  # one too many
+    page.locator("#toast.show").wait_for()
+    assert page.locator(".hand-cards button.card[aria-pressed=true]").count() == need
+    assert panel.is_visible()
+    confirm.click()
+    page.wait_for_function(
+        "cs => cs.every(c => document.querySelector(`#own-discards [data-card='${c}']`))",
+        arg=cards[:need])
+    return cards[:need]
+
+
+def draw_once(page: Any, n: int) -> None:
+    """One keep-or-discard decision: the top card is shown to this player only; keep it (it
+    joins the hand) or lay it aside (it joins the own discards).  Every other one is made with
+    the keyboard: focus is on "Keep it", an arrow moves to "Lay it aside", Enter decides."""
+    seen = page.evaluate(CARDS_JS)
+    top = seen["top"]
+    assert top and top not in seen["hand"]
+    before = state(page)["version"]
+    keep = n % 2 == 0
+    if n % 2:  # the keyboard: the first choice has the focus, the arrows move along
+        page.wait_for_function("() => document.activeElement?.dataset.choice === 'keep'")
+        page.keyboard.press("ArrowRight")
+        assert page.evaluate("() => document.activeElement.dataset.choice") == "discard"
+        page.keyboard.press("Enter")
+    else:
+        page.locator('.talon-choice button[data-choice="keep"]').click()
+    page.wait_for_function(
+        "v => document.querySelector('.table-page').dataset.version !== v", arg=before)
+    where = "hand-cards" if keep else "own-discards"
+    page.wait_for_function(
+        "([c, w]) => document.querySelector(`.${w} [data-card='${c}'], #${w} [data-card='${c}']`)",
+        arg=[top, where])
+
+
+def play_round(page: Any, game: str, shots: Path, timeout: float = 120) -> dict[str, int]:
+    """Play by clicking until the second round starts (or the match ends), checking the layout
+    and the cards on the page at every own decision."""
+    counts = {"checks": 0, "moves": 0, "draws": 0, "discards": 0}
+    deadline = time.monotonic() + timeout
+    while int(state(page).get("round") or 1) < 2 and state(page).get("phase") != "match_over":
+        assert time.monotonic() < deadline, f"{game}: too slow; {counts} state {state(page)}"
+        seen = page.evaluate(UNCOVERED_JS)
+        if seen is not None:
+            assert not seen["problems"], f"{game} {seen['phase']}: {seen['problems']}"
+            counts["checks"] += 1
+        cards = page.evaluate(CARDS_JS)
+        assert not cards["stray"], cards
+        assert cards["revealed"] == 0 or cards["phase"] == "match_over", cards
+        st = state(page)
+        if st.get("myTurn") == "true" and st.get("phase") == "discarding":
+            page.screenshot(path=str(shots / f"{game}-discard.png"))
+            lay_aside(page)
+            counts["discards"] += 1
+            check_table(page, game)
+        elif cards["drawing"] and cards["top"]:
+            if counts["draws"] == 1:
+                page.screenshot(path=str(shots / f"{game}-draw.png"))
+            draw_once(page, counts["draws"])
+            counts["draws"] += 1
+        elif click_one_move(page):
+            counts["moves"] += 1
+            if counts["moves"] == 3:
+                check_table(page, game)
+                page.screenshot(path=str(shots / f"{game}-playing.png"))
+        else:
+            time.sleep(0.05)
+    return counts
+
+
+@pytest.mark.timeout(240)
+@pytest.mark.parametrize(("game", "viewport"), [
+    ("simple", DESKTOP), ("talon", PHONE), ("three", PHONE)], ids=["simple", "talon", "three"])
+def test_a_round_of_each_game_against_bots_by_clicking(
+        new_client: Any, shots: Path, game: str, viewport: dict[str, int]) -> None:
+    c = new_client(viewport=viewport)
+    page = c.page
+    start_solo(page, game)
+    counts = play_round(page, game, shots)
+    # a round ends when a player has seven tricks (or, with three, all 17 are played)
+    assert counts["moves"] >= 7, counts
+    if game == "talon":  # one discard step; 10 or 11 of the talon's 21 turns are this player's
+        assert counts["discards"] == 1 and counts["draws"] in (10, 11), counts
+    else:
+        assert counts["discards"] == counts["draws"] == 0, counts
+    result = ".last-result, .banner.result, .banner.over"
+    page.wait_for_function("sel => document.querySelector(sel)", arg=result)
+    text = page.locator(result).first.inner_text()
+    assert not re.search(r"\b(result1?|over1?|kind|talon|game)\.\w+", text), text  # no raw key
+
+
+@pytest.mark.timeout(120)
+def test_the_games_in_persian_right_to_left(new_client: Any) -> None:
+    c = new_client(viewport=PHONE, locale="fa-IR")
+    page = c.page
+    page.goto("/")
+    page.wait_for_function("() => document.documentElement.dir === 'rtl'")
+    labels = page.locator("#game-choice label strong").all_inner_texts()
+    assert labels == ["چهار نفره", "دو نفره", "دو نفره با ورق‌های وسط", "سه نفره"], labels
+    page.locator("#game-three").check()
+    assert "هر کس برای خودش" in page.locator("#solo-desc").inner_text()
+    page.locator("input[name=level][value=easy]").check()
+    page.locator(".start button.primary").first.click()
+    page.wait_for_url(re.compile(r"/m/[\w-]+$"))
+    page.wait_for_function("() => document.querySelector('.table-page')?.dataset.myTurn === 'true'")
+    check_table(page, "three")
+    seen = page.evaluate("""() => ({ dir: document.documentElement.dir,
+      board: getComputedStyle(document.querySelector('.board')).direction,
+      text: document.querySelector('.table-page').innerText,
+      width: document.documentElement.scrollWidth })""")
+    assert seen["dir"] == "rtl" and seen["board"] == "ltr", seen  # the seats keep their places
+    assert seen["width"] <= PHONE["width"], seen
+    assert "بیرون از بازی" in seen["text"] and "بازیکن" in seen["text"], seen["text"]
+    assert not re.search(r"\b(table|status|talon|game|seat)\.\w+", seen["text"]), seen["text"]
