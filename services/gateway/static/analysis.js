@@ -8,7 +8,7 @@
 import { api } from "./api.js";
 import { h, fill } from "./cards.js";
 import { t, cardName, suitName, capitalize, isRtl, lang } from "./i18n.js";
-import { errorText } from "./ui.js";
+import { announce, errorText } from "./ui.js";
 
 /** Worse costs get more question marks, as on chess sites (the legend spells them out). */
 export const MARKS = { trick: "?!", kot: "?", round: "??" };
@@ -97,6 +97,7 @@ export class AnalysisPanel {
       if (d && d.status === "done") {
         this.data = indexed(d);
         this.status = "done";
+        announce(t("an.ready"));
       } else {
         this.status = "pending";
         this.progress = { k: (d && d.done) || 0, n: (d && d.rounds) || 0 };
@@ -115,30 +116,41 @@ export class AnalysisPanel {
   render() {
     this.el.hidden = !this.offered;
     if (!this.offered) return;
-    // the panel is rebuilt on every step: keep the keyboard focus on the control it was on
+    if (!this.head) {
+      // built once: the toggle keeps its focus and the live region its identity across steps
+      this.toggleButton = h("button", { type: "button", id: "rp-analysis-toggle", "aria-controls": "an-body" });
+      this.toggleButton.addEventListener("click", () => this.toggle());
+      this.title = h("h2", { id: "an-h" });
+      this.head = h("div.an-head", {}, this.title, this.toggleButton);
+      this.statusLine = h("p.an-status", { id: "an-status", role: "status" });
+      this.bodyEl = h("div.an-body", { id: "an-body" });
+      fill(this.el, this.head, this.statusLine, this.bodyEl);
+    }
+    this.title.textContent = t("an.title");
+    this.toggleButton.textContent = t(this.open ? "an.close" : "an.open");
+    this.toggleButton.setAttribute("aria-expanded", String(this.open));
+    let status = "";
+    if (this.status === "loading") status = t("an.loading");
+    if (this.status === "pending" && this.progress) status = t("an.pending", this.progress);
+    if (this.problem) status = errorText(this.problem);
+    if (this.statusLine.textContent !== status) this.statusLine.textContent = status;
+    this.statusLine.hidden = !this.open;
+    this.bodyEl.hidden = !this.open || this.status !== "done";
+    if (this.bodyEl.hidden) { this.bodyEl.replaceChildren(); return; }
+    // the body is rebuilt on every step: keep the keyboard focus on the control it was on
     const active = document.activeElement;
-    const key = active && this.el.contains(active) ? active.dataset.focus : null;
-    const button = h("button", { type: "button", id: "rp-analysis-toggle", "data-focus": "toggle",
-      "aria-expanded": String(this.open), "aria-controls": "an-body", text: t(this.open ? "an.close" : "an.open") });
-    button.addEventListener("click", () => this.toggle());
-    const body = h("div.an-body", { id: "an-body", hidden: !this.open });
-    fill(this.el, h("div.an-head", {}, h("h2", { id: "an-h", text: t("an.title") }), button), body);
-    if (this.open) fill(body, ...this.body());
-    if (key) this.el.querySelector(`[data-focus="${key}"]`)?.focus();
+    const key = active && this.bodyEl.contains(active) ? active.dataset.focus : null;
+    fill(this.bodyEl, ...this.body());
+    if (key) this.bodyEl.querySelector(`[data-focus="${key}"]`)?.focus();
   }
 
   body() {
-    const status = h("p.an-status", { id: "an-status", role: "status" });
-    if (this.status === "loading") status.textContent = t("an.loading");
-    if (this.status === "pending" && this.progress) status.textContent = t("an.pending", this.progress);
-    if (this.problem) status.textContent = errorText(this.problem);
-    if (this.status !== "done") return [status];
     const d = this.data;
     let at = -1; // the last move made at or before the step shown
     for (let i = 0; i < d.flat.length && d.flat[i].m.version <= this.step; i++) at = i;
     const ri = at >= 0 ? d.flat[at].ri : 0;
     const round = d.rounds[ri];
-    return [status, h("p.hint", { text: t("an.intro") }), this.legend(),
+    return [h("p.hint", { text: t("an.intro") }), this.legend(),
       this.current(at >= 0 ? d.flat[at].m : null), round ? this.graph(round) : null,
       round ? this.costly(round) : null, this.seats()];
   }
