@@ -250,3 +250,41 @@ def test_no_analysis_is_offered_before_the_match_is_over(new_client: Any, gatewa
     assert page.locator("#rp-analysis").is_hidden()
     assert page.get_by_role("button", name="Show the analysis").count() == 0
     assert asked == []
+
+
+@pytest.mark.timeout(120)
+def test_a_failed_answer_is_retried_or_explained(
+        new_client: Any, analysed: tuple[str, dict[str, Any]]) -> None:
+    match_id, answer = analysed
+    c = new_client(viewport=DESKTOP)
+    page = c.page
+    asked: list[int] = []
+
+    def flaky(route: Any) -> None:  # the store was away once: asked again, then shown
+        asked.append(1)
+        if len(asked) == 1:
+            route.fulfill(status=503, content_type="application/json", body=json.dumps(
+                {"error": {"code": "unavailable", "message": "try again"}}))
+        else:
+            route.fulfill(status=200, content_type="application/json", body=json.dumps(answer))
+
+    page.route(ROUTE, flaky)
+    page.goto(f"/replay/{match_id}?step={answer['rounds'][0]['moves'][3]['version']}")
+    page.get_by_role("button", name="Show the analysis").click()
+    page.locator("#an-move[data-cost=round]").wait_for()
+    assert len(asked) == 2
+    page.unroute(ROUTE)
+    refused: list[int] = []
+
+    def unavailable(route: Any) -> None:  # a refusal is said, and not asked again
+        refused.append(1)
+        route.fulfill(status=409, content_type="application/json", body=json.dumps(
+            {"error": {"code": "analysis_unavailable", "message": "four players only"}}))
+
+    page.route(ROUTE, unavailable)
+    page.reload()
+    page.get_by_role("button", name="Show the analysis").click()
+    page.get_by_text("There is no analysis for this kind of game yet.").wait_for()
+    assert refused == [1] and page.locator("#an-move").count() == 0
+    # the browser logs the refused requests (503, 409) itself: expected here, nothing else
+    c.errors[:] = [e for e in c.errors if "Failed to load resource" not in e]

@@ -15,6 +15,7 @@ export const MARKS = { trick: "?!", kot: "?", round: "??" };
 const COSTS = ["trick", "kot", "round"];
 const POLL_MS = 1000;
 const TRANSIENT = new Set(["network", "unavailable", "rate_limited"]);
+const RETRIES = 5; // transient failures in a row before giving up (opening it again retries)
 const SVG_NS = "http://www.w3.org/2000/svg";
 const W = 720;
 const TALL = 200;
@@ -84,6 +85,8 @@ export class AnalysisPanel {
     this.open = !this.open;
     if (this.open && (this.status === "idle" || this.status === "error")) {
       this.status = "loading";
+      this.failures = 0;
+      this.problem = null;
       this.fetch();
     }
     this.render();
@@ -94,6 +97,7 @@ export class AnalysisPanel {
     api.analysis(this.matchId).then((d) => {
       if (!this.alive) return;
       this.problem = null;
+      this.failures = 0;
       if (d && d.status === "done") {
         this.data = indexed(d);
         this.status = "done";
@@ -107,7 +111,8 @@ export class AnalysisPanel {
     }).catch((e) => {
       if (!this.alive) return;
       this.problem = e;
-      if (TRANSIENT.has(e.code)) this.timer = setTimeout(() => this.fetch(), POLL_MS * 2);
+      this.failures = (this.failures || 0) + 1;
+      if (TRANSIENT.has(e.code) && this.failures < RETRIES) this.timer = setTimeout(() => this.fetch(), POLL_MS * 2);
       else this.status = "error";
       this.render();
     });
