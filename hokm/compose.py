@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import random
+from collections.abc import Sequence
 from typing import Any
 
 from starlette.applications import Starlette
@@ -21,12 +22,19 @@ def advise(view: dict[str, Any]) -> dict[str, Any]:
 
 def gateway_app(runtime: Runtime | None = None, *, in_process_worker: bool | None = None
                 ) -> Starlette:
-    """The gateway of ``runtime`` (from the environment if None) with the hint advisor and,
-    in the embedded mode by default (or as ``in_process_worker`` says), an in-process bot
-    worker."""
+    """The gateway of ``runtime`` (from the environment if None) with the hint advisor, the
+    post-match analysis's job queue and, in the embedded mode by default (or as
+    ``in_process_worker`` says), an in-process bot worker (and analysis worker)."""
     from services.runtime import build_runtime
+    from worker.analysis.jobs import enqueue
     from worker.main import start_in_process
 
     rt = runtime or build_runtime()
     worker = rt.embedded if in_process_worker is None else in_process_worker
-    return create_app(rt, advisor=advise, start_worker=start_in_process if worker else None)
+
+    def analyst(match_id: str, rounds: Sequence[int]) -> list[int]:
+        """The post-match analysis: a worker job per round not queued yet."""
+        return enqueue(rt, match_id, rounds)
+
+    return create_app(rt, advisor=advise, start_worker=start_in_process if worker else None,
+                      analyst=analyst)

@@ -127,23 +127,33 @@ def start_watchdog(rt: Runtime, stop: threading.Event) -> threading.Thread:
 
 
 def start_in_process(rt: Runtime) -> threading.Event:
-    """The embedded default: one RQ worker thread and the watchdog in this process."""
+    """The embedded default: one RQ worker thread and the watchdog in this process, and a
+    thread for post-match analyses (``worker/analysis/jobs.py``): they take seconds a round,
+    so the bots' turns never wait behind one."""
+    from .analysis.jobs import queue as analysis_queue
+
+    stop = threading.Event()
+    # tables with a human first: RQ serves the first non-empty queue of the list
+    _thread_worker(rt, rt.scheduler.queues, stop, "hokm-bot-worker")
+    _thread_worker(rt, [analysis_queue(rt)], stop, "hokm-analysis-worker")
+    start_watchdog(rt, stop)
+    return stop
+
+
+def _thread_worker(rt: Runtime, queues: list[Any], stop: threading.Event, name: str) -> None:
+    """A ``ThreadWorker`` on ``queues`` in a daemon thread, until ``stop`` is set."""
     from .jobs import set_runtime
 
     set_runtime(rt)
-    stop = threading.Event()
-    # tables with a human first: RQ serves the first non-empty queue of the list
-    worker = ThreadWorker(rt.scheduler.queues, connection=rt.scheduler.client,
-                          serializer=JSONSerializer, worker_ttl=16)
+    worker = ThreadWorker(queues, connection=rt.scheduler.client, serializer=JSONSerializer,
+                          worker_ttl=16)
     worker.stop = stop
 
     def run() -> None:
         set_runtime(rt, this_thread=True)
         worker.work(burst=False, logging_level="WARNING", with_scheduler=False)
 
-    threading.Thread(target=run, name="hokm-bot-worker", daemon=True).start()
-    start_watchdog(rt, stop)
-    return stop
+    threading.Thread(target=run, name=name, daemon=True).start()
 
 
 def _work(burst: bool) -> None:
@@ -152,9 +162,12 @@ def _work(burst: bool) -> None:
     rt = runtime()
     stop = threading.Event()
     start_watchdog(rt, stop)
-    # tables with a human first: RQ serves the first non-empty queue of the list
-    worker = BotWorker(rt.scheduler.queues, connection=rt.scheduler.client,
-                       serializer=JSONSerializer)
+    # tables with a human first, post-match analyses last: RQ serves the first non-empty
+    # queue of the list
+    from .analysis.jobs import queue as analysis_queue
+
+    worker = BotWorker([*rt.scheduler.queues, analysis_queue(rt)],
+                       connection=rt.scheduler.client, serializer=JSONSerializer)
     worker.work(burst=burst, logging_level="WARNING", with_scheduler=False)
     stop.set()
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 import contextlib
 import logging
 import threading
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable
 from pathlib import Path
 from typing import Any
 
@@ -28,7 +28,8 @@ from services.errors import HokmError
 from services.runtime import Runtime, build_runtime
 from services.store.port import StoreUnavailable
 
-from . import openapi, ws
+from . import analysis, openapi, ws
+from .analysis import Analyst
 from .api import Api, Unavailable, error_response
 from .hub import Hub
 from .headers import SecurityHeaders
@@ -44,10 +45,12 @@ _PLACEHOLDER = (
 
 def create_app(runtime: Runtime | None = None, *,
                advisor: Callable[[dict[str, Any]], dict[str, Any]] | None = None,
-               start_worker: Callable[[Runtime], threading.Event] | None = None) -> Starlette:
+               start_worker: Callable[[Runtime], threading.Event] | None = None,
+               analyst: Analyst | None = None) -> Starlette:
     """The gateway for ``runtime`` (built from the environment if None).  ``advisor`` gives
     the learners' hints (none: the hint route answers ``unavailable``); ``start_worker`` starts
-    an in-process bot worker with the app and returns the event that stops it.  Both come from
+    an in-process bot worker with the app and returns the event that stops it; ``analyst``
+    enqueues post-match analyses (``analysis.py``; none: ``unavailable``).  All come from
     a higher layer, through the composition root (``hokm.compose``)."""
     rt = runtime or build_runtime()
     holder: dict[str, Any] = {}
@@ -72,10 +75,10 @@ def create_app(runtime: Runtime | None = None, *,
                 stop.set()
             await hub.stop()
 
-    def handler(name: str) -> Any:
+    def handler(name: str, own: Callable[[Request], Awaitable[Response]] | None = None) -> Any:
         async def call(request: Request) -> Response:
             try:
-                response: Response = await getattr(api(), name)(request)
+                response: Response = await (own or getattr(api(), name))(request)
                 return response
             except HokmError as refusal:
                 return error_response(refusal)
@@ -129,6 +132,7 @@ def create_app(runtime: Runtime | None = None, *,
         Route(m + "/events", handler("events"), methods=["GET"]),
         Route(m + "/replay", handler("replay"), methods=["GET"]),
         Route(m + "/hint", handler("hint"), methods=["GET"]),
+        Route(m + "/analysis", handler("analysis", analysis.endpoint(api, rt.store, analyst))),
         Route(m + "/leave", handler("leave"), methods=["POST"]),
         Route(m + "/seats/{seat}/bot", handler("seat_bot"), methods=["POST"]),
         WebSocketRoute(m + "/ws", socket),

@@ -33,6 +33,8 @@ ERRORS: dict[str, tuple[int, str]] = {
     "seat_taken": (409, "the seat asked for is taken"),
     "match_full": (409, "no open human seat"),
     "hints_exhausted": (409, "three hints were given since the version asked for"),
+    "match_not_over": (409, "the match is not over yet (its analysis opens at its end)"),
+    "analysis_unavailable": (409, "the analysis covers the four-player game only"),
     "unavailable": (503, "the store is unreachable: nothing was done; retry after "
                          "Retry-After"),
 }
@@ -220,6 +222,48 @@ SCHEMAS: dict[str, Any] = {
                                                  "a card, or a suit for the Hakem"),
                             "reason": {"type": "string"},
                             "remaining": {"type": "integer", "minimum": 0}}},
+    "Analysis": {"type": "object", "required": ["status", "match", "rounds", "seats"],
+                 "properties": {"status": {"const": "done"}, "match": {"type": "string"},
+                                "rounds": {"type": "array", "items": _ref("AnalysisRound")},
+                                "seats": {"type": "array", "items": _ref("AnalysisSeat")}}},
+    "AnalysisPending": {"type": "object", "required": ["status", "rounds", "done"],
+                        "properties": {"status": {"const": "pending"},
+                                       "rounds": _field({"type": "integer"}, "rounds in all"),
+                                       "done": _field({"type": "integer"}, "rounds analysed")}},
+    "AnalysisRound": {
+        "type": "object", "required": ["round", "hakem", "trump", "moves", "result"],
+        "properties": {
+            "round": {"type": "integer"}, "hakem": {"type": "integer"},
+            "trump": {"type": ["string", "null"]},
+            "moves": {"type": "array", "items": _ref("AnalysisMove")},
+            "result": {"type": "object", "properties": {
+                "winner_side": {"type": ["integer", "null"]}, "kind": {"type": "string"},
+                "tricks": {"type": "array", "items": {"type": "integer"}}}},
+            "seats": {"type": "array", "items": _ref("AnalysisSeat")}}},
+    "AnalysisMove": {
+        "type": "object",
+        "required": ["version", "seat", "kind", "played", "alternatives", "best", "cost", "bot",
+                     "win_chance", "exact"],
+        "properties": {
+            "version": _field({"type": "integer"}, "the record of the move in the match log"),
+            "seat": {"type": "integer"}, "kind": {"enum": ["trump", "play"]},
+            "played": {"type": "string"},
+            "alternatives": {"type": "array", "items": {"type": "object", "properties": {
+                "card": _field({"type": "string"}, "a card, or a suit for the trump"),
+                "tricks": {"type": "integer"}, "wins": {"type": "boolean"},
+                "kot": {"type": "boolean"}}}},
+            "best": {"type": "array", "items": {"type": "string"}},
+            "cost": {"enum": [None, "trick", "round", "kot"]},
+            "bot": {"type": "object", "properties": {"choice": {"type": "string"},
+                                                     "win_chance": {"type": "number"}}},
+            "win_chance": _field({"type": "number"}, "the hard bot's round-win estimate for "
+                                                     "the mover's side before the move"),
+            "exact": _field({"type": "boolean"}, "every alternative solved exactly (else some "
+                                                 "by a playout past the solver's budget, and "
+                                                 "cost is null)")}},
+    "AnalysisSeat": {"type": "object", "properties": {
+        name: {"type": "integer"} for name in ("seat", "moves", "cost_trick", "cost_round",
+                                               "cost_kot")}},
     "WsView": {"type": "object", "required": ["type", "version", "view"],
                "properties": {"type": {"const": "view"}, "version": {"type": "integer"},
                               "view": _ref("View")},
@@ -382,6 +426,15 @@ def document() -> dict[str, Any]:
                 "responses": {**_ok("suggestion, reason, remaining", _ref("Hint")),
                               **_errors("bad_request", "bad_token", "not_found",
                                         "hints_exhausted", "not_your_turn")},
+            }},
+            "/api/matches/{match_id}/analysis": {"get": {
+                "summary": "The post-match analysis (anyone, once the match is over; asking "
+                           "starts it: 202 until every round is done)",
+                "parameters": [MATCH_ID],
+                "responses": {**_ok("every round analysed", _ref("Analysis")),
+                              **_ok("being computed", _ref("AnalysisPending"), "202"),
+                              **_errors("not_found", "match_not_over",
+                                        "analysis_unavailable")},
             }},
             "/api/matches/{match_id}/leave": {"post": {
                 "summary": "Give up the seat (optionally to a bot)", "parameters": [MATCH_ID],

@@ -35,6 +35,18 @@ def bot_guard(match_id: str, version: int, seat: int) -> str:
     return f"{PREFIX}:{{{match_id}}}:bot:{version}:{seat}"
 
 
+def analysis(match_id: str) -> str:
+    """Hash: round number -> the JSON of that round's post-match analysis (beside the log, never
+    in it; expires with the match; not journaled by the embedded server: a cache)."""
+    return f"{PREFIX}:{{{match_id}}}:analysis"
+
+
+def analysis_mark(match_id: str, round_no: int) -> str:
+    """A round's analysis is queued or running (a value with a short expiry: a job that died
+    lets it lapse, and the next request enqueues the round again)."""
+    return f"{PREFIX}:{{{match_id}}}:analysis:{round_no}"
+
+
 # Global keys (not per match): the RQ queue lives on a non-cluster Redis anyway.
 PENDING_BOTS = f"{PREFIX}:bots:pending"
 """Sorted set: "<match id>:<version>:<seat>" scored by the time it must have been played by."""

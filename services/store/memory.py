@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import threading
+import time
 from collections.abc import Callable
 
 from .codec import decode, sealed
@@ -23,6 +24,9 @@ class MemoryStore:
         """Match id -> when its record lapses (``keep``; not enforced: tests read it)."""
         self._counters: dict[tuple[str, str, int], int] = {}
         self._slots: dict[tuple[str, str | None], dict[str, float]] = {}
+        self._analysis: dict[str, dict[int, bytes]] = {}
+        self._marks: dict[tuple[str, int], float] = {}
+        """(match, round) -> when the analysis mark lapses (``time.monotonic``)."""
         self._listeners: list[Callable[[], None]] = []
         """Called (from the appending thread) after every append: followers' wake-ups."""
 
@@ -116,6 +120,25 @@ class MemoryStore:
         with self._cond:
             for key in ((pool, None), (pool, owner)):
                 self._slots.get(key, {}).pop(member, None)
+
+    # -- post-match analysis (port.AnalysisStore) ---------------------------------------------
+
+    def analysis_results(self, match_id: str) -> dict[int, bytes]:
+        with self._cond:
+            return dict(self._analysis.get(match_id, {}))
+
+    def put_analysis(self, match_id: str, round_no: int, payload: bytes) -> None:
+        with self._cond:
+            self._analysis.setdefault(match_id, {})[round_no] = payload
+            self._marks.pop((match_id, round_no), None)
+
+    def mark_analysis(self, match_id: str, round_no: int, ttl_s: float, *, new: bool) -> bool:
+        now = time.monotonic()
+        with self._cond:
+            if new and self._marks.get((match_id, round_no), 0.0) > now:
+                return False
+            self._marks[(match_id, round_no)] = now + ttl_s
+            return True
 
 
 class AsyncMemoryStore:

@@ -111,6 +111,24 @@ class EventStore(Protocol):
     def release_slot(self, pool: str, member: str, owner: str) -> None: ...
 
 
+class AnalysisStore(Protocol):
+    """The post-match analysis kept beside a match (``worker/analysis``): one encoded result
+    per round, and a mark per round while it is queued or computed."""
+
+    def analysis_results(self, match_id: str) -> dict[int, bytes]:
+        """The stored results by round number."""
+        ...
+
+    def put_analysis(self, match_id: str, round_no: int, payload: bytes) -> None:
+        """Store a round's result (it lapses with the match's log) and clear its mark."""
+        ...
+
+    def mark_analysis(self, match_id: str, round_no: int, ttl_s: float, *, new: bool) -> bool:
+        """Mark the round queued or running for ``ttl_s``: with ``new`` only if no mark is
+        there (True when this call set it: the caller enqueues); else refresh it (True)."""
+        ...
+
+
 Entries = list[tuple[int, bytes]]
 """Encoded records as ``(version, payload)`` pairs, in version order."""
 

@@ -218,6 +218,35 @@ class RedisStore:
         pipe.zrem(keys.slots(pool, owner), member)
         self._run(pipe)
 
+    # -- post-match analysis (port.AnalysisStore) ---------------------------------------------
+
+    def analysis_results(self, match_id: str) -> dict[int, bytes]:
+        try:
+            raw = self.client.hgetall(keys.analysis(match_id))
+        except (redis.ConnectionError, redis.TimeoutError) as exc:
+            raise StoreUnavailable(str(exc)) from exc
+        return {int(k): v for k, v in raw.items()}
+
+    def put_analysis(self, match_id: str, round_no: int, payload: bytes) -> None:
+        """One pipeline: the result, the mark cleared, and the hash given the log's remaining
+        lifetime (read in the same pipeline, applied in a second one: a match that never
+        expires keeps its analysis for ever too)."""
+        pipe = self.client.pipeline(transaction=False)
+        pipe.hset(keys.analysis(match_id), str(round_no), payload)
+        pipe.delete(keys.analysis_mark(match_id, round_no))
+        pipe.pttl(keys.log(match_id))
+        *_, left = self._run(pipe)
+        if left is not None and int(left) > 0:
+            self.client.pexpire(keys.analysis(match_id), int(left))
+
+    def mark_analysis(self, match_id: str, round_no: int, ttl_s: float, *, new: bool) -> bool:
+        try:
+            done = self.client.set(keys.analysis_mark(match_id, round_no), 1, nx=new,
+                                   px=max(1, int(ttl_s * 1000)))
+        except (redis.ConnectionError, redis.TimeoutError) as exc:
+            raise StoreUnavailable(str(exc)) from exc
+        return bool(done)
+
     @staticmethod
     def _run(pipe: Any) -> list[Any]:
         try:

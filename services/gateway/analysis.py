@@ -1,0 +1,88 @@
+"""``GET /api/matches/{id}/analysis``: the post-match analysis, once the match is over.
+
+Anyone may ask (no token): a finished match's hands are public.  The rounds' results live beside
+the match (``AnalysisStore``: one entry per round, never in the log).  While some are missing the
+answer is 202 ``{"status": "pending", "rounds": N, "done": K}`` and the missing rounds are handed
+to ``analyst(match_id, rounds)``, which the composition root injects (``hokm.compose``: it
+enqueues one worker job per round not already queued or running, so asking again never
+duplicates work); once all are there, 200 ``{"status": "done", "match", "rounds", "seats"}`` with
+each seat's counts summed over the rounds.  Refusals: an unknown match ``not_found``, a match not
+over ``match_not_over`` (nothing about it is read, let alone computed), a two- or three-player
+match ``analysis_unavailable``; a server without an analyst answers ``unavailable``.  The shape
+of a round is ``docs/api.md``'s.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Awaitable, Callable, Sequence
+from typing import Any
+
+from starlette.concurrency import run_in_threadpool
+from starlette.requests import Request
+from starlette.responses import JSONResponse, Response
+
+from engine.state import MATCH_OVER
+from services.errors import HokmError
+from services.store.port import AnalysisStore
+
+from . import params
+from .api import Api, Unavailable
+
+Analyst = Callable[[str, Sequence[int]], object]
+"""Enqueue the analysis of these rounds of a finished match (the worker's, handed in)."""
+COUNTS = ("moves", "cost_trick", "cost_round", "cost_kot")
+
+
+class MatchNotOver(HokmError):
+    code = "match_not_over"
+
+
+class AnalysisUnavailable(HokmError):
+    code = "analysis_unavailable"
+
+
+def endpoint(api: Callable[[], Api], store: AnalysisStore, analyst: Analyst | None
+             ) -> Callable[[Request], Awaitable[Response]]:
+    """The route's handler (errors are raised: the app's handler wrapper answers them)."""
+
+    async def analysis(request: Request) -> Response:
+        gateway = api()
+        gateway.check_address(request)
+        match_id = params.match_id(request)
+        loaded = await run_in_threadpool(gateway.service.load, match_id)
+        state = loaded.state
+        if state.phase != MATCH_OVER:
+            raise MatchNotOver("the analysis of a match opens once the match is over")
+        if state.rules.players != 4:
+            raise AnalysisUnavailable("the analysis covers the four-player game only")
+        rounds = state.deal.round_no  # every round dealt was played to its end
+        status, body = await run_in_threadpool(collect, store, analyst, match_id, rounds)
+        return JSONResponse(body, status_code=status)
+
+    return analysis
+
+
+def collect(store: AnalysisStore, analyst: Analyst | None, match_id: str, rounds: int
+            ) -> tuple[int, dict[str, Any]]:
+    """The answer's status and body: the stored rounds, or pending after asking for the rest."""
+    done = store.analysis_results(match_id)
+    missing = [r for r in range(rounds) if r not in done]
+    if not missing:
+        parsed = [json.loads(done[r]) for r in range(rounds)]
+        return 200, {"status": "done", "match": match_id, "rounds": parsed,
+                     "seats": summary(parsed)}
+    if analyst is None:
+        raise Unavailable("the analysis is not available on this server")
+    analyst(match_id, missing)
+    return 202, {"status": "pending", "rounds": rounds, "done": rounds - len(missing)}
+
+
+def summary(rounds: Sequence[dict[str, Any]]) -> list[dict[str, int]]:
+    """SEATSUM per seat: each round's per-seat counts added up."""
+    out = [{"seat": s, **{name: 0 for name in COUNTS}} for s in range(4)]
+    for one in rounds:
+        for row in one.get("seats", ()):
+            for name in COUNTS:
+                out[row["seat"]][name] += int(row.get(name, 0))
+    return out

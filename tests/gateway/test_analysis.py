@@ -1,0 +1,122 @@
+"""``GET /api/matches/{id}/analysis`` over HTTP: nothing before the match is over (409
+``match_not_over``, no card, nothing computed or queued), unknown matches and the two-player game
+refused with their codes, and a finished match goes from 202 pending to 200 done through the
+embedded server's own analysis worker, each round computed once however often it is asked."""
+
+from __future__ import annotations
+
+import json
+import random
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+
+from engine.cards import NAMES
+from services.gateway import openapi
+from services.store import keys
+from worker.analysis import core
+
+from .helpers import Gateway, finish, gateway, room, wait_for
+from .test_openapi import check
+
+FAST = {"HOKM_ANALYSIS_BOT": "medium", "HOKM_ANALYSIS_NODES": "3000"}
+"""A cheap analysis for tests (the medium search; the solver's budget past which a move is
+judged by a playout)."""
+
+
+@pytest.fixture
+def fast(monkeypatch: pytest.MonkeyPatch) -> None:
+    for name, value in FAST.items():
+        monkeypatch.setenv(name, value)
+
+
+@pytest.fixture
+def own() -> Iterator[Gateway]:
+    """An embedded gateway of this module's own (its analysis worker runs the jobs)."""
+    with gateway() as gw:
+        yield gw
+
+
+def analysis_keys(gw: Gateway, match_id: str) -> list[bytes]:
+    return sorted(gw.rt.client.scan_iter(match=keys.analysis(match_id) + "*"))
+
+
+def test_no_analysis_before_the_match_is_over(own: Gateway) -> None:
+    r = room(own, first_hakem=0)
+    url = f"/api/matches/{r.match_id}/analysis"
+    for phase in ("choosing_trump", "playing"):
+        if phase != "choosing_trump":
+            finish(own, r.match_id, random.Random(1), phase=phase)
+        answer = own.get(url)
+        assert answer.status_code == 409
+        body = answer.json()
+        assert list(body) == ["error"] and set(body["error"]) == {"code", "message"}
+        assert body["error"]["code"] == "match_not_over"
+        assert not any(card in body["error"]["message"].split() for card in NAMES)
+        assert analysis_keys(own, r.match_id) == []  # nothing computed, nothing queued
+
+
+def test_unknown_matches_and_other_games_are_refused(own: Gateway) -> None:
+    assert own.get("/api/matches/nosuchmatch/analysis").json()["error"]["code"] == "not_found"
+    assert own.get("/api/matches/NO/analysis").json()["error"]["code"] == "not_found"
+    two = room(own, players=2, seats=["human", "human"], first_hakem=0)
+    finish(own, two.match_id, random.Random(2))
+    answer = own.get(f"/api/matches/{two.match_id}/analysis")
+    assert (answer.status_code, answer.json()["error"]["code"]) == (409, "analysis_unavailable")
+
+
+def test_pending_then_done_each_round_computed_once(own: Gateway, fast: None,
+                                                   monkeypatch: pytest.MonkeyPatch) -> None:
+    r = room(own, first_hakem=0)
+    finish(own, r.match_id, random.Random(3))
+    rounds = own.state(r.match_id).deal.round_no
+    assert rounds >= 3
+    # every round but the last is already stored: those are served as they are, never computed
+    stored = {"round": 0, "moves": [], "seats": [
+        {"seat": s, "moves": 1, "cost_trick": s, "cost_round": 0, "cost_kot": 0}
+        for s in range(4)]}
+    for i in range(rounds - 1):
+        own.rt.store.put_analysis(r.match_id, i, json.dumps({**stored, "round": i}).encode())
+    calls: list[int] = []
+    real = core.analyse_round
+
+    def counted(records: Any, index: int, *args: Any) -> dict[str, Any]:
+        calls.append(index)
+        return real(records, index, *args)
+
+    monkeypatch.setattr("worker.analysis.jobs.analyse_round", counted)
+    url = f"/api/matches/{r.match_id}/analysis"
+    first = own.get(url)
+    assert first.status_code == 202
+    assert first.json() == {"status": "pending", "rounds": rounds, "done": rounds - 1}
+    asked = [own.get(url) for _ in range(3)]  # asking again enqueues nothing more
+    done = wait_for(lambda: (a := own.get(url)).status_code == 200 and a, timeout=60,
+                    every=0.2, what="the analysis")
+    assert all(a.status_code in (200, 202) for a in asked)
+    assert calls == [rounds - 1]
+    body = done.json()
+    doc = openapi.document()
+    check(doc, {"$ref": "#/components/schemas/AnalysisPending"}, first.json())
+    check(doc, {"$ref": "#/components/schemas/AnalysisRound"}, body["rounds"][-1])
+    check(doc, {"$ref": "#/components/schemas/Analysis"}, {**body, "rounds": []})
+    assert body["status"] == "done" and body["match"] == r.match_id
+    assert [x["round"] for x in body["rounds"]] == list(range(rounds))
+    last = body["rounds"][-1]
+    records = own.rt.store.read(r.match_id)
+    start = max(i for i, x in enumerate(records) if x.events[0].TYPE == "round_started")
+    played = [x.version for x in records[start:] if x.events[0].TYPE == "card_played"]
+    assert last["moves"][0]["kind"] == "trump"
+    assert [m["version"] for m in last["moves"][1:]] == played
+    state = own.state(r.match_id)
+    assert last["result"]["tricks"] == list(state.match.result.tricks)
+    for move in last["moves"]:
+        assert move["played"] in [a["card"] for a in move["alternatives"]]
+        assert set(move["best"]) <= {a["card"] for a in move["alternatives"]}
+    own_counts = {s["seat"]: s for s in last["seats"]}
+    for seat in body["seats"]:
+        n = seat["seat"]
+        assert seat["moves"] == rounds - 1 + own_counts[n]["moves"]
+        assert seat["cost_trick"] == n * (rounds - 1) + own_counts[n]["cost_trick"]
+    assert own.get(url).json() == body  # cached: the same answer, nothing computed
+    assert calls == [rounds - 1]

@@ -1,0 +1,113 @@
+"""The analysis's RQ jobs: one per round of a finished match, results stored beside the match.
+
+``enqueue(rt, match_id, rounds)`` puts ``analyse_round_job(match_id, round)`` on the queue
+``<HOKM_QUEUE>-analysis`` for each round not marked queued or running yet (the mark is taken
+first with ``AnalysisStore.mark_analysis(new=True)``, so a round is never enqueued twice; the
+composition root hands it to the gateway, ``hokm analyze`` calls it).  The job returns at once when the round's result is stored already (asking
+twice never computes twice), else refreshes the round's mark to ``RUNNING_TTL_S`` and keeps
+refreshing it after every decision while it computes, then stores the result (clearing the
+mark).  A worker that dies mid-job stops refreshing: the mark lapses within ``RUNNING_TTL_S``
+and the next request enqueues the round again.  A job still waiting in the queue keeps the
+mark the request gave it (``QUEUED_TTL_S``).
+
+Workers serve this queue after the bot queues (``worker/main.py``): a bot's turn never waits
+behind an analysis that has not started.  Settings (read when a job runs): ``HOKM_ANALYSIS_NODES``
+(solver nodes per question, ``AnalysisConfig.nodes``) and ``HOKM_ANALYSIS_BOT`` (the search
+whose choice is reported: ``hard``, the default, ``medium`` or ``expert``; tests use ``medium``).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import time
+from collections.abc import Sequence
+from typing import Protocol
+
+from rq import Queue
+from rq.serializers import JSONSerializer
+
+from engine.events import MatchEnded
+from services.runtime import Runtime
+from services.store.port import AnalysisStore, Record
+from worker.jobs import runtime
+from worker.policies import EXPERT, HARD, MEDIUM
+
+from .core import AnalysisConfig, analyse_round
+
+JOB = "worker.analysis.jobs.analyse_round_job"
+QUEUED_TTL_S = 900.0
+"""How long a request's mark holds a round that waits in the queue."""
+RUNNING_TTL_S = 60.0
+"""How long a running job's mark lasts unless refreshed (it is, after every decision)."""
+BOTS = {"hard": HARD, "medium": MEDIUM, "expert": EXPERT}
+
+
+def queue_name(rt: Runtime) -> str:
+    return f"{rt.settings.queue}-analysis"
+
+
+def queue(rt: Runtime) -> Queue:
+    """The analysis queue, on the bot queue's Redis."""
+    return Queue(queue_name(rt), connection=rt.scheduler.client, serializer=JSONSerializer)
+
+
+def enqueue(rt: Runtime, match_id: str, rounds: Sequence[int]) -> list[int]:
+    """Enqueue a job for each of ``rounds`` (rounds without a stored result) that no request
+    has marked queued or running yet; returns those enqueued.  The mark is taken first, so
+    two requests at once enqueue a round once; a mark whose enqueue failed is removed."""
+    q = queue(rt)
+    stamp = int(time.time() * 1000)
+    fresh = []
+    for round_no in rounds:
+        if not rt.store.mark_analysis(match_id, round_no, QUEUED_TTL_S, new=True):
+            continue
+        try:
+            q.enqueue_call(JOB, args=(match_id, round_no),
+                           job_id=f"analysis-{match_id}-{round_no}-{stamp}", result_ttl=0,
+                           failure_ttl=3600, timeout=3600)
+        except Exception:
+            rt.store.mark_analysis(match_id, round_no, 0.001, new=False)
+            raise
+        fresh.append(round_no)
+    return fresh
+
+
+def config() -> AnalysisConfig:
+    """The analysis settings of this process's environment (see the module docstring)."""
+    default = AnalysisConfig()
+    nodes = os.environ.get("HOKM_ANALYSIS_NODES", "")
+    level = os.environ.get("HOKM_ANALYSIS_BOT", "") or "hard"
+    if level not in BOTS:
+        raise ValueError(f"HOKM_ANALYSIS_BOT is one of {', '.join(BOTS)}")
+    return AnalysisConfig(nodes=int(nodes) if nodes else default.nodes, bot=BOTS[level])
+
+
+def analyse_round_job(match_id: str, round_no: int) -> str:
+    """Compute and store one round's analysis unless it is stored already; returns what
+    happened (``cached``, ``done``, ``not over``)."""
+    store = runtime().store
+    return analyse_and_store(store, match_id, round_no, config())
+
+
+class Store(AnalysisStore, Protocol):
+    """What the job needs of a store: the records and the analysis beside them."""
+
+    def read(self, match_id: str, after: int = 0, upto: int | None = None) -> list[Record]: ...
+
+
+def analyse_and_store(store: Store, match_id: str, round_no: int, cfg: AnalysisConfig) -> str:
+    """The job's work on a store (also ``hokm analyze --local``)."""
+    if round_no in store.analysis_results(match_id):
+        return "cached"
+
+    def refresh() -> None:
+        store.mark_analysis(match_id, round_no, RUNNING_TTL_S, new=False)
+
+    refresh()
+    records = store.read(match_id)
+    if not any(isinstance(e, MatchEnded) for r in records for e in r.events):
+        return "not over"
+    result = analyse_round(records, round_no, cfg, refresh)
+    store.put_analysis(match_id, round_no, json.dumps(result, separators=(",", ":")).encode())
+    return "done"
