@@ -6,6 +6,7 @@ The Persian (right-to-left) start page and table render the games too."""
 
 from __future__ import annotations
 
+import json
 import re
 import time
 from pathlib import Path
@@ -13,14 +14,17 @@ from typing import Any
 
 import pytest
 
-from .conftest import DESKTOP, PHONE
-from .helpers import click_one_move, state
+from tests.conftest import wait_for
+
+from .conftest import DESKTOP, PHONE, ROOT
+from .helpers import click_one_move, http, state
 from .test_layout import UNCOVERED_JS
 
 pytestmark = pytest.mark.browser
 
 GAMES = {"simple": "Two players", "talon": "Two players with the talon", "three": "Three players"}
 PLAYERS = {"simple": 2, "talon": 2, "three": 3}
+STATIC = ROOT / "services" / "gateway" / "static"
 
 # Where a card may be on a player's page: the own hand, the trick, the last trick, the own
 # discards, the talon's top card (to the seat drawing), the public card out of play and the draw
@@ -196,3 +200,98 @@ def test_the_games_in_persian_right_to_left(new_client: Any) -> None:
     assert seen["width"] <= PHONE["width"], seen
     assert "بیرون از بازی" in seen["text"] and "بازیکن" in seen["text"], seen["text"]
     assert not re.search(r"\b(table|status|talon|game|seat)\.\w+", seen["text"]), seen["text"]
+
+
+def bots_only(base: str, players: int, rules: dict[str, Any]) -> str:
+    """A match of easy bots for ``players`` played to its end (seconds in the embedded server)."""
+    created = http(base, "POST", "/api/matches", {
+        "players": players, "seats": ["bot:easy"] * players, "rules": {**rules, "target": 7}})
+    match_id = str(created["match_id"])
+    wait_for(lambda: http(base, "GET", f"/api/matches/{match_id}")["phase"] == "match_over",
+             timeout=60, every=0.2, what="the bots-only match is over")
+    return match_id
+
+
+@pytest.mark.timeout(120)
+@pytest.mark.parametrize("game", ["talon", "three"])
+def test_the_replay_of_a_finished_game(new_client: Any, gateway: str, game: str) -> None:
+    """The replay viewer seats two or three players (no empty seat), a side per player in the
+    score, and tells the talon game's steps in words."""
+    rules = {"two_player": "talon"} if game == "talon" else {}
+    match_id = bots_only(gateway, PLAYERS[game], rules)
+    page = new_client(viewport=DESKTOP).page
+    page.goto(f"/replay/{match_id}?step=30")
+    page.locator("#rp-counter").get_by_text(re.compile(r"30")).wait_for()
+    seen = page.evaluate("""() => ({
+      seats: [...document.querySelectorAll('.replay .board .seat:not([hidden])')]
+        .map((s) => s.querySelector('.name')?.textContent),
+      rows: document.querySelectorAll('.replay table.score tbody tr').length,
+      events: document.querySelector('#rp-events').textContent })""")
+    assert len(seen["seats"]) == PLAYERS[game] and all(seen["seats"]), seen
+    assert seen["rows"] == PLAYERS[game], seen
+    assert not re.search(r"\b[a-z]+_[a-z_]+\b", seen["events"]), seen  # no raw event type
+
+
+@pytest.mark.timeout(120)
+def test_a_spectator_of_the_talon_game_sees_no_hidden_card(
+        new_client: Any, gateway: str) -> None:
+    """While the players lay cards aside and draw, a spectator sees the talon's count and the
+    hands' sizes, never a card of them (the server redacts; the page shows what comes)."""
+    created = http(gateway, "POST", "/api/matches", {
+        "players": 2, "seats": ["human", "bot:easy"], "rules": {"two_player": "talon"}})
+    match_id, token = created["match_id"], created["token"]
+    page = new_client(viewport=PHONE).page
+    page.goto(f"/m/{match_id}")
+    page.locator("#watch").click()
+    phases = set()
+    while "drawing" not in phases:  # the seat's own decisions, made over HTTP, one by one
+        view = http(gateway, "GET", f"/api/matches/{match_id}/view", token=token)
+        v = view["view"]
+        phases.add(v["phase"])
+        if v["phase"] in ("discarding", "drawing") and v["turn"] == v["seat"]:
+            page.wait_for_function(
+                "v => Number(document.querySelector('.table-page')?.dataset.version) >= v",
+                arg=view["version"])
+            seen = page.evaluate(CARDS_JS)
+            shown = page.eval_on_selector_all(  # the first Hakem's draw is public
+                ".table-page [data-card]", "els => els.filter(e => !e.closest('.banner.draw'))"
+                ".length")
+            pile = page.locator(".talon-pile").inner_text()
+            assert shown == 0 and not seen["top"] and not seen["discards"], (v["phase"], seen)
+            assert page.locator(".talon-choice").is_hidden() and page.locator(".hand").is_hidden()
+            assert str(v["talon"]["left"]) in pile, pile
+            if v["phase"] == "drawing":
+                break
+            cmd = {"type": "discard", "cards": v["hand"][:v["talon"]["discard"]]}
+        elif v["phase"] == "choosing_trump" and v["hakem"] == v["seat"]:
+            cmd = {"type": "choose_trump", "suit": "S"}
+        else:
+            time.sleep(0.05)  # a bot's turn: look again
+            continue
+        http(gateway, "POST", f"/api/matches/{match_id}/commands",
+             {**cmd, "version": view["version"], "id": f"c{view['version']}"}, token=token)
+    assert {"discarding", "drawing"} <= phases
+
+
+@pytest.mark.timeout(60)
+def test_how_to_play_has_a_section_per_game_in_every_language(
+        new_client: Any, gateway: str) -> None:
+    """Every language's how-to-play text has the three games with the same parts as English;
+    the page shows them, and from a room for three it points to that game's section."""
+    texts = {lang: json.loads((STATIC / "howto" / f"{lang}.json").read_text())["variants"]
+             for lang in ("en", "de", "sv", "nl", "es", "fa")}
+    shape = [(g["id"], len(g["p"]), len(g["list"])) for g in texts["en"]["games"]]
+    assert [s[0] for s in shape] == ["simple", "talon", "three"]
+    for lang, v in texts.items():
+        assert [(g["id"], len(g["p"]), len(g["list"])) for g in v["games"]] == shape, lang
+        assert v["title"] and v["intro"], lang
+    created = http(gateway, "POST", "/api/matches", {
+        "players": 3, "seats": ["human", "human", "bot:easy"]})
+    page = new_client(viewport=PHONE, locale="fa-IR").page
+    page.goto(f"/how-to-play?match={created['match_id']}")
+    for g in texts["fa"]["games"]:
+        assert page.locator(f"h3#variant-{g['id']}").inner_text() == g["h"]
+    link = page.locator(".room-rules a[href='#variant-three']")
+    assert link.inner_text() == "سه نفره"
+    assert page.locator(".room-rules dt").count() >= 3  # target, must trump, satat: no teams
+    assert "rules.teams" not in page.locator(".room-rules").inner_text()

@@ -1,7 +1,8 @@
 // "How to play" (/how-to-play[?match=id]): the standard rules from rules.md in the chosen
-// language (static/howto/<lang>.json), the house rules of the room you came from, and the worked
-// examples of rules.md drawn with real cards.
-import { api } from "./api.js";
+// language (static/howto/<lang>.json), the games for two and three players (a section each, from
+// docs/rules-decisions.md), the house rules of the room you came from, and the worked examples of
+// rules.md drawn with real cards.
+import { api, gameOf } from "./api.js";
 import { h, fill, cardImage, suitBadge } from "./cards.js";
 import { t, lang, spellCards } from "./i18n.js";
 
@@ -15,6 +16,8 @@ const EXAMPLES = [
 ];
 const FLAGS = ["target", "deal", "teams", "must_trump", "satat", "bavney", "double_sar"];
 const STANDARD = { target: 7, deal: "5-4-4", teams: "ace_draw", must_trump: false, satat: false, bavney: false, double_sar: false };
+// the two- and three-player games fix their deal ("talon", "5-4-4-4") and have no teams
+const STANDARD_DEAL = { four: "5-4-4", simple: "5-4-4", talon: "talon", three: "5-4-4-4" };
 
 const cache = new Map();
 function content(code) {
@@ -73,6 +76,7 @@ export function mount(root) {
     if (matchId) out.push(roomBox);
     const toc = h("nav", { "aria-label": t("howto.contents") }, h("ul", {},
       ...(c.sections || []).map((s, i) => h("li", {}, h("a", { href: `#sec-${i}`, text: s.h }))),
+      c.variants ? h("li", {}, h("a", { href: "#variants", text: c.variants.title })) : null,
       h("li", {}, h("a", { href: "#examples", text: c.examples_title })),
       h("li", {}, h("a", { href: "#house", text: c.house_title }))));
     out.push(toc);
@@ -81,6 +85,14 @@ export function mount(root) {
         ...(s.p || []).map(para), s.list ? h("ul", {}, ...s.list.map((x) => h("li", { text: spellCards(x) }))) : null,
         s.table ? h("table", {}, h("tbody", {}, ...s.table.map((row) => h("tr", {}, ...row.map((cell, j) => h(j ? "td" : "th", { text: cell })))))) : null));
     });
+    if (c.variants) {
+      const V = c.variants;
+      out.push(h("section", { "aria-labelledby": "variants" }, h("h2", { id: "variants", text: V.title }),
+        V.intro ? para(V.intro) : null,
+        ...(V.games || []).map((g) => h("section.variant", { "aria-labelledby": `variant-${g.id}` },
+          h("h3", { id: `variant-${g.id}`, text: g.h }), ...(g.p || []).map(para),
+          g.list ? h("ul", {}, ...g.list.map((x) => h("li", { text: spellCards(x) }))) : null))));
+    }
     out.push(h("section", { "aria-labelledby": "examples" }, h("h2", { id: "examples", text: c.examples_title }),
       ...EXAMPLES.map((ex) => example(ex, c))));
     out.push(h("section", { "aria-labelledby": "house" }, h("h2", { id: "house", text: c.house_title }),
@@ -95,10 +107,16 @@ export function mount(root) {
     api.summary(matchId).then((s) => {
       if (!alive) return;
       const rules = s.rules || {};
-      const changed = FLAGS.filter((f) => rules[f] !== undefined && String(rules[f]) !== String(STANDARD[f]));
+      const game = gameOf(rules);
+      const standard = { ...STANDARD, deal: STANDARD_DEAL[game] };
+      const shown = FLAGS.filter((f) => rules[f] !== undefined && !(f === "deal" && game === "talon"));
+      const changed = shown.filter((f) => String(rules[f]) !== String(standard[f]));
       fill(roomBox, h("h2", { id: "room-rules-h", text: t("howto.room_rules") }),
+        // a room for two or three points to its game's section
+        game !== "four" ? h("p", {}, h("strong", { text: t("start.game") + ": " }),
+          h("a", { href: `#variant-${game}`, text: t(`game.${game}`) })) : null,
         h("p", { text: changed.length ? t("howto.room_changed") : t("howto.room_standard") }),
-        h("dl", {}, ...FLAGS.flatMap((f) => [
+        h("dl", {}, ...shown.flatMap((f) => [
           h("dt", {}, h("strong", { text: t(`rules.${f}`) + ": " }), ruleValue(f, rules), changed.includes(f) ? h("span.badge.hakem", { text: " " + t("howto.house_rule") }) : null),
           h("dd", { text: t(`rules.${f}_desc`) })])));
       roomBox.hidden = false;

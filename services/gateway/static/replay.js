@@ -94,9 +94,20 @@ export function mount(root, [matchId]) {
     const seat = v.seats && v.seats[s];
     return seat && seat.name ? seat.name : t("start.seat_n", { n: s + 1 });
   }
+  // Two and three players (issue 13): the view's sides name who plays with whom (nobody, there),
+  // and the seats take the table's places: two face each other, three sit bottom, right, left.
+  const sidesOf = (v) => v.sides || [[0, 2], [1, 3]];
+  const alone = (v) => sidesOf(v).every((side) => side.length === 1);
+  function sideName(v, w) {
+    const side = sidesOf(v)[w] || [];
+    return side.length > 1 ? t("team.pair", { a: name(v, side[0]), b: name(v, side[1]) }) : name(v, side[0]);
+  }
+  const PLACE = { 2: [0, 2], 3: [0, 1, 3], 4: [0, 1, 2, 3] }; // seat -> index of POS
+  const place = (v, s) => (PLACE[v.players || 4] || PLACE[4])[s];
 
   function describe(ev, v) {
-    const team = (w) => t("team.pair", { a: name(v, w), b: name(v, w + 2) });
+    const team = (w) => sideName(v, w);
+    const one = alone(v) ? "1" : ""; // one player a side: texts of their own (result1.*, over1.*)
     switch (ev.type) {
       case "match_created": return t("ev.match_created");
       case "seat_taken": return t("ev.seat_taken", { name: ev.name, n: ev.seat + 1 });
@@ -106,9 +117,11 @@ export function mount(root, [matchId]) {
       case "trump_chosen": return t("ev.trump_chosen", { name: name(v, ev.seat), suit: suitName(ev.suit) });
       case "card_played": return t("ev.card_played", { name: name(v, ev.seat), card: cardName(ev.card) });
       case "trick_won": return t("announce.trick_won", { name: name(v, ev.seat) });
-      case "round_ended": return t(`result.${ev.kind}`, { team: team(ev.winner), tricks: winFirst(ev.tricks, ev.winner), points: ev.points });
+      case "round_ended": return t(ev.winner == null ? `result.${ev.kind}` : `result${one}.${ev.kind}`, { team: team(ev.winner), name: team(ev.winner), tricks: winFirst(ev.tricks, ev.winner), points: ev.points });
+      case "cards_discarded": return t("ev.cards_discarded", { name: name(v, ev.seat) });
+      case "talon_drawn": return t("ev.talon_drawn", { name: name(v, ev.seat) });
       case "set_won": return t("ev.set_won", { team: team(ev.winner) });
-      case "match_ended": return t("over.winner", { team: team(ev.winner), score: winFirst(ev.score, ev.winner) });
+      case "match_ended": return t(`over${one}.winner`, { team: team(ev.winner), name: team(ev.winner), score: winFirst(ev.score, ev.winner) });
       case "secret_revealed": return t("ev.secret_revealed");
       default: return ev.type;
     }
@@ -125,8 +138,10 @@ export function mount(root, [matchId]) {
     E.next.disabled = E.last.disabled = step >= steps;
     E.events.textContent = (data.events || []).map((ev) => describe(ev, v)).join(" · ") || t("replay.start");
     const hands = v.hands || [];
-    for (let s = 0; s < 4; s++) {
-      const el = E.seats[s];
+    E.seats.forEach((el) => { el.hidden = true; });
+    for (let s = 0; s < (v.players || 4); s++) {
+      const el = E.seats[place(v, s)];
+      el.hidden = false;
       el.classList.toggle("turn", v.turn === s);
       el.classList.toggle("hakem", v.hakem === s);
       const cards = hands[s] || (v.seat === s ? v.hand : []) || [];
@@ -143,20 +158,20 @@ export function mount(root, [matchId]) {
       shown = v.last_trick.cards; winner = v.last_trick.winner;
     }
     for (const { seat, card } of shown) {
-      const sl = E.slots[seat];
+      const sl = E.slots[place(v, seat)];
       sl.classList.add("filled");
       if (seat === winner) sl.classList.add("winner");
       sl.append(cardImage(card), h("span.slot-name", { text: name(v, seat) }));
       sl.setAttribute("aria-label", `${name(v, seat)}: ${cardName(card)}`);
     }
-    const team = (w) => t("team.pair", { a: name(v, w), b: name(v, w + 2) });
+    const team = (w) => sideName(v, w);
     fill(E.facts, h("h2", { text: t("table.round_n", { n: v.round || 0 }) }),
       h("dl.facts", {},
         h("dt", { text: t("table.trump") }), h("dd", { text: v.trump ? capitalize(suitName(v.trump)) : t("table.no_trump") }),
         h("dt", { text: t("table.hakem") }), h("dd", { text: v.hakem != null ? name(v, v.hakem) : "—" })),
       h("table.score", {}, h("thead", {}, h("tr", {}, h("th", { scope: "col", text: t("table.team") }),
         h("th", { scope: "col", text: t("table.tricks") }), h("th", { scope: "col", text: t("table.points") }))),
-      h("tbody", {}, ...[0, 1].map((w) => h("tr", {}, h("th", { scope: "row", text: team(w) }),
+      h("tbody", {}, ...sidesOf(v).map((_, w) => h("tr", {}, h("th", { scope: "row", text: team(w) }),
         h("td", { text: String((v.tricks || [0, 0])[w]) }), h("td", { text: String((v.score || [0, 0])[w]) }))))));
   }
 
