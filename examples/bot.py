@@ -4,8 +4,7 @@
 
 It claims an open seat from the invite link and plays the match to its end.  Its rule: as
 Hakem, name the suit it holds most of; when it can win the trick, its lowest card that wins;
-otherwise its lowest card.  In the two-player talon game it lays aside its lowest cards
-outside trump and keeps a talon card that is trump or a queen or better.
+otherwise its lowest card.
 """
 
 import sys
@@ -24,12 +23,6 @@ def winning(card, view):
 def choose(view):
     if view["phase"] == "choosing_trump":
         return max(view["legal"], key=lambda s: sum(suit_of(c) == s for c in view["hand"]))
-    if view["phase"] == "discarding":  # the talon game: lay aside the lowest cards, trump last
-        low = sorted(view["legal"], key=lambda c: (suit_of(c) == view["trump"], rank_of(c)))
-        return low[:view["talon"]["discard"]]
-    if view["phase"] == "drawing":  # keep the talon's top card if it is worth it
-        top = view["talon"]["top"]
-        return "keep" if suit_of(top) == view["trump"] or rank_of(top) >= 12 else "discard"
     winners = [c for c in view["legal"] if winning(c, view)]
     return min(winners or view["legal"], key=rank_of)
 
