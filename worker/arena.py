@@ -2,7 +2,14 @@
 
 Every deal is played twice with the same cards (a stacked deck, ``DealRound(deck, stacked=True)``)
 and the sides swapped: A holds seats 0 and 2 in the first copy and seats 1 and 3 in the second.
-The Hakem seat of deal ``i`` is ``i % 4``, so it rotates evenly.  Each copy is one whole round,
+The Hakem seat of deal ``i`` is ``i % 4``, so it rotates evenly.
+
+The games of two and three players (``--players 2 [--two-player talon]``, ``--players 3``; every
+side is one seat): with two, A holds seat 0 in one copy and seat 1 in the other; with three,
+every deal is played six times, A alone at seat ``s`` against two B and B alone at ``s`` against
+two A, for each seat ``s``.  A copy counts for A when a seat of A wins the round, and half when
+nobody does (three players, a 6-6-5 split), so a policy against itself scores exactly 0.5 in
+every game.  The Hakem seat of deal ``i`` is ``i % players``.  Each copy is one whole round,
 played through ``engine.decide``/``evolve``; every seat's policy gets only ``view_for`` of its
 seat and its own redacted history, exactly as a bot worker would.  Each seat's random generator is
 seeded from (seed, deal, seat) and is the same in both copies, so a policy against itself plays
@@ -38,12 +45,13 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from engine import (
-    NAMES, ChooseTrump, CreateMatch, DealRound, Event, PlayCard, Rules, State, TakeSeat,
-    commitment_of, decide, evolve, redact_event, view_for,
+    NAMES, CreateMatch, DealRound, Event, Rules, State, TakeSeat, commitment_of, decide, evolve,
+    redact_event, view_for,
 )
-from engine.state import CHOOSING_TRUMP, PLAYING
+from engine.state import CHOOSING_TRUMP, DISCARDING, DRAWING, PLAYING
 
 from .policies import MODE, Policy, policy_for
+from .policies.base import command_for
 
 SECRET = "a7" * 32
 MIN_DEALS_FOR_INTERVAL = 10
@@ -58,14 +66,30 @@ class RoundRecord:
     deal: int
     a_team: int
     hakem_team: int
-    winner: int
+    winner: int | None
+    """The winning side (``None``: a round without a winner, three players)."""
     points: int
     kind: str
     tricks: tuple[int, ...]
+    a_sides: tuple[int, ...] = ()
+    """A's sides (empty: ``a_team`` alone)."""
+
+    @property
+    def sides_of_a(self) -> tuple[int, ...]:
+        return self.a_sides or (self.a_team,)
 
     @property
     def a_won(self) -> bool:
-        return self.winner == self.a_team
+        return self.winner in self.sides_of_a
+
+    @property
+    def a_hakem(self) -> bool:
+        return self.hakem_team in self.sides_of_a
+
+    @property
+    def score(self) -> float:
+        """A's result: 1 won, 0 lost, 0.5 when nobody won."""
+        return 0.5 if self.winner is None else float(self.a_won)
 
 
 @dataclass(slots=True)
@@ -79,7 +103,7 @@ class DealResult:
 
     @property
     def score(self) -> float:
-        return sum(r.a_won for r in self.rounds) / len(self.rounds)
+        return sum(r.score for r in self.rounds) / len(self.rounds)
 
 
 def deck_for_deal(seed: int, deal: int) -> tuple[str, ...]:
@@ -98,24 +122,25 @@ def play_round(deck: Sequence[str], hakem: int, policies: Sequence[Policy],
     ``times[seat]`` / ``walls[seat]`` (if given) collect that seat's decision times in
     milliseconds (CPU time of this thread / wall clock)."""
     state = State()
-    histories: list[list[dict[str, Any]]] = [[], [], [], []]
+    n = rules.players
+    histories: list[list[dict[str, Any]]] = [[] for _ in range(n)]
     version = 0
 
     def run(seat: int | None, command: Any) -> None:
         nonlocal state, version
         events: tuple[Event, ...] = decide(state, seat, command)
         for event in events:
-            for s in range(4):
+            for s in range(n):
                 histories[s].append(redact_event(state, event, s))
             state = evolve(state, event)
             version += 1
 
     run(None, CreateMatch("arena", rules, commitment_of(SECRET), first_hakem=hakem))
-    for s in range(4):
+    for s in range(n):
         run(None, TakeSeat(s, f"seat {s}", f"p{s}", policies[s].name))
     run(None, DealRound(tuple(deck), stacked=True))
-    while state.phase in (CHOOSING_TRUMP, PLAYING):
-        seat = state.turn
+    while state.phase in (CHOOSING_TRUMP, DISCARDING, DRAWING, PLAYING):
+        seat = state.hakem if state.phase == CHOOSING_TRUMP else state.turn
         assert seat is not None
         view = view_for(state, seat, version)
         w0, t0 = time.perf_counter(), time.thread_time()
@@ -124,7 +149,7 @@ def play_round(deck: Sequence[str], hakem: int, policies: Sequence[Policy],
             times[seat].append((time.thread_time() - t0) * 1000.0)
         if walls is not None:
             walls[seat].append((time.perf_counter() - w0) * 1000.0)
-        run(seat, ChooseTrump(choice) if state.phase == CHOOSING_TRUMP else PlayCard(choice))
+        run(seat, command_for(state.phase, choice))
     return state
 
 
@@ -137,26 +162,42 @@ class DealTask:
     rules: dict[str, Any]
 
 
+def copies(rules: Rules) -> list[tuple[int, ...]]:
+    """A's seats in each copy of a deal (see the module docstring): the two teams with four
+    players, else each seat alone for A and each seat alone for B, without repeats."""
+    n = rules.players
+    if rules.variant.partnerships:
+        return [side for side in rules.variant.sides]
+    out: list[tuple[int, ...]] = []
+    for s in range(n):
+        for a_seats in ((s,), tuple(t for t in range(n) if t != s)):
+            if a_seats not in out:
+                out.append(a_seats)
+    return out
+
+
 def play_deal(task: DealTask) -> DealResult:
-    """Both copies of one deal (module level so worker processes can run it)."""
+    """Every copy of one deal (module level so worker processes can run it)."""
     rules = Rules.from_dict(task.rules)
+    n = rules.players
     deck = deck_for_deal(task.seed, task.deal)
-    hakem = task.deal % 4
+    hakem = task.deal % n
     result = DealResult(task.deal, [])
-    for a_team in (0, 1):
+    for a_seats in copies(rules):
         pa, pb = policy_for(task.a), policy_for(task.b)
-        policies = [pa if s % 2 == a_team else pb for s in range(4)]
-        rngs = [random.Random(f"hokm-arena:{task.seed}:{task.deal}:{s}") for s in range(4)]
-        times: list[list[float]] = [[], [], [], []]
-        walls: list[list[float]] = [[], [], [], []]
+        policies = [pa if s in a_seats else pb for s in range(n)]
+        rngs = [random.Random(f"hokm-arena:{task.seed}:{task.deal}:{s}") for s in range(n)]
+        times: list[list[float]] = [[] for _ in range(n)]
+        walls: list[list[float]] = [[] for _ in range(n)]
         state = play_round(deck, hakem, policies, rngs, rules, times, walls)
         r = state.match.result
-        assert r is not None and r.winner is not None  # four players: a round has a winner
-        result.rounds.append(RoundRecord(task.deal, a_team, hakem % 2, r.winner, r.points,
-                                         r.kind, r.tricks))
-        for s in range(4):
-            (result.a_ms if s % 2 == a_team else result.b_ms).extend(times[s])
-            (result.a_wall if s % 2 == a_team else result.b_wall).extend(walls[s])
+        assert r is not None
+        a_sides = tuple(sorted({rules.team_of(s) for s in a_seats}))
+        result.rounds.append(RoundRecord(task.deal, a_sides[0], rules.team_of(hakem), r.winner,
+                                         r.points, r.kind, r.tricks, a_sides))
+        for s in range(n):
+            (result.a_ms if s in a_seats else result.b_ms).extend(times[s])
+            (result.a_wall if s in a_seats else result.b_wall).extend(walls[s])
     return result
 
 
@@ -204,10 +245,11 @@ def estimate_match_rate(records: Sequence[RoundRecord], matches: int = 20000, ta
     Rounds are drawn with replacement from the records where A's side was (or was not) the
     Hakem's side, whichever the simulated match needs; the Hakem's side keeps the role when it
     wins a round, otherwise the role passes to the other side (rules.md, succession); the first
-    Hakem's side is a coin toss.  Points are the recorded points (1, kot 2, Hakem koti 3)."""
-    as_hakem = [(r.a_won, r.points) for r in records if r.hakem_team == r.a_team]
-    as_defender = [(r.a_won, r.points) for r in records if r.hakem_team != r.a_team]
-    if not as_hakem or not as_defender:
+    Hakem's side is a coin toss.  Points are the recorded points (1, kot 2, Hakem koti 3).
+    Only for games of two sides (``nan`` with three players)."""
+    as_hakem = [(r.a_won, r.points) for r in records if r.a_hakem]
+    as_defender = [(r.a_won, r.points) for r in records if not r.a_hakem]
+    if not as_hakem or not as_defender or any(len(r.tricks) != 2 for r in records):
         return float("nan")
     rng = random.Random(seed)
     wins = 0
@@ -278,8 +320,8 @@ def arena(a: str, b: str, deals: int, seed: int = 1, jobs: int = 1,
     def rate(pred: Callable[[RoundRecord], bool]) -> float:
         return sum(1 for r in records if pred(r)) / n_rounds if n_rounds else 0.0
 
-    a_hakem = [r for r in records if r.hakem_team == r.a_team]
-    a_def = [r for r in records if r.hakem_team != r.a_team]
+    a_hakem = [r for r in records if r.a_hakem]
+    a_def = [r for r in records if not r.a_hakem]
     match_rate = estimate_match_rate(records, seed=seed)
     rule_text = json.dumps(rules) if rules else "standard"
     p = out.write
@@ -362,7 +404,16 @@ def _main(args: argparse.Namespace) -> int:
             policy_for(name)
         except (ValueError, KeyError) as exc:
             raise CliError(str(exc), 2) from None
-    arena(args.a, args.b, args.deals, args.seed, args.jobs, args.rules,
+    rules = dict(args.rules or {})
+    if args.players is not None:
+        rules["players"] = args.players
+    if args.two_player is not None:
+        rules["two_player"] = args.two_player
+    try:
+        Rules.from_dict(rules)
+    except ValueError as exc:
+        raise CliError(str(exc), 2) from None
+    arena(args.a, args.b, args.deals, args.seed, args.jobs, rules or None,
           progress=not args.quiet, clock=args.clock, plot_path=args.plot)
     return 0
 
@@ -383,6 +434,10 @@ def register(subparsers: Any) -> None:
                    help="worker processes (deals in parallel)")
     p.add_argument("--rules", type=_rules, default=None,
                    help='house rules as JSON, e.g. \'{"satat": true}\' (default: standard)')
+    p.add_argument("--players", type=int, choices=(2, 3, 4), default=None,
+                   help="the game: 4 (default), 3, or 2 (with --two-player)")
+    p.add_argument("--two-player", choices=("simple", "talon"), default=None,
+                   help="with --players 2: the simple game (default) or the talon game")
     p.add_argument("--quiet", action="store_true", help="no progress bar")
     p.add_argument("--plot", metavar="PATH", default=None,
                    help="save the running win rate as a PNG (needs matplotlib)")

@@ -20,9 +20,7 @@ import threading
 import time
 from typing import TYPE_CHECKING
 
-from engine import ChooseTrump, Command, PlayCard, view_for
-from engine.commands import Discard, DrawTalon
-from engine.state import CHOOSING_TRUMP, DISCARDING, DRAWING
+from engine import view_for
 from services.bots import RQScheduler
 from services.errors import HokmError
 from services.matches import MatchService, bots_only
@@ -153,6 +151,8 @@ def _settle(rt: Runtime, service: MatchService, match_id: str, seat: int, versio
     view = view_for(state, seat, version)
     history = _histories.for_seat(rt.store, match_id, seat, version)
     choice = _choose(level, view, history, match_id)
+    from .policies.base import command_for
+
     command = command_for(state.phase, choice)
     try:
         # no command id: the expected version already makes a duplicate job harmless (it
@@ -161,17 +161,6 @@ def _settle(rt: Runtime, service: MatchService, match_id: str, seat: int, versio
     except HokmError as refusal:
         return f"refused: {refusal.code}"
     return "played"
-
-
-def command_for(phase: str, choice: str) -> Command:
-    """The command of a policy's ``choice`` in ``phase`` (``base.is_legal`` for the forms)."""
-    if phase == CHOOSING_TRUMP:
-        return ChooseTrump(choice)
-    if phase == DISCARDING:
-        return Discard(tuple(choice.split(" ")))
-    if phase == DRAWING:
-        return DrawTalon(choice == "keep")
-    return PlayCard(choice)
 
 
 def _choose(level: str, view: View, history: History, match_id: str) -> str:

@@ -15,7 +15,7 @@ from engine import (
 from engine.cards import cards_of
 from engine.state import CHOOSING_TRUMP, DISCARDING, DRAWING, PLAYING
 from engine.views import legal_mask
-from worker.jobs import command_for
+from worker.policies.base import command_for
 from worker.policies.fast import FAST_TABLES, FastState
 
 SECRET = "3c" * 32

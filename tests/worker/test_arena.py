@@ -72,3 +72,44 @@ def test_cli(capsys: pytest.CaptureFixture[str]) -> None:
     assert last.startswith("RESULT a_round_rate=") and " a_ms_p95=" in last
     assert "2/2 deals" in captured.err  # the progress bar
     assert hokm(["arena", "heuristic", "nobody"]) == 2
+
+
+# -- the games of two and three players -------------------------------------------------------
+
+GAME_RULES = [{"players": 2}, {"players": 2, "two_player": "talon"}, {"players": 3}]
+
+
+@pytest.mark.parametrize("rules", GAME_RULES)
+def test_every_game_against_itself_scores_exactly_one_half(rules: dict[str, object]) -> None:
+    figures = arena.arena("heuristic", "heuristic", 10, seed=3, rules=rules, out=io.StringIO(),
+                          progress=False)
+    assert figures["a_round_rate"] == 0.5 and figures["ci_low"] == figures["ci_high"] == 0.5
+
+
+def test_the_copies_of_a_deal_in_each_game() -> None:
+    """Two players: A at each seat once; three: A alone and B alone at each seat (six copies,
+    A's seats of every copy listed); four: the two teams."""
+    from engine import Rules
+
+    assert arena.copies(Rules()) == [(0, 2), (1, 3)]
+    assert arena.copies(Rules.from_dict({"players": 2})) == [(0,), (1,)]
+    assert arena.copies(Rules.from_dict({"players": 3})) == [(0,), (1, 2), (1,), (0, 2), (2,),
+                                                             (0, 1)]
+    (result,) = arena.run_deals("heuristic", "random", 1, seed=4, rules={"players": 3})
+    assert len(result.rounds) == 6 and {r.hakem_team for r in result.rounds} == {0}
+    assert [r.sides_of_a for r in result.rounds] == arena.copies(Rules.from_dict({"players": 3}))
+
+
+def test_heuristic_beats_random_in_the_talon_game() -> None:
+    figures = arena.arena("heuristic", "random", 20, seed=11, rules=GAME_RULES[1],
+                          out=io.StringIO(), progress=False)
+    assert figures["ci_low"] > 0.5
+
+
+def test_cli_games(capsys: pytest.CaptureFixture[str]) -> None:
+    assert hokm(["arena", "heuristic", "random", "--deals", "2", "--players", "2",
+                 "--two-player", "talon", "--quiet"]) == 0
+    out = capsys.readouterr().out
+    assert '"two_player": "talon"' in out and out.strip().splitlines()[-1].startswith("RESULT")
+    assert hokm(["arena", "heuristic", "random", "--players", "4", "--two-player",
+                 "talon"]) == 2  # refused clearly: a two-player game needs two players

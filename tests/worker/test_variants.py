@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 from engine import Rules
 from engine.commands import ChooseTrump, Discard, DrawTalon, PlayCard
 from worker.hints import hint
-from worker.jobs import command_for
+from worker.policies.base import command_for
 from worker.policies import LEVELS, Policy, SearchConfig, SearchPolicy, policy_for
 from worker.policies.base import is_legal
 

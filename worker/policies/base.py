@@ -20,6 +20,9 @@ import random
 from collections.abc import Mapping, Sequence
 from typing import Any, Protocol, runtime_checkable
 
+from engine.commands import ChooseTrump, Command, Discard, DrawTalon, PlayCard
+from engine.state import CHOOSING_TRUMP, DISCARDING, DRAWING
+
 View = Mapping[str, Any]
 History = Sequence[Mapping[str, Any]]
 
@@ -45,3 +48,14 @@ def is_legal(view: View, choice: str) -> bool:
     cards = choice.split(" ")
     count = int((view.get("talon") or {}).get("discard") or 0)
     return len(cards) == count > 0 and len(set(cards)) == count and all(c in legal for c in cards)
+
+
+def command_for(phase: str, choice: str) -> Command:
+    """The engine command of a policy's ``choice`` in ``phase`` (the forms of :func:`is_legal`)."""
+    if phase == CHOOSING_TRUMP:
+        return ChooseTrump(choice)
+    if phase == DISCARDING:
+        return Discard(tuple(choice.split(" ")))
+    if phase == DRAWING:
+        return DrawTalon(choice == "keep")
+    return PlayCard(choice)
