@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import io
 import random
+from typing import Any
 
 import pytest
 
@@ -76,11 +77,11 @@ def test_cli(capsys: pytest.CaptureFixture[str]) -> None:
 
 # -- the games of two and three players -------------------------------------------------------
 
-GAME_RULES = [{"players": 2}, {"players": 2, "two_player": "talon"}, {"players": 3}]
+GAME_RULES: list[dict[str, Any]] = [{"players": 2}, {"players": 2, "two_player": "talon"}, {"players": 3}]
 
 
 @pytest.mark.parametrize("rules", GAME_RULES)
-def test_every_game_against_itself_scores_exactly_one_half(rules: dict[str, object]) -> None:
+def test_every_game_against_itself_scores_exactly_one_half(rules: dict[str, Any]) -> None:
     figures = arena.arena("heuristic", "heuristic", 10, seed=3, rules=rules, out=io.StringIO(),
                           progress=False)
     assert figures["a_round_rate"] == 0.5 and figures["ci_low"] == figures["ci_high"] == 0.5
