@@ -77,7 +77,8 @@ def test_cli(capsys: pytest.CaptureFixture[str]) -> None:
 
 # -- the games of two and three players -------------------------------------------------------
 
-GAME_RULES: list[dict[str, Any]] = [{"players": 2}, {"players": 2, "two_player": "talon"}, {"players": 3}]
+GAME_RULES: list[dict[str, Any]] = [
+    {"players": 2}, {"players": 2, "two_player": "talon"}, {"players": 3}]
 
 
 @pytest.mark.parametrize("rules", GAME_RULES)
