@@ -88,6 +88,9 @@ class Lobby:
         parsed = Rules.from_dict(rules if rules is not None else {"players": players or 4})
         if players is not None and players != parsed.players:
             raise InvalidCommand("players and rules.players disagree")
+        if first_hakem is not None and (type(first_hakem) is not int
+                                        or not 0 <= first_hakem < parsed.players):
+            raise InvalidCommand("first_hakem is a seat number")
         layout = list(seats) if seats is not None else ["human"] * parsed.players
         if len(layout) != parsed.players:
             raise InvalidCommand(f"seats must list {parsed.players} seats")

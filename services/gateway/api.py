@@ -15,9 +15,11 @@ from starlette.responses import JSONResponse, Response
 from engine import (
     ChooseTrump, Command, PlayCard, redact_event, view_for,
 )
+from engine.commands import Discard, DrawTalon
 from engine.decide import MAX_NAME
 from engine.evolve import evolve
 from engine.state import MATCH_OVER, State
+from engine.views import TALON_CHOICES
 from services.bots import LEVELS
 from services.errors import (
     STATUS, BadToken, HintsExhausted, HokmError, InvalidCommand, NotFound, RateLimited, TooLarge,
@@ -32,6 +34,8 @@ from .jsonbody import parse_object
 from .limits import Buckets
 
 MAX_ID = 64
+MAX_DISCARD = 13
+"""A hand's worth: a longer list is refused unread; the engine checks the count (3 or 2)."""
 HINT_DECISIONS = 3
 PLAYERS_CACHED = 100_000
 
@@ -117,23 +121,21 @@ class Api:
         unknown = sorted(set(data) - known)
         if unknown:
             raise InvalidCommand(f"unknown field {unknown[0]!r}")
-        players = data.get("players", 4)
-        if type(players) is not int:
+        players = data.get("players")
+        if players is not None and type(players) is not int:
             raise InvalidCommand("players must be a number")
         rules = data.get("rules")
         if rules is not None and not isinstance(rules, dict):
             raise InvalidCommand("rules must be an object")
-        rules = {"players": players, **(rules or {})}
+        # players beside the rules, inside them or both (the service refuses a disagreement)
+        rules = {"players": players if players is not None else 4, **(rules or {})}
         seats = data.get("seats")
         if seats is not None and (not isinstance(seats, list)
                                   or not all(isinstance(s, str) for s in seats)):
             raise InvalidCommand("seats must be a list like [\"human\", \"bot:medium\", ...]")
         name = data.get("name", "Player")
         _check_name(name)  # before anything is stored: a refused name leaves no orphan match
-        first_hakem = data.get("first_hakem")
-        if first_hakem is not None and (type(first_hakem) is not int
-                                        or not 0 <= first_hakem < players):
-            raise InvalidCommand("first_hakem is a seat number")
+        first_hakem = data.get("first_hakem")  # a seat of the variant: checked by the service
         timeout = data.get("disconnect_timeout", 60)
         if type(timeout) not in (int, float):
             raise InvalidCommand("disconnect_timeout must be a number of seconds")
@@ -194,8 +196,22 @@ class Api:
                 raise InvalidCommand("choose_trump needs a suit: S, H, D or C")
             command = ChooseTrump(suit)
             allowed = {"type", "suit", "version", "id"}
+        elif kind == "discard":  # the talon game: the count and the cards are the engine's
+            cards = data.get("cards")
+            if not isinstance(cards, list) or not all(isinstance(c, str) for c in cards) \
+                    or len(cards) > MAX_DISCARD:
+                raise InvalidCommand("a discard command needs cards, e.g. [\"2C\", \"3D\"]")
+            command = Discard(tuple(cards))
+            allowed = {"type", "cards", "version", "id"}
+        elif kind == "draw_talon":
+            choice = data.get("choice")
+            if choice not in TALON_CHOICES:
+                raise InvalidCommand("draw_talon needs a choice: \"keep\" or \"discard\"")
+            command = DrawTalon(choice == "keep")
+            allowed = {"type", "choice", "version", "id"}
         else:
-            raise InvalidCommand("type must be \"play\" or \"choose_trump\"")
+            raise InvalidCommand("type must be \"play\", \"choose_trump\", \"discard\" or "
+                                 "\"draw_talon\"")
         unknown = sorted(set(data) - allowed)
         if unknown:
             raise InvalidCommand(f"unknown field {unknown[0]!r}")

@@ -85,10 +85,16 @@ CARD = {"type": "string", "pattern": "^[AKQJT2-9][SHDC]$",
 SUIT = {"type": "string", "enum": ["S", "H", "D", "C"]}
 SEAT_NO = {"type": "integer", "minimum": 0, "maximum": 3}
 PAIR = {"type": "array", "items": {"type": "integer", "minimum": 0}, "minItems": 2,
-        "maxItems": 2}
+        "maxItems": 3}
+"""One number per side: two sides (four players in teams, two players), three (three
+players)."""
 PLAYED = {"type": "object", "required": ["seat", "card"],
           "properties": {"seat": SEAT_NO, "card": CARD}}
-PHASES = ["waiting", "choosing_trump", "playing", "round_over", "match_over"]
+PHASES = ["waiting", "choosing_trump", "discarding", "drawing", "playing", "round_over",
+          "match_over"]
+PLAYERS = {"type": "integer", "enum": [2, 3, 4]}
+SIDE = {"type": "integer", "enum": [0, 1, 2]}
+"""A side (index into ``tricks`` and ``score``; ``sides`` says its seats)."""
 
 
 def _field(schema: dict[str, Any], description: str) -> dict[str, Any]:
@@ -101,12 +107,13 @@ VIEW_FIELDS: dict[str, dict[str, Any]] = {
                       "records in the match's stream: the version this view shows"),
     "seat": _field(_nullable(SEAT_NO), "the viewer's seat (null: a spectator); read it from "
                    "every view, the ace draw may move a player"),
-    "players": _field({"type": "integer", "enum": [4]}, "seats at the table"),
+    "players": _field(PLAYERS, "seats at the table"),
     "sides": _field({"type": "array", "items": {"type": "array", "items": SEAT_NO}},
                     "the sides, in the order of `tricks` and `score`: each side's seats "
-                    "(partners share a side; four players: [[0, 2], [1, 3]])"),
+                    "(partners share a side; four players: [[0, 2], [1, 3]]; two: [[0], [1]]; "
+                    "three: [[0], [1], [2]])"),
     "removed": _field({"type": "array", "items": CARD},
-                      "cards out of play in every deal (none with four players)"),
+                      "cards out of play in every deal (three players: [\"2C\"]; else none)"),
     "phase": _field({"type": "string", "enum": PHASES}, "where the match is"),
     "round": _field({"type": "integer", "minimum": 0}, "the round (deal) number, from 1"),
     "hakem": _field(_nullable(SEAT_NO), "the seat that names trump this round"),
@@ -119,25 +126,28 @@ VIEW_FIELDS: dict[str, dict[str, Any]] = {
     "trick": _field({"type": "array", "items": PLAYED}, "the open trick, in play order"),
     "leader": _field(_nullable(SEAT_NO), "who led the open trick"),
     "turn": _field(_nullable(SEAT_NO), "whose card it is (null: nobody's)"),
-    "tricks": _field(PAIR, "tricks won this round, by team (`seat % 2`)"),
-    "score": _field(PAIR, "points, by team"),
+    "tricks": _field(PAIR, "tricks won this round, by side (see `sides`)"),
+    "score": _field(PAIR, "points, by side"),
     "target": _field({"type": "integer"}, "points that win the match (a set, with sets)"),
-    "sets": _field(_nullable(PAIR), "sets won by team (null unless target \"2x7\")"),
+    "sets": _field(_nullable(PAIR), "sets won by side (null unless target \"2x7\")"),
     "legal": _field({"type": "array", "items": {"type": "string"}},
-                    "what the viewer may choose now: cards, or suits for the Hakem naming "
-                    "trump; empty when it is not the viewer's decision"),
+                    "what the viewer may choose now: cards, suits for the Hakem naming "
+                    "trump, the hand while discarding (choose `talon.discard` of it), "
+                    "[\"keep\", \"discard\"] while drawing; empty when it is not the "
+                    "viewer's decision"),
     "last_trick": _field(_nullable({"type": "object", "required": ["cards", "winner"],
                                     "properties": {"cards": {"type": "array",
                                                              "items": PLAYED},
                                                    "winner": SEAT_NO}}),
                          "the trick completed last, and who won it"),
-    "seats": _field({"type": "array", "items": _ref("SeatInfo")}, "the four seats"),
+    "seats": _field({"type": "array", "items": _ref("SeatInfo")},
+                    "the seats (`players` of them)"),
     "result": _field(_nullable(_ref("RoundResult")), "the last round's result"),
-    "winner": _field(_nullable({"type": "integer", "enum": [0, 1]}),
-                     "the team that won the match, once it is over"),
+    "winner": _field(_nullable(SIDE), "the side that won the match, once it is over"),
     "rules": _field(_ref("Rules"), "the match's house rules (every rule, canonical)"),
     "draw": _field({"type": "array", "items": PLAYED},
-                   "the ace draw, public: the cards turned one by one to each seat"),
+                   "the draw for the first Hakem, public: the cards turned one by one to "
+                   "each seat (the first ace; the simple two-player game: the higher card)"),
     "talon": _field(_nullable({"type": "object",
                                "required": ["left", "top", "discard", "discarded"],
                                "properties": {
@@ -174,10 +184,13 @@ SCHEMAS: dict[str, Any] = {
                      "empty": _field({"type": "boolean"}, "an open seat")}},
     "RoundResult": {"type": "object", "required": ["winner", "points", "kind", "tricks"],
                     "properties": {
-                        "winner": {"type": "integer", "enum": [0, 1]},
-                        "points": {"type": "integer", "minimum": 1},
+                        "winner": _field(_nullable(SIDE),
+                                         "the side that won the round (null: no_winner)"),
+                        "points": _field({"type": "integer", "minimum": 0},
+                                         "0 only for no_winner"),
                         "kind": {"type": "string",
-                                 "enum": ["normal", "kot", "hakem_koti", "bavney"]},
+                                 "enum": ["normal", "kot", "hakem_koti", "bavney",
+                                          "no_winner"]},
                         "tricks": PAIR}},
     "View": {"type": "object", "required": list(VIEW_FIELDS), "properties": VIEW_FIELDS,
              "description": "what one seat (or a spectator) may know: nothing of other hands "
@@ -293,10 +306,15 @@ def _body(schema: dict[str, Any]) -> dict[str, Any]:
 RULES = {
     "type": "object",
     "properties": {
-        "players": {"type": "integer", "enum": [4]},
+        "players": _field(PLAYERS, "4 (partners), 3 or 2: docs/api.md, \"The variants\""),
+        "two_player": _field({"type": "string", "enum": ["simple", "talon"]},
+                             "with players 2 only: the simple game (the default) or the "
+                             "talon game"),
         "target": {"oneOf": [{"type": "integer", "enum": [7, 10]},
                              {"type": "string", "enum": ["2x7"]}]},
-        "deal": {"type": "string", "enum": ["5-4-4", "5-3-3-2"]},
+        "deal": _field({"type": "string", "enum": ["5-4-4", "5-3-3-2", "5-4-4-4", "talon"]},
+                       "four and two (simple) players: 5-4-4 or 5-3-3-2; three: 5-4-4-4; "
+                       "the talon game: talon"),
         "teams": {"type": "string", "enum": ["ace_draw", "as_seated"]},
         "must_trump": {"type": "boolean"}, "satat": {"type": "boolean"},
         "bavney": {"type": "boolean"}, "double_sar": {"type": "boolean"},
@@ -308,9 +326,14 @@ COMMAND = {
     "type": "object",
     "required": ["type"],
     "properties": {
-        "type": {"type": "string", "enum": ["play", "choose_trump"]},
-        "card": {"type": "string", "pattern": "^[AKQJT2-9][SHDC]$"},
-        "suit": {"type": "string", "enum": ["S", "H", "D", "C"]},
+        "type": {"type": "string", "enum": ["play", "choose_trump", "discard", "draw_talon"]},
+        "card": _field({"type": "string", "pattern": "^[AKQJT2-9][SHDC]$"}, "play"),
+        "suit": _field({"type": "string", "enum": ["S", "H", "D", "C"]}, "choose_trump"),
+        "cards": _field({"type": "array", "items": CARD, "minItems": 2, "maxItems": 3},
+                        "discard (the talon game): the Hakem's 3 or the other player's 2"),
+        "choice": _field({"type": "string", "enum": ["keep", "discard"]},
+                         "draw_talon (the talon game): keep the talon's top card (and discard "
+                         "the next) or discard it (and keep the next)"),
         "version": {"type": "integer", "minimum": 0},
         "id": {"type": "string", "minLength": 1, "maxLength": 64},
     },
@@ -361,10 +384,12 @@ def document() -> dict[str, Any]:
             "/api/matches": {"post": {
                 "summary": "Create a match; the caller takes the first human seat",
                 "requestBody": _body({"type": "object", "properties": {
-                    "players": {"type": "integer", "enum": [4]},
+                    "players": _field(PLAYERS, "also rules.players (they must agree); "
+                                               "default 4"),
                     "seats": {"type": "array", "items": {"type": "string",
                               "pattern": f"^(human|bot:({'|'.join(LEVELS)}))$"},
-                              "minItems": 4, "maxItems": 4},
+                              "minItems": 2, "maxItems": 4,
+                              "description": "one per seat (`players` of them)"},
                     "rules": {"$ref": "#/components/schemas/Rules"},
                     "name": {"type": "string", "minLength": 1, "maxLength": 40},
                     "disconnect_timeout": {"type": "number", "minimum": 0, "maximum": 3600},

@@ -22,8 +22,10 @@ def dumps(message: dict[str, Any]) -> str:
     return _ENCODE(message)
 
 
-PER_SEAT = ("seat", "hand", "legal")
-"""The keys in which one seat's view differs from another's (checked for every view built)."""
+PER_SEAT = ("seat", "hand", "legal", "talon")
+"""The keys in which one seat's view differs from another's (checked for every view built):
+``talon`` (the talon game) holds the top card for the seat to draw only and each seat's own
+discards (``engine.views``), so it is spliced per seat like the hand."""
 
 
 def view_texts(loaded: Loaded, seats: Iterable[int | None],
