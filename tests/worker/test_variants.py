@@ -4,6 +4,7 @@ keep-or-discard, card play), the bot job's command fits the decision, and hints 
 
 from __future__ import annotations
 
+import copy
 import random
 
 import pytest
@@ -11,14 +12,18 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from engine import Rules
+from engine.cards import CARD_INDEX, names_of_mask
 from engine.commands import ChooseTrump, Discard, DrawTalon, PlayCard
+from engine.events import CardPlayed
 from worker.hints import hint
 from worker.policies.base import command_for
 from worker.policies import LEVELS, Policy, SearchConfig, SearchPolicy, policy_for
-from worker.policies.base import is_legal
+from worker.policies.base import History, View, is_legal
+from tests.engine.test_hidden_info import cards_in
 
 from .helpers import GAMES, GameTable, game_rules, game_rules_strategy, random_deck, reach_game
 
+FULL = (1 << 52) - 1
 QUICK = SearchConfig(samples=6, min_samples=2, batch=2, work=3000)
 
 
@@ -90,3 +95,78 @@ def test_is_legal_checks_a_discard() -> None:
     assert not is_legal(view, "2C,7D,9H")
     assert is_legal({"phase": "drawing", "legal": ["keep", "discard"]}, "keep")
     assert not is_legal({"phase": "drawing", "legal": ["keep", "discard"]}, "2C")
+
+
+# -- fairness ---------------------------------------------------------------------------------
+
+
+def known_to(table: GameTable, seat: int, played: int) -> int:
+    """The cards ``seat`` may know now: its hand, its own discards (the talon game: the cards
+    it laid aside and the talon cards it saw and passed), the talon's top card while it looks
+    at it, the cards played this round (``played``) and the removed cards (public)."""
+    state = table.state
+    mask = state.hands[seat] | played | sum(1 << c for c in state.rules.variant.removed)
+    if state.deal.discards:
+        mask |= state.deal.discards[seat]
+    if state.phase == "drawing" and state.turn == seat:
+        mask |= 1 << state.deal.deck[state.deal.talon]
+    return mask
+
+
+class Spy:
+    """Wraps a policy and records exactly what it receives."""
+
+    def __init__(self, inner: Policy) -> None:
+        self.inner = inner
+        self.name = inner.name
+        self.calls: list[tuple[View, History]] = []
+
+    def choose(self, view: View, history: History, rng: random.Random) -> str:
+        self.calls.append((copy.deepcopy(view), copy.deepcopy(list(history))))
+        return self.inner.choose(view, history, rng)
+
+
+@settings(max_examples=9, deadline=None)
+@given(rules=game_rules_strategy, seed=st.integers(0, 2**32 - 1))
+def test_no_hidden_card_reaches_a_policy(rules: Rules, seed: int) -> None:
+    """Two rounds of a variant with spies at every seat.  At each call, no card the seat may not
+    know appears anywhere in its view: another hand, the other seat's discards, the talon
+    (but the top card it looks at), the simple game's 26 unused cards, an undealt card; and no
+    history entry shows a card that was hidden from the seat just after that event."""
+    rng = random.Random(seed)
+    n = rules.players
+    table = GameTable(rules, hakem=rng.randrange(n))
+    played = 0
+    hidden_after: list[list[set[str]]] = []
+
+    def sync() -> None:
+        while len(hidden_after) < len(table.log):
+            hidden_after.append([set(names_of_mask(FULL & ~known_to(table, s, played)))
+                                 for s in range(n)])
+
+    sync()
+    policies = quick_policies()
+    spies = [Spy(policies[(seed + s) % len(policies)]) for s in range(n)]
+    phases: set[str] = set()
+    for _ in range(2):
+        if table.state.phase not in ("waiting", "round_over"):
+            break
+        played = 0
+        table.deal(random_deck(rng))
+        sync()
+        while table.live:
+            seat = table.actor
+            spy = spies[seat]
+            choice = spy.choose(table.view(seat), table.histories[seat], rng)
+            view, history = spy.calls[-1]
+            phases.add(view["phase"])
+            hidden = set(names_of_mask(FULL & ~known_to(table, seat, played)))
+            assert not hidden & cards_in(view), (view["phase"], hidden & cards_in(view))
+            for i, seen in enumerate(history):
+                assert not hidden_after[i][seat] & cards_in(seen), seen
+            for event in table.act(choice):
+                if isinstance(event, CardPlayed):
+                    played |= 1 << CARD_INDEX[event.card]
+            sync()
+    assert "playing" in phases
+    assert rules.two_player != "talon" or {"discarding", "drawing"} <= phases

@@ -1,0 +1,105 @@
+"""The N-seat path of the bots (``worker.policies.nseat``): what a seat knows in the games of
+two and three players (its own discards and the talon cards it passed are in no other hand, the
+simple game's unused cards are nowhere, the removed 2 of clubs is out of play), sampled deals
+that respect it, and the talon game's decisions on constructed hands."""
+
+from __future__ import annotations
+
+import random
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from engine.cards import CARD_INDEX, NAMES
+from engine.rules import Rules
+from worker.policies import nseat
+
+from .helpers import GameTable, game_rules, random_deck
+
+FULL = (1 << 52) - 1
+
+
+def mask(names: list[str]) -> int:
+    return sum(1 << CARD_INDEX[n] for n in names)
+
+
+def to_play(game: str, seed: int, cards: int, **extra: object) -> GameTable:
+    """A table of ``game`` whose random decisions have gone on until the seat to play holds
+    ``cards`` cards or fewer (the round still going)."""
+    rng = random.Random(seed)
+    while True:
+        table = GameTable(game_rules(game, **extra), hakem=rng.randrange(2 if game != "three"
+                                                                         else 3))
+        table.deal(random_deck(rng))
+        while table.live and not (table.state.phase == "playing"
+                                  and table.state.hands[table.actor].bit_count() <= cards):
+            table.act(table.random_move(rng))
+        if table.live:
+            return table
+
+
+@settings(max_examples=30, deadline=None)
+@given(game=st.sampled_from(["simple", "talon", "three"]), seed=st.integers(0, 2**32 - 1),
+       cards=st.integers(1, 13))
+def test_the_seat_knows_what_it_saw_and_samples_respect_it(game: str, seed: int,
+                                                           cards: int) -> None:
+    table = to_play(game, seed, cards)
+    state = table.state
+    me = table.actor
+    s = nseat.seen(table.view(me), table.histories[me])
+    others = [o for o in range(state.rules.players) if o != me]
+    own_discards = state.deal.discards[me] if state.deal.discards else 0
+    removed = mask([NAMES[c] for c in state.rules.variant.removed])
+    assert s.hand == state.hands[me]
+    assert s.out == own_discards | removed
+    # every card of another hand is one the seat cannot place; its own discards never are
+    for o in others:
+        assert state.hands[o] & ~s.pool == 0
+    assert s.pool & (own_discards | removed | s.hand | s.played) == 0
+    held = sum(state.hands[o].bit_count() for o in others)
+    nowhere = s.pool.bit_count() - held
+    if game == "three":
+        assert nowhere == 0 and s.pool & removed == 0
+    elif game == "simple":
+        assert nowhere == 26  # the unused cards: unknown, in no hand
+    else:  # the other seat's discards
+        assert nowhere == (state.deal.discards[others[0]]).bit_count() > 0
+    f = nseat.to_fast(s)
+    rng = random.Random(seed)
+    for _ in range(5):
+        hands = nseat.sample(f, rng)
+        assert hands[me] == f.hand
+        union = 0
+        for o in others:
+            assert hands[o] & ~f.pool == 0  # only cards the seat cannot place
+            assert hands[o].bit_count() == state.hands[o].bit_count()
+            for b in range(4):  # a shown void holds (the true deal is one such deal)
+                if f.voids[o] >> b & 1:
+                    assert not hands[o] & (0xFFFF << (16 * b))
+            assert not union & hands[o]
+            union |= hands[o]
+
+
+def seen_for(hand: list[str], trump: str, **fields: object) -> nseat.Seen:
+    rules = Rules.from_dict({"players": 2, "two_player": "talon"})
+    base: dict[str, object] = dict(
+        seat=0, rules=rules, phase="drawing", hakem=0, trump="SHDC".index(trump),
+        hand=mask(hand), legal=0, trick=[], leader=0, counts=[len(hand), len(hand)],
+        tricks=[0, 0], out=0, voids=[0, 0])
+    base.update(fields)
+    return nseat.Seen(**base)  # type: ignore[arg-type]
+
+
+def test_keeps_a_trump_and_passes_a_small_side_card() -> None:
+    hand = ["AS", "7S", "KH", "9D"]
+    assert nseat.keep_choice(seen_for(hand, "S", top=CARD_INDEX["QS"]))[0] == "keep"
+    assert nseat.keep_choice(seen_for(hand, "S", top=CARD_INDEX["AC"]))[0] == "keep"
+    assert nseat.keep_choice(seen_for(hand, "S", top=CARD_INDEX["2C"]))[0] == "discard"
+    assert nseat.keep_choice(seen_for(hand, "S", top=CARD_INDEX["3H"]))[0] == "discard"
+
+
+def test_discards_keep_the_trumps_and_the_honours() -> None:
+    s = seen_for(["2S", "AH", "3D", "4C", "9C"], "S", phase="discarding", to_discard=3)
+    assert nseat.discard_choice(s) == ["3D", "4C", "9C"]
+    s = seen_for(["KS", "QS", "JS", "2H", "AD"], "S", phase="discarding", to_discard=2)
+    assert nseat.discard_choice(s) == ["2H", "AD"]  # a trump before any side card, even an ace
