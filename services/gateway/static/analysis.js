@@ -175,7 +175,8 @@ export class AnalysisPanel {
     const verdict = m.cost
       ? h(`p.an-verdict.cost-${m.cost}`, { "data-cost": m.cost },
         h("span.an-mark", { "aria-hidden": "true", text: MARKS[m.cost] }), " ", t(`an.costly.${m.cost}`))
-      : h("p.an-verdict", { text: t("an.good") });
+      // no cost claimed for a choice outside the best: a judgement by playout (its note says)
+      : (m.best || []).includes(m.played) ? h("p.an-verdict", { text: t("an.good") }) : null;
     const bot = m.bot ? h("p", { text: t("an.bot", { name: who, card: choiceName(m, m.bot.choice), pct: pct(m.bot.win_chance) }) }) : null;
     const choices = (m.alternatives || []).map((a) => {
       const parts = [t("an.tricks", { n: a.tricks }), t(a.wins ? "an.wins" : "an.loses")];
