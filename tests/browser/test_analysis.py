@@ -295,7 +295,8 @@ def test_a_failed_answer_is_retried_or_explained(
 # The real endpoint, computed by the embedded worker of a server of this module's own: the
 # session's gateway runs with the production settings, under which a 7-point match's analysis
 # takes minutes on this machine; here the jobs report the medium bot's choice and stop the solver
-# at 300 nodes a question (past it a playout judges, marked exact: false), the settings worker/analysis/jobs.py reads.
+# at 300 nodes a question (past it a playout judges, marked exact: false): the settings that
+# worker/analysis/jobs.py reads.
 ANALYSIS_ENV = {"HOKM_ANALYSIS_BOT": "medium", "HOKM_ANALYSIS_NODES": "300",
                 "HOKM_CREATES_PER_WINDOW": "1000", "HOKM_BOT_MATCHES_PER_ADDRESS": "100",
                 "HOKM_CONNECTIONS_PER_ADDRESS": "0"}
