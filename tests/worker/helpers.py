@@ -3,6 +3,7 @@ keeps its own redacted history, and views come from ``view_for`` only."""
 
 from __future__ import annotations
 
+import copy
 import random
 from typing import Any
 
@@ -15,7 +16,7 @@ from engine import (
 from engine.cards import cards_of
 from engine.state import CHOOSING_TRUMP, DISCARDING, DRAWING, PLAYING
 from engine.views import legal_mask
-from worker.policies.base import command_for
+from worker.policies.base import History, Policy, View, command_for
 from worker.policies.fast import FAST_TABLES, FastState
 
 SECRET = "3c" * 32
@@ -187,3 +188,16 @@ def reach_game(rules: Rules, seed: int, steps: int, rounds: int = 1) -> GameTabl
     table = reach(rules, seed, steps, rounds, GameTable)
     assert isinstance(table, GameTable)
     return table
+
+
+class Spy:
+    """Wraps a policy and records exactly what it receives."""
+
+    def __init__(self, inner: Policy) -> None:
+        self.inner = inner
+        self.name = inner.name
+        self.calls: list[tuple[View, History]] = []
+
+    def choose(self, view: View, history: History, rng: random.Random) -> str:
+        self.calls.append((copy.deepcopy(view), copy.deepcopy(list(history))))
+        return self.inner.choose(view, history, rng)

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-import copy
 import random
 from collections.abc import Iterator
 from typing import Any
@@ -18,9 +17,8 @@ from engine.cards import names_of_mask
 from engine.deal import FIRST_PACKET
 from engine.state import CHOOSING_TRUMP, State
 from worker.policies import LEVELS, POLICIES, Policy, SearchConfig, SearchPolicy, policy_for
-from worker.policies.base import History, View
 
-from .helpers import Table, random_deck, reach, rules_strategy
+from .helpers import Spy, Table, random_deck, reach, rules_strategy
 
 QUICK_SEARCH = SearchConfig(samples=6, min_samples=2, batch=2, work=3000, trump_samples=4)
 QUICK_POINTS = SearchConfig(samples=6, min_samples=2, batch=2, work=3000, response_cards=13,
@@ -103,19 +101,6 @@ def hidden_from(state: State, seat: int) -> set[str]:
     if state.phase == CHOOSING_TRUMP:  # only the Hakem's first five are dealt
         mask |= ((1 << 52) - 1) & ~state.hands[state.hakem or 0]
     return set(names_of_mask(mask))
-
-
-class Spy:
-    """Wraps a policy and records exactly what it receives."""
-
-    def __init__(self, inner: Policy) -> None:
-        self.inner = inner
-        self.name = inner.name
-        self.calls: list[tuple[View, History]] = []
-
-    def choose(self, view: View, history: History, rng: random.Random) -> str:
-        self.calls.append((copy.deepcopy(view), copy.deepcopy(list(history))))
-        return self.inner.choose(view, history, rng)
 
 
 @settings(max_examples=12, deadline=None)

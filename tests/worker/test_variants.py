@@ -4,7 +4,6 @@ keep-or-discard, card play), the bot job's command fits the decision, and hints 
 
 from __future__ import annotations
 
-import copy
 import random
 
 import pytest
@@ -18,10 +17,10 @@ from engine.events import CardPlayed
 from worker.hints import hint
 from worker.policies.base import command_for
 from worker.policies import LEVELS, Policy, SearchConfig, SearchPolicy, policy_for
-from worker.policies.base import History, View, is_legal
+from worker.policies.base import is_legal
 from tests.engine.test_hidden_info import cards_in
 
-from .helpers import GAMES, GameTable, game_rules, game_rules_strategy, random_deck, reach_game
+from .helpers import GAMES, GameTable, Spy, game_rules, game_rules_strategy, random_deck, reach_game
 
 FULL = (1 << 52) - 1
 QUICK = SearchConfig(samples=6, min_samples=2, batch=2, work=3000)
@@ -111,19 +110,6 @@ def known_to(table: GameTable, seat: int, played: int) -> int:
     if state.phase == "drawing" and state.turn == seat:
         mask |= 1 << state.deal.deck[state.deal.talon]
     return mask
-
-
-class Spy:
-    """Wraps a policy and records exactly what it receives."""
-
-    def __init__(self, inner: Policy) -> None:
-        self.inner = inner
-        self.name = inner.name
-        self.calls: list[tuple[View, History]] = []
-
-    def choose(self, view: View, history: History, rng: random.Random) -> str:
-        self.calls.append((copy.deepcopy(view), copy.deepcopy(list(history))))
-        return self.inner.choose(view, history, rng)
 
 
 @settings(max_examples=9, deadline=None)
