@@ -185,3 +185,26 @@ def test_a_spectator_of_three_players_sees_three_sides_and_the_card_out(
     assert "team" not in screen and "partner" not in screen
     assert line_of(screen, "Out of play: 2♣") is not None
     assert screen_cards(screen) == {"2C"}  # the Hakem's five are not public; the 2 is
+
+
+def test_a_local_bot_plays_the_talon_game_to_its_end_without_a_terminal(
+        server: LocalServer) -> None:
+    """``--bot`` in the talon game: the policy's discards and draws go through the library's
+    commands; the match ends, and the last line names the winner by name, not by team."""
+    from .test_play_terminal import run
+
+    client = Client(server.url)
+    created = client.create(players=2, rules=TALON, seats=["human", "human"], name="Host")
+    client.leave(created["match_id"], created["token"], "bot:easy")
+    done = run("play", created["invite_url"], "--bot", "easy", "--name", "Local")
+    assert done.returncode == 0, done.stderr
+    summary = client.summary(created["match_id"])
+    assert summary["phase"] == "match_over"
+    won, score = summary["winner"], summary["score"]
+    names = [s["name"] for s in summary["seats"]]
+    assert "Local" in names
+    lines = done.stdout.splitlines()
+    assert lines[-1] == f"Match over: {names[won]} won, {score[won]}-{score[1 - won]}."
+    assert "team" not in done.stdout
+    # a round is only played after both seats laid cards aside and the talon was drawn
+    assert sum(1 for line in lines if line.startswith("  trick: ")) >= 7
