@@ -315,7 +315,7 @@ def analysing_gateway() -> Iterator[str]:
 
 @pytest.mark.timeout(240)
 def test_a_finished_match_is_analysed_through_the_real_endpoint(
-        browser: Any, analysing_gateway: str) -> None:
+        browser: Any, analysing_gateway: str, shots: Path) -> None:
     match_id = bots_only_match(analysing_gateway)
     c = Client(browser, analysing_gateway, DESKTOP, True, "en-US")
     try:
@@ -338,6 +338,7 @@ def test_a_finished_match_is_analysed_through_the_real_endpoint(
         assert shown.locator(".an-verdict .an-mark").inner_text() == marks[move["cost"]]
         assert "Best in hindsight: " in shown.inner_text()
         assert page.locator(f"button.an-jump[data-version='{move['version']}']").count() == 1
+        page.screenshot(path=str(shots / "desktop-analysis-real.png"), full_page=True)
         assert c.errors == []
     finally:
         c.context.close()
