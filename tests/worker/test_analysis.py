@@ -1,0 +1,195 @@
+"""The post-match analysis: the solver's tricks, wins and kot against a brute-force minimax on
+small endings; a constructed losing move is named; the bot's reported choice is the bot's."""
+
+from __future__ import annotations
+
+import random
+import pytest
+
+from engine import ChooseTrump, PlayCard, State, evolve, legal_choices, redact_event, view_for
+from engine.cards import NAMES
+from engine.rules import Rules
+from services.matches import MatchService
+from services.store.memory import MemoryStore
+from worker.analysis.bot import estimate
+from worker.analysis.core import AnalysisConfig, analyse_round
+from worker.analysis.exact import Judge, Outcome
+from worker.policies import MEDIUM, SearchPolicy
+from worker.policies.fast import FAST_TABLES, FastState, bits, winner_decided
+
+from .helpers import Table, fast_state, late
+
+SMALL = AnalysisConfig(nodes=4000, bot=MEDIUM)
+"""A small solver budget (the endings are exact, the first tricks mostly judged by playouts)
+and the light search as the reported bot."""
+
+
+class Brute:
+    """Every line of play, no pruning and no equivalent cards, one table per side: the most
+    tricks the side is sure of before the round ends, whether it wins, whether it sweeps.  Each
+    is its own minimax, so one pass takes the maximum (the side to move) or minimum (the others)
+    of each component separately."""
+
+    def __init__(self, team: int) -> None:
+        self.team = team
+        self.memo: dict[tuple[object, ...], tuple[int, int, int]] = {}
+
+    def __call__(self, state: FastState) -> Outcome:
+        tricks, wins, kot = self.value(state)
+        return Outcome(tricks, bool(wins), bool(kot))
+
+    def value(self, st: FastState) -> tuple[int, int, int]:
+        key = (tuple(st.hands), tuple(st.trick), st.leader, tuple(st.tricks))
+        hit = self.memo.get(key)
+        if hit is not None:
+            return hit
+        team = self.team
+        if winner_decided(st) is not None:
+            mine, theirs = st.tricks[team], st.tricks[1 - team]
+            out = (min(mine, 7), int(mine >= 7), int(mine >= 7 and theirs == 0))
+        else:
+            children = []
+            for c in bits(st.legal()):
+                nxt = st.copy()
+                nxt.play(c)
+                children.append(self.value(nxt))
+            pick = max if st.turn & 1 == team else min
+            out = (pick(v[0] for v in children), pick(v[1] for v in children),
+                   pick(v[2] for v in children))
+        self.memo[key] = out
+        return out
+
+
+@pytest.mark.parametrize("rules", [Rules(), Rules(must_trump=True)],
+                         ids=["standard", "must_trump"])
+def test_outcomes_match_brute_force_on_small_endings(rules: Rules) -> None:
+    """Every position from four cards a hand (five in two deals) to the end of the round, in
+    random deals and random play: every legal card judged as the analysis judges it."""
+    compared = 0
+    for seed in range(16):
+        table = late(rules, seed, 5 if seed in (0, 9) else 4)
+        if table is None:
+            continue  # the random play ended this round early: the next seed
+        rng = random.Random(seed)
+        brutes = [Brute(0), Brute(1)]
+        judges = [Judge(rules, 0), Judge(rules, 1)]  # one table per side, as in a round
+        while table.live:
+            st = fast_state(table)
+            team = st.turn & 1
+            for c in bits(st.legal()):
+                after = st.copy()
+                after.play(c)
+                assert judges[team].outcome(after) == brutes[team](after), (seed, c)
+                compared += 1
+            table.act(table.random_move(rng))
+    assert compared >= 150
+
+
+def test_a_sweep_and_its_refutation() -> None:
+    """Six tricks to none, seven cards each: seat 0 holds the seven top trumps (a kot for its
+    side), or six of them with the top one at seat 1 (a win, no kot, one trick for the
+    others)."""
+    rules = Rules()
+    low = [0, sum(1 << c for c in range(7)), sum(1 << c for c in range(16, 23)),
+           sum(1 << c for c in range(32, 39))]
+    sweep = [sum(1 << c for c in range(57, 64)), *low[1:]]
+    st = FastState(sweep, [], 0, [6, 0], 6, 0, rules)
+    assert Judge(rules, 0).outcome(st) == Outcome(7, True, True)
+    assert Judge(rules, 1).outcome(st) == Outcome(0, False, False)
+    one = [sum(1 << c for c in range(56, 63)), (1 << 63) | sum(1 << c for c in range(6)),
+           *low[2:]]
+    st = FastState(one, [], 0, [6, 0], 6, 0, rules)
+    assert Judge(rules, 0).outcome(st) == Outcome(7, True, False)
+    assert Judge(rules, 1).outcome(st) == Outcome(1, False, False)
+
+
+def play_round(seed: int, blunder: bool) -> tuple[MemoryStore, str, int | None]:
+    """Round 0 of a match with a stacked deck, random legal play; with ``blunder``, at the first
+    position (four cards a hand or fewer) where some card wins the round for the mover's side
+    and another loses it (said by the brute force, not the solver), the losing card is played.
+    Returns the store, the match and the blunder's version."""
+    store = MemoryStore()
+    service = MatchService(store, allow_stacked=True)
+    deck = list(NAMES)
+    random.Random(seed).shuffle(deck)
+    match_id = service.create(seats=["human"] * 4, first_hakem=0, decks=[deck])["match_id"]
+    for i in range(3):
+        service.join(match_id, f"P{i}")
+    rng = random.Random(seed)
+    made: int | None = None
+    while True:
+        loaded = service.load(match_id)
+        state = loaded.state
+        if state.deal.round_no > 1 or state.match.result is not None:
+            return store, match_id, made
+        seat = service.next_actor(state)
+        assert seat is not None
+        choices = legal_choices(state, seat)
+        choice = rng.choice(choices)
+        if blunder and made is None and state.phase == "playing" \
+                and state.hand(seat).bit_count() <= 4:
+            table = Table(state.rules)
+            table.state = state
+            st = fast_state(table)
+            brute = Brute(seat & 1)
+            outcomes = {}
+            for c in bits(st.legal()):
+                after = st.copy()
+                after.play(c)
+                outcomes[c] = brute(after).wins
+            if any(outcomes.values()) and not all(outcomes.values()):
+                assert state.deal.trump is not None
+                ft = FAST_TABLES[(state.deal.trump, state.rules.satat)]
+                choice = NAMES[ft.to_engine[min(c for c, w in outcomes.items() if not w)]]
+                made = loaded.version + 1
+        command = ChooseTrump(choice) if state.phase == "choosing_trump" else PlayCard(choice)
+        service.handle(match_id, seat, command, version=loaded.version)
+
+
+def test_a_constructed_losing_move_is_named() -> None:
+    for seed in range(20):
+        store, match_id, made = play_round(seed, blunder=True)
+        if made is not None:
+            break
+    assert made is not None, "no seed of 20 had a position to blunder in"
+    result = analyse_round(store.read(match_id), 0, SMALL)
+    by_version = {m["version"]: m for m in result["moves"]}
+    move = by_version[made]
+    assert move["cost"] == "round" and move["exact"]
+    alternatives = {a["card"]: a for a in move["alternatives"]}
+    assert not alternatives[move["played"]]["wins"]
+    assert move["best"] and all(alternatives[c]["wins"] for c in move["best"])
+    assert result["seats"][move["seat"]]["cost_round"] >= 1
+    # a move is only marked when it was judged exactly and lost something against the best
+    assert sum(m["exact"] for m in result["moves"]) >= 12
+    for m in result["moves"]:
+        alts = {a["card"]: a for a in m["alternatives"]}
+        mine, top = alts[m["played"]], alts[m["best"][0]]
+        lost = (top["wins"] > mine["wins"] or top["kot"] > mine["kot"]
+                or top["tricks"] > mine["tricks"])
+        assert (m["cost"] is not None) == (lost and m["exact"])
+
+
+def test_the_reported_choice_is_the_bots_own() -> None:
+    """``estimate`` answers what ``SearchPolicy.choose`` plays on the same seed, from the view
+    and history of the seat only."""
+    store, match_id, _ = play_round(5, blunder=False)
+    records = store.read(match_id)
+    state = State()
+    seen: list[list[dict[str, object]]] = [[] for _ in range(4)]
+    checked = 0
+    for record in records:
+        for i, event in enumerate(record.events):
+            if i == 0 and event.TYPE in ("trump_chosen", "card_played") and checked < 12:
+                seat = event.seat  # type: ignore[attr-defined]
+                view = view_for(state, seat, record.version - 1)
+                policy = SearchPolicy(MEDIUM, "medium")
+                played = policy.choose(view, list(seen[seat]), random.Random(record.version))
+                choice, chance = estimate(policy, view, list(seen[seat]),
+                                          random.Random(record.version))
+                assert choice == played and 0.0 <= chance <= 1.0
+                checked += 1
+            for s in range(4):
+                seen[s].append(redact_event(state, event, s))
+            state = evolve(state, event)
+    assert checked == 12
