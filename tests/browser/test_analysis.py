@@ -226,6 +226,12 @@ def test_the_analysis_on_a_phone_in_persian(
     page.screenshot(path=str(shots / "phone-analysis-fa.png"), full_page=True)
     width = page.evaluate("() => document.documentElement.scrollWidth")
     assert width <= PHONE["width"], f"the page is {width}px wide"
+    # another language relabels the open analysis in place (the step and the answer kept)
+    page.locator("#lang-select").select_option("en")
+    page.get_by_role("button", name="Hide the analysis").wait_for()
+    assert "This move cost a trick." in page.locator("#an-move").inner_text()
+    x0 = float(page.locator("circle[data-j='0']").get_attribute("cx"))
+    assert x0 < float(page.locator("circle[data-j='1']").get_attribute("cx"))
 
 
 @pytest.mark.timeout(120)
