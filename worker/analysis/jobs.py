@@ -3,17 +3,20 @@
 ``enqueue(rt, match_id, rounds)`` puts ``analyse_round_job(match_id, round)`` on the queue
 ``<HOKM_QUEUE>-analysis`` for each round not marked queued or running yet (the mark is taken
 first with ``AnalysisStore.mark_analysis(new=True)``, so a round is never enqueued twice; the
-composition root hands it to the gateway, ``hokm analyze`` calls it).  The job returns at once when the round's result is stored already (asking
-twice never computes twice), else refreshes the round's mark to ``RUNNING_TTL_S`` and keeps
-refreshing it after every decision while it computes, then stores the result (clearing the
-mark).  A worker that dies mid-job stops refreshing: the mark lapses within ``RUNNING_TTL_S``
-and the next request enqueues the round again.  A job still waiting in the queue keeps the
-mark the request gave it (``QUEUED_TTL_S``).
+composition root hands it to the gateway, ``hokm analyze`` calls it).  The job returns at once
+when the round's result is stored already (asking twice never computes twice), else refreshes
+the round's mark to ``RUNNING_TTL_S`` and keeps refreshing it after every decision while it
+computes, then stores the result (clearing the mark).  A worker that dies mid-job stops
+refreshing: the mark lapses within ``RUNNING_TTL_S`` and the next request enqueues the round
+again.  A job still waiting in the queue keeps the mark the request gave it (``QUEUED_TTL_S``);
+should it wait longer than that, a request enqueues the round a second time and the later job
+finds the result stored (or, if both run at once, both compute the same result).
 
 Workers serve this queue after the bot queues (``worker/main.py``): a bot's turn never waits
-behind an analysis that has not started.  Settings (read when a job runs): ``HOKM_ANALYSIS_NODES``
-(solver nodes per question, ``AnalysisConfig.nodes``) and ``HOKM_ANALYSIS_BOT`` (the search
-whose choice is reported: ``hard``, the default, ``medium`` or ``expert``; tests use ``medium``).
+behind an analysis that has not started.  Settings (read when a job runs):
+``HOKM_ANALYSIS_NODES`` (solver nodes per question, ``AnalysisConfig.nodes``),
+``HOKM_ANALYSIS_BOT`` (the search whose choice is reported: ``hard``, the default, ``medium``
+or ``expert``; tests use ``medium``) and ``HOKM_ANALYSIS_TTL`` (``RUNNING_TTL_S``).
 """
 
 from __future__ import annotations
@@ -38,8 +41,9 @@ from .core import AnalysisConfig, analyse_round
 JOB = "worker.analysis.jobs.analyse_round_job"
 QUEUED_TTL_S = 900.0
 """How long a request's mark holds a round that waits in the queue."""
-RUNNING_TTL_S = 60.0
-"""How long a running job's mark lasts unless refreshed (it is, after every decision)."""
+RUNNING_TTL_S = float(os.environ.get("HOKM_ANALYSIS_TTL", "") or 60.0)
+"""How long a running job's mark lasts unless refreshed (it is, after every decision):
+``HOKM_ANALYSIS_TTL`` seconds, 60 by default (a test makes it short)."""
 BOTS = {"hard": HARD, "medium": MEDIUM, "expert": EXPERT}
 
 

@@ -1,0 +1,109 @@
+"""The analysis's RQ jobs with real ``hokm worker`` processes on the real Redis: each round is
+enqueued once however often it is asked for, computed by a worker and stored beside the match
+(lapsing with it); a worker killed in the middle of a round leaves a mark that lapses, after which
+the next request enqueues the round again and another worker finishes it."""
+
+from __future__ import annotations
+
+import json
+import os
+import random
+import secrets
+import signal
+import subprocess
+import sys
+from collections.abc import Iterator
+
+import pytest
+
+from engine import ChooseTrump, PlayCard, legal_choices
+from services.runtime import Runtime, build_runtime
+from services.store import keys
+from tests.conftest import real_redis_client, redis_db_url, wait_for
+from tests.gateway.helpers import make_settings
+from worker.analysis.jobs import enqueue, queue
+
+DB = 10
+pytestmark = pytest.mark.redis
+FAST = {"HOKM_ANALYSIS_BOT": "medium", "HOKM_ANALYSIS_NODES": "3000"}
+
+
+@pytest.fixture
+def rt() -> Iterator[Runtime]:
+    client = real_redis_client(DB)
+    client.flushdb()
+    runtime = build_runtime(make_settings(redis_url=redis_db_url(DB),
+                                          queue=f"test-analysis-{secrets.token_hex(4)}",
+                                          finished_ttl_s=3600.0))
+    yield runtime
+    client.flushdb()
+
+
+def worker(rt: Runtime, *extra: str, **env: str) -> subprocess.Popen[bytes]:
+    return subprocess.Popen([sys.executable, "-m", "hokm", "worker", *extra],
+                            env={**os.environ, "HOKM_REDIS_URL": redis_db_url(DB),
+                                 "HOKM_QUEUE": rt.settings.queue, **FAST, **env},
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+
+
+def finished_match(rt: Runtime, seed: int) -> tuple[str, int]:
+    """A match of four humans played to its end at random; its id and number of rounds."""
+    service = rt.service
+    match_id = service.create(seats=["human"] * 4, first_hakem=0)["match_id"]
+    for i in range(3):
+        service.join(match_id, f"P{i}")
+    rng = random.Random(seed)
+    while (state := (loaded := service.load(match_id)).state).phase != "match_over":
+        seat = service.next_actor(state)
+        assert seat is not None
+        choice = rng.choice(legal_choices(state, seat))
+        command = ChooseTrump(choice) if state.phase == "choosing_trump" else PlayCard(choice)
+        service.handle(match_id, seat, command, version=loaded.version)
+    return match_id, state.deal.round_no
+
+
+def keep_only(rt: Runtime, match_id: str, rounds: int, missing: set[int]) -> None:
+    """Store placeholder results for every round but ``missing`` (those are left to compute)."""
+    for r in range(rounds):
+        if r not in missing:
+            rt.store.put_analysis(match_id, r, b'{"round": %d, "moves": []}' % r)
+
+
+def test_a_worker_computes_each_asked_round_once_and_stores_it_beside_the_match(
+        rt: Runtime) -> None:
+    match_id, rounds = finished_match(rt, 1)
+    keep_only(rt, match_id, rounds, {0, 1})
+    assert enqueue(rt, match_id, [0, 1]) == [0, 1]
+    assert enqueue(rt, match_id, [0, 1]) == []  # queued: asking again enqueues nothing
+    assert queue(rt).count == 2
+    proc = worker(rt, "--burst")
+    assert proc.wait(timeout=120) == 0
+    results = rt.store.analysis_results(match_id)
+    assert sorted(results) == list(range(rounds))
+    for r in (0, 1):
+        one = json.loads(results[r])
+        assert one["round"] == r and one["moves"][0]["kind"] == "trump"
+        assert len({m["version"] for m in one["moves"]}) == len(one["moves"])
+        assert not rt.client.exists(keys.analysis_mark(match_id, r))
+    assert 0 < rt.client.pttl(keys.analysis(match_id)) <= rt.client.pttl(keys.log(match_id))
+    assert keys.analysis(match_id).encode() not in [  # beside the log, never in it
+        f for _, fields in rt.client.xrange(keys.log(match_id)) for f in fields.values()]
+
+
+def test_a_round_whose_worker_died_is_enqueued_again_by_the_next_request(rt: Runtime) -> None:
+    match_id, rounds = finished_match(rt, 2)
+    keep_only(rt, match_id, rounds, {0})
+    assert enqueue(rt, match_id, [0]) == [0]
+    proc = worker(rt, HOKM_ANALYSIS_TTL="0.5", HOKM_ANALYSIS_NODES="200000")
+    mark = keys.analysis_mark(match_id, 0)
+    # the job runs: its mark is the running one (half a second, refreshed), not the queued one
+    wait_for(lambda: 0 < rt.client.pttl(mark) <= 500, timeout=30, every=0.02,
+             what="the job to start")
+    proc.send_signal(signal.SIGKILL)
+    proc.wait(timeout=10)
+    assert 0 not in rt.store.analysis_results(match_id)
+    wait_for(lambda: enqueue(rt, match_id, [0]) == [0], timeout=10, every=0.1,
+             what="the dead job's mark to lapse")
+    again = worker(rt, "--burst")
+    assert again.wait(timeout=120) == 0
+    assert json.loads(rt.store.analysis_results(match_id)[0])["round"] == 0
