@@ -3,6 +3,7 @@ client library (to prepare a room, or a finished match for the replay viewer).""
 
 from __future__ import annotations
 
+import re
 import time
 from typing import Any
 
@@ -49,6 +50,22 @@ def click_one_move(page: Any) -> str | None:
             except Exception:  # the table moved on between looking and clicking: look again
                 return None
     return None
+
+
+def open_room(page: Any, name: str, seats: dict[str, str], game: str | None = None) -> str:
+    """Create a room from the start page (``game``: the label of a game other than four
+    players; ``seats``: "Seat 2" -> "human" or "bot:<level>"), wait for its waiting panel and
+    return the invite link."""
+    page.goto("/")
+    page.get_by_label("Your name").fill(name)
+    if game:
+        page.get_by_role("radio", name=game, exact=True).check()
+    for label, value in seats.items():
+        page.get_by_label(label).select_option(value)
+    page.get_by_role("button", name="Create the room").click()
+    page.wait_for_url(re.compile(r"/m/[\w-]+$"))
+    page.get_by_role("heading", name="Waiting for players").wait_for()
+    return str(page.get_by_label("Invite link").first.input_value())
 
 
 def play_until(page: Any, done: Any, timeout: float, *, pause: float = 0.05) -> int:

@@ -11,7 +11,8 @@ import pytest
 
 from .conftest import DESKTOP, PHONE
 from .helpers import (
-    HAND_ENABLED, SUIT_ENABLED, click_one_move, hand, play_until, state, wait_my_turn, wait_phase,
+    HAND_ENABLED, SUIT_ENABLED, click_one_move, hand, open_room, play_until, state, wait_my_turn,
+    wait_phase,
 )
 
 pytestmark = pytest.mark.browser
@@ -58,15 +59,7 @@ def test_room_created_and_joined_by_invite_link_both_play_a_round(
     host = new_client(viewport=DESKTOP)
     guest = new_client(viewport=PHONE, reduced=False)  # with the pauses and animations
     a, b = host.page, guest.page
-    a.goto("/")
-    a.get_by_label("Your name").fill("Host")
-    a.get_by_label("Seat 2").select_option("bot:easy")
-    a.get_by_label("Seat 3").select_option("human")
-    a.get_by_label("Seat 4").select_option("bot:easy")
-    a.get_by_role("button", name="Create the room").click()
-    a.wait_for_url(re.compile(r"/m/[\w-]+$"))
-    a.get_by_role("heading", name="Waiting for players").wait_for()
-    link = a.get_by_label("Invite link").first.input_value()
+    link = open_room(a, "Host", {"Seat 2": "bot:easy", "Seat 3": "human", "Seat 4": "bot:easy"})
     assert re.search(r"/m/[\w-]+$", link)
     assert a.get_by_role("button", name="Copy link").first.is_visible()
     a.screenshot(path=str(shots / "desktop-room-waiting.png"))

@@ -17,7 +17,7 @@ import pytest
 from tests.conftest import wait_for
 
 from .conftest import DESKTOP, PHONE, ROOT
-from .helpers import click_one_move, http, state
+from .helpers import click_one_move, http, open_room, state
 from .test_layout import UNCOVERED_JS
 
 pytestmark = pytest.mark.browser
@@ -73,13 +73,20 @@ def check_table(page: Any, game: str) -> None:
 
 
 def lay_aside(page: Any) -> list[str]:
-    """The discard step by clicking: the confirm button waits for exactly the cards asked for;
-    a card too many is refused with a message; the cards laid aside are then shown as own."""
+    """The discard step by clicking: hints on, the hint marks the cards to lay aside; the
+    confirm button waits for exactly the cards asked for; a card too many is refused with a
+    message; the cards laid aside are then shown as own."""
     panel = page.locator(".talon-choice")
     need = int(re.findall(r"\d+", page.locator("#talon-picked").inner_text())[1])  # "0 of 3"
     assert need in (2, 3)
-    cards: list[str] = page.eval_on_selector_all(".hand-cards button.card:not([disabled])",
-                                      "els => els.map(e => e.dataset.card)")
+    page.locator("#hints-toggle").click()
+    page.wait_for_function(
+        "n => document.querySelectorAll('.hand-cards .card.hinted').length === n", arg=need)
+    hinted: list[str] = page.eval_on_selector_all(".hand-cards .card.hinted",
+                                                  "els => els.map(e => e.dataset.card)")
+    others = page.eval_on_selector_all(".hand-cards button.card:not(.hinted)",
+                                       "els => els.map(e => e.dataset.card)")
+    cards: list[str] = hinted + others  # the hinted ones are laid aside
     confirm = page.locator("#talon-confirm")
     for card in cards[:need]:
         assert confirm.is_disabled()
@@ -106,6 +113,9 @@ def draw_once(page: Any, n: int) -> None:
     assert top and top not in seen["hand"]
     before = state(page)["version"]
     keep = n % 2 == 0
+    if n == 0:  # hints are on (from the discard step): one of the two choices is suggested
+        page.wait_for_function("() => document.querySelectorAll('.talon-choice .hinted').length"
+                               " === 1")
     if n % 2:  # the keyboard: the first choice has the focus, the arrows move along
         page.wait_for_function("() => document.activeElement?.dataset.choice === 'keep'")
         page.keyboard.press("ArrowRight")
@@ -157,11 +167,16 @@ def play_round(page: Any, game: str, shots: Path, timeout: float = 120) -> dict[
 
 
 @pytest.mark.timeout(240)
-@pytest.mark.parametrize(("game", "viewport"), [
-    ("simple", DESKTOP), ("talon", PHONE), ("three", PHONE)], ids=["simple", "talon", "three"])
+@pytest.mark.parametrize(("game", "viewport", "reduced"), [
+    ("simple", DESKTOP, True), ("talon", PHONE, True), ("three", PHONE, False)],
+    ids=["simple-desktop", "talon-phone", "three-phone-real-pauses"])
 def test_a_round_of_each_game_against_bots_by_clicking(
-        new_client: Any, shots: Path, game: str, viewport: dict[str, int]) -> None:
-    c = new_client(viewport=viewport)
+        new_client: Any, shots: Path, game: str, viewport: dict[str, int],
+        reduced: bool) -> None:
+    # one with real pauses, as test_layout.py: the first Hakem's draw and the round's result
+    # stay up for seconds and must give way to the player's decisions (the others are paced
+    # as with prefers-reduced-motion, to keep the suite quick)
+    c = new_client(viewport=viewport, reduced=reduced)
     page = c.page
     start_solo(page, game)
     counts = play_round(page, game, shots)
@@ -183,6 +198,7 @@ def test_the_games_in_persian_right_to_left(new_client: Any) -> None:
     page = c.page
     page.goto("/")
     page.wait_for_function("() => document.documentElement.dir === 'rtl'")
+    page.locator("#game-choice label strong").first.wait_for()
     labels = page.locator("#game-choice label strong").all_inner_texts()
     assert labels == ["چهار نفره", "دو نفره", "دو نفره با ورق‌های وسط", "سه نفره"], labels
     page.locator("#game-three").check()
@@ -295,3 +311,39 @@ def test_how_to_play_has_a_section_per_game_in_every_language(
     assert link.inner_text() == "سه نفره"
     assert page.locator(".room-rules dt").count() >= 3  # target, must trump, satat: no teams
     assert "rules.teams" not in page.locator(".room-rules").inner_text()
+
+
+@pytest.mark.timeout(120)
+def test_a_room_for_three_created_and_joined_by_invite_link(new_client: Any) -> None:
+    """The start page makes a room for three (no teams to choose; seats 2 and 3 only); a friend
+    opens the invite link, sees three seats and takes the open one; both play at a three-seat
+    table against a bot, and nothing covers the host's trick or hand on the desktop table."""
+    host, guest = new_client(viewport=DESKTOP).page, new_client(viewport=PHONE).page
+    host.goto("/")
+    host.get_by_role("radio", name="Three players", exact=True).check()
+    assert host.get_by_label("Teams").is_hidden() and host.get_by_label("Seat 4").is_hidden()
+    link = open_room(host, "Host", {"Seat 2": "human", "Seat 3": "bot:easy"}, "Three players")
+    guest.goto(link)
+    guest.get_by_role("heading", name="Join the match").wait_for()
+    guest.locator(".seat-list li").nth(2).wait_for()
+    assert guest.locator(".seat-list li").count() == 3
+    guest.get_by_label("Your name").fill("Guest")
+    guest.get_by_role("button", name="Take a seat").click()
+    moves = 0
+    deadline = time.monotonic() + 90
+    checks = 0
+    while moves < 6:
+        assert time.monotonic() < deadline, f"{moves} moves: {state(host)} {state(guest)}"
+        seen = host.evaluate(UNCOVERED_JS)
+        if seen is not None:
+            assert not seen["problems"], seen
+            checks += 1
+        made = [click_one_move(p) for p in (host, guest)]
+        moves += sum(1 for m in made if m)
+        if not any(made):
+            time.sleep(0.05)
+    assert checks >= 1
+    for p in (host, guest):
+        check_table(p, "three")
+        names = p.locator(".seat .name").all_inner_texts()
+        assert "Host" in names and "Guest" in names, names

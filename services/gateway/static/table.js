@@ -473,6 +473,7 @@ function mountTable(root, matchId, token, ctl) {
     renderPile(v);
     renderBanner(v);
     renderTrumpChoice(v);
+    syncPicked(v);
     renderTalon(v, myTurn);
     renderHand(v, myTurn);
     focusChoice(myTurn);
@@ -643,7 +644,6 @@ function mountTable(root, matchId, token, ctl) {
   function renderHand(v, myTurn) {
     const hand = v.hand || [];
     const picking = myTurn && v.phase === "discarding";
-    syncPicked(v);
     const legal = new Set(myTurn && (v.phase === "playing" || picking) ? v.legal : []);
     E.hand.hidden = v.seat == null;
     E.handGroup.classList.toggle("my-turn", myTurn && v.phase === "playing");
@@ -815,8 +815,8 @@ function mountTable(root, matchId, token, ctl) {
     if (!H.on) { fill(E.hintBox, h("p.hint", { text: t("hints.desc") })); return; }
     if (H.data && H.forVersion === v.version) {
       const sug = H.data.suggestion;
-      // a suit (trump), a card, the cards to lay aside, or "keep" / "discard" (the talon)
-      const many = Array.isArray(sug) ? sug : [sug];
+      // a suit (trump), a card, the cards to lay aside ("2C 3D 4H"), or "keep" / "discard"
+      const many = Array.isArray(sug) ? sug : String(sug || "").split(" ").filter(Boolean);
       const label = !sug ? "—" : many.map((x) => (x === "keep" || x === "discard" ? t(`talon.${x}`)
         : x.length === 1 ? capitalize(suitName(x)) : cardName(x))).join(", ");
       fill(E.hintBox, h("p", {}, h("strong", { text: t("hints.suggestion") + ": " }), label),
