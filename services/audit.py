@@ -28,10 +28,13 @@ from engine import (
     NAMES, ChooseTrump, Command, CreateMatch, DealRound, DrawAces, LeaveSeat, PlayCard,
     RevealSecret, State, TakeSeat, decide, evolve, to_plain, verify, view_for,
 )
+from engine.cards import CARD_INDEX
+from engine.commands import Discard, DrawTalon
+from engine.deal import hakem_five
 from engine.errors import HokmError
 from engine.events import (
-    CardPlayed, Event, HakemDrawn, MatchCreated, MatchEnded, RoundEnded, RoundStarted,
-    SecretRevealed, SeatLeft, SeatTaken, SetWon, TrickWon, TrumpChosen,
+    CardPlayed, CardsDiscarded, Event, HakemDrawn, MatchCreated, MatchEnded, RoundEnded,
+    RoundStarted, SecretRevealed, SeatLeft, SeatTaken, SetWon, TalonDrawn, TrickWon, TrumpChosen,
 )
 
 from .store.codec import decode, digest_of, encode
@@ -47,9 +50,10 @@ class Problem:
         return f"record {self.version}: {self.message}"
 
 
-def command_for(record: Record) -> Command | None:
+def command_for(record: Record, state: State | None = None) -> Command | None:
     """The command that produced a record's events (None if the first event is not one a
-    command starts with)."""
+    command starts with).  A talon draw needs ``state``, the match before the record: whether
+    the seat kept the talon's top card is read from the deck there."""
     first = record.events[0] if record.events else None
     if isinstance(first, MatchCreated):
         return CreateMatch(first.match_id, first.rules, first.commitment, first.first_hakem)
@@ -69,6 +73,10 @@ def command_for(record: Record) -> Command | None:
         return PlayCard(first.card)
     if isinstance(first, SecretRevealed):
         return RevealSecret(first.secret)
+    if isinstance(first, CardsDiscarded):
+        return Discard(first.cards)
+    if isinstance(first, TalonDrawn) and state is not None and state.deal.talon:
+        return DrawTalon(CARD_INDEX[first.kept] == state.deal.deck[state.deal.talon])
     return None
 
 
@@ -86,7 +94,7 @@ def check(records: list[Record]) -> list[Problem]:
         prev = record.digest
     state = State()
     for record in records:
-        command = command_for(record)
+        command = command_for(record, state)
         if command is None:
             problems.append(Problem(record.version, "no command produces these events"))
             break
@@ -157,6 +165,14 @@ def _name(state: State, seat: int) -> str:
     return f"seat {seat}" + (f" ({occupant.name})" if occupant else "")
 
 
+def _side(state: State, side: int) -> str:
+    """A side as the lines name it: ``team 0`` with partners, else its one seat."""
+    variant = state.rules.variant
+    if variant.partnerships:
+        return f"team {side}"
+    return _name(state, variant.sides[side][0])
+
+
 def _line(state: State, event: Event, seat: int | None, colour: bool) -> str:
     if isinstance(event, MatchCreated):
         return f"match {event.match_id} created, rules {event.rules.to_dict()}"
@@ -168,11 +184,13 @@ def _line(state: State, event: Event, seat: int | None, colour: bool) -> str:
     if isinstance(event, HakemDrawn):
         turned = " ".join(f"{s}:{card_text(c, colour)}" for s, c in event.draw)
         swap = f", seats {event.swap[0]} and {event.swap[1]} swap" if event.swap else ""
-        return f"ace draw {turned}: Hakem seat {event.hakem}{swap}"
+        draw = "high-card draw" if state.rules.variant.first_hakem == "high_card" else "ace draw"
+        return f"{draw} {turned}: Hakem seat {event.hakem}{swap}"
     if isinstance(event, RoundStarted):
         mine = ""
-        if seat == event.hakem:
-            mine = " — your five: " + " ".join(card_text(c, colour) for c in event.deck[:5])
+        if seat == event.hakem:  # the first five of the playing deck (three: without the 2C)
+            five = hakem_five(tuple(CARD_INDEX[c] for c in event.deck), state.rules)
+            mine = " — your five: " + " ".join(card_text(NAMES[c], colour) for c in five)
         return (f"round {event.round}: Hakem {_name(state, event.hakem)}, dealer seat "
                 f"{event.dealer}{mine}")
     if isinstance(event, TrumpChosen):
@@ -182,13 +200,23 @@ def _line(state: State, event: Event, seat: int | None, colour: bool) -> str:
     if isinstance(event, TrickWon):
         banked = "" if event.banked == 1 else f" ({event.banked} banked)"
         return f"  -> trick to {_name(state, event.seat)}{banked}"
+    if isinstance(event, CardsDiscarded):
+        laid = (": " + " ".join(card_text(c, colour) for c in event.cards)
+                if seat == event.seat else "")  # face down: the other seat sees how many
+        return f"{_name(state, event.seat)} lays {len(event.cards)} cards aside{laid}"
+    if isinstance(event, TalonDrawn):
+        seen = (f": keeps {card_text(event.kept, colour)}, lays aside "
+                f"{card_text(event.discarded, colour)}" if seat == event.seat else "")
+        return f"  {_name(state, event.seat)} draws from the talon{seen}"
     if isinstance(event, RoundEnded):
-        return (f"round over: team {event.winner} wins ({event.kind}, {event.points} point"
-                f"{'s' if event.points > 1 else ''}), tricks {list(event.tricks)}")
+        if event.winner is None:
+            return f"round over: nobody has 7 tricks ({event.kind}), tricks {list(event.tricks)}"
+        return (f"round over: {_side(state, event.winner)} wins ({event.kind}, {event.points} "
+                f"point{'s' if event.points > 1 else ''}), tricks {list(event.tricks)}")
     if isinstance(event, SetWon):
-        return f"team {event.winner} wins a set"
+        return f"{_side(state, event.winner)} wins a set"
     if isinstance(event, MatchEnded):
-        return f"MATCH OVER: team {event.winner} wins {list(event.score)}"
+        return f"MATCH OVER: {_side(state, event.winner)} wins {list(event.score)}"
     if isinstance(event, SecretRevealed):
         return f"deck secret revealed: {event.secret[:16]}…"
     return ""

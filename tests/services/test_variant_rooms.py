@@ -7,20 +7,27 @@ seat layouts of the wrong length, are refused with a clear code."""
 
 from __future__ import annotations
 
+import io
 import itertools
 import random
+from dataclasses import replace
 from typing import Any
 
 import pytest
 
 from engine import NAMES, ChooseTrump, PlayCard, Rules, legal_choices, view_for
 from engine.commands import Command, Discard, DrawTalon
+from engine import evolve
+from engine.cards import names_of_mask
 from engine.errors import BadRules, HokmError
-from engine.events import CardsDiscarded, RoundEnded, TalonDrawn
+from engine.events import CardsDiscarded, RoundEnded, RoundStarted, TalonDrawn
 from engine.state import CHOOSING_TRUMP, DISCARDING, DRAWING, MATCH_OVER, State
 from engine.variants import VARIANTS
+from services.audit import check, command_for, describe, export_lines, read_export
 from services.matches import MatchService
+from services.store.codec import decode, encode
 from services.store.memory import MemoryStore
+from services.store.port import Record
 from tests.engine.test_hidden_info import cards_in
 
 VARIANT_RULES: dict[str, dict[str, Any]] = {
@@ -273,9 +280,7 @@ def test_a_variant_match_round_trips_through_the_codec(players: int, game: str |
     """The store keeps these matches: every event of a whole match of each variant (their
     rules, the high-card draw, the talon game's discards and draws, a round without a winner)
     encodes and decodes to itself, and the decoded records rebuild the same state."""
-    from engine import evolve
-    from services.store.codec import apply_payloads, decode, sealed
-    from services.store.port import Record
+    from services.store.codec import apply_payloads, sealed
     from tests.engine.test_variants import Driver
 
     driver = Driver(77 + players, players, views=False, game=game)
@@ -292,3 +297,126 @@ def test_a_variant_match_round_trips_through_the_codec(players: int, game: str |
 
     void = Record(1, (RoundEnded(None, 0, "no_winner", (6, 6, 5)),), 2, "c", 0, b"")
     assert decode(1, sealed(void)[1]).events == void.events
+
+
+# -- audit: hokm replay, export and verify of each variant ---------------------------------------
+
+AUDIT_DB = 13
+"""The real-Redis database of the CLI test below (flushed by it alone)."""
+
+
+def finished(game: str, seed: int = 1, store: Any = None) -> tuple[MatchService, str]:
+    service = MatchService(store if store is not None else MemoryStore())
+    match_id, tokens = open_room(service, VARIANT_RULES[game])
+    play_out(service, match_id, tokens, random.Random(seed), {})
+    return service, match_id
+
+
+def relinked(records: list[Record], version: int, change: Any) -> list[Record]:
+    """``records`` with record ``version`` changed and every link after it rebuilt (what an
+    attacker rewriting the whole stream could do: the chain then holds)."""
+    out, prev = [], b""
+    for record in records:
+        if record.version == version:
+            record = change(record)
+        record = replace(record, prev=prev)
+        decoded = decode(record.version, encode(record))
+        out.append(decoded)
+        prev = decoded.digest
+    return out
+
+
+@pytest.mark.parametrize("game", sorted(VARIANT_RULES))
+def test_each_variant_verifies_exports_and_replays(game: str) -> None:
+    service, match_id = finished(game)
+    records = service.store.read(match_id)
+    assert check(records) == []
+    state = State()
+    for record in records:
+        assert command_for(record, state) is not None, record.events[0]
+        for event in record.events:
+            state = evolve(state, event)
+    back = read_export(io.StringIO("\n".join(export_lines(records)) + "\n"))
+    assert back == records and check(back) == []
+    lines = list(describe(records, seat=0))
+    assert any("MATCH OVER" in line for line in lines)
+    public = list(describe(records, seat=None, step=records[-3].version))
+    if game == "talon":
+        own = [line for line in lines if "lays 3 cards aside: " in line
+               or "lays 2 cards aside: " in line]
+        assert own and all(": " not in line.split("aside")[1] or "seat 0" in line
+                           for line in own)
+        assert any("draws from the talon: keeps" in line for line in lines)
+        assert not [line for line in public if "aside:" in line or "keeps" in line]
+    assert not [line for line in lines if "team" in line]  # no teams outside the four-player game
+
+
+def test_an_edited_talon_draw_or_discard_is_named() -> None:
+    service, match_id = finished("talon", seed=2)
+    records = service.store.read(match_id)
+    draw = next(r for r in records if isinstance(r.events[0], TalonDrawn) and r.version > 30)
+    # keeping a card further down the talon (a swap of kept and discarded would read as the
+    # other choice, a legal one: like a different legal card, only the player can tell)
+    before = service.state_at(match_id, draw.version - 1)
+    further = NAMES[before.deal.deck[before.deal.talon + 2]]
+    edited = relinked(records, draw.version, lambda r: replace(r, events=(
+        replace(r.events[0], kept=further),)))
+    problems = check(edited)
+    assert problems and problems[0].version == draw.version
+    discard = next(r for r in records if isinstance(r.events[0], CardsDiscarded))
+    before = service.state_at(match_id, discard.version - 1)
+    seat = discard.events[0].seat  # type: ignore[union-attr]
+    other = next(c for c in names_of_mask(before.hands[1 - seat]))
+    forged = relinked(records, discard.version, lambda r: replace(r, events=(
+        CardsDiscarded(seat, (*r.events[0].cards[1:], other)),)))
+    problems = check(forged)
+    assert problems and problems[0].version == discard.version
+
+
+@pytest.mark.parametrize("game", ["talon", "simple"])
+def test_a_forged_talon_or_unused_half_fails_the_fairness_check(game: str) -> None:
+    """The talon order (``deck[10:]``) and the simple game's unused 26 (``deck[26:]``) are part
+    of the derived deck: a deal whose hidden tail was reordered (the chain rebuilt, so only the
+    fairness check can tell) is named."""
+    service, match_id = finished(game, seed=3)
+    records = service.store.read(match_id)
+    deal = next(r for r in records if isinstance(r.events[0], RoundStarted)
+                and r.version > 10)
+    tail = 10 if game == "talon" else 26
+
+    def change(record: Record) -> Record:
+        event = record.events[0]
+        assert isinstance(event, RoundStarted)
+        deck = (*event.deck[:tail], *reversed(event.deck[tail:]))
+        return replace(record, events=(replace(event, deck=deck),))
+
+    problems = check(relinked(records, deal.version, change))
+    assert any(p.version == deal.version and "deck" in p.message for p in problems), problems
+
+
+@pytest.mark.redis
+def test_the_cli_on_each_variant(tmp_path: Any, monkeypatch: pytest.MonkeyPatch,
+                                 capsys: pytest.CaptureFixture[str]) -> None:
+    from hokm.cli import main
+    from services.store.redis_streams import RedisStore
+    from tests.conftest import real_redis_client, redis_db_url
+
+    client = real_redis_client(AUDIT_DB)
+    client.flushdb()
+    monkeypatch.setenv("HOKM_REDIS_URL", redis_db_url(AUDIT_DB))
+    try:
+        for game in sorted(VARIANT_RULES):
+            _, match_id = finished(game, seed=4, store=RedisStore(client))
+            assert main(["verify", match_id]) == 0
+            assert "every deal matches the revealed secret" in capsys.readouterr().out
+            out = tmp_path / f"{game}.jsonl"
+            assert main(["export", match_id, "-o", str(out)]) == 0
+            assert main(["verify", "--file", str(out)]) == 0
+            capsys.readouterr()
+            assert main(["replay", match_id, "--seat", "1", "--step", "40"]) == 0
+            assert "plays" in capsys.readouterr().out
+            seats = VARIANT_RULES[game]["players"]
+            assert main(["replay", match_id, "--seat", str(seats)]) == 2  # no such seat
+            assert f"seats 0 to {seats - 1}" in capsys.readouterr().err
+    finally:
+        client.flushdb()
