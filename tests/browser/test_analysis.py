@@ -84,7 +84,10 @@ def canned_analysis(base: str, match_id: str) -> dict[str, Any]:
                 played = e["suit"] if kind == "trump" else e["card"]
                 i = len(r["moves"])
                 cost = COSTS_AT.get(i) if r["round"] == 0 else None
-                r["moves"].append(canned_move(record["version"], e["seat"], kind, played, i, cost))
+                move = canned_move(record["version"], e["seat"], kind, played, i, cost)
+                if r["round"] == 0 and i == 1:
+                    move["win_chance"] = None  # no estimate: the graph keeps its level
+                r["moves"].append(move)
                 if kind == "trump":
                     r["trump"] = played
             elif e["type"] == "round_ended":
@@ -161,6 +164,8 @@ def test_the_replay_shows_the_analysis_of_a_finished_match(
     assert chart.get_attribute("data-here") == "4"
     assert page.locator("circle.an-pt.here").get_attribute("data-j") == "4"
     assert page.locator("svg.an-chart text.an-pt-mark").all_text_contents() == ["??", "?", "?!"]
+    cy = [page.locator(f"circle[data-j='{j}']").get_attribute("cy") for j in (0, 1)]
+    assert cy[0] == cy[1]  # move 1 came without an estimate: the line stays level
     assert_named(page, "the analysis")
     legend = page.locator(".an-legend").inner_text()
     assert "?!" in legend and "cost a trick" in legend and "cost the round" in legend

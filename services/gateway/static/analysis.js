@@ -33,8 +33,9 @@ function svg(tag, attrs, ...children) {
 const pct = (p) => new Intl.NumberFormat(lang(), { style: "percent", maximumFractionDigits: 0 }).format(p);
 /** A choice's name: a card, or a suit for the Hakem's trump choice. */
 const choiceName = (m, c) => (m.kind === "trump" ? capitalize(suitName(c)) : cardName(c));
-/** The mover's side's chance turned into side 0's (seats 0 and 2). */
-const side0 = (m) => (m.seat % 2 === 0 ? m.win_chance : 1 - m.win_chance);
+const isChance = (p) => typeof p === "number" && p >= 0 && p <= 1;
+/** The mover's side's chance turned into side 0's (seats 0 and 2); null if there is none. */
+const side0 = (m) => (!isChance(m.win_chance) ? null : m.seat % 2 === 0 ? m.win_chance : 1 - m.win_chance);
 
 /** The answer made easy to look up: rounds in order, their moves in version order, and every
  *  move of the match in version order with its round. */
@@ -60,6 +61,7 @@ export class AnalysisPanel {
     this.problem = null;
     this.data = null;
     this.timer = null;
+    this.failures = 0;
     this.choicesOpen = false;
     this.step = 0;
     this.nameOf = (s) => t("start.seat_n", { n: s + 1 });
@@ -111,7 +113,7 @@ export class AnalysisPanel {
     }).catch((e) => {
       if (!this.alive) return;
       this.problem = e;
-      this.failures = (this.failures || 0) + 1;
+      this.failures += 1;
       if (TRANSIENT.has(e.code) && this.failures < RETRIES) this.timer = setTimeout(() => this.fetch(), POLL_MS * 2);
       else this.status = "error";
       this.render();
@@ -177,7 +179,8 @@ export class AnalysisPanel {
         h("span.an-mark", { "aria-hidden": "true", text: MARKS[m.cost] }), " ", t(`an.costly.${m.cost}`))
       // no cost claimed for a choice outside the best: a judgement by playout (its note says)
       : (m.best || []).includes(m.played) ? h("p.an-verdict", { text: t("an.good") }) : null;
-    const bot = m.bot ? h("p", { text: t("an.bot", { name: who, card: choiceName(m, m.bot.choice), pct: pct(m.bot.win_chance) }) }) : null;
+    const bot = m.bot && m.bot.choice && isChance(m.bot.win_chance)
+      ? h("p", { text: t("an.bot", { name: who, card: choiceName(m, m.bot.choice), pct: pct(m.bot.win_chance) }) }) : null;
     const choices = (m.alternatives || []).map((a) => {
       const parts = [t("an.tricks", { n: a.tricks }), t(a.wins ? "an.wins" : "an.loses")];
       if (a.kot) parts.push(t("an.kot"));
@@ -203,7 +206,9 @@ export class AnalysisPanel {
   graph(round) {
     const moves = round.moves;
     const n = moves.length;
-    const vals = moves.map(side0);
+    // a move without an estimate keeps the line where it was (an even chance before any)
+    const vals = [];
+    for (const m of moves) vals.push(side0(m) ?? (vals.length ? vals[vals.length - 1] : 0.5));
     vals.push(round.result && round.result.winner_side === 0 ? 1 : 0);
     const rtl = isRtl();
     const H = matchMedia("(max-width: 480px)").matches ? TALL_PHONE : TALL;
