@@ -232,7 +232,9 @@ SCHEMAS: dict[str, Any] = {
                                                "the events of record `step`")}},
     "Hint": {"type": "object", "required": ["suggestion", "reason", "remaining"],
              "properties": {"suggestion": _field({"type": ["string", "null"]},
-                                                 "a card, or a suit for the Hakem"),
+                                                 "a card, a suit for the Hakem, the cards to "
+                                                 "lay aside (separated by spaces) or keep / "
+                                                 "discard (the talon game)"),
                             "reason": {"type": "string"},
                             "remaining": {"type": "integer", "minimum": 0}}},
     "Analysis": {"type": "object", "required": ["status", "match", "rounds", "seats"],
