@@ -151,6 +151,7 @@ def test_the_replay_shows_the_analysis_of_a_finished_match(
     assert len(asked) == PENDING_ANSWERS + 1
     assert page.get_by_role("button", name="Hide the analysis").get_attribute(
         "aria-expanded") == "true"
+    assert f"?analysis=1&step={moves[3]['version']}" in page.url  # a link to share it open
     # the move of the step shown: the card played against the best one, marked as costly
     assert move.get_attribute("data-version") == str(moves[3]["version"])
     assert move.get_attribute("data-cost") == "round"
@@ -200,6 +201,7 @@ def test_the_replay_shows_the_analysis_of_a_finished_match(
     assert page.locator("svg.an-chart").get_attribute("data-points") == str(len(later) + 1)
     page.get_by_role("button", name="Hide the analysis").click()
     assert page.locator("#an-body").is_hidden()
+    assert "analysis=1" not in page.url
     # no violation of the CSP: a control violation (an inline style) proves the listener live,
     # and being reported after everything the page did, it is the only one
     page.evaluate("() => document.body.append(Object.assign(document.createElement('div'))"
@@ -218,10 +220,12 @@ def test_the_analysis_on_a_phone_in_persian(
     c = new_client(viewport=PHONE, locale="fa-IR")
     page = c.page
     serve_canned(page, answer, pending=0)
-    page.goto(f"/replay/{match_id}?step={moves[9]['version']}")
+    # a shared link opens the analysis at once
+    page.goto(f"/replay/{match_id}?analysis=1&step={moves[9]['version']}")
     page.wait_for_function("() => document.documentElement.dir === 'rtl'")
-    page.get_by_role("button", name="نمایش تحلیل").click()
     page.locator("#an-move[data-cost=trick]").wait_for()
+    assert page.get_by_role("button", name="پنهان کردن تحلیل").get_attribute(
+        "aria-expanded") == "true"
     assert "این حرکت یک دست را از دست داد" in page.locator("#an-move").inner_text()
     # time runs right to left in a right-to-left language
     x0 = float(page.locator("circle[data-j='0']").get_attribute("cx"))
@@ -295,7 +299,7 @@ def test_a_failed_answer_is_retried_or_explained(
             {"error": {"code": "analysis_unavailable", "message": "four players only"}}))
 
     page.route(ROUTE, unavailable)
-    page.reload()
+    page.goto(f"/replay/{match_id}")
     page.get_by_role("button", name="Show the analysis").click()
     page.get_by_text("There is no analysis for this kind of game yet.").wait_for()
     assert refused == [1] and page.locator("#an-move").count() == 0

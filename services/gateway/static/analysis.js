@@ -49,10 +49,12 @@ function indexed(d) {
 }
 
 export class AnalysisPanel {
-  /** jump(step) moves the replay to a step. */
-  constructor(matchId, jump) {
+  /** jump(step) moves the replay to a step; `opened`: open as soon as it is offered (the
+   *  link's ?analysis=1); moved() is called when it opens or closes (the link follows). */
+  constructor(matchId, jump, opened = false, moved = () => {}) {
     this.matchId = matchId;
     this.jump = jump;
+    this.moved = moved;
     this.alive = true;
     this.offered = false;
     this.open = false;
@@ -70,7 +72,8 @@ export class AnalysisPanel {
       if (!this.alive) return;
       this.offered = sm.phase === "match_over" && sm.players === 4;
       this.el.dataset.offered = String(this.offered); // for tests: the summary has been read
-      this.render();
+      if (this.offered && opened) this.toggle();
+      else this.render();
     }).catch(() => { /* the replay itself says what is wrong with this match */ });
   }
 
@@ -92,6 +95,7 @@ export class AnalysisPanel {
       this.fetch();
     }
     this.render();
+    this.moved();
   }
 
   fetch() {

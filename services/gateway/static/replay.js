@@ -20,7 +20,10 @@ export function mount(root, [matchId]) {
   let seq = 0;
   let alive = true;
   let debounce = null;
-  const analysis = new AnalysisPanel(matchId, (k) => go(k));
+  // ?analysis=1 (before the step, so links keep ending in step=k) opens the analysis at once
+  const analysis = new AnalysisPanel(matchId, (k) => go(k), params.get("analysis") === "1",
+    () => history.replaceState(null, "", here()));
+  const here = () => `/replay/${matchId}?${analysis.open ? "analysis=1&" : ""}step=${step}`;
 
   const btn = (id, label, text, fn) => {
     const b = h("button", { type: "button", id, "aria-label": label, title: label }, h("span", { "aria-hidden": "true", text }));
@@ -49,7 +52,7 @@ export function mount(root, [matchId]) {
     E.msg = h("p", { role: "alert", hidden: true });
     const share = h("button", { type: "button", id: "rp-share", text: t("replay.share") });
     share.addEventListener("click", async () => {
-      const url = `${location.origin}/replay/${matchId}?step=${step}`;
+      const url = `${location.origin}${here()}`;
       if (navigator.share) { navigator.share({ title: "Hokm", url }).catch(() => {}); return; }
       toast((await copyText(url)) ? t("invite.copied") : t("invite.copy_failed"));
     });
@@ -80,7 +83,7 @@ export function mount(root, [matchId]) {
     api.replay(matchId, step, token).then((d) => {
       if (!alive || my !== seq) return;
       data = d; steps = d.steps; step = d.step;
-      history.replaceState(null, "", `/replay/${matchId}?step=${step}`);
+      history.replaceState(null, "", here());
       E.msg.hidden = true;
       paint();
     }).catch((e) => {
