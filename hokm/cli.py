@@ -1,5 +1,6 @@
 """The ``hokm`` command (the composition root): ``hokm serve``, ``hokm worker``, ``hokm play``,
-``hokm replay``, ``hokm export``, ``hokm verify``, ``hokm arena`` and ``hokm demo``.
+``hokm replay``, ``hokm export``, ``hokm verify``, ``hokm arena``, ``hokm analyze`` and
+``hokm demo``.
 Sub-commands import their modules lazily so ``hokm --help`` stays fast and a missing optional
 piece never breaks the others.
 
@@ -78,7 +79,8 @@ def _demo(args: argparse.Namespace) -> int:
 # ``register(subparsers)`` adding its parser with ``set_defaults(func=...)``.  This is the
 # composition root: it may import every layer (``services.gateway.serve`` gets the gateway's
 # app factory, which wires in the worker's pieces, from ``hokm.compose``).
-_PLUGINS = ("worker.arena", "worker.main", "services.audit", "hokmplay.cli")
+_PLUGINS = ("worker.arena", "worker.main", "worker.analysis.cli", "services.audit",
+            "hokmplay.cli")
 
 
 def _register_plugins(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]

@@ -1,0 +1,77 @@
+"""``hokm analyze``: the summary of a finished match from the workers' stored results or computed
+in the process (``--local``), and one-line refusals (a match not over, no such match)."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from collections.abc import Iterator
+
+import pytest
+
+from services.runtime import Runtime, build_runtime
+from tests.conftest import real_redis_client, redis_db_url
+from tests.gateway.helpers import make_settings
+
+from .test_analysis_jobs import FAST, finished_match
+
+DB = 10
+pytestmark = pytest.mark.redis
+
+
+@pytest.fixture
+def rt() -> Iterator[Runtime]:
+    client = real_redis_client(DB)
+    client.flushdb()
+    yield build_runtime(make_settings(redis_url=redis_db_url(DB), queue="test-analyze"))
+    client.flushdb()
+
+
+def analyze(*args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-m", "hokm", "analyze", *args], text=True,
+                          capture_output=True, timeout=120,
+                          env={**os.environ, "HOKM_REDIS_URL": redis_db_url(DB), **FAST})
+
+
+def stored(round_no: int, cost: str | None) -> bytes:
+    move = {"version": 10 + round_no, "seat": 2, "kind": "play", "played": "QH",
+            "alternatives": [{"card": "QH", "tricks": 5, "wins": False, "kot": False},
+                             {"card": "AH", "tricks": 7, "wins": True, "kot": False}],
+            "best": ["AH"], "cost": cost, "exact": True,
+            "bot": {"choice": "AH", "win_chance": 0.5}, "win_chance": 0.5}
+    return json.dumps({"round": round_no, "moves": [move]}).encode()
+
+
+def test_the_summary_and_the_costly_moves(rt: Runtime) -> None:
+    match_id, rounds = finished_match(rt, 3)
+    for r in range(rounds):
+        rt.store.put_analysis(match_id, r, stored(r, "round" if r == 1 else None))
+    done = analyze(match_id)  # every round stored: no worker needed
+    assert done.returncode == 0, done.stderr
+    lines = done.stdout.splitlines()
+    assert f"Match {match_id}: {rounds} rounds analysed" in lines
+    assert any(line.split() == ["2", str(rounds), "0", "1", "0"] for line in lines)
+    assert any("round 2, record 11, seat 2: Q♥ cost the round (best: A♥" in line
+               for line in lines)
+
+
+def test_local_computes_the_missing_rounds_and_stores_them(rt: Runtime) -> None:
+    match_id, rounds = finished_match(rt, 4)
+    for r in range(1, rounds):
+        rt.store.put_analysis(match_id, r, stored(r, None))
+    done = analyze(match_id, "--local")
+    assert done.returncode == 0, done.stderr
+    assert "analysed" in done.stdout  # the progress, a plain line without a terminal
+    first = json.loads(rt.store.analysis_results(match_id)[0])
+    assert first["round"] == 0 and first["moves"][0]["kind"] == "trump"
+
+
+def test_refusals_are_one_line(rt: Runtime) -> None:
+    match_id = rt.service.create(seats=["human"] * 4)["match_id"]
+    for args, words in (((match_id,), "is not over"), (("nosuchmatch",), "no match")):
+        result = analyze(*args)
+        assert result.returncode != 0
+        assert len(result.stderr.strip().splitlines()) == 1 and words in result.stderr
+        assert "Traceback" not in result.stderr

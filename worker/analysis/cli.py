@@ -1,0 +1,193 @@
+"""``hokm analyze MATCH``: the post-match analysis of a finished match, in the terminal.
+
+With ``HOKM_REDIS_URL`` it asks the workers, as the gateway does: the rounds not stored yet are
+enqueued (``jobs.enqueue``: once each, however often it is asked) and their results read back as
+they come, until every round is there or ``--wait`` seconds pass.  With ``--local``, or without
+``HOKM_REDIS_URL`` (the embedded server's data folder, read as ``hokm replay`` reads it), the
+rounds are computed in this process (stored beside the match when it lives in Redis).  A
+progress bar on a terminal (a plain line per step otherwise), then a line per seat (decisions,
+and how many cost a trick, a round, a kot) and every costly move.  Bad input is one line on
+stderr and a non-zero exit, like every ``hokm`` command.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+import time
+from typing import TYPE_CHECKING, Any
+
+from engine.events import CardPlayed, MatchCreated, MatchEnded, TrumpChosen
+from services.clitools import CliError, positive_int
+from services.store.port import Record
+
+if TYPE_CHECKING:  # the search and RQ load only when the command runs
+    from .core import AnalysisConfig
+
+COST_WORDS = {"trick": "a trick", "round": "the round", "kot": "a kot"}
+
+
+class Progress:
+    """A bar redrawn in place on a terminal; elsewhere a line at each tenth of the way."""
+
+    def __init__(self, total: int, unit: str, tty: bool) -> None:
+        self.total, self.unit, self.tty = max(total, 1), unit, tty
+        self.shown = -1
+
+    def show(self, done: int) -> None:
+        step = done if self.tty else 10 * done // self.total
+        if step == self.shown:
+            return
+        self.shown = step
+        if self.tty:
+            filled = 30 * done // self.total
+            print(f"\r[{'#' * filled}{'.' * (30 - filled)}] {done}/{self.total} {self.unit}",
+                  end="", flush=True)
+        else:
+            print(f"analysed {done} of {self.total} {self.unit}", flush=True)
+
+    def close(self) -> None:
+        if self.tty:
+            print(flush=True)
+
+
+def _analyze(args: argparse.Namespace) -> int:
+    from services.audit import _records
+
+    from .core import rounds_of
+    from .jobs import config
+
+    records = _records(args)  # one line for a missing match, folder or Redis
+    match_id = args.match
+    created = records[0].events[0]
+    if isinstance(created, MatchCreated) and created.rules.players != 4:
+        raise CliError("the analysis covers the four-player game only")
+    if not any(isinstance(e, MatchEnded) for r in records for e in r.events):
+        raise CliError(f"match {match_id} is not over: its analysis opens at its end")
+    rounds = rounds_of(records)
+    tty = sys.stdout.isatty()
+    url = os.environ.get("HOKM_REDIS_URL")
+    try:
+        cfg = config()
+    except ValueError as exc:
+        raise CliError(str(exc)) from None
+    if url and not args.local:
+        results = _through_workers(match_id, rounds, args.wait, tty)
+    else:
+        results = _here(args, records, rounds, cfg, tty, store=bool(url))
+    _report(match_id, [results[r] for r in range(rounds)], tty)
+    return 0
+
+
+def _through_workers(match_id: str, rounds: int, wait_s: float, tty: bool
+                     ) -> dict[int, dict[str, Any]]:
+    from services.runtime import build_runtime
+
+    from .jobs import enqueue
+
+    try:
+        rt = build_runtime()
+    except ValueError as exc:
+        raise CliError(f"a HOKM_ setting is not valid ({exc})") from None
+    progress = Progress(rounds, "rounds", tty)
+    deadline = time.monotonic() + wait_s
+    try:
+        while True:
+            done = rt.store.analysis_results(match_id)
+            progress.show(len(done))
+            missing = [r for r in range(rounds) if r not in done]
+            if not missing:
+                return {r: json.loads(done[r]) for r in range(rounds)}
+            if time.monotonic() > deadline:
+                raise CliError(f"{len(missing)} of {rounds} rounds not analysed within "
+                               f"{wait_s:g} s: is `hokm worker` running? (or use --local)")
+            enqueue(rt, match_id, missing)  # the rounds neither stored nor queued
+            time.sleep(0.5)
+    finally:
+        progress.close()
+
+
+def _here(args: argparse.Namespace, records: list[Record], rounds: int, cfg: AnalysisConfig,
+          tty: bool, *, store: bool) -> dict[int, dict[str, Any]]:
+    """Every round computed in this process; stored beside the match when it is in Redis."""
+    from .core import analyse_round
+
+    total = sum(1 for r in records if r.events and isinstance(r.events[0],
+                                                              (TrumpChosen, CardPlayed)))
+    progress = Progress(total, "decisions", tty)
+    count = [0]
+
+    def step() -> None:
+        count[0] += 1
+        progress.show(count[0])
+
+    saved = None
+    if store:
+        from services.audit import _client
+        from services.store.redis_streams import RedisStore
+
+        saved = RedisStore(_client(args, args.match))
+    out: dict[int, dict[str, Any]] = {}
+    try:
+        cached = saved.analysis_results(args.match) if saved is not None else {}
+        for r in range(rounds):
+            if r in cached:
+                out[r] = json.loads(cached[r])
+                count[0] += len(out[r]["moves"])
+                continue
+            out[r] = analyse_round(records, r, cfg, step)
+            if saved is not None:
+                saved.put_analysis(args.match, r, json.dumps(out[r]).encode())
+    finally:
+        progress.close()
+    return out
+
+
+def _report(match_id: str, rounds: list[dict[str, Any]], tty: bool) -> None:
+    from services.audit import SUIT_SYMBOL, card_text
+
+    colour = tty and not os.environ.get("NO_COLOR")
+    print(f"Match {match_id}: {len(rounds)} rounds analysed")
+    totals = {s: {"moves": 0, "trick": 0, "round": 0, "kot": 0} for s in range(4)}
+    costly = []
+    for one in rounds:
+        for move in one["moves"]:
+            row = totals[move["seat"]]
+            row["moves"] += 1
+            if move["cost"]:
+                row[move["cost"]] += 1
+                costly.append((one["round"], move))
+    print("seat  decisions  cost a trick  cost the round  cost a kot")
+    for s, row in totals.items():
+        print(f"{s:>4}  {row['moves']:>9}  {row['trick']:>12}  {row['round']:>14}  "
+              f"{row['kot']:>10}")
+
+    def text(move: dict[str, Any], name: str) -> str:
+        return SUIT_SYMBOL[name] if move["kind"] == "trump" else card_text(name, colour)
+
+    if not costly:
+        print("No costly move (as far as the solver could judge exactly).")
+        return
+    print("Costly moves:")
+    for round_no, move in costly:
+        best = ", ".join(text(move, b) for b in move["best"])
+        print(f"  round {round_no + 1}, record {move['version']}, seat {move['seat']}: "
+              f"{text(move, move['played'])} cost {COST_WORDS[move['cost']]} (best: {best}; "
+              f"the bot chose {text(move, move['bot']['choice'])}, round-win chance "
+              f"{move['bot']['win_chance']:.0%})")
+
+
+def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+    from services.audit import _DATA_HELP
+
+    p = sub.add_parser("analyze", help="analyse every decision of a finished match")
+    p.add_argument("match", nargs="?", default="", help="the match id")
+    p.add_argument("--local", action="store_true",
+                   help="compute in this process instead of asking the workers")
+    p.add_argument("--wait", type=positive_int, default=900,
+                   help="seconds to wait for the workers")
+    p.add_argument("--data", metavar="DIR", help=_DATA_HELP)
+    p.set_defaults(func=_analyze)
+
