@@ -244,3 +244,26 @@ def test_a_job_that_died_after_its_move_gets_the_next_turn_scheduled(rt: Runtime
     assert rt.scheduler.recover_stalled(jobs.still_due) == 0  # its own turn was played ...
     (job,) = rt.scheduler.queue.get_jobs()  # ... and the next one is scheduled
     assert tuple(job.args) == (match, nxt, after.version)
+
+
+@pytest.mark.parametrize("rules", [{"players": 2, "two_player": "talon"}, {"players": 2},
+                                   {"players": 3}])
+def test_bot_jobs_play_a_round_of_every_game(rt: Runtime, rules: dict[str, Any]) -> None:
+    """A bots-only match of each variant: the jobs build and apply every decision (trump, the
+    talon game's discards and draws, cards) until the first round is over."""
+    n = rules["players"]
+    levels = ["bot:medium", "bot:easy", "bot:hard"][:n]
+    match_id = str(rt.service.create(seats=levels, rules=rules)["match_id"])
+    queue = rt.scheduler.bots_only_queue
+    types: set[str] = set()
+    while "round_ended" not in types:
+        assert queue.job_ids, "the match stalled"
+        job = queue.fetch_job(queue.job_ids[0])
+        assert job is not None
+        queue.remove(job.id)
+        result = jobs.bot_turn(*job.args)
+        assert result.startswith("played"), result
+        types = {event.TYPE for record in rt.store.read(match_id, 0) for event in record.events}
+    assert {"trump_chosen", "card_played", "round_ended"} <= types
+    if rules.get("two_player") == "talon":
+        assert {"cards_discarded", "talon_drawn"} <= types
