@@ -723,9 +723,9 @@ function mountTable(root, matchId, token, ctl) {
         h("dd.removed", { id: "removed-info" }, ...v.removed.map((c) => cardImage(c, "mini"))));
     }
     if (v.talon && (v.phase === "discarding" || v.phase === "drawing")) {
-      facts.push(h("dt", { text: t("table.talon") }), h("dd", { id: "talon-info", text: t("talon.left", { n: v.talon.left }) }));
+      facts.push(h("dt", { text: t("table.talon") }), h("dd", { id: "talon-info", text: t("table.cards_left", { n: v.talon.left }) }));
     }
-    if (gameOf(v.rules) === "simple") facts.push(h("dt", { text: t("table.unused") }), h("dd", { text: t("table.unused_n", { n: 26 }) }));
+    if (gameOf(v.rules) === "simple") facts.push(h("dt", { text: t("table.unused") }), h("dd.wrap", { text: t("table.unused_n", { n: 26 }) }));
     fill(E.score, ...[
       h("h2", { text: t("table.round_n", { n: v.round || 1 }) }),
       h("dl.facts", {},
