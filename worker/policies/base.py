@@ -10,7 +10,11 @@ A policy is a pure function of what one seat has witnessed plus its own random g
 * ``rng`` is the policy's own ``random.Random``; a policy draws randomness from nowhere else.
 
 It returns a suit letter (``S H D C``) when ``view["phase"] == "choosing_trump"`` (the seat is the
-Hakem and sees its five cards only) and otherwise a card name from ``view["legal"]``.  It is fair
+Hakem and sees its five cards only), in the two-player talon game ``keep`` or ``discard`` while
+``drawing`` and, while ``discarding``, ``view["talon"]["discard"]`` distinct cards of
+``view["legal"]`` (the hand) as names joined by single spaces (``"2C 7D 9H"``), and otherwise a
+card name from ``view["legal"]``.  :func:`is_legal` checks an answer, :func:`command_for` turns
+it into the engine's command.  It is fair
 by construction: it never receives, and so can never reconstruct, another seat's hidden cards.
 """
 
