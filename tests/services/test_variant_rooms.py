@@ -212,6 +212,41 @@ def test_the_talon_game_deals_and_draws_in_the_documented_order() -> None:
         assert set(view_for(state, seat)["hand"]) == hands[seat] and len(hands[seat]) == 13
 
 
+class Scheduled:
+    """A bot scheduler that records what it is asked to schedule: (seat, version, phase)."""
+
+    def __init__(self, service: list[MatchService]) -> None:
+        self.service = service
+        self.calls: list[tuple[int, int, str]] = []
+
+    def schedule(self, match_id: str, seat: int, version: int, *,
+                 bots_only: bool = False) -> None:
+        phase = self.service[0].load(match_id, fresh=False).state.phase
+        self.calls.append((seat, version, phase))
+
+
+def test_a_bot_is_scheduled_for_its_talon_decisions() -> None:
+    """The bot Hakem of a talon room is asked for trump, its discard and its draws (the phases
+    ``discarding`` and ``drawing`` are decisions like a card)."""
+    holder: list[MatchService] = []
+    scheduler = Scheduled(holder)
+    service = MatchService(MemoryStore(), scheduler=scheduler, allow_stacked=True)
+    holder.append(service)
+    deck = random.Random(8).sample(NAMES, 52)
+    created = service.create(name="A", rules=VARIANT_RULES["talon"], seats=["human", "bot:easy"],
+                             first_hakem=1, decks=[deck])
+    match_id = created["match_id"]
+    assert [(s, p) for s, _, p in scheduler.calls] == [(1, CHOOSING_TRUMP)]
+    service.handle(match_id, 1, ChooseTrump("C"))
+    assert scheduler.calls[-1][::2] == (1, DISCARDING)
+    service.handle(match_id, 1, Discard(tuple(deck[:3])))
+    service.handle(match_id, 0, Discard(tuple(deck[5:7])))
+    assert scheduler.calls[-1][::2] == (1, DRAWING)
+    service.handle(match_id, 1, DrawTalon(True))
+    service.handle(match_id, 0, DrawTalon(False))
+    assert scheduler.calls[-1] == (1, service.load(match_id).version, DRAWING)
+
+
 HOUSE_RULES = {
     "target": (7, 10, "2x7"), "must_trump": (False, True), "satat": (False, True),
     "bavney": (False, True), "double_sar": (False, True),
