@@ -215,10 +215,13 @@ export class AnalysisPanel {
     for (const m of moves) vals.push(side0(m) ?? (vals.length ? vals[vals.length - 1] : 0.5));
     vals.push(round.result && round.result.winner_side === 0 ? 1 : 0);
     const rtl = isRtl();
-    const H = matchMedia("(max-width: 480px)").matches ? TALL_PHONE : TALL;
-    const dx = n ? (W - 2 * PAD) / n : 0;
-    const X = (j) => (rtl ? W - PAD - j * dx : PAD + j * dx);
-    const Y = (p) => PAD + (1 - p) * (H - 2 * PAD);
+    const phone = matchMedia("(max-width: 480px)").matches;
+    const H = phone ? TALL_PHONE : TALL;
+    const k = phone ? 2 : 1; // a phone shrinks the drawing about twice as much: bigger points
+    const pad = PAD * k;
+    const dx = n ? (W - 2 * pad) / n : 0;
+    const X = (j) => (rtl ? W - pad - j * dx : pad + j * dx);
+    const Y = (p) => pad + (1 - p) * (H - 2 * pad);
     let here = 0;
     while (here < n && moves[here].version <= this.step) here++;
     const line = vals.map((p, j) => `${X(j).toFixed(1)},${Y(p).toFixed(1)}`).join(" ");
@@ -228,14 +231,14 @@ export class AnalysisPanel {
     const points = vals.map((p, j) => {
       const cost = j > 0 ? moves[j - 1].cost : null;
       const cls = ["an-pt", cost ? `cost-${cost}` : "", j === here ? "here" : ""].filter(Boolean).join(" ");
-      return svg("g", {}, svg("circle", { class: cls, cx: X(j).toFixed(1), cy: Y(p).toFixed(1), r: j === here ? 7 : cost ? 5.5 : 3.5, "data-j": j }),
-        cost ? svg("text", { class: `an-pt-mark cost-${cost}`, x: X(j).toFixed(1), y: (Y(p) > H / 2 ? Y(p) - 10 : Y(p) + 20).toFixed(1), "text-anchor": "middle" }, MARKS[cost]) : null);
+      return svg("g", {}, svg("circle", { class: cls, cx: X(j).toFixed(1), cy: Y(p).toFixed(1), r: k * (j === here ? 7 : cost ? 5.5 : 3.5), "data-j": j }),
+        cost ? svg("text", { class: `an-pt-mark cost-${cost}`, x: X(j).toFixed(1), y: (Y(p) > H / 2 ? Y(p) - 10 * k : Y(p) + 20 * k).toFixed(1), "text-anchor": "middle" }, MARKS[cost]) : null);
     });
     const chart = svg("svg", { class: "an-chart", viewBox: `0 0 ${W} ${H}`, role: "img", "aria-labelledby": "an-graph-t", "data-here": here, "data-points": n + 1 },
       svg("title", { id: "an-graph-t" }, `${title}. ${t("an.chance_now", { team, pct: pct(vals[here]) })}`),
       svg("rect", { class: "an-bg", x: 0, y: 0, width: W, height: H }),
       svg("polygon", { class: "an-area", points: area }),
-      svg("line", { class: "an-mid", x1: PAD, x2: W - PAD, y1: Y(0.5), y2: Y(0.5) }),
+      svg("line", { class: "an-mid", x1: pad, x2: W - pad, y1: Y(0.5), y2: Y(0.5) }),
       svg("polyline", { class: "an-line", points: line }),
       ...points);
     chart.addEventListener("click", (ev) => {
@@ -243,7 +246,7 @@ export class AnalysisPanel {
       if (!ctm || !n) return;
       // the drawing's own x of the click, whatever the box's size and letterboxing
       const u = new DOMPoint(ev.clientX, ev.clientY).matrixTransform(ctm.inverse()).x;
-      const j = Math.min(n, Math.max(0, Math.round((rtl ? W - PAD - u : u - PAD) / dx)));
+      const j = Math.min(n, Math.max(0, Math.round((rtl ? W - pad - u : u - pad) / dx)));
       // point 0 is the round before its first move: the step just before that move
       this.jump(j === 0 ? Math.max(0, moves[0].version - 1) : moves[j - 1].version);
     });
