@@ -203,7 +203,10 @@ def _run(args: argparse.Namespace) -> int:
         raise CliError(f"a HOKM_ setting is not valid ({exc})") from None
     except redis.RedisError as exc:
         raise unreachable(url, exc) from None
+    from .analysis.jobs import queue_name
+
     queues = ", ".join(q.name for q in rt.scheduler.queues)
+    queues += f" (post-match analyses from {queue_name(rt)})"
     rt.client.close()
     context = multiprocessing.get_context("fork")  # the processes share the turn counter
     _turns = context.Value("q", 0)

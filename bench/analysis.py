@@ -1,0 +1,209 @@
+"""Post-match analysis benchmark: a finished 7-point match analysed by real ``hokm worker``
+processes on a private ``redis-server``, and the exact solver on 13-card deals.
+
+1. A match of four ``heuristic`` bots (deterministic) on stacked decks drawn from ``--seed``,
+   played through the match service into a private Redis on a free port.
+2. Its analysis (one job per round, ``worker/analysis/jobs.py``) through one worker process,
+   then through two, each from an empty cache, alternating ``--repeats`` times (the best time
+   of each kind counts: the machine is shared): the wall time from the request to the last
+   round stored.  Goal: two workers at least 1.8x one (``scale_2_over_1``).  The rounds are
+   independent jobs, so the figure is bounded by how evenly the rounds split between two
+   workers (reported as ``balance_bound``: the total work over the larger half of a greedy
+   split of the one-worker run's per-round times).
+3. The solver: the first question of the analysis (does the Hakem's side win the race to seven,
+   ``exact.Judge`` without a budget) on ``--deals`` seeded 13-card deals with the Hakem to lead:
+   p50 and p95 seconds and nodes.
+
+Ends with ``RESULT one_worker_s=<a> two_workers_s=<b> scale_2_over_1=<c> balance_bound=<d>
+solver13_p50_s=<e> solver13_p95_s=<f>``.
+
+    python bench/analysis.py [--seed 1] [--deals 20] [--nodes 50000] [--bot hard] [--repeats 2]
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import random
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+import redis
+
+from engine import ChooseTrump, PlayCard, view_for
+from engine.cards import NAMES
+from engine.deal import deal_hands
+from engine.rules import Rules
+from hokmclient import free_port
+from services.matches import MatchService
+from services.runtime import build_runtime
+from services.settings import Settings
+from services.store import keys
+from worker.analysis.exact import Judge
+from worker.history import Histories
+from worker.policies import policy_for
+from worker.policies.fast import FAST_TABLES, FastState
+
+
+def start_redis() -> tuple[subprocess.Popen[bytes], str]:
+    port = free_port()
+    folder = tempfile.mkdtemp(prefix="hokm-bench-analysis-")
+    proc = subprocess.Popen(["redis-server", "--port", str(port), "--save", "", "--appendonly",
+                             "no", "--dir", folder], stdout=subprocess.DEVNULL)
+    url = f"redis://127.0.0.1:{port}/0"
+    client = redis.Redis.from_url(url)
+    for _ in range(200):
+        try:
+            client.ping()
+            return proc, url
+        except redis.ConnectionError:
+            time.sleep(0.02)
+    raise SystemExit("redis-server did not start")
+
+
+def play_match(service: MatchService, seed: int) -> str:
+    """A 7-point match of four heuristic players on decks stacked from ``seed``."""
+    rng = random.Random(seed)
+    decks = []
+    for _ in range(40):
+        deck = list(NAMES)
+        rng.shuffle(deck)
+        decks.append(deck)
+    match_id: str = service.create(seats=["human"] * 4, first_hakem=0, decks=decks)["match_id"]
+    for i in range(3):
+        service.join(match_id, f"P{i}")
+    policy = policy_for("heuristic")
+    histories = Histories()
+    while (state := (loaded := service.load(match_id)).state).phase != "match_over":
+        seat = service.next_actor(state)
+        assert seat is not None
+        view = view_for(state, seat, loaded.version)
+        choice = policy.choose(view, histories.for_seat(service.store, match_id, seat,
+                                                        loaded.version), rng)
+        command = ChooseTrump(choice) if state.phase == "choosing_trump" else PlayCard(choice)
+        service.handle(match_id, seat, command, version=loaded.version)
+    return match_id
+
+
+def analyse(url: str, queue: str, match_id: str, rounds: int, workers: int,
+            env: dict[str, str]) -> tuple[float, list[float]]:
+    """Wall time of the whole analysis through ``workers`` worker processes (from an empty
+    cache), and each round's time from the request to its result."""
+    rt = build_runtime(_settings(url, queue))
+    client = rt.client
+    client.delete(keys.analysis(match_id),
+                  *[keys.analysis_mark(match_id, r) for r in range(rounds)])
+    from worker.analysis.jobs import enqueue
+
+    start = time.perf_counter()
+    enqueue(rt, match_id, list(range(rounds)))
+    procs = [subprocess.Popen([sys.executable, "-m", "hokm", "worker", "--burst"],
+                              env={**os.environ, **env, "HOKM_REDIS_URL": url,
+                                   "HOKM_QUEUE": queue},
+                              stdout=subprocess.DEVNULL) for _ in range(workers)]
+    seen: dict[int, float] = {}
+    while len(seen) < rounds:
+        for r in rt.store.analysis_results(match_id):
+            seen.setdefault(r, time.perf_counter() - start)
+        if all(p.poll() is not None for p in procs) and len(seen) < rounds:
+            for r in rt.store.analysis_results(match_id):
+                seen.setdefault(r, time.perf_counter() - start)
+            if len(seen) < rounds:
+                raise SystemExit(f"the workers stopped with {len(seen)} of {rounds} rounds")
+        time.sleep(0.05)
+    wall = max(seen.values())
+    for p in procs:
+        p.wait(timeout=60)
+    return wall, [seen[r] for r in range(rounds)]
+
+
+def _settings(url: str, queue: str) -> Settings:
+    return Settings(redis_url=url, allow_stacked_decks=True, queue=queue, bot_timeout_s=3.0,
+                    max_body=16384, rate_per_token=0.0, rate_per_address=0.0)
+
+
+def solver_times(deals: int, seed: int) -> tuple[list[float], list[int]]:
+    rules = Rules()
+    times, nodes = [], []
+    for i in range(deals):
+        rng = random.Random(seed * 1000 + i)
+        deck = list(range(52))
+        rng.shuffle(deck)
+        hakem = rng.randrange(4)
+        hands = deal_hands(tuple(deck), hakem, rules)
+        ft = FAST_TABLES[(rng.randrange(4), False)]
+        st = FastState([ft.mask_to_fast(h) for h in hands], [], hakem, [0, 0], 0, hakem % 2,
+                       rules)
+        judge = Judge(rules, hakem % 2)
+        t = time.process_time()
+        judge._race(st, 0, 0)
+        times.append(time.process_time() - t)
+        nodes.append(judge.nodes)
+        print(f"  deal {i}: {times[-1]:.2f} s CPU, {judge.nodes} nodes", flush=True)
+    return times, nodes
+
+
+def pct(values: list[float], q: float) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, int(q * len(ordered)))]
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--deals", type=int, default=20, help="13-card deals for the solver")
+    parser.add_argument("--nodes", type=int, default=None,
+                        help="HOKM_ANALYSIS_NODES for the workers (default: the analysis's)")
+    parser.add_argument("--bot", default="hard", help="HOKM_ANALYSIS_BOT for the workers")
+    parser.add_argument("--repeats", type=int, default=2,
+                        help="alternating runs with one and two workers (the best of each)")
+    args = parser.parse_args()
+    env = {"HOKM_ANALYSIS_BOT": args.bot}
+    if args.nodes is not None:
+        env["HOKM_ANALYSIS_NODES"] = str(args.nodes)
+    proc, url = start_redis()
+    try:
+        queue = "bench-analysis"
+        rt = build_runtime(_settings(url, queue))
+        service = MatchService(rt.store, allow_stacked=True)
+        match_id = play_match(service, args.seed)
+        rounds = service.load(match_id).state.deal.round_no
+        print(f"match {match_id}: {rounds} rounds, {rt.store.version(match_id)} records; "
+              f"bot {args.bot}, nodes {env.get('HOKM_ANALYSIS_NODES', 'default')}", flush=True)
+        ones, twos = [], []
+        costs: list[float] = []
+        for rep in range(args.repeats):  # alternating, the best of each: load spikes of a
+            one, per_round = analyse(url, queue, match_id, rounds, 1, env)  # shared machine
+            ones.append(one)
+            if one == min(ones):
+                done = sorted(per_round)
+                costs = [b - a for a, b in zip([0.0, *done[:-1]], done, strict=True)]
+            print(f"[{rep + 1}] one worker: {one:.1f} s (rounds take {min(costs):.1f} to "
+                  f"{max(costs):.1f} s)", flush=True)
+            twos.append(analyse(url, queue, match_id, rounds, 2, env)[0])
+            print(f"[{rep + 1}] two workers: {twos[-1]:.1f} s", flush=True)
+        one, two = min(ones), min(twos)
+        halves = [0.0, 0.0]
+        for c in sorted(costs, reverse=True):  # a greedy split: the best two workers can do
+            halves[halves.index(min(halves))] += c
+        bound = sum(costs) / max(halves)
+    finally:
+        proc.terminate()
+        proc.wait(timeout=10)
+    print(f"solver, {args.deals} deals of 13 cards (does the Hakem's side win?):", flush=True)
+    times, nodes = solver_times(args.deals, args.seed)
+    print(f"  p50 {pct(times, 0.5):.2f} s, p95 {pct(times, 0.95):.2f} s CPU; nodes p50 "
+          f"{int(statistics.median(nodes))}")
+    print(f"RESULT one_worker_s={one:.1f} two_workers_s={two:.1f} scale_2_over_1={one / two:.2f} "
+          f"balance_bound={bound:.2f} solver13_p50_s={pct(times, 0.5):.2f} "
+          f"solver13_p95_s={pct(times, 0.95):.2f}")
+
+
+if __name__ == "__main__":
+    main()
