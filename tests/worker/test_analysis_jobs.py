@@ -107,3 +107,26 @@ def test_a_round_whose_worker_died_is_enqueued_again_by_the_next_request(rt: Run
     again = worker(rt, "--burst")
     assert again.wait(timeout=120) == 0
     assert json.loads(rt.store.analysis_results(match_id)[0])["round"] == 0
+
+
+@pytest.mark.parametrize("kind", ["memory", "fakeredis"])
+def test_the_analysis_store_contract(kind: str) -> None:
+    """A mark is taken once until it lapses or the result is stored; refreshing always works;
+    results are read back by round."""
+    import fakeredis
+
+    from services.store.memory import MemoryStore
+    from services.store.redis_streams import RedisStore
+
+    store = MemoryStore() if kind == "memory" else RedisStore(fakeredis.FakeRedis())
+    assert store.analysis_results("m1") == {}
+    assert store.mark_analysis("m1", 0, 60, new=True)
+    assert not store.mark_analysis("m1", 0, 60, new=True)  # queued: not twice
+    assert store.mark_analysis("m1", 1, 60, new=True)  # another round, its own mark
+    assert store.mark_analysis("m1", 0, 0.05, new=False)  # a running job refreshes it
+    wait_for(lambda: store.mark_analysis("m1", 0, 60, new=True), timeout=5,
+             what="the short mark to lapse")
+    store.put_analysis("m1", 1, b"one")
+    assert store.analysis_results("m1") == {1: b"one"}
+    assert store.mark_analysis("m1", 1, 60, new=True)  # storing cleared the mark
+    assert store.analysis_results("m2") == {}
