@@ -188,6 +188,19 @@ def test_the_replay_shows_the_analysis_of_a_finished_match(
     page.keyboard.press("ArrowRight")  # the replay's keys step move by move within a round
     page.locator("svg.an-chart[data-here='8']").wait_for()
     assert step_of(page) == moves[7]["version"]
+    # the graph is a slider: arrows point by point, Home and End the round's ends
+    page.locator("svg.an-chart").focus()
+    page.keyboard.press("End")
+    page.locator(f"svg.an-chart[data-here='{len(moves)}']").wait_for()
+    assert step_of(page) == moves[-1]["version"]
+    page.keyboard.press("Home")
+    page.locator("svg.an-chart[data-here='0']").wait_for()
+    assert step_of(page) == moves[0]["version"] - 1
+    page.keyboard.press("ArrowRight")
+    page.locator("svg.an-chart[data-here='1']").wait_for()
+    assert step_of(page) == moves[0]["version"]
+    assert page.evaluate("() => document.activeElement.getAttribute('role')") == "slider"
+    assert page.locator("svg.an-chart").get_attribute("aria-valuenow") == "1"
     # per seat: the whole match's counts
     rows = page.locator("table.an-seats tbody tr")
     assert rows.count() == 4
@@ -240,6 +253,12 @@ def test_the_analysis_on_a_phone_in_persian(
     assert "This move cost a trick." in page.locator("#an-move").inner_text()
     x0 = float(page.locator("circle[data-j='0']").get_attribute("cx"))
     assert x0 < float(page.locator("circle[data-j='1']").get_attribute("cx"))
+    page.locator("#lang-select").select_option("fa")
+    page.get_by_role("button", name="پنهان کردن تحلیل").wait_for()
+    page.locator("svg.an-chart").focus()  # the graph's keys follow the direction too
+    page.keyboard.press("ArrowLeft")  # forward, right to left
+    page.locator("svg.an-chart[data-here='11']").wait_for()
+    assert step_of(page) == moves[10]["version"]
 
 
 @pytest.mark.timeout(120)

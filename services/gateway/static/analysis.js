@@ -224,6 +224,8 @@ export class AnalysisPanel {
     const Y = (p) => pad + (1 - p) * (H - 2 * pad);
     let here = 0;
     while (here < n && moves[here].version <= this.step) here++;
+    // point 0 is the round before its first move: the step just before that move
+    const toPoint = (j) => this.jump(j === 0 ? Math.max(0, moves[0].version - 1) : moves[j - 1].version);
     const line = vals.map((p, j) => `${X(j).toFixed(1)},${Y(p).toFixed(1)}`).join(" ");
     const area = `${X(0).toFixed(1)},${Y(0)} ${line} ${X(n).toFixed(1)},${Y(0)}`;
     const team = t("team.pair", { a: this.nameOf(0), b: this.nameOf(2) });
@@ -234,8 +236,12 @@ export class AnalysisPanel {
       return svg("g", {}, svg("circle", { class: cls, cx: X(j).toFixed(1), cy: Y(p).toFixed(1), r: k * (j === here ? 7 : cost ? 5.5 : 3.5), "data-j": j }),
         cost ? svg("text", { class: `an-pt-mark cost-${cost}`, x: X(j).toFixed(1), y: (Y(p) > H / 2 ? Y(p) - 10 * k : Y(p) + 20 * k).toFixed(1), "text-anchor": "middle" }, MARKS[cost]) : null);
     });
-    const chart = svg("svg", { class: "an-chart", viewBox: `0 0 ${W} ${H}`, role: "img", "aria-labelledby": "an-graph-t", "data-here": here, "data-points": n + 1 },
-      svg("title", { id: "an-graph-t" }, `${title}. ${t("an.chance_now", { team, pct: pct(vals[here]) })}`),
+    const valueText = t("an.chance_now", { team, pct: pct(vals[here]) });
+    // a slider for the keyboard: arrows go point by point, Home and End to the round's ends
+    const chart = svg("svg", { class: "an-chart", viewBox: `0 0 ${W} ${H}`, role: "slider", tabindex: 0,
+      "aria-labelledby": "an-graph-t", "aria-valuemin": 0, "aria-valuemax": n, "aria-valuenow": here,
+      "aria-valuetext": valueText, "aria-orientation": "horizontal", "data-focus": "graph", "data-here": here, "data-points": n + 1 },
+      svg("title", { id: "an-graph-t" }, title),
       svg("rect", { class: "an-bg", x: 0, y: 0, width: W, height: H }),
       svg("polygon", { class: "an-area", points: area }),
       svg("line", { class: "an-mid", x1: pad, x2: W - pad, y1: Y(0.5), y2: Y(0.5) }),
@@ -247,11 +253,20 @@ export class AnalysisPanel {
       // the drawing's own x of the click, whatever the box's size and letterboxing
       const u = new DOMPoint(ev.clientX, ev.clientY).matrixTransform(ctm.inverse()).x;
       const j = Math.min(n, Math.max(0, Math.round((rtl ? W - pad - u : u - pad) / dx)));
-      // point 0 is the round before its first move: the step just before that move
-      this.jump(j === 0 ? Math.max(0, moves[0].version - 1) : moves[j - 1].version);
+      toPoint(j);
+    });
+    chart.addEventListener("keydown", (ev) => {
+      if (ev.altKey || ev.ctrlKey || ev.metaKey || !n) return;
+      const fwd = rtl ? "ArrowLeft" : "ArrowRight";
+      const back = rtl ? "ArrowRight" : "ArrowLeft";
+      const to = { [fwd]: here + 1, [back]: here - 1, ArrowUp: here + 1, ArrowDown: here - 1, Home: 0, End: n }[ev.key];
+      if (to === undefined) return;
+      ev.preventDefault();
+      ev.stopPropagation(); // the replay's own keys step by record and go to the match's ends
+      toPoint(Math.min(n, Math.max(0, to)));
     });
     return h("figure.an-graph", {}, h("figcaption", {}, h("strong", { text: title }), " ",
-      h("span.an-now", { id: "an-now", text: t("an.chance_now", { team, pct: pct(vals[here]) }) })),
+      h("span.an-now", { id: "an-now", text: valueText })),
     chart, h("p.hint", { text: t("an.graph_hint") }));
   }
 
