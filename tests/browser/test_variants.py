@@ -88,9 +88,15 @@ def lay_aside(page: Any) -> list[str]:
                                        "els => els.map(e => e.dataset.card)")
     cards: list[str] = hinted + others  # the hinted ones are laid aside
     confirm = page.locator("#talon-confirm")
-    for card in cards[:need]:
+    for i, card in enumerate(cards[:need]):
         assert confirm.is_disabled()
-        page.locator(f'.hand-cards button.card[data-card="{card}"]').click()
+        button = page.locator(f'.hand-cards button.card[data-card="{card}"]')
+        if i == 0:  # the keyboard: Enter on a card picks it, and picks it only
+            button.focus()
+            page.keyboard.press("Enter")
+            button.and_(page.locator("[aria-pressed=true]")).wait_for()
+        else:
+            button.click()
     assert confirm.is_enabled()
     assert page.locator(".hand-cards button.card[aria-pressed=true]").count() == need
     page.locator(f'.hand-cards button.card[data-card="{cards[need]}"]').click()  # one too many
