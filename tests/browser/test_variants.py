@@ -113,11 +113,19 @@ def lay_aside(page: Any) -> list[str]:
 def draw_once(page: Any, n: int) -> None:
     """One keep-or-discard decision: the top card is shown to this player only; keep it (it
     joins the hand) or lay it aside (it joins the own discards).  Every other one is made with
-    the keyboard: focus is on "Keep it", an arrow moves to "Lay it aside", Enter decides."""
+    the keyboard: focus is on "Keep it", an arrow moves to "Lay it aside", Enter decides.  The
+    third one comes after a reload."""
     seen = page.evaluate(CARDS_JS)
     top = seen["top"]
     assert top and top not in seen["hand"]
     before = state(page)["version"]
+    if n == 2:  # a reload mid-talon: the same decision, the same top card, the own discards
+        page.reload()
+        page.wait_for_function("v => document.querySelector('.table-page')?.dataset.version === v"
+                               " && document.querySelector('.talon-top [data-card]')", arg=before)
+        again = page.evaluate(CARDS_JS)
+        assert (again["top"], again["hand"], again["discards"]) == (
+            top, seen["hand"], seen["discards"]), (seen, again)
     keep = n % 2 == 0
     if n == 0:  # hints are on (from the discard step): one of the two choices is suggested
         page.wait_for_function("() => document.querySelectorAll('.talon-choice .hinted').length"
