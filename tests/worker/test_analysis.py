@@ -193,3 +193,39 @@ def test_the_reported_choice_is_the_bots_own() -> None:
                 seen[s].append(redact_event(state, event, s))
             state = evolve(state, event)
     assert checked == 12
+
+
+def test_the_bot_sees_only_what_its_seat_saw(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every view and history the analysis hands the bot: no card the seat could not know (the
+    other hands, the undealt cards) anywhere in the view or in the events of the round so far."""
+    import json
+
+    from tests.gateway.helpers import hidden_from
+    from worker.analysis import core
+
+    store, match_id, _ = play_round(7, blunder=False)
+    records = store.read(match_id)
+    states = {}
+    state = State()
+    for record in records:
+        for event in record.events:
+            state = evolve(state, event)
+        states[record.version] = state
+    seen: list[tuple[dict[str, object], list[dict[str, object]]]] = []
+    real = core.estimate
+
+    def spy(policy: SearchPolicy, view: dict[str, object], history: list[dict[str, object]],
+            rng: random.Random) -> tuple[str, float]:
+        seen.append((view, history))
+        return real(policy, view, history, rng)
+
+    monkeypatch.setattr(core, "estimate", spy)
+    analyse_round(records, 0, AnalysisConfig(nodes=2000, bot=MEDIUM))
+    assert len(seen) > 20
+    for view, history in seen:
+        before = states[int(view["version"])]  # type: ignore[call-overload]
+        hidden = hidden_from(before, int(view["seat"]))  # type: ignore[call-overload]
+        assert hidden  # the other hands are there to leak
+        start = max(i for i, e in enumerate(history) if e["type"] == "round_started")
+        text = json.dumps(view) + json.dumps(history[start:])
+        assert not {c for c in hidden if f'"{c}"' in text}, view["version"]
