@@ -25,6 +25,7 @@ from __future__ import annotations
 import argparse
 import os
 import random
+import signal
 import statistics
 import subprocess
 import sys
@@ -108,19 +109,21 @@ def analyse(url: str, queue: str, match_id: str, rounds: int, workers: int,
                                    "HOKM_QUEUE": queue},
                               stdout=subprocess.DEVNULL) for _ in range(workers)]
     seen: dict[int, float] = {}
-    while len(seen) < rounds:
-        for r in rt.store.analysis_results(match_id):
-            seen.setdefault(r, time.perf_counter() - start)
-        if all(p.poll() is not None for p in procs) and len(seen) < rounds:
+    try:
+        while len(seen) < rounds:
+            stopped = all(p.poll() is not None for p in procs)
             for r in rt.store.analysis_results(match_id):
                 seen.setdefault(r, time.perf_counter() - start)
-            if len(seen) < rounds:
+            if stopped and len(seen) < rounds:
                 raise SystemExit(f"the workers stopped with {len(seen)} of {rounds} rounds")
-        time.sleep(0.05)
-    wall = max(seen.values())
-    for p in procs:
-        p.wait(timeout=60)
-    return wall, [seen[r] for r in range(rounds)]
+            time.sleep(0.05)
+        for p in procs:
+            p.wait(timeout=60)
+    finally:
+        for p in procs:
+            if p.poll() is None:
+                p.kill()
+    return max(seen.values()), [seen[r] for r in range(rounds)]
 
 
 def _settings(url: str, queue: str) -> Settings:
@@ -168,6 +171,7 @@ def main() -> None:
     if args.nodes is not None:
         env["HOKM_ANALYSIS_NODES"] = str(args.nodes)
     proc, url = start_redis()
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))  # stop the redis-server too
     try:
         queue = "bench-analysis"
         rt = build_runtime(_settings(url, queue))
