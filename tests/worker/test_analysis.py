@@ -66,7 +66,7 @@ def test_outcomes_match_brute_force_on_small_endings(rules: Rules) -> None:
     """Every position from four cards a hand (five in two deals) to the end of the round, in
     random deals and random play: every legal card judged as the analysis judges it."""
     compared = 0
-    for seed in range(16):
+    for seed in range(12):
         table = late(rules, seed, 5 if seed in (0, 9) else 4)
         if table is None:
             continue  # the random play ended this round early: the next seed
@@ -82,7 +82,7 @@ def test_outcomes_match_brute_force_on_small_endings(rules: Rules) -> None:
                 assert judges[team].outcome(after) == brutes[team](after), (seed, c)
                 compared += 1
             table.act(table.random_move(rng))
-    assert compared >= 150
+    assert compared >= 100
 
 
 def test_a_sweep_and_its_refutation() -> None:

@@ -4,13 +4,12 @@ in the process (``--local``), and one-line refusals (a match not over, no such m
 from __future__ import annotations
 
 import json
-import os
-import subprocess
-import sys
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
 
 import pytest
 
+from hokm.cli import main
 from services.runtime import Runtime, build_runtime
 from tests.conftest import real_redis_client, redis_db_url
 from tests.gateway.helpers import make_settings
@@ -29,10 +28,28 @@ def rt() -> Iterator[Runtime]:
     client.flushdb()
 
 
-def analyze(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "hokm", "analyze", *args], text=True,
-                          capture_output=True, timeout=120,
-                          env={**os.environ, "HOKM_REDIS_URL": redis_db_url(DB), **FAST})
+@dataclass
+class Ran:
+    returncode: int
+    stdout: str
+    stderr: str
+
+
+@pytest.fixture
+def analyze(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+            ) -> Callable[..., Ran]:
+    """``hokm analyze ARGS`` in this process (``hokm.cli.main``: the exit status and the
+    output exactly as the command gives them)."""
+    for name, value in {"HOKM_REDIS_URL": redis_db_url(DB), **FAST}.items():
+        monkeypatch.setenv(name, value)
+
+    def run(*args: str) -> Ran:
+        capsys.readouterr()
+        code = main(["analyze", *args])
+        out = capsys.readouterr()
+        return Ran(code, out.out, out.err)
+
+    return run
 
 
 def stored(round_no: int, cost: str | None) -> bytes:
@@ -44,7 +61,7 @@ def stored(round_no: int, cost: str | None) -> bytes:
     return json.dumps({"round": round_no, "moves": [move]}).encode()
 
 
-def test_the_summary_and_the_costly_moves(rt: Runtime) -> None:
+def test_the_summary_and_the_costly_moves(rt: Runtime, analyze: Callable[..., Ran]) -> None:
     match_id, rounds = finished_match(rt, 3)
     for r in range(rounds):
         rt.store.put_analysis(match_id, r, stored(r, "round" if r == 1 else None))
@@ -57,7 +74,8 @@ def test_the_summary_and_the_costly_moves(rt: Runtime) -> None:
                for line in lines)
 
 
-def test_local_computes_the_missing_rounds_and_stores_them(rt: Runtime) -> None:
+def test_local_computes_the_missing_rounds_and_stores_them(rt: Runtime,
+                                                           analyze: Callable[..., Ran]) -> None:
     match_id, rounds = finished_match(rt, 4)
     for r in range(1, rounds):
         rt.store.put_analysis(match_id, r, stored(r, None))
@@ -68,7 +86,7 @@ def test_local_computes_the_missing_rounds_and_stores_them(rt: Runtime) -> None:
     assert first["round"] == 0 and first["moves"][0]["kind"] == "trump"
 
 
-def test_refusals_are_one_line(rt: Runtime) -> None:
+def test_refusals_are_one_line(rt: Runtime, analyze: Callable[..., Ran]) -> None:
     match_id = rt.service.create(seats=["human"] * 4)["match_id"]
     for args, words in (((match_id,), "is not over"), (("nosuchmatch",), "no match")):
         result = analyze(*args)
