@@ -15,7 +15,9 @@ processes on a private ``redis-server``, and the exact solver on 13-card deals.
    p50 and p95 seconds and nodes.
 
 Ends with ``RESULT one_worker_s=<a> two_workers_s=<b> scale_2_over_1=<c> balance_bound=<d>
-solver13_p50_s=<e> solver13_p95_s=<f>``.
+solver13_p50_s=<e> solver13_p95_s=<f> load1=<g>``; ``load1``, the machine's load average at the
+end, says whether two workers had two cores to run on (on a machine shared with other work the
+scale-out cannot show).
 
     python bench/analysis.py [--seed 1] [--deals 20] [--nodes 50000] [--bot hard] [--repeats 2]
 """
@@ -206,7 +208,7 @@ def main() -> None:
           f"{int(statistics.median(nodes))}")
     print(f"RESULT one_worker_s={one:.1f} two_workers_s={two:.1f} scale_2_over_1={one / two:.2f} "
           f"balance_bound={bound:.2f} solver13_p50_s={pct(times, 0.5):.2f} "
-          f"solver13_p95_s={pct(times, 0.95):.2f}")
+          f"solver13_p95_s={pct(times, 0.95):.2f} load1={os.getloadavg()[0]:.1f}")
 
 
 if __name__ == "__main__":
