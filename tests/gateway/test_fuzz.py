@@ -19,7 +19,7 @@ from .helpers import Gateway, bearer, recv, stacked_room
 
 CODES = set(STATUS) | {"bad_rules"}
 PATHS = ["", "/join", "/view", "/commands", "/events", "/replay", "/hint", "/leave",
-         "/seats/{seat}/bot", "/ws", "/nothing"]
+         "/seats/{seat}/bot", "/ws", "/analysis", "/nothing"]
 
 json_values = st.recursive(
     st.none() | st.booleans() | st.integers(-2**70, 2**70) | st.floats(allow_nan=False)
