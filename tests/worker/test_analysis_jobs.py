@@ -109,16 +109,28 @@ def test_a_round_whose_worker_died_is_enqueued_again_by_the_next_request(rt: Run
     assert json.loads(rt.store.analysis_results(match_id)[0])["round"] == 0
 
 
-@pytest.mark.parametrize("kind", ["memory", "fakeredis"])
-def test_the_analysis_store_contract(kind: str) -> None:
+@pytest.mark.parametrize("kind", ["memory", "fakeredis", "redis", "cluster"])
+def test_the_analysis_store_contract(kind: str, request: pytest.FixtureRequest) -> None:
     """A mark is taken once until it lapses or the result is stored; refreshing always works;
-    results are read back by round."""
+    results are read back by round (memory, fakeredis, one Redis, Redis Cluster)."""
     import fakeredis
 
     from services.store.memory import MemoryStore
     from services.store.redis_streams import RedisStore
 
-    store = MemoryStore() if kind == "memory" else RedisStore(fakeredis.FakeRedis())
+    store: MemoryStore | RedisStore
+    if kind == "memory":
+        store = MemoryStore()
+    elif kind == "fakeredis":
+        store = RedisStore(fakeredis.FakeRedis())
+    elif kind == "redis":
+        client = real_redis_client(DB)
+        client.flushdb()
+        store = RedisStore(client)
+    else:
+        cluster = request.getfixturevalue("redis_cluster")
+        cluster.flush()
+        store = RedisStore(cluster.client)
     assert store.analysis_results("m1") == {}
     assert store.mark_analysis("m1", 0, 60, new=True)
     assert not store.mark_analysis("m1", 0, 60, new=True)  # queued: not twice
