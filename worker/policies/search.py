@@ -141,7 +141,7 @@ class SearchPolicy:
         self.config = config or SearchConfig()
         self.name = name
         cfg = self.config
-        self.small_budget = nseat.Budget(cfg.samples, min(cfg.work // 150, 2400))
+        self.small_budget = nseat.Budget.of(cfg.samples, cfg.work, cfg.min_samples)
         """The budget in the games of two and three players (``nseat.search_card``)."""
 
     def choose(self, view: View, history: History, rng: random.Random) -> str:
