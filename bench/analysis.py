@@ -15,9 +15,11 @@ processes on a private ``redis-server``, and the exact solver on 13-card deals.
    p50 and p95 seconds and nodes.
 
 Ends with ``RESULT one_worker_s=<a> two_workers_s=<b> scale_2_over_1=<c> balance_bound=<d>
-solver13_p50_s=<e> solver13_p95_s=<f> load1=<g>``; ``load1``, the machine's load average at the
-end, says whether two workers had two cores to run on (on a machine shared with other work the
-scale-out cannot show).
+solver13_p50_s=<e> solver13_p95_s=<f> load1=<g> machine_scale_ref=<h> scale_vs_machine=<i>``;
+``load1``, the machine's load average at the end, says whether two workers had two cores to run
+on (on a machine shared with other work the scale-out cannot show); ``machine_scale_ref`` is the
+reference measured in the same run, two processes of plain CPU work against one
+(:func:`machine_scale`), and ``scale_vs_machine`` the analysis's scale-out as a share of it.
 
     python bench/analysis.py [--seed 1] [--deals 20] [--nodes 50000] [--bot hard] [--repeats 2]
 """
@@ -154,6 +156,32 @@ def solver_times(deals: int, seed: int) -> tuple[list[float], list[int]]:
     return times, nodes
 
 
+def _spin(_: int = 0) -> None:
+    x = 0
+    for i in range(20_000_000):
+        x += i * i
+
+
+def machine_scale(repeats: int) -> float:
+    """The reference, measured in the same run: how much sooner two processes finish two equal
+    pure-Python CPU tasks than one process finishes both (the median of ``repeats``).  Two
+    virtual cores rarely give 2x; no two workers can scale better than this here."""
+    import multiprocessing
+
+    pool_of = multiprocessing.get_context("fork").Pool
+    ratios = []
+    for _ in range(repeats):
+        times = []
+        for workers in (1, 2):
+            with pool_of(workers) as pool:
+                pool.map(_spin, [0] * workers, chunksize=1)  # every process started and warm
+                t = time.perf_counter()
+                pool.map(_spin, [0, 1], chunksize=1)
+                times.append(time.perf_counter() - t)
+        ratios.append(times[0] / times[1])
+    return statistics.median(ratios)
+
+
 def pct(values: list[float], q: float) -> float:
     ordered = sorted(values)
     return ordered[min(len(ordered) - 1, int(q * len(ordered)))]
@@ -206,9 +234,13 @@ def main() -> None:
     times, nodes = solver_times(args.deals, args.seed)
     print(f"  p50 {pct(times, 0.5):.2f} s, p95 {pct(times, 0.95):.2f} s CPU; nodes p50 "
           f"{int(statistics.median(nodes))}")
+    ref = machine_scale(3)
+    print(f"reference: two processes of pure-Python CPU work finish {ref:.2f}x sooner than one "
+          f"(this machine's ceiling); the analysis reached {one / two / ref:.2f} of it")
     print(f"RESULT one_worker_s={one:.1f} two_workers_s={two:.1f} scale_2_over_1={one / two:.2f} "
           f"balance_bound={bound:.2f} solver13_p50_s={pct(times, 0.5):.2f} "
-          f"solver13_p95_s={pct(times, 0.95):.2f} load1={os.getloadavg()[0]:.1f}")
+          f"solver13_p95_s={pct(times, 0.95):.2f} load1={os.getloadavg()[0]:.1f} "
+          f"machine_scale_ref={ref:.2f} scale_vs_machine={one / two / ref:.2f}")
 
 
 if __name__ == "__main__":

@@ -85,7 +85,8 @@ def test_a_worker_computes_each_asked_round_once_and_stores_it_beside_the_match(
         assert one["round"] == r and one["moves"][0]["kind"] == "trump"
         assert len({m["version"] for m in one["moves"]}) == len(one["moves"])
         assert not rt.client.exists(keys.analysis_mark(match_id, r))
-    assert 0 < rt.client.pttl(keys.analysis(match_id)) <= rt.client.pttl(keys.log(match_id))
+    log_left = rt.client.pttl(keys.log(match_id))  # read first: both only count down after
+    assert 0 < rt.client.pttl(keys.analysis(match_id)) <= log_left
     assert keys.analysis(match_id).encode() not in [  # beside the log, never in it
         f for _, fields in rt.client.xrange(keys.log(match_id)) for f in fields.values()]
 
@@ -142,3 +143,24 @@ def test_the_analysis_store_contract(kind: str, request: pytest.FixtureRequest) 
     assert store.analysis_results("m1") == {1: b"one"}
     assert store.mark_analysis("m1", 1, 60, new=True)  # storing cleared the mark
     assert store.analysis_results("m2") == {}
+
+
+def test_rounds_are_enqueued_longest_first(rt: Runtime) -> None:
+    """Workers take jobs in queue order, so the rounds with the most cards played go first
+    (two workers then end together instead of one finishing the longest round alone)."""
+    from engine.events import CardPlayed, RoundStarted
+    from worker.analysis.jobs import longest_first
+
+    match_id, rounds = finished_match(rt, 3)
+    records = rt.store.read(match_id)
+    played = [0] * rounds
+    events = [e for record in records for e in record.events]
+    starts = [i for i, e in enumerate(events) if isinstance(e, RoundStarted)]
+    for r, (start, end) in enumerate(zip(starts, [*starts[1:], len(events)], strict=True)):
+        played[r] = sum(isinstance(e, CardPlayed) for e in events[start:end])
+    assert len(set(played)) > 1, played  # rounds of different lengths (7 to 13 tricks)
+    order = longest_first(records, list(range(rounds)))
+    assert sorted(order) == list(range(rounds))
+    assert [played[r] for r in order] == sorted(played, reverse=True)
+    enqueue(rt, match_id, list(range(rounds)))
+    assert [job.args[1] for job in queue(rt).jobs] == order

@@ -30,7 +30,7 @@ from typing import Protocol
 from rq import Queue
 from rq.serializers import JSONSerializer
 
-from engine.events import MatchEnded
+from engine.events import CardPlayed, MatchEnded, RoundStarted
 from services.runtime import Runtime
 from services.store.port import AnalysisStore, Record
 from worker.jobs import runtime
@@ -58,12 +58,13 @@ def queue(rt: Runtime) -> Queue:
 
 def enqueue(rt: Runtime, match_id: str, rounds: Sequence[int]) -> list[int]:
     """Enqueue a job for each of ``rounds`` (rounds without a stored result) that no request
-    has marked queued or running yet; returns those enqueued.  The mark is taken first, so
+    has marked queued or running yet, the longest first (:func:`longest_first`); returns those
+    enqueued, in round order.  The mark is taken first, so
     two requests at once enqueue a round once; a mark whose enqueue failed is removed."""
     q = queue(rt)
     stamp = int(time.time() * 1000)
     fresh = []
-    for round_no in rounds:
+    for round_no in longest_first(rt.store.read(match_id), rounds):
         if not rt.store.mark_analysis(match_id, round_no, QUEUED_TTL_S, new=True):
             continue
         try:
@@ -74,7 +75,22 @@ def enqueue(rt: Runtime, match_id: str, rounds: Sequence[int]) -> list[int]:
             rt.store.mark_analysis(match_id, round_no, 0.001, new=False)
             raise
         fresh.append(round_no)
-    return fresh
+    return sorted(fresh)
+
+
+def longest_first(records: Sequence[Record], rounds: Sequence[int]) -> list[int]:
+    """``rounds`` in the order to enqueue them: the most cards played first (more decisions to
+    judge, and longer positions), so workers that take jobs in queue order end together
+    (longest processing time first) instead of one finishing the longest round alone."""
+    played: dict[int, int] = {}
+    round_no = -1
+    for record in records:
+        for event in record.events:
+            if isinstance(event, RoundStarted):
+                round_no += 1
+            elif isinstance(event, CardPlayed):
+                played[round_no] = played.get(round_no, 0) + 1
+    return sorted(rounds, key=lambda r: (-played.get(r, 0), r))
 
 
 def config() -> AnalysisConfig:
