@@ -8,23 +8,22 @@ candidate (with ``points``) or its mean score (rounds only), which is what the s
 to choose.  Like every policy, it reads only the seat's view and its witnessed history.
 
 Two decisions the search makes without sampling get a sample of their own: a card that is the
-only one up to equivalent cards (``_evaluate`` on that card alone, twice, so the race never
-drops it), and the Hakem's trump (the heuristic's suit, which ``choose`` names from the five
-cards; its chance is the share of heuristic playouts won over deals of the 47 unseen cards).
+only one up to equivalent cards (``SearchPolicy.card_and_rate``: that card alone, twice, so the
+race never drops it), and the Hakem's trump (the heuristic's suit, which ``choose`` names from
+the five cards; its chance is the share of heuristic playouts won over deals of the 47 unseen
+cards).
 """
 
 from __future__ import annotations
 
 import random
 
-from engine.cards import NAMES, SUITS
-from worker.policies import heuristic
+from engine.cards import SUITS
 from worker.policies.base import History, View
 from worker.policies.fast import FAST_TABLES, FastState
-from worker.policies.knowledge import Knowledge, fast_knowledge, knowledge, mask_of_names
+from worker.policies.knowledge import Knowledge, knowledge
 from worker.policies.playout import heuristic_playout
 from worker.policies.search import SearchPolicy
-from worker.policies.solver import representatives
 
 TRUMP_DEALS = 48
 """Deals of the unseen cards that estimate the chance of the Hakem's suit."""
@@ -37,32 +36,7 @@ def estimate(policy: SearchPolicy, view: View, history: History, rng: random.Ran
     if k.phase == "choosing_trump":
         suit = policy.choose_trump(k, rng)
         return SUITS[suit], trump_chance(k, suit, rng)
-    f = fast_knowledge(k)
-    assert k.trump is not None
-    ft = FAST_TABLES[(k.trump, k.rules.satat)]
-    in_play = f.unseen | f.hand
-    for _, c in f.trick:
-        in_play |= 1 << c
-    candidates = representatives(f.legal, in_play)
-    if len(candidates) == 1:
-        scores, wins = policy._evaluate(f, candidates * 2, rng)
-        return NAMES[ft.to_engine[candidates[0]]], (wins or scores)[0]
-    # the lines of SearchPolicy.choose_card, keeping the chosen candidate's rate
-    cfg = policy.config
-    h_name, _ = heuristic.decide(k)
-    h_card = ft.to_fast[mask_of_names([h_name]).bit_length() - 1]
-    h_rep = max((c for c in candidates if c <= h_card and c >> 4 == h_card >> 4), default=-1)
-    scores, wins = policy._evaluate(f, candidates, rng)
-    if wins is not None:
-        top = max(wins)
-        assert cfg.points_margin is not None
-        scores = [s if w >= top - cfg.points_margin else -9.0
-                  for s, w in zip(scores, wins, strict=True)]
-    best = max(scores)
-    close = [c for c, s in zip(candidates, scores, strict=True) if s >= best - cfg.tie]
-    pick = h_rep if h_rep in close else min(close, key=lambda c: (c & 15, c))
-    rates = wins if wins is not None else scores
-    return NAMES[ft.to_engine[pick]], max(0.0, rates[candidates.index(pick)])
+    return policy.card_and_rate(k, rng)
 
 
 def trump_chance(k: Knowledge, suit: int, rng: random.Random, deals: int = TRUMP_DEALS

@@ -197,6 +197,15 @@ class SearchPolicy:
     # -- cards ---------------------------------------------------------------------------------
 
     def choose_card(self, k: Knowledge, rng: random.Random) -> str:
+        return self.card_and_rate(k, rng, rate_forced=False)[0]
+
+    def card_and_rate(self, k: Knowledge, rng: random.Random, *, rate_forced: bool = True
+                      ) -> tuple[str, float]:
+        """The card :meth:`choose_card` plays and the rate the search gave it: its round-win
+        rate with ``points``, else its mean score (at least 0).  A card forced up to equivalent
+        cards is played without sampling; with ``rate_forced`` it is evaluated alone (twice,
+        so the race never drops it) for its rate, else its rate is 0.  The generator is drawn
+        from identically up to the choice, so the card is the same either way."""
         cfg = self.config
         f = fast_knowledge(k)
         assert k.trump is not None
@@ -206,12 +215,17 @@ class SearchPolicy:
             in_play |= 1 << c
         candidates = representatives(f.legal, in_play)
         if len(candidates) == 1:
-            return NAMES[ft.to_engine[candidates[0]]]
+            card = NAMES[ft.to_engine[candidates[0]]]
+            if not rate_forced:
+                return card, 0.0
+            forced, forced_wins = self._evaluate(f, candidates * 2, rng)
+            return card, max(0.0, (forced_wins or forced)[0])
         h_name, _ = heuristic.decide(k)
         h_card = ft.to_fast[mask_of_names([h_name]).bit_length() - 1]
         h_rep = max((c for c in candidates if c <= h_card and c >> 4 == h_card >> 4),
                     default=-1)
         scores, wins = self._evaluate(f, candidates, rng)
+        rates = wins if wins is not None else scores
         if wins is not None:
             # the round first: only candidates about as likely to win it compete on value
             top = max(wins)
@@ -221,7 +235,7 @@ class SearchPolicy:
         best = max(scores)
         close = [c for c, s in zip(candidates, scores, strict=True) if s >= best - cfg.tie]
         pick = h_rep if h_rep in close else min(close, key=lambda c: (c & 15, c))
-        return NAMES[ft.to_engine[pick]]
+        return NAMES[ft.to_engine[pick]], max(0.0, rates[candidates.index(pick)])
 
     def _evaluate(self, f: FastKnowledge, candidates: list[int], rng: random.Random
                   ) -> tuple[list[float], list[float] | None]:
