@@ -49,13 +49,14 @@ class LocalBot:
         return checked(view, choice)
 
 
-def checked(view: dict[str, Any], choice: Any) -> Choice:
-    """``choice`` if the view allows it, else the first legal choice (the first cards of the
-    hand, for the talon game's discard)."""
+def checked(view: dict[str, Any], choice: str) -> Choice:
+    """``choice`` if the view allows it (``worker.policies.is_legal``: the talon game's discard
+    is the cards joined by spaces, which the library's command reads too), else the first legal
+    choice (the first cards of the hand, for the discard)."""
+    from worker.policies import is_legal
+
+    if is_legal(view, choice):
+        return choice
     legal = list(view.get("legal") or [])
     need = to_discard(view)
-    if need:
-        cards = choice.split() if isinstance(choice, str) else list(choice or [])
-        fine = len(cards) == len(set(cards)) == need and all(c in legal for c in cards)
-        return cards if fine else legal[:need]
-    return str(choice) if choice in legal else legal[0]
+    return legal[:need] if need else legal[0]

@@ -29,7 +29,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from ._compiled import MODE  # first: decides where the hot modules come from
-from .base import History, Policy, View
+from .base import History, Policy, View, is_legal
 from .easy import EasyPolicy
 from .nseat import HeuristicPolicy
 from .random_policy import RandomPolicy
@@ -71,4 +71,4 @@ def policy_for(name: str) -> Policy:
 
 
 __all__ = ["EXPERT", "HARD", "MODE", "History", "LEVELS", "MEDIUM", "POLICIES", "Policy",
-           "SearchConfig", "SearchPolicy", "View", "policy_for"]
+           "SearchConfig", "SearchPolicy", "View", "is_legal", "policy_for"]
