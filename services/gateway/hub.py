@@ -50,6 +50,23 @@ def bot_to_move(loaded: Loaded) -> bool:
     return occupant is not None and occupant.bot is not None
 
 
+async def stop_tasks(tasks: Sequence[asyncio.Task[Any]], again_s: float = 0.5) -> None:
+    """Cancel ``tasks`` and return once every one has ended, cancelling again every
+    ``again_s`` a task that runs on.  Once is not enough: Python 3.11's ``asyncio.wait_for``
+    (which fakeredis's reads await) returns its result and drops a cancellation that arrives
+    in the step its inner wait completes, so a follower cancelled once could read on for good
+    and hold the server's shutdown (seen in CI: a gateway whose lifespan never ended)."""
+    pending = {task for task in tasks if not task.done()}
+    while pending:
+        for task in pending:
+            task.cancel()
+        _, pending = await asyncio.wait(pending, timeout=again_s)
+    for task in tasks:
+        if not task.cancelled() and task.exception() is not None:
+            log.warning("%s ended with an error as it stopped", task.get_name(),
+                        exc_info=task.exception())
+
+
 class Hub:
     def __init__(self, runtime: Runtime) -> None:
         self.rt = runtime
@@ -93,11 +110,9 @@ class Hub:
                        asyncio.create_task(self.presence.run(self._seats_here))]
 
     async def stop(self) -> None:
-        for task in [*self._tasks, *self._background]:
+        for task in self._background:
             task.cancel()
-        for task in self._tasks:
-            with contextlib.suppress(BaseException):
-                await task
+        await stop_tasks(self._tasks)
         if self._follower is not None:
             with contextlib.suppress(Exception):
                 await self._follower.close()

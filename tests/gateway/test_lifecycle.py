@@ -3,6 +3,7 @@ fakeredis for ever, and to play with whatever runtime the process had last set).
 
 from __future__ import annotations
 
+import asyncio
 import threading
 
 from .helpers import create, gateway, wait_for
@@ -22,3 +23,38 @@ def test_the_in_process_worker_plays_then_stops_with_its_gateway() -> None:
         start = gw.version(match_id)
         wait_for(lambda: gw.version(match_id) > start + 4, 20, what="the bots playing")
     wait_for(lambda: not any(t.is_alive() for t in mine), 15, what="the worker thread's end")
+
+
+def test_stopping_the_hub_ends_a_task_that_drops_its_first_cancellation() -> None:
+    """Python 3.11's ``asyncio.wait_for`` drops a cancellation that arrives as its inner wait
+    completes, so a follower cancelled once could read on for good (a gateway whose shutdown
+    never ended, in CI).  ``stop_tasks`` cancels again until every task has ended."""
+    from services.gateway.hub import stop_tasks
+
+    async def stubborn(dropped: list[int]) -> None:
+        while True:
+            try:
+                await asyncio.sleep(30)
+            except asyncio.CancelledError:
+                if not dropped:
+                    dropped.append(1)  # as wait_for does: swallowed, the loop goes on
+                    continue
+                raise
+
+    async def failing() -> None:
+        try:
+            await asyncio.sleep(30)
+        except asyncio.CancelledError:
+            raise RuntimeError("broke while stopping") from None
+
+    async def scenario() -> tuple[list[int], list[asyncio.Task[None]]]:
+        dropped: list[int] = []
+        tasks = [asyncio.create_task(stubborn(dropped)), asyncio.create_task(failing())]
+        await asyncio.sleep(0)
+        await asyncio.wait_for(stop_tasks(tasks, again_s=0.05), 10)
+        return dropped, tasks
+
+    dropped, tasks = asyncio.run(scenario())
+    assert dropped == [1]  # the first cancellation was dropped, and still it ended
+    assert tasks[0].cancelled()
+    assert isinstance(tasks[1].exception(), RuntimeError)  # logged, not raised by the stop
