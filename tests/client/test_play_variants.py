@@ -204,7 +204,9 @@ def test_a_local_bot_plays_the_talon_game_to_its_end_without_a_terminal(
     names = [s["name"] for s in summary["seats"]]
     assert "Local" in names
     lines = done.stdout.splitlines()
-    assert lines[-1] == f"Match over: {names[won]} won, {score[won]}-{score[1 - won]}."
+    # each side is one seat here (side i is seat i): the player's own is "you"
+    winner = "you" if names[won] == "Local" else names[won]
+    assert lines[-1] == f"Match over: {winner} won, {score[won]}-{score[1 - won]}."
     assert "team" not in done.stdout
     # a round is only played after both seats laid cards aside and the talon was drawn
     assert sum(1 for line in lines if line.startswith("  trick: ")) >= 7

@@ -4,6 +4,7 @@ fakeredis for ever, and to play with whatever runtime the process had last set).
 from __future__ import annotations
 
 import asyncio
+import concurrent.futures
 import threading
 
 from .helpers import create, gateway, wait_for
@@ -54,7 +55,10 @@ def test_stopping_the_hub_ends_a_task_that_drops_its_first_cancellation() -> Non
         await asyncio.wait_for(stop_tasks(tasks, again_s=0.05), 10)
         return dropped, tasks
 
-    dropped, tasks = asyncio.run(scenario())
+    # a loop of its own in a thread of its own (the browser tests' sync Playwright leaves an
+    # event loop running in the main thread)
+    with concurrent.futures.ThreadPoolExecutor(1) as pool:
+        dropped, tasks = pool.submit(asyncio.run, scenario()).result(timeout=30)
     assert dropped == [1]  # the first cancellation was dropped, and still it ended
     assert tasks[0].cancelled()
     assert isinstance(tasks[1].exception(), RuntimeError)  # logged, not raised by the stop
