@@ -57,8 +57,8 @@ class Settings:
     finished_ttl_s: float = 90 * 24 * 3600.0
     """A finished match's log (and its secret, for ``hokm verify``) is kept this long (0: for
     ever)."""
-    gc_freeze_s: float = 10.0
-    """A gateway freezes its long-lived objects out of the garbage collector's passes this
+    gc_freeze_s: float = 0.05
+    """A gateway freezes what it allocated out of the garbage collector's passes this
     often (``services/gateway/gcpolicy.py``; 0: off)."""
     gc_thaw_s: float = 900.0
     """... and unfreezes them for one full collection this often (0: never)."""
@@ -91,7 +91,7 @@ class Settings:
             bot_matches_per_address=int(os.environ.get("HOKM_BOT_MATCHES_PER_ADDRESS", "2")),
             idle_ttl_s=float(os.environ.get("HOKM_IDLE_TTL", str(24 * 3600))),
             finished_ttl_s=float(os.environ.get("HOKM_FINISHED_TTL", str(90 * 24 * 3600))),
-            gc_freeze_s=float(os.environ.get("HOKM_GC_FREEZE", "10")),
+            gc_freeze_s=float(os.environ.get("HOKM_GC_FREEZE", "0.05")),
             gc_thaw_s=float(os.environ.get("HOKM_GC_THAW", "900")),
             data_dir=os.environ.get("HOKM_DATA") or (
                 None if os.environ.get("HOKM_REDIS_URL") else default_data_dir()),

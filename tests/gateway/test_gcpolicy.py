@@ -30,9 +30,11 @@ def frozen_cycle() -> weakref.ref[Node]:
 
 @pytest.fixture(autouse=True)
 def unfrozen() -> Iterator[None]:
+    thresholds = gc.get_threshold()
     gc.unfreeze()
     yield
     gc.unfreeze()  # (the rest of the test run gets the collector as it found it)
+    gc.set_threshold(*thresholds)
     gc.collect()
 
 
@@ -63,4 +65,19 @@ def test_the_policy_thread_freezes_then_thaws_and_stops() -> None:
         wait_for(lambda: cycle() is None, 10, what="the thaw's full collection")
     finally:
         stop.set()
+    assert gc.get_threshold()[2] == gcpolicy.FULL_OFF  # its own full collections are off
     assert gcpolicy.start(0, 900) is None  # off: CPython's own collections alone
+
+
+def test_a_freeze_costs_the_same_whatever_the_number_of_objects() -> None:
+    """A freeze moves the young generations as they are, without a collection: a cycle made
+    after it is still found by a young collection until the next freeze takes it too."""
+    keep = [Node() for _ in range(50_000)]
+    gcpolicy.freeze_survivors()
+    assert gc.get_count()[0] == 0
+    a, b = Node(), Node()
+    a.other, b.other = b, a
+    gone = weakref.ref(a)
+    del a, b
+    assert gc.collect(0) >= 2 and gone() is None  # young, not frozen: collected
+    assert len(keep) == 50_000
