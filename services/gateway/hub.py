@@ -188,6 +188,8 @@ class Hub:
         if current is not None and current.version == before.version \
                 and after.version == before.version + 1:
             self.loaded[match_id] = after
+            # the hub has every record up to this one now: the follower need not read it back
+            self.follower.seen(match_id, after.version)
             self.broadcast(match_id, after)
             self._watch_progress(match_id, after)
 

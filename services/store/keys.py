@@ -79,5 +79,5 @@ def wake(follower_id: str) -> str:
 
 def wake_channel(match_id: str) -> str:
     """The match's sharded pub/sub channel: each stored record publishes its version there
-    (``redis_cluster.py``; same slot as the match's keys)."""
+    (``redis_cluster.py``, ``redis_wake.py``; same slot as the match's keys)."""
     return f"{PREFIX}:{{{match_id}}}:wake"

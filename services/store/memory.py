@@ -186,6 +186,11 @@ class MemoryFollower:
     def drop(self, match_id: str) -> None:
         self.positions.pop(match_id, None)
 
+    def seen(self, match_id: str, version: int) -> None:
+        at = self.positions.get(match_id)
+        if at is not None and version > at:
+            self.positions[match_id] = version
+
     async def next_batch(self) -> list[tuple[str, Entries]]:
         while True:
             self._event.clear()

@@ -7,6 +7,8 @@
   for another's round trip.  Each append keeps its own answer: the optimistic lock is the
   ``XADD`` with an explicit id that Redis refuses when the stream has moved on (see
   ``redis_streams.py``).
+* ``follower()``: on a real Redis the wake-up follower (``redis_wake.py``: appends publish, the
+  follower reads only what woke); on fakeredis (the embedded server) ``StreamsFollower``.
 * ``StreamsFollower``: one blocking ``XREAD`` over the streams of every followed match plus a
   private wake stream, so that a newly followed match joins the read at once.  The command is
   packed from cached pieces (with a thousand streams, letting the client library encode two
@@ -28,8 +30,9 @@ from typing import Any
 import redis
 
 from . import keys
-from .port import Entries, StoreUnavailable
-from .redis_streams import id_range, payloads_of, version_of
+from .port import Entries, Follower, StoreUnavailable
+from .redis_streams import id_range, payloads_of, publishes, version_of
+from .scripts import APPEND
 
 log = logging.getLogger("hokm.store")
 BLOCK_S = 5
@@ -43,7 +46,10 @@ class AsyncRedisStore:
 
     def __init__(self, client: Any) -> None:
         self.client = client
-        self._appends = _Appends(client)
+        self.wakes = publishes(client)
+        """On a real Redis appends publish wake-ups and ``follower`` waits for them
+        (``redis_wake.py``); on fakeredis the follower reads the streams (``StreamsFollower``)."""
+        self._appends = _Appends(client, self.wakes)
 
     async def append(self, match_id: str, version: int, payload: bytes) -> bool:
         try:
@@ -61,7 +67,11 @@ class AsyncRedisStore:
         except (redis.ConnectionError, redis.TimeoutError, OSError) as exc:
             raise StoreUnavailable(str(exc)) from exc
 
-    def follower(self) -> StreamsFollower:
+    def follower(self) -> Follower:
+        if self.wakes:
+            from .redis_wake import WakeFollower
+
+            return WakeFollower(self.client)
         return StreamsFollower(self.client)
 
     async def close(self) -> None:
@@ -75,10 +85,14 @@ class AsyncRedisStore:
 
 
 class _Appends:
-    """Pipelined ``XADD``s of encoded records on a connection of an asyncio Redis client."""
+    """Pipelined appends (``XADD``, or ``scripts.APPEND`` where followers wait for wake-ups) of
+    encoded records on a connection of an asyncio Redis client."""
 
-    def __init__(self, client: Any) -> None:
+    def __init__(self, client: Any, wakes: bool = False) -> None:
         self.client = client
+        self.wakes = wakes
+        """Each append is ``scripts.APPEND`` (the ``XADD`` and its wake-up), not a bare
+        ``XADD``."""
         self.conn: Any = None
         self._opening: asyncio.Future[Any] | None = None
         self._answers: collections.deque[asyncio.Future[bool]] = collections.deque()
@@ -91,8 +105,13 @@ class _Appends:
         conn = self.conn or await self._open()
         loop = asyncio.get_running_loop()
         future: asyncio.Future[bool] = loop.create_future()
-        self._unsent.extend(conn.pack_command(
-            "XADD", keys.log(match_id), b"%d-0" % version, "d", payload))
+        if self.wakes:
+            self._unsent.extend(conn.pack_command(
+                "EVAL", APPEND, 2, keys.log(match_id), keys.wake_channel(match_id),
+                b"%d-0" % version, payload))
+        else:
+            self._unsent.extend(conn.pack_command(
+                "XADD", keys.log(match_id), b"%d-0" % version, "d", payload))
         self._answers.append(future)
         if not self._sending:
             self._sending = True
@@ -250,6 +269,11 @@ class StreamsFollower:
         if self.positions.pop(match_id, None) is not None:
             self._ids.pop(match_id, None)
             self._gen += 1
+
+    def seen(self, match_id: str, version: int) -> None:
+        at = self.positions.get(match_id)
+        if at is not None and version > at:
+            self.positions[match_id] = version
 
     async def _wake(self) -> None:
         """Make a blocked read return, so that its next one includes the new match."""

@@ -34,7 +34,7 @@ from . import keys
 from .port import Entries, StoreUnavailable
 from .redis_async import REFUSED
 from .scripts import APPEND
-from .redis_streams import first_id, id_range, payloads_of
+from .redis_streams import first_id, id_range, payloads_of, version_of
 from .replicas import AsyncAcked
 
 log = logging.getLogger("hokm.store")
@@ -136,8 +136,10 @@ class _Feed:
     pool), and the channels subscribed on it.  It is never reconnected: a lost feed is replaced
     by a new one, after the subscriptions have been moved to wherever the cluster has them."""
 
-    def __init__(self, host: str, port: int, options: dict[str, Any]) -> None:
-        self.client = aioredis.Redis(host=host, port=port, **options)
+    def __init__(self, host: str, port: int, options: dict[str, Any], client: Any = None
+                 ) -> None:
+        self.client = client if client is not None else aioredis.Redis(host=host, port=port,
+                                                                       **options)
         self.conn: Any = None
         self.channels: dict[bytes, str] = {}
         """Channel -> match id, confirmed subscriptions only."""
@@ -152,7 +154,7 @@ class _Feed:
             raise redis.ConnectionError("the feed was lost")
         async with self._lock:  # one connection, even when many subscribe at once
             if self.conn is None:
-                conn = self.client.connection_pool.make_connection()  # type: ignore[no-untyped-call]
+                conn = self.client.connection_pool.make_connection()
                 await conn.connect()
                 self.conn = conn
         await self.conn.send_command(*args)
@@ -194,6 +196,11 @@ class ShardedFollower:
         if match_id not in self._node_of:
             self._node_of[match_id] = ""
             self._spawn(self._subscribe(match_id))
+
+    def seen(self, match_id: str, version: int) -> None:
+        at = self.positions.get(match_id)
+        if at is not None and version > at:
+            self.positions[match_id] = version
 
     def drop(self, match_id: str) -> None:
         self.positions.pop(match_id, None)
@@ -284,6 +291,16 @@ class ShardedFollower:
                     self._mark(match_id)  # more to come: read again
                 out.append(entries)
         return out
+
+    def _known(self, match_id: str, data: Any) -> bool:
+        """Whether a wake-up names a version the position has passed (this process appended
+        it and said so with ``seen``): then there is nothing to read."""
+        at = self.positions.get(match_id)
+        try:
+            version = version_of(data)
+        except (TypeError, ValueError, AttributeError):
+            return False  # not a version: read, to be sure
+        return at is not None and version <= at
 
     def _mark(self, match_id: str) -> None:
         self._dirty.add(match_id)
@@ -382,7 +399,7 @@ class ShardedFollower:
         kind = message[0] if isinstance(message, list) else None
         if kind in (b"smessage", "smessage"):
             match_id = feed.channels.get(message[1])
-            if match_id is not None:
+            if match_id is not None and not self._known(match_id, message[2]):
                 self._mark(match_id)
         elif kind in (b"ssubscribe", "ssubscribe"):
             future = feed.waiting.pop(message[1], None)

@@ -39,6 +39,15 @@ def version_of(entry_id: bytes | str) -> int:
     return int(text.split("-", 1)[0])
 
 
+def publishes(client: Any) -> bool:
+    """Whether appends on ``client`` publish wake-ups (``scripts.APPEND``): on every real
+    Redis, single or Cluster, whose followers wait for them (``redis_wake.py``,
+    ``redis_cluster.py``); not on fakeredis, where the embedded server's follower reads the
+    streams themselves (``redis_async.StreamsFollower``) and the journal records plain
+    ``XADD``s."""
+    return not type(client).__module__.startswith("fakeredis")
+
+
 def first_id(after: int) -> str:
     """The entry id of the version after ``after`` (``XRANGE``'s start)."""
     return f"{after + 1}-0"
@@ -68,7 +77,9 @@ class RedisStore:
         # client has no one pool to share: it reads the converted answers.
         self._raw: Any = None
         self.cluster = getattr(client, "connection_pool", None) is None
-        """A ``RedisCluster`` client (no one connection pool): appends publish wake-ups."""
+        """A ``RedisCluster`` client (no one connection pool)."""
+        self.wakes = publishes(client)
+        """Appends publish their match's wake-up (``publishes``)."""
         self._acked: Any = None
         if self.cluster and replica_acks:
             from .replicas import Acked
@@ -89,7 +100,7 @@ class RedisStore:
                 if not self._acked.append(match_id, version, payload):
                     raise Conflict(self.version(match_id))
                 return
-            if self.cluster:  # the wake-up of the match's followers goes with the record
+            if self.wakes:  # the wake-up of the match's followers goes with the record
                 self.client.eval(APPEND, 2, keys.log(match_id), keys.wake_channel(match_id),
                                  f"{version}-0", payload)
             else:

@@ -1,8 +1,10 @@
 """Scripts the store runs on Redis (Redis Cluster: ``redis_cluster.py``, ``redis_streams.py``).
 
-On a cluster every writer — the gateway's event loop and the service's threads, bot workers
-and system steps alike — appends through ``APPEND``, so that every stored record wakes the
-followers of its match (``redis_cluster.ShardedFollower``), whoever wrote it.
+On a real Redis, one or a cluster, every writer — the gateway's event loop and the service's
+threads, bot workers and system steps alike — appends through ``APPEND``, so that every stored
+record wakes the followers of its match (``redis_cluster.ShardedFollower``,
+``redis_wake.WakeFollower``), whoever wrote it.  (fakeredis, the embedded server, appends plain
+``XADD``s: its follower reads the streams.)
 """
 
 from __future__ import annotations

@@ -227,6 +227,35 @@ def test_matches_join_and_leave_a_follower_while_it_follows(make: Make) -> None:
     run(main())
 
 
+def test_records_the_follower_was_told_it_has_are_not_read_back(make: Make) -> None:
+    """``seen``: the gateway appended versions itself and sent their views; the follower moves
+    past them and goes on with the next writer's record, exactly where it follows."""
+    async def main() -> None:
+        store, writer = make(), make()
+        follower = store.follower()
+        m, other = mid(), mid()
+        follower.follow(m, 0)
+        follower.follow(other, 0)
+        seen: dict[str, Entries] = {}
+        await writer.append(m, 1, b"1")
+        await _collect(follower, {m: 1}, seen)
+        assert await store.append(m, 2, b"2") and await store.append(m, 3, b"3")
+        follower.seen(m, 3)
+        follower.seen(other, 0)  # (behind its position or equal: nothing changes)
+        await writer.append(m, 4, b"4")
+        await writer.append(other, 1, b"o")
+        batches: list[tuple[str, Entries]] = []
+        while {k for k, _ in batches} != {m, other}:
+            batches.extend(await asyncio.wait_for(follower.next_batch(), 20))
+        got = {k: [v for v, _ in e] for k, e in batches}
+        assert got[m] == [4] and got[other] == [1]  # 2 and 3 not delivered again
+        await follower.close()
+        await store.close()
+        await writer.close()
+
+    run(main())
+
+
 def test_a_follower_loses_nothing_across_a_dropped_connection(make: Make) -> None:
     async def main() -> None:
         store, writer = make(), make()
