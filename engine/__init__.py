@@ -19,7 +19,7 @@ from .fairness import commitment_of, derive_deck, verify
 from .plain import from_plain, to_plain
 from .rules import Rules
 from .state import State, pending_system_action
-from .views import legal_choices, legal_mask, redact_event, view_for
+from .views import PER_SEAT, legal_choices, legal_mask, redact_event, seat_keys, view_for
 
 __all__ = [
     "CARD_INDEX", "NAMES", "SUITS", "cards_of", "mask_of", "names_of_mask", "parse_card",
@@ -27,4 +27,5 @@ __all__ = [
     "RevealSecret", "TakeSeat", "decide", "HokmError", "EVENT_TYPES", "Event", "evolve", "replay",
     "commitment_of", "derive_deck", "verify", "from_plain", "to_plain", "Rules", "State",
     "pending_system_action", "legal_choices", "legal_mask", "redact_event", "view_for",
+    "seat_keys", "PER_SEAT",
 ]

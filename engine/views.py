@@ -84,6 +84,24 @@ def _trick(trick: tuple[tuple[int, int], ...]) -> list[dict[str, Any]]:
     return [{"seat": s, "card": NAMES[c]} for s, c in trick]
 
 
+PER_SEAT = ("seat", "hand", "legal", "talon")
+"""The keys in which one seat's view differs from another's.  Nothing else in ``view_for`` reads
+the seat, so every other key is the same for every seat (and for spectators)."""
+
+
+def seat_keys(state: State, seat: int | None) -> dict[str, Any]:
+    """Exactly the ``PER_SEAT`` keys of ``view_for(state, seat, ...)``: ``view_for`` takes them
+    from here, so a caller that builds one seat's view whole can complete every other seat's
+    with this alone (the gateway's view messages, ``services/gateway/viewtext.py``)."""
+    own = seat is not None and 0 <= seat < state.rules.players
+    return {
+        "seat": seat if own else None,
+        "hand": names_of_mask(state.hands[seat]) if own else [],  # type: ignore[index]
+        "legal": legal_choices(state, seat if own else None),
+        "talon": _talon(state, seat),
+    }
+
+
 def view_for(
     state: State,
     seat: int | None,
@@ -118,12 +136,12 @@ def view_for(
     last_trick = None
     if state.last_trick:
         last_trick = {"cards": _trick(state.last_trick), "winner": state.last_winner}
-    own = seat is not None and 0 <= seat < n
+    mine = seat_keys(state, seat)
     hands = state.hands
     view: dict[str, Any] = {
         "match_id": match.match_id,
         "version": version,
-        "seat": seat if own else None,
+        "seat": mine["seat"],
         "players": n,
         "sides": [list(side) for side in rules.variant.sides],
         "removed": names_of_mask(mask_of(rules.variant.removed)),
@@ -132,7 +150,7 @@ def view_for(
         "hakem": state.hakem,
         "dealer": deal.dealer,
         "trump": SUITS[deal.trump] if deal.trump is not None else None,
-        "hand": names_of_mask(hands[seat]) if own else [],  # type: ignore[index]
+        "hand": mine["hand"],
         "hand_counts": [h.bit_count() for h in hands],
         "trick": _trick(state.trick),
         "leader": state.leader,
@@ -141,7 +159,7 @@ def view_for(
         "score": list(match.score),
         "target": rules.target,
         "sets": list(match.sets) if rules.sets > 1 else None,
-        "legal": legal_choices(state, seat if own else None),
+        "legal": mine["legal"],
         "last_trick": last_trick,
         "seats": seats,
         "result": result,
@@ -149,7 +167,7 @@ def view_for(
         "rules": rules.to_dict(),
         "draw": [{"seat": s, "card": c} for s, c in match.draw],
         "pile": state.pile if rules.double_sar else None,
-        "talon": _talon(state, seat),
+        "talon": mine["talon"],
         "commitment": match.commitment,
         "secret": match.secret,
         "hands": [names_of_mask(h) for h in hands] if show_all else None,

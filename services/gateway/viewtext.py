@@ -12,7 +12,7 @@ import json
 from collections.abc import Iterable
 from typing import Any
 
-from engine import view_for
+from engine import PER_SEAT, seat_keys, view_for
 from services.pipeline import Loaded
 
 _ENCODE = json.JSONEncoder(separators=(",", ":")).encode
@@ -22,10 +22,7 @@ def dumps(message: dict[str, Any]) -> str:
     return _ENCODE(message)
 
 
-PER_SEAT = ("seat", "hand", "legal", "talon")
-"""The keys in which one seat's view differs from another's (checked for every view built):
-``talon`` (the talon game) holds the top card for the seat to draw only and each seat's own
-discards (``engine.views``), so it is spliced per seat like the hand."""
+__all__ = ["PER_SEAT", "dumps", "view_texts"]
 
 
 def view_texts(loaded: Loaded, seats: Iterable[int | None],
@@ -33,9 +30,12 @@ def view_texts(loaded: Loaded, seats: Iterable[int | None],
                fragments: dict[str, tuple[Any, str]] | None = None) -> dict[int | None, str]:
     """The ``view`` message of ``loaded`` for each of ``seats`` (None: spectators).
 
-    Every view comes from ``view_for``; the part that every seat shares is JSON-encoded once and
-    each seat's own keys are spliced in front of it.  A view that differs from the first one
-    anywhere outside ``PER_SEAT`` is encoded whole, so the text is always exactly its view.
+    Every view comes from ``view_for``: the first seat's is built whole, its part that every
+    seat shares (everything outside ``engine.PER_SEAT``, which nothing in ``view_for`` reads
+    the seat for) is JSON-encoded once, and each seat's own keys, ``engine.seat_keys`` (where
+    ``view_for`` takes them from), are spliced in front of it.  Building the other seats' views
+    whole and comparing them with the first cost about a fifth of a gateway's CPU at full
+    throughput (py-spy, ``bench/load.py``).
     ``fragments`` (kept per match by the caller) remembers the JSON of each shared key's last
     value: most of a view (seats, rules, the draw, the commitment...) does not change from one
     version to the next, so only what changed is encoded again."""
@@ -45,15 +45,13 @@ def view_texts(loaded: Loaded, seats: Iterable[int | None],
     base: dict[str, Any] | None = None
     shared = ""
     for seat in seats:
-        view = view_for(state, seat, version, connected)
-        own = {k: view.pop(k) for k in PER_SEAT if k in view}
         if base is None:
+            view = view_for(state, seat, version, connected)
+            own = {k: view.pop(k) for k in PER_SEAT}
             base = view
             shared = _encode_items(view, fragments if fragments is not None else {})
-        elif view != base:  # some other key differs: this view is encoded whole
-            view.update(own)
-            out[seat] = f'{{"type":"view","version":{version},"view":{_ENCODE(view)}}}'
-            continue
+        else:
+            own = seat_keys(state, seat)
         if fragments is not None:  # a seat's own keys change only when it plays or must
             mark = f"\0{seat}"
             known = fragments.get(mark)

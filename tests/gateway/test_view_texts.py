@@ -63,3 +63,24 @@ def test_view_texts_are_the_views(rules: dict[str, object]) -> None:
             run(seat, ChooseTrump(choice) if state.phase == "choosing_trump"
                 else PlayCard(choice))
     assert state.phase == "match_over"
+
+
+@pytest.mark.parametrize(("players", "game"), [(2, "simple"), (2, "talon"), (3, None)])
+def test_view_texts_are_the_views_in_every_game(players: int, game: str | None) -> None:
+    """The other seats' keys come from ``engine.seat_keys`` beside the first seat's whole view:
+    at every version of a whole match of each game (the talon's top card and each seat's own
+    discards included), every seat's text and the spectator's are exactly ``view_for``."""
+    from tests.engine.test_variants import Driver
+
+    driver = Driver(4200 + players, players, views=False, game=game)
+    driver.run()
+    rng = random.Random(players)
+    fragments: dict[str, tuple[object, str]] = {}
+    seats: list[int | None] = [*range(players), None]
+    for version, state in enumerate(driver.states, start=1):
+        connected = tuple(rng.random() < 0.7 for _ in range(players))
+        rng.shuffle(seats)  # whichever seat comes first is built whole
+        texts = view_texts(Loaded(state, version, b""), seats, connected, fragments)
+        for seat, text in texts.items():
+            assert json.loads(text) == {"type": "view", "version": version,
+                                        "view": view_for(state, seat, version, connected)}
