@@ -22,9 +22,6 @@ def dumps(message: dict[str, Any]) -> str:
     return _ENCODE(message)
 
 
-__all__ = ["PER_SEAT", "dumps", "view_texts"]
-
-
 def view_texts(loaded: Loaded, seats: Iterable[int | None],
                connected: tuple[bool, ...] | None,
                fragments: dict[str, tuple[Any, str]] | None = None) -> dict[int | None, str]:

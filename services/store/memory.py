@@ -10,7 +10,7 @@ import time
 from collections.abc import Callable
 
 from .codec import decode, sealed
-from .port import Conflict, Entries, Record
+from .port import Conflict, Entries, Record, move_up
 
 
 class MemoryStore:
@@ -187,9 +187,7 @@ class MemoryFollower:
         self.positions.pop(match_id, None)
 
     def seen(self, match_id: str, version: int) -> None:
-        at = self.positions.get(match_id)
-        if at is not None and version > at:
-            self.positions[match_id] = version
+        move_up(self.positions, match_id, version)
 
     async def next_batch(self) -> list[tuple[str, Entries]]:
         while True:

@@ -133,6 +133,14 @@ Entries = list[tuple[int, bytes]]
 """Encoded records as ``(version, payload)`` pairs, in version order."""
 
 
+def move_up(positions: dict[str, int], match_id: str, version: int) -> None:
+    """``Follower.seen`` for a follower that keeps its positions in ``positions``: a followed
+    match's position moves up to ``version``, never back."""
+    at = positions.get(match_id)
+    if at is not None and version > at:
+        positions[match_id] = version
+
+
 class Follower(Protocol):
     """New records of a changing set of matches, as they are appended (by anyone).
 

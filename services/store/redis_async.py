@@ -30,7 +30,7 @@ from typing import Any
 import redis
 
 from . import keys
-from .port import Entries, Follower, StoreUnavailable
+from .port import Entries, Follower, StoreUnavailable, move_up
 from .redis_streams import id_range, payloads_of, publishes, version_of
 from .scripts import APPEND
 
@@ -271,9 +271,7 @@ class StreamsFollower:
             self._gen += 1
 
     def seen(self, match_id: str, version: int) -> None:
-        at = self.positions.get(match_id)
-        if at is not None and version > at:
-            self.positions[match_id] = version
+        move_up(self.positions, match_id, version)
 
     async def _wake(self) -> None:
         """Make a blocked read return, so that its next one includes the new match."""

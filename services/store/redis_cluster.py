@@ -31,7 +31,7 @@ import redis
 import redis.asyncio as aioredis
 
 from . import keys
-from .port import Entries, StoreUnavailable
+from .port import Entries, StoreUnavailable, move_up
 from .redis_async import REFUSED
 from .scripts import APPEND
 from .redis_streams import first_id, id_range, payloads_of, version_of
@@ -136,10 +136,9 @@ class _Feed:
     pool), and the channels subscribed on it.  It is never reconnected: a lost feed is replaced
     by a new one, after the subscriptions have been moved to wherever the cluster has them."""
 
-    def __init__(self, host: str, port: int, options: dict[str, Any], client: Any = None
-                 ) -> None:
-        self.client = client if client is not None else aioredis.Redis(host=host, port=port,
-                                                                       **options)
+    def __init__(self, client: Any) -> None:
+        self.client = client
+        """A client of its own, whose pool gives the feed its one connection."""
         self.conn: Any = None
         self.channels: dict[bytes, str] = {}
         """Channel -> match id, confirmed subscriptions only."""
@@ -198,9 +197,7 @@ class ShardedFollower:
             self._spawn(self._subscribe(match_id))
 
     def seen(self, match_id: str, version: int) -> None:
-        at = self.positions.get(match_id)
-        if at is not None and version > at:
-            self.positions[match_id] = version
+        move_up(self.positions, match_id, version)
 
     def drop(self, match_id: str) -> None:
         self.positions.pop(match_id, None)
@@ -369,9 +366,13 @@ class ShardedFollower:
     async def _feed(self, node: Any) -> _Feed:
         feed = self._feeds.get(node.name)
         if feed is None or feed.dead:
-            feed = _Feed(node.host, node.port, self._options)
+            feed = _Feed(self._feed_client(node))
             self._feeds[node.name] = feed
         return feed
+
+    def _feed_client(self, node: Any) -> Any:
+        """A new client for the feed of ``node`` (a primary of the cluster)."""
+        return aioredis.Redis(host=node.host, port=node.port, **self._options)
 
     async def _listen(self, name: str, feed: _Feed) -> None:
         """Read one feed's messages for good; when its connection is lost, move its matches to

@@ -19,13 +19,11 @@ from typing import Any, NamedTuple
 
 import redis.asyncio as aioredis
 
-from .redis_cluster import ShardedFollower, _Feed
+from .redis_cluster import ShardedFollower
 
 
 class _Node(NamedTuple):
     name: str
-    host: str
-    port: int
 
 
 class WakeFollower(ShardedFollower):
@@ -33,24 +31,16 @@ class WakeFollower(ShardedFollower):
     a single node, whose feed connects with the client's own settings (database, password,
     TLS or a Unix socket alike)."""
 
-    def __init__(self, client: Any) -> None:
-        super().__init__(client)
-        kwargs = client.connection_pool.connection_kwargs
-        self._node = _Node("redis", str(kwargs.get("host", "")), int(kwargs.get("port", 0)))
+    _NODE = _Node("redis")
 
     async def _owner(self, channel: bytes) -> Any:
-        return self._node
+        return self._NODE
 
     async def _refresh(self) -> None:
         pass  # one node: nothing moves
 
-    async def _feed(self, node: Any) -> _Feed:
-        feed = self._feeds.get(node.name)
-        if feed is None or feed.dead:
-            pool = self.cluster.connection_pool
-            # a pool of its own (the feed's one connection never returns to the client's)
-            client = aioredis.Redis(connection_pool=aioredis.ConnectionPool(
-                connection_class=pool.connection_class, **pool.connection_kwargs))
-            feed = _Feed(node.host, node.port, {}, client=client)
-            self._feeds[node.name] = feed
-        return feed
+    def _feed_client(self, node: Any) -> Any:
+        pool = self.cluster.connection_pool
+        # a pool of its own (the feed's one connection never returns to the client's)
+        return aioredis.Redis(connection_pool=aioredis.ConnectionPool(
+            connection_class=pool.connection_class, **pool.connection_kwargs))
