@@ -239,16 +239,17 @@ class RedisStore:
         return {int(k): v for k, v in raw.items()}
 
     def put_analysis(self, match_id: str, round_no: int, payload: bytes) -> None:
-        """One pipeline: the result, the mark cleared, and the hash given the log's remaining
-        lifetime (read in the same pipeline, applied in a second one: a match that never
-        expires keeps its analysis for ever too)."""
+        """One pipeline: the result, the mark cleared, and the log's expiry read; then the hash
+        is given that very moment (``PEXPIREAT``, not the time left: a relative expiry set one
+        round trip later outlived the log by that trip).  A match that never expires keeps its
+        analysis for ever too."""
         pipe = self.client.pipeline(transaction=False)
         pipe.hset(keys.analysis(match_id), str(round_no), payload)
         pipe.delete(keys.analysis_mark(match_id, round_no))
-        pipe.pttl(keys.log(match_id))
-        *_, left = self._run(pipe)
-        if left is not None and int(left) > 0:
-            self.client.pexpire(keys.analysis(match_id), int(left))
+        pipe.pexpiretime(keys.log(match_id))
+        *_, at = self._run(pipe)
+        if at is not None and int(at) > 0:
+            self.client.pexpireat(keys.analysis(match_id), int(at))
 
     def mark_analysis(self, match_id: str, round_no: int, ttl_s: float, *, new: bool) -> bool:
         try:
