@@ -565,12 +565,16 @@ class Side:
     fast_moves: int = 0
     cpu_s: list[float] = field(default_factory=list)
     load_cpu_s: float = 0.0
+    redis_cpu_s: float | None = None
+    """CPU of the Redis server behind this side while it was driven (single Redis only)."""
+    redis_url: str | None = None
 
 
 async def drive(side: Side, run: Callable[[Side], Awaitable[None]]) -> None:
     """One slice of load on ``side``, with the CPU its servers and this process used."""
     cpu0 = [cpu_seconds(p) for p in side.pids]
     own0 = resource.getrusage(resource.RUSAGE_SELF)
+    redis0 = redis_cpu(side.redis_url)
     # This process is the measuring instrument: its own garbage collections (at 4,000 client
     # sockets a full one paused it 0.4 s, and young ones up to 65 ms) would be counted as the
     # gateway's latency.  So its heap is frozen and its collector off while a slice is driven
@@ -589,6 +593,17 @@ async def drive(side: Side, run: Callable[[Side], Awaitable[None]]) -> None:
     used = [cpu_seconds(p) - c for p, c in zip(side.pids, cpu0, strict=True)]
     side.cpu_s = [a + b for a, b in zip(side.cpu_s, used, strict=True)] if side.cpu_s else used
     side.load_cpu_s += own.ru_utime + own.ru_stime - own0.ru_utime - own0.ru_stime
+    redis1 = redis_cpu(side.redis_url)
+    if redis0 is not None and redis1 is not None:
+        side.redis_cpu_s = (side.redis_cpu_s or 0.0) + redis1 - redis0
+
+
+def redis_cpu(url: str | None) -> float | None:
+    """CPU seconds the Redis server at ``url`` has used (user + system, from ``INFO cpu``)."""
+    if url is None:
+        return None
+    info = redis.Redis.from_url(url).info("cpu")
+    return float(info["used_cpu_user"]) + float(info["used_cpu_sys"])
 
 
 def report(side: Side, name: str, tables_n: int) -> None:
@@ -604,7 +619,9 @@ def report(side: Side, name: str, tables_n: int) -> None:
           f"          refused={st.refused} lost={st.lost} closed={st.closed} "
           f"not-ready ticks={st.skipped} matches finished={st.finished} | cpu: servers "
           f"{'+'.join(f'{c / busy:.0%}' for c in side.cpu_s)} ({cpu_ms:.2f} ms/move), "
-          f"load generator {side.load_cpu_s / busy:.0%}", flush=True)
+          f"load generator {side.load_cpu_s / busy:.0%}"
+          + (f", redis {side.redis_cpu_s / busy:.0%}" if side.redis_cpu_s is not None else ""),
+          flush=True)
 
 
 async def phase(name: str, kinds: list[str], procs: int, tables_n: int, slices: int,
@@ -616,7 +633,8 @@ async def phase(name: str, kinds: list[str], procs: int, tables_n: int, slices: 
     with contextlib.ExitStack() as stack:
         for kind in kinds:
             ports = stack.enter_context(servers(kind, procs, args))
-            sides[kind] = Side(kind, ports, list(SERVER_PIDS))
+            sides[kind] = Side(kind, ports, list(SERVER_PIDS), redis_url=None if args.cluster_url
+                               else args.redis if kind == "project" else args.ref_redis)
         try:
             for side in sides.values():
                 t0 = time.perf_counter()

@@ -19,7 +19,10 @@ from .fairness import commitment_of, derive_deck, verify
 from .plain import from_plain, to_plain
 from .rules import Rules
 from .state import State, pending_system_action
-from .views import PER_SEAT, legal_choices, legal_mask, redact_event, seat_keys, view_for
+from .views import (
+    PER_SEAT, STEADY, legal_choices, legal_mask, play_keys, redact_event, seat_basis, seat_keys,
+    shows_all, steady_basis, steady_keys, view_for,
+)
 
 __all__ = [
     "CARD_INDEX", "NAMES", "SUITS", "cards_of", "mask_of", "names_of_mask", "parse_card",
@@ -27,5 +30,6 @@ __all__ = [
     "RevealSecret", "TakeSeat", "decide", "HokmError", "EVENT_TYPES", "Event", "evolve", "replay",
     "commitment_of", "derive_deck", "verify", "from_plain", "to_plain", "Rules", "State",
     "pending_system_action", "legal_choices", "legal_mask", "redact_event", "view_for",
-    "seat_keys", "PER_SEAT",
+    "seat_keys", "PER_SEAT", "STEADY", "seat_basis", "steady_basis", "steady_keys", "play_keys",
+    "shows_all",
 ]

@@ -102,26 +102,42 @@ def seat_keys(state: State, seat: int | None) -> dict[str, Any]:
     }
 
 
-def view_for(
-    state: State,
-    seat: int | None,
-    version: int = 0,
-    connected: Sequence[bool] | None = None,
-    *,
-    reveal: bool = False,
-) -> dict[str, Any]:
-    """The view of ``seat`` (``None``: the public spectator view) at ``version``.
+def seat_basis(state: State, seat: int | None) -> tuple[Any, ...]:
+    """Everything ``seat_keys(state, seat)`` reads, as a tuple: two states with equal bases
+    (``rules`` and ``deal`` compared by identity or equality) have equal ``seat_keys`` for that
+    seat, so a caller may keep the keys' encoding while the basis stays (a property test holds
+    every reader of ``seat_keys`` to it).  The turn, the Hakem and the trick's lead count only
+    as far as they concern this seat: most cards leave the other seats' keys as they were."""
+    if seat is None or not 0 <= seat < state.rules.players:
+        return (None, state.rules, state.deal, state.phase)
+    mine = state.turn == seat
+    return (seat, (state.held >> (SEAT_SHIFT * seat)) & FULL_DECK_MASK, state.phase, mine,
+            state.hakem == seat, state.trick[0][1] if mine and state.trick else None,
+            state.table if mine else None, state.rules, state.deal)
 
-    ``connected`` is the gateway's presence per seat (not part of the record).  ``reveal`` shows
-    every hand; the match service only passes it for finished matches.
-    """
+
+STEADY = ("match_id", "players", "sides", "removed", "round", "hakem", "dealer", "trump", "score",
+          "target", "sets", "seats", "result", "winner", "rules", "draw", "commitment", "secret",
+          "dealt")
+"""The keys of a view that no card played changes: they come from the rules, the match's and the
+round's records (``state.match``, ``state.deal``), the Hakem, the presence and whether every
+hand is shown, all of which change at most a few times a round (``steady_keys``)."""
+
+
+def steady_basis(state: State, connected: Sequence[bool] | None, show_all: bool
+                 ) -> tuple[Any, ...]:
+    """Everything ``steady_keys`` reads: equal bases (records compared by identity or equality)
+    give equal keys."""
+    return (state.rules, state.match, state.deal, state.hakem,
+            tuple(connected) if connected is not None else None, show_all)
+
+
+def steady_keys(state: State, connected: Sequence[bool] | None, show_all: bool
+                ) -> dict[str, Any]:
+    """The ``STEADY`` keys of ``view_for`` (which takes them from here)."""
     rules = state.rules
-    n = rules.players
-    over = state.phase == MATCH_OVER
-    show_all = reveal or over
-    phase = WAITING if state.phase == NEW else state.phase
-    seats: list[dict[str, Any]] = []
     match, deal = state.match, state.deal
+    seats: list[dict[str, Any]] = []
     for i, s in enumerate(match.seats):
         on = bool(connected[i]) if connected is not None else False
         if s is None:
@@ -133,46 +149,75 @@ def view_for(
     if match.result is not None:
         r = match.result
         result = {"winner": r.winner, "points": r.points, "kind": r.kind, "tricks": list(r.tricks)}
-    last_trick = None
-    if state.last_trick:
-        last_trick = {"cards": _trick(state.last_trick), "winner": state.last_winner}
-    mine = seat_keys(state, seat)
-    hands = state.hands
-    view: dict[str, Any] = {
+    return {
         "match_id": match.match_id,
-        "version": version,
-        "seat": mine["seat"],
-        "players": n,
+        "players": rules.players,
         "sides": [list(side) for side in rules.variant.sides],
         "removed": names_of_mask(mask_of(rules.variant.removed)),
-        "phase": phase,
         "round": deal.round_no,
         "hakem": state.hakem,
         "dealer": deal.dealer,
         "trump": SUITS[deal.trump] if deal.trump is not None else None,
-        "hand": mine["hand"],
-        "hand_counts": [h.bit_count() for h in hands],
-        "trick": _trick(state.trick),
-        "leader": state.leader,
-        "turn": state.turn,
-        "tricks": list(state.tricks),
         "score": list(match.score),
         "target": rules.target,
         "sets": list(match.sets) if rules.sets > 1 else None,
-        "legal": mine["legal"],
-        "last_trick": last_trick,
         "seats": seats,
         "result": result,
         "winner": match.winner,
         "rules": rules.to_dict(),
         "draw": [{"seat": s, "card": c} for s, c in match.draw],
-        "pile": state.pile if rules.double_sar else None,
-        "talon": mine["talon"],
         "commitment": match.commitment,
         "secret": match.secret,
-        "hands": [names_of_mask(h) for h in hands] if show_all else None,
         "dealt": [names_of_mask(h) for h in deal.dealt] if show_all else None,
     }
+
+
+def play_keys(state: State, version: int, show_all: bool) -> dict[str, Any]:
+    """The keys of ``view_for`` that are neither ``PER_SEAT`` nor ``STEADY``: what a card played
+    changes (``view_for`` takes them from here)."""
+    last_trick = None
+    if state.last_trick:
+        last_trick = {"cards": _trick(state.last_trick), "winner": state.last_winner}
+    hands = state.hands
+    return {
+        "version": version,
+        "phase": WAITING if state.phase == NEW else state.phase,
+        "hand_counts": [h.bit_count() for h in hands],
+        "trick": _trick(state.trick),
+        "leader": state.leader,
+        "turn": state.turn,
+        "tricks": list(state.tricks),
+        "last_trick": last_trick,
+        "pile": state.pile if state.rules.double_sar else None,
+        "hands": [names_of_mask(h) for h in hands] if show_all else None,
+    }
+
+
+def shows_all(state: State, reveal: bool = False) -> bool:
+    """Whether a view of ``state`` shows every hand: once the match is over, or on ``reveal``."""
+    return reveal or state.phase == MATCH_OVER
+
+
+def view_for(
+    state: State,
+    seat: int | None,
+    version: int = 0,
+    connected: Sequence[bool] | None = None,
+    *,
+    reveal: bool = False,
+) -> dict[str, Any]:
+    """The view of ``seat`` (``None``: the public spectator view) at ``version``.
+
+    ``connected`` is the gateway's presence per seat (not part of the record).  ``reveal`` shows
+    every hand; the match service only passes it for finished matches.  The view is the union
+    of three parts, each from one function: ``seat_keys`` (the seat's own), ``steady_keys``
+    (what no card changes) and ``play_keys`` (the rest), so that a caller encoding views for
+    many seats and versions can reuse a part while its basis holds.
+    """
+    show_all = shows_all(state, reveal)
+    view = play_keys(state, version, show_all)
+    view.update(steady_keys(state, connected, show_all))
+    view.update(seat_keys(state, seat))
     return view
 
 

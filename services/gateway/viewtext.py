@@ -1,9 +1,10 @@
 """The ``view`` message of a match for each seat, as JSON text.
 
-Views come from ``engine.view_for`` only (the one choke point of hidden information);
-``view_texts`` encodes the part every seat shares once and splices in each seat's own keys, and
-keeps, per match, the JSON of each shared key's last value: most of a view (seats, rules, the
-draw, the commitment...) does not change from one version to the next.
+Views come from ``engine.view_for``'s three parts only (the one choke point of hidden
+information); ``view_texts`` encodes the part every seat shares once and splices in each seat's
+own keys, and keeps, per match, the JSON of the parts whose basis did not change: most of a view
+(seats, rules, the draw, the commitment, the hands of the seats that did not play...) does not
+change from one version to the next.
 """
 
 from __future__ import annotations
@@ -12,7 +13,9 @@ import json
 from collections.abc import Iterable
 from typing import Any
 
-from engine import PER_SEAT, seat_keys, view_for
+from engine import (
+    play_keys, seat_basis, seat_keys, shows_all, steady_basis, steady_keys,
+)
 from services.pipeline import Loaded
 
 _ENCODE = json.JSONEncoder(separators=(",", ":")).encode
@@ -27,57 +30,52 @@ def view_texts(loaded: Loaded, seats: Iterable[int | None],
                fragments: dict[str, tuple[Any, str]] | None = None) -> dict[int | None, str]:
     """The ``view`` message of ``loaded`` for each of ``seats`` (None: spectators).
 
-    Every view comes from ``view_for``: the first seat's is built whole, its part that every
-    seat shares (everything outside ``engine.PER_SEAT``, which nothing in ``view_for`` reads
-    the seat for) is JSON-encoded once, and each seat's own keys, ``engine.seat_keys`` (where
-    ``view_for`` takes them from), are spliced in front of it.  Building the other seats' views
-    whole and comparing them with the first cost about a fifth of a gateway's CPU at full
-    throughput (py-spy, ``bench/load.py``).
-    ``fragments`` (kept per match by the caller) remembers the JSON of each shared key's last
-    value: most of a view (seats, rules, the draw, the commitment...) does not change from one
-    version to the next, so only what changed is encoded again."""
+    A view is ``view_for``'s three parts (``engine.play_keys``, ``steady_keys``, ``seat_keys``,
+    from which ``view_for`` itself is made): the part every seat shares is JSON-encoded once
+    and each seat's own keys are spliced in front of it.  ``fragments`` (kept per match by the
+    caller) remembers the JSON of the steady part and of each seat's keys with the basis they
+    were made from (``engine.steady_basis``, ``seat_basis``): a card played changes neither the
+    steady part nor the keys of the seats it does not concern, so most of a version's views
+    are neither built nor encoded again.  Building every view whole was about a fifth of a
+    gateway's CPU at full throughput (py-spy, ``bench/load.py``)."""
     state, version = loaded.state, loaded.version
+    show_all = shows_all(state)
+    cache = fragments if fragments is not None else {}
+    basis = steady_basis(state, connected, show_all)
+    known = cache.get(STEADY_MARK)
+    if known is not None and _same(known[0], basis):
+        steady = known[1]
+    else:
+        steady = _encode_items(steady_keys(state, connected, show_all))
+        cache[STEADY_MARK] = (basis, steady)
+    shared = f"{_encode_items(play_keys(state, version, show_all))},{steady}"
     head = f'{{"type":"view","version":{version},"view":{{'
     out: dict[int | None, str] = {}
-    base: dict[str, Any] | None = None
-    shared = ""
     for seat in seats:
-        if base is None:
-            view = view_for(state, seat, version, connected)
-            own = {k: view.pop(k) for k in PER_SEAT}
-            base = view
-            shared = _encode_items(view, fragments if fragments is not None else {})
+        mark = f"\0{seat}"
+        basis = seat_basis(state, seat)
+        known = cache.get(mark)
+        if known is not None and _same(known[0], basis):
+            body = known[1]
         else:
-            own = seat_keys(state, seat)
-        if fragments is not None:  # a seat's own keys change only when it plays or must
-            mark = f"\0{seat}"
-            known = fragments.get(mark)
-            if known is not None and known[0] == own:
-                body = known[1]
-            else:
-                body = _encode_items(own, None)
-                fragments[mark] = (own, body)
-        else:
-            body = _encode_items(own, None)
-        body = f"{body},{shared}" if body and shared else body or shared
-        out[seat] = f"{head}{body}}}}}"
+            body = _encode_items(seat_keys(state, seat))
+            cache[mark] = (basis, body)
+        out[seat] = f"{head}{body},{shared}}}}}"
     return out
 
 
-def _encode_items(items: dict[str, Any], fragments: dict[str, tuple[Any, str]] | None) -> str:
+STEADY_MARK = "\0steady"
+
+
+def _same(a: tuple[Any, ...], b: tuple[Any, ...]) -> bool:
+    """Bases compared item by item, records by identity first (they are kept from one version
+    to the next when unchanged) and by equality otherwise."""
+    return all(x is y or x == y for x, y in zip(a, b, strict=True)) if len(a) == len(b) else False
+
+
+def _encode_items(items: dict[str, Any]) -> str:
     """``items`` as the inside of a JSON object (without the braces)."""
-    parts = []
-    for key, value in items.items():
-        if fragments is not None:
-            known = fragments.get(key)
-            if known is not None and known[0] == value and type(known[0]) is type(value):
-                parts.append(known[1])
-                continue
-        part = f"{_key(key)}:{_fragment(value)}"
-        if fragments is not None:
-            fragments[key] = (value, part)
-        parts.append(part)
-    return ",".join(parts)
+    return ",".join([f"{_key(key)}:{_fragment(value)}" for key, value in items.items()])
 
 
 _KEYS: dict[str, str] = {}
