@@ -11,42 +11,55 @@ from __future__ import annotations
 
 import threading
 from collections import OrderedDict
+from typing import Generic, TypeVar
 
 from .pipeline import Loaded
 
 CACHE_SIZE = 10_000
 
+T = TypeVar("T")
 
-class MatchCache:
+
+class Lru(Generic[T]):
+    """A bounded map (least recently used first out), safe to share between threads."""
+
     def __init__(self, size: int = CACHE_SIZE) -> None:
         self.size = size
-        self._entries: OrderedDict[str, Loaded] = OrderedDict()
+        self._entries: OrderedDict[str, T] = OrderedDict()
         self._lock = threading.Lock()
 
-    def get(self, match_id: str) -> Loaded | None:
-        """The newest known state of the match (it may be behind the stream), no I/O."""
+    def get(self, key: str) -> T | None:
         with self._lock:
-            loaded = self._entries.get(match_id)
-            if loaded is not None:
-                self._entries.move_to_end(match_id)
-            return loaded
+            value = self._entries.get(key)
+            if value is not None:
+                self._entries.move_to_end(key)
+            return value
 
+    def put(self, key: str, value: T) -> T:
+        with self._lock:
+            return self._put(key, value)
+
+    def _put(self, key: str, value: T) -> T:
+        self._entries[key] = value
+        self._entries.move_to_end(key)
+        while len(self._entries) > self.size:
+            self._entries.popitem(last=False)
+        return value
+
+    def forget(self, key: str) -> None:
+        with self._lock:
+            self._entries.pop(key, None)
+
+    def forget_all(self) -> None:
+        with self._lock:
+            self._entries.clear()
+
+
+class MatchCache(Lru[Loaded]):
     def put(self, match_id: str, loaded: Loaded) -> Loaded:
         """Keep ``loaded`` unless a newer version is held; return the newest."""
         with self._lock:
             current = self._entries.get(match_id)
             if current is not None and current.version >= loaded.version:
                 return current
-            self._entries[match_id] = loaded
-            self._entries.move_to_end(match_id)
-            while len(self._entries) > self.size:
-                self._entries.popitem(last=False)
-            return loaded
-
-    def forget(self, match_id: str) -> None:
-        with self._lock:
-            self._entries.pop(match_id, None)
-
-    def forget_all(self) -> None:
-        with self._lock:
-            self._entries.clear()
+            return self._put(match_id, loaded)

@@ -31,13 +31,13 @@ from engine import Command, CreateMatch, State, pending_system_action
 from engine.errors import HokmError
 from engine.state import CHOOSING_TRUMP, DISCARDING, DRAWING, MATCH_OVER, PLAYING
 
-from .cache import MatchCache
+from .cache import Lru, MatchCache
 from .errors import NotFound, StaleVersion
 from .lobby import BOT_LEVELS, BOT_NAMES, Lobby, command_key, token_hash
 from .pipeline import EMPTY, CorruptLog, Duplicate, Loaded, Prepared, fold_raw, prepare
 from .quotas import BOTS_ONLY, Quotas
 from .store.port import Conflict, EventStore, StoreUnavailable
-from .system import system_command
+from .system import SideData, command_of, read_side
 
 __all__ = ["BOT_LEVELS", "BOT_NAMES", "BotScheduler", "CorruptLog", "Loaded", "MatchService",
            "Outcome", "bots_only", "command_key", "fold_raw", "token_hash"]
@@ -89,6 +89,9 @@ class MatchService(Lobby):
         self.quotas = quotas or Quotas()
         self.cache = cache or MatchCache()
         """The process's match cache (the composition root shares one with the gateway)."""
+        self.sides: Lru[SideData] = Lru()
+        """The side data of the matches this process made system steps for (written once, at
+        creation: kept, so a system step needs no round trip to read it)."""
 
     # -- the cache ---------------------------------------------------------------------------
 
@@ -191,10 +194,21 @@ class MatchService(Lobby):
             self.forget_all()
             raise
         if prepared.record.actor is None:
-            self._lifetime(match_id, prepared.after.state)
+            self.renew(match_id, prepared.after.state)
         return self.cache.put(match_id, prepared.after)
 
-    def _lifetime(self, match_id: str, state: State) -> None:
+    def side_data(self, match_id: str) -> SideData:
+        """The match's side data (read from the store once, then kept)."""
+        side = self.sides.get(match_id)
+        if side is None:
+            side = self.sides.put(match_id, read_side(self.store, match_id))
+        return side
+
+    def renews(self, state: State) -> bool:
+        """Whether ``renew`` has anything to do after a system step into ``state``."""
+        return state.phase == MATCH_OVER or self.quotas.idle_ttl_s > 0
+
+    def renew(self, match_id: str, state: State) -> None:
         """Give the match's keys their lifetime after a system step (``Quotas``): the idle
         lifetime while it is played, the archive's once it is over (and its bots-only slot,
         if it held one, is released)."""
@@ -214,7 +228,7 @@ class MatchService(Lobby):
             action = pending_system_action(loaded.state)
             if action is None:
                 break
-            command = system_command(self.store, match_id, loaded.state, action)
+            command = command_of(self.side_data(match_id), loaded.state, action)
             try:
                 loaded = self.commit(match_id, prepare(loaded, None, command,
                                                        time_ms=self._now_ms()))

@@ -10,6 +10,7 @@ secret (docs/fairness.md).
 from __future__ import annotations
 
 import json
+from dataclasses import dataclass
 
 from engine import Command, DealRound, DrawAces, RevealSecret, State, derive_deck
 from engine.fairness import DRAW_LABEL, round_label
@@ -18,17 +19,38 @@ from .errors import NotFound
 from .store.port import EventStore
 
 
-def system_command(store: EventStore, match_id: str, state: State, action: str) -> Command:
-    """The command of the system step ``action`` that ``state`` waits for."""
+@dataclass(frozen=True, slots=True)
+class SideData:
+    """A match's side data that system steps read: its secret and any stacked decks.  Both are
+    written once, when the match is created, so a process may keep them
+    (``MatchService.sides``)."""
+
+    secret: str
+    decks: tuple[tuple[str, ...], ...] = ()
+
+
+def read_side(store: EventStore, match_id: str) -> SideData:
+    """The match's side data from the store (``NotFound`` without a secret)."""
     secret = store.get_meta_field(match_id, "meta", "secret")
     if secret is None:
         raise NotFound("the match's secret is missing")
+    decks = json.loads(store.get_meta_field(match_id, "meta", "decks") or "[]")
+    return SideData(secret, tuple(tuple(deck) for deck in decks))
+
+
+def command_of(side: SideData, state: State, action: str) -> Command:
+    """The command of the system step ``action`` that ``state`` waits for."""
     if action == "draw":
-        return DrawAces(derive_deck(secret, DRAW_LABEL))
+        return DrawAces(derive_deck(side.secret, DRAW_LABEL))
     if action == "deal":
         n = state.deal.round_no + 1
-        decks = json.loads(store.get_meta_field(match_id, "meta", "decks") or "[]")
-        if n <= len(decks):
-            return DealRound(tuple(decks[n - 1]), stacked=True)
-        return DealRound(derive_deck(secret, round_label(n)))
-    return RevealSecret(secret)
+        if n <= len(side.decks):
+            return DealRound(side.decks[n - 1], stacked=True)
+        return DealRound(derive_deck(side.secret, round_label(n)))
+    return RevealSecret(side.secret)
+
+
+def system_command(store: EventStore, match_id: str, state: State, action: str) -> Command:
+    """The command of the system step ``action`` that ``state`` waits for (side data read from
+    the store)."""
+    return command_of(read_side(store, match_id), state, action)

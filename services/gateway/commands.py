@@ -7,8 +7,9 @@ moment), and this process's sockets get the new views at once.  Anything unusual
 cached, a refusal, a retried command id, a stale version, another writer first, trouble with the
 store — goes to ``MatchService.handle`` in a worker thread, which reloads, prepares again and
 answers exactly as the fast path would have.  Both paths run the same checks; only where they
-run differs.  System steps and bot scheduling that follow a command run in a thread too (they
-read the match's side data).
+run differs.  The system steps that follow a command (the next deal, the final reveal) run on
+the loop too once the match's side data is kept in the process (``MatchService.sides``), else
+in a thread, as does the scheduling of a bot's turn.
 """
 
 from __future__ import annotations
@@ -21,8 +22,9 @@ from engine import Command, pending_system_action
 from engine.errors import HokmError
 from engine.state import State
 from services.matches import MatchService, command_key
-from services.pipeline import Duplicate, prepare
+from services.pipeline import Duplicate, Loaded, Prepared, prepare
 from services.store.port import AsyncEventStore, StoreUnavailable
+from services.system import command_of
 
 from .hub import Hub, bot_to_move
 
@@ -77,6 +79,19 @@ async def _on_loop(service: MatchService, hub: Hub, store: AsyncEventStore, matc
                            version=version, command_id=command_id)
     except (Duplicate, HokmError):
         return None  # the thread path looks again (the cache may be behind) and answers
+    new = await _append(service, hub, store, match_id, loaded, prepared)
+    if new is None:
+        return None
+    latest = await _system_steps(service, hub, store, match_id, new)
+    if latest is None or bot_to_move(latest):
+        latest = await run_in_threadpool(service.advance, match_id, latest or new)
+    return Applied(latest.version, latest.state, seat, player, False)
+
+
+async def _append(service: MatchService, hub: Hub, store: AsyncEventStore, match_id: str,
+                  loaded: Loaded, prepared: Prepared) -> Loaded | None:
+    """Append a record prepared on ``loaded`` and send its views: the match after it, or None
+    if another writer appended first or the store failed (the thread path takes over)."""
     after = prepared.after
     hub.appending(match_id, prepared.payload, after)
     try:
@@ -89,7 +104,28 @@ async def _on_loop(service: MatchService, hub: Hub, store: AsyncEventStore, matc
         hub.appended(match_id, after)
     new = service.remember(match_id, after)
     hub.applied(match_id, loaded, new)
-    latest = new
-    if pending_system_action(after.state) is not None or bot_to_move(new):
-        latest = await run_in_threadpool(service.advance, match_id, new)
-    return Applied(latest.version, latest.state, seat, player, False)
+    return new
+
+
+async def _system_steps(service: MatchService, hub: Hub, store: AsyncEventStore, match_id: str,
+                        loaded: Loaded) -> Loaded | None:
+    """The system steps ``loaded`` waits for (the next deal, the final reveal), on the loop
+    as ``MatchService.advance`` makes them in a thread, while the match's side data is kept
+    (``MatchService.sides``); None where the thread path must go on from the match as cached
+    (side data not read yet, another writer first, the store failing)."""
+    for _ in range(4):  # at most a deal and a reveal follow a command
+        action = pending_system_action(loaded.state)
+        if action is None:
+            return loaded
+        side = service.sides.get(match_id)
+        if side is None:
+            return None
+        prepared = prepare(loaded, None, command_of(side, loaded.state, action),
+                           time_ms=int(service.clock() * 1000))
+        new = await _append(service, hub, store, match_id, loaded, prepared)
+        if new is None:
+            return None
+        if service.renews(new.state):  # the match's lifetime (a round trip, in a thread)
+            await run_in_threadpool(service.renew, match_id, new.state)
+        loaded = new
+    return None
