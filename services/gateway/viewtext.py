@@ -13,6 +13,8 @@ import json
 from collections.abc import Iterable
 from typing import Any
 
+import orjson
+
 from engine import (
     play_keys, seat_basis, seat_keys, shows_all, steady_basis, steady_keys,
 )
@@ -75,27 +77,4 @@ def _same(a: tuple[Any, ...], b: tuple[Any, ...]) -> bool:
 
 def _encode_items(items: dict[str, Any]) -> str:
     """``items`` as the inside of a JSON object (without the braces)."""
-    return ",".join([f"{_key(key)}:{_fragment(value)}" for key, value in items.items()])
-
-
-_KEYS: dict[str, str] = {}
-
-
-def _key(key: str) -> str:
-    text = _KEYS.get(key)
-    if text is None:
-        text = _KEYS[key] = _ENCODE(key)
-    return text
-
-
-def _fragment(value: Any) -> str:
-    """JSON of one value, with short cuts for what views are mostly made of (small integers,
-    null, and lists of card or suit names); anything else goes to the JSON encoder."""
-    kind = type(value)
-    if kind is int:
-        return str(value)
-    if value is None:
-        return "null"
-    if kind is list and all(type(x) is str and x.isascii() and x.isalnum() for x in value):
-        return '["' + '","'.join(value) + '"]' if value else "[]"
-    return _ENCODE(value)
+    return orjson.dumps(items).decode()[1:-1]
