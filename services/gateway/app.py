@@ -33,6 +33,7 @@ from .analysis import Analyst
 from .api import Api, Unavailable, error_response
 from .hub import Hub
 from .headers import SecurityHeaders
+from .subscriber import RawSend
 
 log = logging.getLogger("hokm.gateway")
 STATIC = Path(__file__).resolve().parent / "static"
@@ -146,7 +147,7 @@ def create_app(runtime: Runtime | None = None, *,
         Route("/how-to-play", spa),
         Mount("/static", StaticFiles(directory=STATIC, check_dir=False), name="static"),
     ]
-    middleware = [Middleware(SecurityHeaders)]
+    middleware = [Middleware(RawSend), Middleware(SecurityHeaders)]
     if rt.settings.trusted_proxies:
         # X-Forwarded-For is believed only from the proxies named in the settings; everyone
         # else's TCP address is the client's (rate limits are keyed on it).
