@@ -66,6 +66,14 @@ def payloads_of(entries: Any) -> list[tuple[int, bytes]]:
     return [(version_of(entry_id), fields[b"d"]) for entry_id, fields in entries]
 
 
+def _raw_xrange(like: Any) -> Any:
+    """A client of ``like``'s kind on its connection pool whose ``XRANGE`` answers are left as
+    Redis sends them."""
+    raw = type(like)(connection_pool=like.connection_pool)
+    raw.set_response_callback("XRANGE", lambda response, **_: response)
+    return raw
+
+
 class RedisStore:
     """The event store on a ``redis.Redis`` client (real Redis or fakeredis)."""
 
@@ -74,7 +82,8 @@ class RedisStore:
         # A second client on the same connection pool whose XRANGE answers are left as Redis
         # sends them ([id, [field, value]]): the fast load path needs no per-entry dict, and
         # skipping redis-py's conversion makes a cold load about a third cheaper.  A cluster
-        # client has no one pool to share: it reads the converted answers.
+        # client has no one pool to share: it reads on the pool of the key's node instead
+        # (``_raw_on_node``).
         self._raw: Any = None
         self.cluster = getattr(client, "connection_pool", None) is None
         """A ``RedisCluster`` client (no one connection pool)."""
@@ -86,8 +95,27 @@ class RedisStore:
 
             self._acked = Acked(client, replica_acks, wait_ms)
         if not self.cluster:
-            self._raw = type(client)(connection_pool=client.connection_pool)
-            self._raw.set_response_callback("XRANGE", lambda response, **_: response)
+            self._raw = _raw_xrange(client)
+        self._raw_nodes: dict[str, Any] = {}
+        """Cluster: per primary, a client on that node's pool whose ``XRANGE`` answers are left
+        raw (``_raw_on_node``)."""
+
+    def _raw_on_node(self, key: str) -> Any:
+        """On a cluster, a client whose ``XRANGE`` answers are left raw, on the connection pool
+        of the primary that the cluster client believes holds ``key`` (a cold load reads one
+        stream on one node: the same third cheaper as on a single Redis); None where the
+        cluster client cannot say."""
+        try:
+            node = self.client.get_node_from_key(key)
+        except Exception:
+            return None
+        conn = getattr(node, "redis_connection", None)
+        if conn is None:
+            return None
+        raw = self._raw_nodes.get(node.name)
+        if raw is None or raw.connection_pool is not conn.connection_pool:
+            raw = self._raw_nodes[node.name] = _raw_xrange(conn)
+        return raw
 
     def append(self, match_id: str, record: Record) -> Record:
         out, payload = sealed(record)
@@ -130,12 +158,24 @@ class RedisStore:
         bounds = id_range(after, upto)
         if bounds is None:
             return []
+        key = keys.log(match_id)
         try:
-            if self._raw is None:
-                return payloads_of(self.client.xrange(keys.log(match_id), *bounds))
-            entries: Any = self._raw.xrange(keys.log(match_id), *bounds)
+            raw = self._raw if self._raw is not None else self._raw_on_node(key)
+            if raw is None:
+                return payloads_of(self.client.xrange(key, *bounds))
+            entries: Any = raw.xrange(key, *bounds)
         except (redis.ConnectionError, redis.TimeoutError) as exc:
             raise StoreUnavailable(str(exc)) from exc
+        except redis.ResponseError:
+            if self._raw is not None:
+                raise
+            # the cluster moved the slot (MOVED), or the node is failing over: the cluster
+            # client finds the node that holds it now
+            self._raw_nodes.clear()
+            try:
+                return payloads_of(self.client.xrange(key, *bounds))
+            except (redis.ConnectionError, redis.TimeoutError) as exc:
+                raise StoreUnavailable(str(exc)) from exc
         # each entry is [id, [b"d", payload]] (one field per entry, see the module docstring)
         if not entries:
             return []

@@ -138,3 +138,29 @@ def test_concurrent_appends_one_wins_per_version(store: EventStore) -> None:
     records = store.read("m")
     assert sorted(wins) == list(range(2, len(records) + 1))  # every version won exactly once
     assert all(b.prev == a.digest for a, b in itertools.pairwise(records))
+
+
+def test_cluster_cold_loads_read_raw_on_the_keys_node_and_follow_a_moved_slot(
+        redis_cluster: object) -> None:
+    """On a cluster ``read_raw`` reads the stream on the pool of the node that holds it, with
+    the answer left raw; when that node answers with an error (the slot moved, a failover) it
+    reads through the cluster client instead, which finds the slot's node, and gives the same
+    entries."""
+    import redis
+
+    store = RedisStore(redis_cluster.client)  # type: ignore[attr-defined]
+    head = b""
+    for v in range(1, 8):
+        head = store.append("m", rec(v, head)).digest
+    expected = [(r.version, encode(r)) for r in store.read("m")]
+    assert store.read_raw("m") == expected
+    assert store.read_raw("m", 2, 5) == expected[2:5]
+    assert len(store._raw_nodes) == 1  # the raw path was taken
+    (raw,) = store._raw_nodes.values()
+
+    def moved(*_: object, **__: object) -> object:
+        raise redis.ResponseError("MOVED 1234 127.0.0.1:1")
+
+    raw.xrange = moved
+    assert store.read_raw("m") == expected
+    assert store._raw_nodes == {} or next(iter(store._raw_nodes.values())) is not raw
