@@ -120,6 +120,49 @@ def test_every_version_reaches_every_seat_in_order(gw: Gateway) -> None:
                 assert view["hand"] == []
 
 
+def test_the_next_deal_after_a_socket_command_is_made_on_the_loop(
+        gw: Gateway, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Once the match's side data is kept (the first deal read it), the deal that a round's last
+    card makes due is appended on the event loop with the card: no thread's
+    ``MatchService.advance``, and every seat gets the new round's views."""
+    r = stacked_room(gw, seed=5)
+    rng = random.Random(5)
+    service = gw.rt.service
+    assert service.sides.get(r.match_id) is not None
+    advanced: list[int] = []
+    real = service.advance
+    monkeypatch.setattr(service, "advance",
+                        lambda match_id, loaded: advanced.append(loaded.version)
+                        or real(match_id, loaded))
+    with ExitStack() as stack:
+        socks = [stack.enter_context(gw.websocket_connect(ws_url(r.match_id, t)))
+                 for t in r.tokens]
+        last = [first_view(ws) for ws in socks]
+        deadline = time.monotonic() + 30
+        while last[0]["view"]["round"] < 2 and time.monotonic() < deadline:
+            version = max(f["version"] for f in last)
+            for i, ws in enumerate(socks):
+                while last[i]["version"] < version:
+                    last[i] = recv(ws)
+            movers = [f["view"] for f in last if f["view"]["legal"]]
+            if not movers:  # a deal on its way: its views come
+                last = [recv(ws) for ws in socks]
+                continue
+            view = movers[0]
+            seat = view["seat"]
+            socks[seat].send_json(command_for(view, rng.choice(view["legal"]), view["version"]))
+            last[seat] = recv_until(socks[seat], lambda f, v=version: f["version"] > v)
+            if last[seat]["view"]["round"] == 2:  # the card and the deal: the deal's view
+                version = last[seat]["version"]
+                for i, ws in enumerate(socks):
+                    while last[i]["version"] < version:
+                        last[i] = recv(ws)
+    assert [(f["view"]["round"], f["view"]["phase"]) for f in last] == [
+        (2, "choosing_trump")] * 4
+    assert any(f["view"]["hand"] for f in last)  # the new Hakem's first five
+    assert advanced == []
+
+
 def test_commands_and_errors_over_ws(gw: Gateway) -> None:
     r = stacked_room(gw, seed=22)
     with gw.websocket_connect(ws_url(r.match_id, r.tokens[0])) as hakem, \
