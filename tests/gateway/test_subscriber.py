@@ -11,6 +11,7 @@ from typing import Any
 from starlette.websockets import WebSocket
 
 from services.gateway.subscriber import RAW_SEND, RawSend, Subscriber
+from tests.conftest import run_async
 
 
 class _Server:
@@ -55,7 +56,7 @@ def test_frames_go_out_in_order_through_the_raw_send_or_starlettes() -> None:
             await asyncio.wait_for(sub.writer, 5)
             assert server.frames == ["a", "b", "c"]
 
-    asyncio.run(main())
+    run_async(main())
 
 
 def test_the_middleware_leaves_the_servers_send_in_websocket_scopes_only() -> None:
@@ -72,5 +73,5 @@ def test_the_middleware_leaves_the_servers_send_in_websocket_scopes_only() -> No
         await wrapped({"type": "websocket"}, None, send)  # type: ignore[arg-type]
         await wrapped({"type": "http"}, None, send)  # type: ignore[arg-type]
 
-    asyncio.run(main())
+    run_async(main())
     assert seen[0][RAW_SEND] is send and RAW_SEND not in seen[1]
