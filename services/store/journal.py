@@ -9,9 +9,10 @@ Contract:
   so the journal's order is the order of execution.  A server with no journal attached pays one
   attribute lookup per command and behaves exactly as before.  ``install`` refuses
   (``JournalUnavailable``) if those internals no longer look as expected.
-* **What.** Only match data (``persisted``): ``hokm:{<match>}:log``, ``:meta``, ``:tokens`` and
-  the sorted set ``hokm:matches``.  RQ's keys, presence, bot guards and the gateway's wake
-  streams are never written.
+* **What.** Only match data (``persisted``): ``hokm:{<match>}:log``, ``:meta``, ``:tokens``,
+  ``:analysis`` (a finished match's post-match analysis) and the sorted set ``hokm:matches``.
+  RQ's keys, presence, bot guards, analysis marks and the gateway's wake streams are never
+  written.
 * **When.** After a command succeeded and before its reply goes back to the client, what it did
   to persisted keys is appended as one frame (one frame per client command: a whole MULTI/EXEC
   or script together) with one ``os.write`` on an ``O_APPEND`` descriptor.  Once a client has its
@@ -88,13 +89,15 @@ class JournalUnavailable(JournalError):
 # -- which keys and commands -----------------------------------------------------------------
 
 _PREFIX = keys.log("\0").partition("\0")[0].encode()
-_SUFFIXES = tuple(f("\0").partition("\0")[2].encode() for f in (keys.log, keys.meta, keys.tokens))
+_KINDS = (keys.log, keys.meta, keys.tokens, keys.analysis)
+_SUFFIXES = tuple(f("\0").partition("\0")[2].encode() for f in _KINDS)
 _MATCHES = keys.MATCHES.encode()
 
 
 def persisted(key: bytes) -> bool:
     """Whether ``key`` is match data the journal keeps (``keys.log``, ``keys.meta``,
-    ``keys.tokens`` of any match, and ``keys.MATCHES``)."""
+    ``keys.tokens`` and ``keys.analysis`` of any match, and ``keys.MATCHES``).  A finished
+    match's analysis is kept too: it can be computed again, but that takes a worker minutes."""
     if key == _MATCHES:
         return True
     if not key.startswith(_PREFIX):
@@ -108,7 +111,7 @@ def persisted(key: bytes) -> bool:
 
 def match_keys(match_id: str) -> frozenset[bytes]:
     """The persisted keys of one match."""
-    return frozenset(k(match_id).encode() for k in (keys.log, keys.meta, keys.tokens))
+    return frozenset(k(match_id).encode() for k in _KINDS)
 
 
 def stored_matches(client: Any) -> list[str]:

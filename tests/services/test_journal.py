@@ -109,9 +109,10 @@ def test_only_match_data_is_journaled(folder: Any) -> None:
     client.delete(LOG, keys.presence("m1"))  # only the persisted key is journaled
     assert commands(data.path) == [[0, b"hset", META.encode(), b"a", b"1"],
                                    [0, b"del", LOG.encode()]]
-    for key in (LOG, META, TOKENS, keys.MATCHES):
+    for key in (LOG, META, TOKENS, keys.analysis("m1"), keys.MATCHES):
         assert journal.persisted(key.encode())
     for key in (keys.presence("m1"), keys.bot_guard("m1", 1, 2), keys.PENDING_BOTS, keys.AWAY,
+                keys.analysis_mark("m1", 3),
                 "hokm:{m1}:x}:log", "hokm:{}:log", "rq:queue:hokm-bots", "hokm:gw:abc:wake"):
         assert not journal.persisted(key.encode())
 
@@ -327,3 +328,33 @@ def test_the_journal_is_fsynced_by_a_thread_after_writes(tmp_path: Path,
     finally:
         data.close()
     assert [c[1] for c in commands(tmp_path)] == [b"hset"]
+
+
+def test_a_finished_matchs_analysis_survives_a_restart(tmp_path: Path) -> None:
+    """The analysis results stored beside a match (``RedisStore.put_analysis``: the hash and
+    its absolute expiry, the log's) are journaled, replayed and compacted with the match; the
+    running marks are not."""
+    from services.store.redis_streams import RedisStore
+
+    server = fakeredis.FakeServer()
+    data = DataFolder.open(tmp_path, server)
+    client = fakeredis.FakeRedis(server=server)
+    client.xadd(LOG, {"d": b"x"}, id="1-0")
+    client.expire(LOG, 3600)
+    store = RedisStore(client)
+    assert store.mark_analysis("m1", 2, 60, new=True)
+    store.put_analysis("m1", 1, b'{"round": 1}')
+    assert store.mark_analysis("m1", 2, 60, new=True) is False  # still running
+    before = dump(server)
+    assert keys.analysis("m1").encode() in before
+    data.close()
+    again = fakeredis.FakeServer()
+    reopened = DataFolder.open(tmp_path, again)
+    try:
+        assert dump(again) == before
+        restored = fakeredis.FakeRedis(server=again)
+        assert restored.hgetall(keys.analysis("m1")) == {b"1": b'{"round": 1}'}
+        assert restored.pexpiretime(keys.analysis("m1")) == restored.pexpiretime(LOG) > 0
+        assert not restored.exists(keys.analysis_mark("m1", 2))
+    finally:
+        reopened.close()
