@@ -647,6 +647,7 @@ function mountTable(root, matchId, token, ctl) {
     const legal = new Set(myTurn && (v.phase === "playing" || picking) ? v.legal : []);
     E.hand.hidden = v.seat == null;
     E.handGroup.classList.toggle("my-turn", myTurn && v.phase === "playing");
+    E.handGroup.classList.toggle("deciding", myTurn); // any decision: new cards appear in place
     E.handGroup.classList.toggle("picking", picking);
     const had = new Map([...E.handGroup.querySelectorAll("button.card")].map((b) => [b.dataset.card, b]));
     const focused = document.activeElement;
