@@ -159,23 +159,25 @@ class RedisStore:
         if bounds is None:
             return []
         key = keys.log(match_id)
+        entries: Any = None
         try:
-            raw = self._raw if self._raw is not None else self._raw_on_node(key)
-            if raw is None:
-                return payloads_of(self.client.xrange(key, *bounds))
-            entries: Any = raw.xrange(key, *bounds)
+            if self._raw is not None:
+                entries = self._raw.xrange(key, *bounds)
+            else:
+                raw = self._raw_on_node(key)
+                if raw is not None:
+                    try:
+                        entries = raw.xrange(key, *bounds)
+                    except (redis.RedisError, OSError):
+                        # the slot moved (MOVED), or its node is down or failing over: the
+                        # cluster client finds the node that holds it now (and learns the
+                        # new topology, which a read on the node's pool alone never would)
+                        self._raw_nodes.clear()
+                        raw = None
+                if raw is None:
+                    return payloads_of(self.client.xrange(key, *bounds))
         except (redis.ConnectionError, redis.TimeoutError) as exc:
             raise StoreUnavailable(str(exc)) from exc
-        except redis.ResponseError:
-            if self._raw is not None:
-                raise
-            # the cluster moved the slot (MOVED), or the node is failing over: the cluster
-            # client finds the node that holds it now
-            self._raw_nodes.clear()
-            try:
-                return payloads_of(self.client.xrange(key, *bounds))
-            except (redis.ConnectionError, redis.TimeoutError) as exc:
-                raise StoreUnavailable(str(exc)) from exc
         # each entry is [id, [b"d", payload]] (one field per entry, see the module docstring)
         if not entries:
             return []

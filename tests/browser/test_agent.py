@@ -97,9 +97,10 @@ def test_an_agent_plays_a_whole_match_by_roles_and_names(new_client: Any, stacke
                 try:
                     suit = named(choose, "button", timeout=5000)[0]
                     suits.first.click(timeout=5000)
-                except PlaywrightTimeout:
-                    # the panel went away while the agent looked (the page moved on to a newer
-                    # view): look again; the count of trump choices is checked at the end
+                except (PlaywrightTimeout, IndexError):
+                    # the panel went away (or was emptied) while the agent looked (the page
+                    # moved on to a newer view): look again; the count of trump choices is
+                    # checked at the end
                     continue
                 trumps += 1
                 watcher.wait(lambda v, s=suit: (v["trump"] or "") and SUIT_NAME[v["trump"]]

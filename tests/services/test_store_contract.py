@@ -164,3 +164,15 @@ def test_cluster_cold_loads_read_raw_on_the_keys_node_and_follow_a_moved_slot(
     raw.xrange = moved
     assert store.read_raw("m") == expected
     assert store._raw_nodes == {} or next(iter(store._raw_nodes.values())) is not raw
+    (raw,) = store._raw_nodes.values() or [None]
+
+    def down(*_: object, **__: object) -> object:  # the node died: the cluster client goes on
+        raise redis.ConnectionError("Error 111 connecting")
+
+    if raw is not None:
+        raw.xrange = down
+    else:  # the next read makes one again
+        assert store.read_raw("m") == expected
+        (raw,) = store._raw_nodes.values()
+        raw.xrange = down
+    assert store.read_raw("m") == expected
