@@ -126,6 +126,25 @@ def late(rules: Rules, seed: int, cards: int) -> Table | None:
     return table if table.state.phase == PLAYING else None
 
 
+def legal_rounds(policy: Policy, deals: int, rng: random.Random,
+                 deck_rng: random.Random | None = None) -> list[str]:
+    """Play ``deals`` rounds of four seats with ``policy`` everywhere (Hakem seat ``deal % 4``,
+    decks from ``deck_rng``, else from ``rng``), asserting every choice is legal; the choices."""
+    choices = []
+    for deal in range(deals):
+        table = Table(Rules(), hakem=deal % 4)
+        table.deal(random_deck(deck_rng or rng))
+        while table.live:
+            seat = table.state.turn
+            assert seat is not None
+            view = table.view(seat)
+            choice = policy.choose(view, table.histories[seat], rng)
+            assert choice in (view["legal"] or view.get("trump_options") or [choice])
+            choices.append(choice)
+            table.act(choice)
+    return choices
+
+
 def fast_state(table: Table) -> FastState:
     """The engine state of ``table`` in the fast model (all hands known)."""
     s = table.state

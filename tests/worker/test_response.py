@@ -16,7 +16,7 @@ from worker.policies.playout import heuristic_playout
 from worker.policies.response import Response
 from worker.policies.solver import SolverLimit, representatives
 
-from .helpers import Table, fast_state, late, random_deck
+from .helpers import fast_state, late, legal_rounds
 
 plain_rules = st.builds(
     lambda must_trump, satat, bavney: Rules.from_dict(
@@ -137,17 +137,7 @@ def test_planning_never_does_worse_than_the_heuristic(rules: Rules, seed: int,
 def test_search_with_the_response_stays_legal() -> None:
     policy = SearchPolicy(SearchConfig(response_cards=13, response_nodes=400, samples=6,
                                        batch=3, min_samples=3, work=20000))
-    rng = random.Random(4)
-    for deal in range(3):
-        table = Table(Rules(), hakem=deal % 4)
-        table.deal(random_deck(rng))
-        while table.live:
-            seat = table.state.turn
-            assert seat is not None
-            view = table.view(seat)
-            choice = policy.choose(view, table.histories[seat], rng)
-            assert choice in (view["legal"] or view.get("trump_options") or [choice])
-            table.act(choice)
+    legal_rounds(policy, 3, random.Random(4))
 
 
 # -- playing for points: sweeps and escapes ------------------------------------------------------

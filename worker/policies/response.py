@@ -71,6 +71,16 @@ class Response:
         """Can the side take a trick before the others count seven (escape their sweep)?"""
         return self._goal(state, voids, 1, _WIN)
 
+    def wins_from(self, hands: list[int], trick: list[int], leader: int, mine: int,
+                  theirs: int, voids: list[int]) -> bool:
+        """``wins`` from a position given by its parts (``mine``/``theirs``: the side's and the
+        others' tricks; no ``double_sar``; the lists are restored before it returns)."""
+        if mine >= _WIN and not trick:
+            return True
+        self.need_mine = _WIN
+        self.need_theirs = _WIN
+        return self._node(hands, trick, leader, mine, theirs, voids)
+
     def _goal(self, state: FastState, voids: Sequence[int], need_mine: int, need_theirs: int
               ) -> bool:
         t = state.tricks

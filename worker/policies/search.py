@@ -41,7 +41,7 @@ from engine.cards import NAMES, SUITS
 
 from . import heuristic, nseat
 from .base import History, View
-from .fast import FAST_TABLES, FastState, bits, voids_after, winner_decided
+from .fast import FAST_TABLES, FastState, bits, trick_winner_index, voids_after, winner_decided
 from .inference import PlayModel
 from .knowledge import FastKnowledge, Knowledge, fast_knowledge, knowledge, mask_of_names
 from .playout import heuristic_playout, playout
@@ -49,6 +49,7 @@ from .points import utilities
 from .sampler import Sampler
 from .response import Response
 from .solver import Solver, SolverLimit, representatives
+from .worlds import Worlds
 
 
 @dataclass(frozen=True, slots=True)
@@ -84,6 +85,14 @@ class SearchConfig:
     """Most best-response nodes per candidate and sampled deal (0: no limit); a search stopped
     there scores a loss (its first line, the heuristic's own cards, lost)."""
     response_partner: bool = False
+    worlds: int = 0
+    """With the best response: the seat's next ``worlds`` cards are chosen fusion-free, one card
+    for all the deals of a batch that show the same plays (``worlds.py``), before each deal is
+    finished by the per-deal best response (0: the per-deal best response alone)."""
+    worlds_playout: int = 0
+    """Where the heuristic playouts score (more cards than ``response_cards``): the seat's next
+    ``worlds_playout`` cards are chosen the same fusion-free way, each deal then finished by a
+    heuristic playout (0: playouts alone)."""
     """The best response plans the partner's cards too (else the partner plays the heuristic)."""
     trump_samples: int = 0
     """Deals per suit when naming trump by playouts (0: the heuristic's suit)."""
@@ -306,6 +315,12 @@ class SearchPolicy:
                 worlds = [h for _, h in pool[:batch]]
             else:
                 worlds = [sampler.sample(rng) for _ in range(batch)]
+            if (respond and cfg.worlds > 0) or (
+                    not respond and not exact and cfg.worlds_playout > 0):
+                work += self._worlds_batch(f, worlds, candidates, alive, shown, util, totals,
+                                           won_tot, respond)
+                done += len(worlds)
+                worlds = []
             for hands in worlds:
                 base = FastState(hands, trick_cards[:], leader, list(k.tricks),
                                  k.tricks_played, hakem_team, k.rules, k.pile, k.run_team)
@@ -385,6 +400,64 @@ class SearchPolicy:
             return means, None
         return means, [won_tot[i] / done if i in alive_set else -1.0
                        for i in range(len(candidates))]
+
+    def _worlds_batch(self, f: FastKnowledge, worlds: list[list[int]], candidates: list[int],
+                      alive: list[int], shown: list[list[int]],
+                      util: tuple[float, float, float, float] | None, totals: list[float],
+                      won_tot: list[float], respond: bool) -> int:
+        """Score the candidates ``alive`` on a batch of deals together, fusion-free
+        (``worlds.py``), each deal finished by its best response (``respond``) or by a
+        heuristic playout: add to ``totals`` and ``won_tot``; return the work done."""
+        k = f.k
+        me = k.seat
+        team = k.team
+        must_trump = k.rules.must_trump
+        trick = [c for _, c in f.trick]
+        leader = f.trick[0][0] if f.trick else k.leader
+        mine, theirs = k.tricks[team], k.tricks[1 - team]
+        responders = [Response(me, must_trump, False) for _ in worlds]
+        search = (Worlds(me, must_trump, responders, self.config.worlds) if respond else
+                  Worlds(me, must_trump, responders, self.config.worlds_playout, k.rules))
+        work = 0
+        for i in alive:
+            c = candidates[i]
+            hands = [h[:] for h in worlds]
+            for h in hands:
+                h[me] ^= 1 << c
+            after = trick + [c]
+            if len(after) < 4:
+                won = search.wins(hands, after, leader, mine, theirs, shown[i])
+            else:
+                winner = (leader + trick_winner_index(after)) & 3
+                ours = (winner & 1) == team
+                won = search.wins(hands, [], winner, mine + ours, theirs + (not ours), shown[i])
+            extreme = search.extreme
+            for w, h in enumerate(worlds):
+                win = bool(won >> w & 1)
+                won_tot[i] += win
+                if util is None:
+                    totals[i] += win
+                    continue
+                if not respond:
+                    sweep = bool(extreme >> w & 1)
+                    totals[i] += (util[1] if sweep else util[0]) if win else (
+                        util[3] if sweep else util[2])
+                    continue
+                st = FastState(h[:], trick[:], leader, list(k.tricks), k.tricks_played,
+                               k.hakem % 2, k.rules, k.pile, k.run_team)
+                st.play(c)
+                responder = responders[w]
+                t_mine, t_theirs = st.tricks[team], st.tricks[1 - team]
+                if win:
+                    sweep = (t_theirs == 0 and util[1] > util[0]
+                             and responder.sweeps(st, shown[i]))
+                    totals[i] += util[1] if sweep else util[0]
+                else:
+                    swept = (t_mine == 0 and util[3] < util[2]
+                             and not responder.escapes(st, shown[i]))
+                    totals[i] += util[3] if swept else util[2]
+        work += 2 * (search.nodes + sum(r.nodes for r in responders)) + search.cards
+        return work
 
 
 def _walk(hands: list[int], weight: float, steps: int, me: int, voids: list[int],
