@@ -18,6 +18,7 @@ from worker.policies.fast import FAST_TABLES
 from worker.policies.inference import PlayModel
 from worker.policies.knowledge import fast_knowledge, knowledge
 from worker.policies.playout import _heuristic_playout_general, heuristic_playout
+from worker.policies.solver import representatives
 
 from .helpers import Table, fast_state, random_deck, reach, rules_strategy
 
@@ -179,3 +180,28 @@ def test_with_points_the_round_comes_first(monkeypatch: pytest.MonkeyPatch) -> N
     assert len(seen) >= 3
     assert pick(0.0) == 0
     assert pick(None) == 2
+
+
+def test_without_racing_every_candidate_is_scored_on_every_deal() -> None:
+    """``race=0``: no candidate is dropped (none scores the dropped mark), however far it
+    trails, and the work budget still ends the search (here long before ``samples``)."""
+    for seed in range(200):
+        table = reach(Rules(), seed, 4)
+        seat = table.state.turn
+        if (table.state.phase == PLAYING and seat is not None
+                and len(table.view(seat)["legal"]) >= 4):
+            break
+    else:
+        raise AssertionError("no position with four legal cards")
+    k = knowledge(table.view(seat), table.histories[seat])
+    f = fast_knowledge(k)
+    in_play = f.unseen | f.hand
+    candidates = representatives(f.legal, in_play)
+    assert len(candidates) >= 3
+    for race, dropped in ((0.0, False), (0.01, True)):
+        policy = SearchPolicy(SearchConfig(samples=10**6, min_samples=8, batch=8, work=60000,
+                                           race=race, points=True))
+        means, wins = policy._evaluate(f, candidates, random.Random(seed))
+        assert wins is not None
+        assert (min(wins) < 0) is dropped, (race, wins)
+        assert (min(means) == -9.0) is dropped

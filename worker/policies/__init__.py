@@ -9,13 +9,14 @@ Levels (measured with ``hokm arena``; see ``bench/bots_arena/README.md``):
 * ``easy``: :class:`~worker.policies.easy.EasyPolicy`, a beginner's game (no memory, takes
   tricks from its own partner, slips now and then) that still follows suit sensibly;
 * ``medium``: a light search (few samples, no inference from plays, a short exact endgame);
-* ``hard``: the full search (``HARD``): deals drawn from a Markov chain weighted by how
-  plausible the plays seen are, from 8 cards in hand the seat's best response to heuristic
-  opponents in every sampled deal, playing for points and the match (``points.py``) when the
-  round is not at stake; budgeted for a p95 well under 100 ms of CPU a decision with the
-  compiled hot modules;
-* ``expert``: the same search with about four times the CPU (``EXPERT``): twice the deals, a
-  chain walking 20 steps between them under a sharper model; a p95 well under 1 s of CPU.
+* ``hard``: the full search (``HARD``): every candidate card scored on 256 deals drawn from a
+  Markov chain weighted by how plausible the plays seen are, from 8 cards in hand by the
+  seat's best response to heuristic opponents in every sampled deal, playing for points and
+  the match (``points.py``) when the round is not at stake; a p95 under 100 ms of CPU a
+  decision with the compiled hot modules;
+* ``expert``: the same search with a chain walking 20 steps between deals under a sharper
+  model, its next card after the one in question chosen fusion-free over batches of 64 deals
+  (``worlds.py``); a p95 well under 1 s of CPU.
 
 The games of two and three players (every view whose ``players`` is not 4) take the N-seat path
 of :mod:`worker.policies.nseat` at every level: its heuristic for ``heuristic`` (and the talon
@@ -35,12 +36,15 @@ from .nseat import HeuristicPolicy
 from .random_policy import RandomPolicy
 from .search import SearchConfig, SearchPolicy
 
-HARD = SearchConfig(chain_thin=3, miss=0.05, partner_miss=0.5, points=True)
-"""The ``hard`` level's search: the defaults of :class:`SearchConfig` with the deals drawn from
-a Metropolis chain under a sharper behaviour model, playing for points."""
-EXPERT = SearchConfig(samples=256, min_samples=16, work=2000000, chain_thin=20, chain_burn=300,
-                      miss=0.01, partner_miss=0.5, points=True)
-"""The ``expert`` level's search."""
+HARD = SearchConfig(samples=256, batch=256, race=0, chain_thin=8, chain_burn=100, miss=0.02,
+                    partner_miss=0.5, points=True)
+"""The ``hard`` level's search: every candidate scored on 256 deals drawn from a Metropolis
+chain under a sharp behaviour model (no racing), playing for points."""
+EXPERT = SearchConfig(samples=256, batch=64, race=0, work=2000000, chain_thin=20, chain_burn=300,
+                      miss=0.01, partner_miss=0.5, points=True, worlds=1)
+"""The ``expert`` level's search: ``hard`` with a chain walking 20 steps between deals under a
+sharper model, and its next card after the one in question chosen fusion-free over every
+batch of 64 deals (``worlds.py``)."""
 MEDIUM = SearchConfig(samples=12, min_samples=6, batch=6, work=6000, infer=False, solver_cards=3,
                       response_cards=0)
 """The ``medium`` level's search: a light PIMC."""

@@ -18,8 +18,9 @@ A card decision:
    most ``solver_cards`` exactly (``solver.py``: does our side win with best play by all),
    otherwise by a playout in which every seat plays the heuristic on what it would know
    (``playout.py``), to the point where the round's winner is certain;
-5. race: deals come in batches, and after each batch a candidate whose win total trails the
-   leader's by more than ``race * sqrt(deals)`` is dropped, so the budget goes to close calls;
+5. race (when ``race > 0``; ``hard`` and ``expert`` do not): deals come in batches, and after
+   each batch a candidate whose win total trails the leader's by more than
+   ``race * sqrt(deals)`` is dropped, so the budget goes to close calls;
    stop at ``samples`` deals, at the ``work`` budget, or when one candidate is left;
 6. play the best mean; candidates within ``tie`` of it go to the heuristic's choice when it is
    among them, else to the lowest card.
@@ -67,8 +68,11 @@ class SearchConfig:
     """Budget per decision in work units: a card played in a playout is 1, a node of the exact
     solver 2, a play replayed to weigh a sampled deal 1 (about 2 microseconds each)."""
     race: float = 1.5
-    """Drop a candidate once its win total trails the leader's by more than ``race`` times the
-    square root of the deals scored (the bound on the standard deviation of the paired sum)."""
+    """0: every candidate is scored on every deal.  Else drop a candidate once its win total
+    trails the leader's by more than ``race`` times the square root of the deals scored (the
+    bound on the standard deviation of the paired sum).  Measured (issue 15): racing costs
+    rounds, because a card dropped early can no longer win the tie that goes to the
+    heuristic's card."""
     solver_cards: int = 5
     """Solve exactly when the seat holds at most this many cards."""
     solver_nodes: int = 0
@@ -388,6 +392,8 @@ class SearchPolicy:
                             score += cfg.margin_weight * (st.tricks[team] - st.tricks[1 - team])
                         totals[i] += score
                 done += 1
+            if cfg.race <= 0:
+                continue
             # race: drop the candidates that trail clearly
             race = won_tot if lexical else totals
             lead = max(race[i] for i in alive)
