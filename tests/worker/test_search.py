@@ -144,17 +144,22 @@ def test_the_chain_keeps_deals_consistent(rules: Rules, seed: int, steps: int) -
     assert union == f.unseen | f.hand
 
 
+def _card_choice(steps: int, legal: int) -> tuple[int, Table, int]:
+    """The first of seeds 0-199 whose table after ``steps`` random moves is in card play with
+    at least ``legal`` legal cards for the seat to move: the seed, the table, the seat."""
+    for seed in range(200):
+        table = reach(Rules(), seed, steps)
+        seat = table.state.turn
+        if (table.state.phase == PLAYING and seat is not None
+                and len(table.view(seat)["legal"]) >= legal):
+            return seed, table, seat
+    raise AssertionError(f"no position with {legal} legal cards")
+
+
 def test_with_points_the_round_comes_first(monkeypatch: pytest.MonkeyPatch) -> None:
     """With ``points`` only the candidates within ``points_margin`` of the best round-win rate
     compete on value: a likelier sweep never buys a clearly likelier loss of the round."""
-    for seed in range(200):
-        table = reach(Rules(), seed, 6)
-        seat = table.state.turn
-        if (table.state.phase == PLAYING and seat is not None
-                and len(table.view(seat)["legal"]) >= 3):
-            break
-    else:
-        raise AssertionError("no position with three legal cards")
+    _, table, seat = _card_choice(6, 3)
     view, history = table.view(seat), table.histories[seat]
     seen: list[int] = []
 
@@ -185,14 +190,7 @@ def test_with_points_the_round_comes_first(monkeypatch: pytest.MonkeyPatch) -> N
 def test_without_racing_every_candidate_is_scored_on_every_deal() -> None:
     """``race=0``: no candidate is dropped (none scores the dropped mark), however far it
     trails, and the work budget still ends the search (here long before ``samples``)."""
-    for seed in range(200):
-        table = reach(Rules(), seed, 4)
-        seat = table.state.turn
-        if (table.state.phase == PLAYING and seat is not None
-                and len(table.view(seat)["legal"]) >= 4):
-            break
-    else:
-        raise AssertionError("no position with four legal cards")
+    seed, table, seat = _card_choice(4, 4)
     k = knowledge(table.view(seat), table.histories[seat])
     f = fast_knowledge(k)
     in_play = f.unseen | f.hand

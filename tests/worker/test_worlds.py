@@ -10,13 +10,11 @@ from hypothesis import strategies as st
 from engine import Rules
 from worker.policies import SearchConfig, SearchPolicy
 from worker.policies.fast import FastState, voids_after, winner_decided
-from worker.policies.knowledge import fast_knowledge, knowledge
 from worker.policies.response import Response
 from worker.policies.worlds import Worlds
 
-from .helpers import late, legal_rounds
-from .helpers import fast_state as table_state
-from .test_response import _options, plain_rules
+from .helpers import legal_rounds
+from .test_response import _options, _position, plain_rules
 
 
 def _deals(rules: Rules, seed: int, cards: int, count: int
@@ -24,13 +22,10 @@ def _deals(rules: Rules, seed: int, cards: int, count: int
     """A late engine position (the seat to move, the voids it has seen) and ``count`` deals
     that it cannot tell apart from it: the true one first, then the other hands' cards dealt
     again at random with the same counts (the deals may repeat)."""
-    table = late(rules, seed, cards)
-    if table is None:
+    position = _position(rules, seed, cards)
+    if position is None:
         return None
-    me = table.state.turn
-    assert me is not None
-    f = fast_knowledge(knowledge(table.view(me), table.histories[me]))
-    true = table_state(table)
+    me, voids, true = position
     rng = random.Random(seed)
     others = [s for s in range(4) if s != me]
     pool = [c for s in others for c in range(64) if true.hands[s] >> c & 1]
@@ -44,7 +39,7 @@ def _deals(rules: Rules, seed: int, cards: int, count: int
             fs.hands[s] = sum(1 << c for c in pool[at:at + n])
             at += n
         out.append(fs)
-    return me, f.voids, out
+    return me, voids, out
 
 
 def _worlds(me: int, rules: Rules, deals: list[FastState], voids: list[int], depth: int

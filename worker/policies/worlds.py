@@ -101,13 +101,12 @@ class Worlds:
             if allowed & (allowed - 1) == 0:
                 return self._play(idx, seat, allowed.bit_length() - 1, trick, leader, mine,
                                   theirs, voids, left)
-            in_play = h[0] | h[1] | h[2] | h[3]
+            live = h[0] | h[1] | h[2] | h[3]
+            unseen = live ^ hand  # the others' cards, the same in every deal of the group
+            in_play = live
             for c in trick:
                 in_play |= 1 << c
             moves = representatives(allowed, in_play)
-            unseen = in_play ^ hand
-            for c in trick:
-                unseen &= ~(1 << c)
             first = play(hand, allowed, unseen, voids, trick, leader, seat)[0]
             pick = 0  # the heuristic's card (its run's lowest card) first: ties go to it
             for i, c in enumerate(moves):
