@@ -79,5 +79,9 @@ def test_a_freeze_costs_the_same_whatever_the_number_of_objects() -> None:
     a.other, b.other = b, a
     gone = weakref.ref(a)
     del a, b
-    assert gc.collect(0) >= 2 and gone() is None  # young, not frozen: collected
+    # young, not frozen: a young collection frees it (the one asked for here, or one another
+    # thread's allocations started first; the count is not asserted, a frozen cycle would
+    # survive either)
+    gc.collect(0)
+    assert gone() is None
     assert len(keep) == 50_000
