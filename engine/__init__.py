@@ -20,8 +20,8 @@ from .plain import from_plain, to_plain
 from .rules import Rules
 from .state import State, pending_system_action
 from .views import (
-    PER_SEAT, STEADY, legal_choices, legal_mask, play_keys, redact_event, seat_basis, seat_keys,
-    shows_all, steady_basis, steady_keys, view_for,
+    PER_SEAT, STEADY, legal_choices, legal_mask, play_keys, redact_event, same_basis, seat_basis,
+    seat_keys, shows_all, steady_basis, steady_keys, view_for,
 )
 
 __all__ = [
@@ -30,6 +30,6 @@ __all__ = [
     "RevealSecret", "TakeSeat", "decide", "HokmError", "EVENT_TYPES", "Event", "evolve", "replay",
     "commitment_of", "derive_deck", "verify", "from_plain", "to_plain", "Rules", "State",
     "pending_system_action", "legal_choices", "legal_mask", "redact_event", "view_for",
-    "seat_keys", "PER_SEAT", "STEADY", "seat_basis", "steady_basis", "steady_keys", "play_keys",
-    "shows_all",
+    "seat_keys", "same_basis", "PER_SEAT", "STEADY", "seat_basis", "steady_basis", "steady_keys",
+    "play_keys", "shows_all",
 ]

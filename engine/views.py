@@ -116,6 +116,13 @@ def seat_basis(state: State, seat: int | None) -> tuple[Any, ...]:
             state.table if mine else None, state.rules, state.deal)
 
 
+def same_basis(a: tuple[Any, ...], b: tuple[Any, ...]) -> bool:
+    """Whether two bases (``seat_basis``, ``steady_basis``) are equal in the sense their
+    contracts state: item by item, records by identity first (they are kept from one version to
+    the next when unchanged, which makes the common case cheap) and by equality otherwise."""
+    return len(a) == len(b) and all(x is y or x == y for x, y in zip(a, b, strict=True))
+
+
 STEADY = ("match_id", "players", "sides", "removed", "round", "hakem", "dealer", "trump", "score",
           "target", "sets", "seats", "result", "winner", "rules", "draw", "commitment", "secret",
           "dealt")

@@ -16,7 +16,7 @@ from typing import Any
 import orjson
 
 from engine import (
-    play_keys, seat_basis, seat_keys, shows_all, steady_basis, steady_keys,
+    play_keys, same_basis, seat_basis, seat_keys, shows_all, steady_basis, steady_keys,
 )
 from services.pipeline import Loaded
 
@@ -45,7 +45,7 @@ def view_texts(loaded: Loaded, seats: Iterable[int | None],
     cache = fragments if fragments is not None else {}
     basis = steady_basis(state, connected, show_all)
     known = cache.get(STEADY_MARK)
-    if known is not None and _same(known[0], basis):
+    if known is not None and same_basis(known[0], basis):
         steady = known[1]
     else:
         steady = _encode_items(steady_keys(state, connected, show_all))
@@ -57,7 +57,7 @@ def view_texts(loaded: Loaded, seats: Iterable[int | None],
         mark = f"\0{seat}"
         basis = seat_basis(state, seat)
         known = cache.get(mark)
-        if known is not None and _same(known[0], basis):
+        if known is not None and same_basis(known[0], basis):
             body = known[1]
         else:
             body = _encode_items(seat_keys(state, seat))
@@ -67,12 +67,6 @@ def view_texts(loaded: Loaded, seats: Iterable[int | None],
 
 
 STEADY_MARK = "\0steady"
-
-
-def _same(a: tuple[Any, ...], b: tuple[Any, ...]) -> bool:
-    """Bases compared item by item, records by identity first (they are kept from one version
-    to the next when unchanged) and by equality otherwise."""
-    return all(x is y or x == y for x, y in zip(a, b, strict=True)) if len(a) == len(b) else False
 
 
 def _encode_items(items: dict[str, Any]) -> str:

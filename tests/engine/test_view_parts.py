@@ -13,8 +13,8 @@ import pytest
 from engine import (
     PER_SEAT, STEADY, ChooseTrump, CreateMatch, DealRound, DrawAces, PlayCard, RevealSecret,
     Rules, TakeSeat, commitment_of, decide, derive_deck, evolve, legal_choices,
-    pending_system_action, play_keys, seat_basis, seat_keys, shows_all, steady_basis,
-    steady_keys, view_for,
+    pending_system_action, play_keys, same_basis, seat_basis, seat_keys, shows_all,
+    steady_basis, steady_keys, view_for,
 )
 from engine.fairness import DRAW_LABEL, round_label
 from engine.state import State
@@ -56,10 +56,6 @@ def four_player_states(seed: int, rules: dict[str, Any]) -> list[State]:
     return states
 
 
-def _same(a: tuple[object, ...], b: tuple[object, ...]) -> bool:
-    return len(a) == len(b) and all(x is y or x == y for x, y in zip(a, b, strict=True))
-
-
 def _states(players: int, game: str | None, seed: int) -> list[State]:
     if players == 4:
         return four_player_states(seed, {"must_trump": True} if seed % 2 else {})
@@ -97,14 +93,14 @@ def test_equal_bases_give_equal_parts(players: int, game: str | None, seed: int)
         parts = [(seat_basis(s, seat), seat_keys(s, seat)) for s in states]
         for i, (basis, keys) in enumerate(parts):
             for other_basis, other_keys in parts[i + 1:i + 120]:
-                if _same(basis, other_basis):
+                if same_basis(basis, other_basis):
                     shared += 1
                     assert keys == other_keys
     steady = [(steady_basis(s, None, shows_all(s)), steady_keys(s, None, shows_all(s)))
               for s in states]
     for i, (basis, keys) in enumerate(steady):
         for other_basis, other_keys in steady[i + 1:i + 120]:
-            if _same(basis, other_basis):
+            if same_basis(basis, other_basis):
                 shared += 1
                 assert keys == other_keys
     assert shared > len(states)  # the bases do repeat: the check above is not empty

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import random
 import time
 
@@ -40,6 +41,36 @@ def test_the_inline_playout_is_the_engine_checked_one(rules: Rules, seed: int,
     if not rules.double_sar:
         assert a.tricks == b.tricks and a.hands == b.hands
 
+
+
+@settings(max_examples=60, deadline=None)
+@given(rules=rules_strategy, seed=st.integers(0, 2**32 - 1), steps=st.integers(1, 30),
+       stop=st.integers(1, 12))
+def test_a_playout_stopped_at_a_trick_start_goes_on_as_one_never_stopped(
+        rules: Rules, seed: int, steps: int, stop: int) -> None:
+    """``heuristic_playout(..., stop)`` either ends the round (the same winner and tricks as
+    without ``stop``) or returns -1 at a trick start where every hand holds at most ``stop``
+    cards and the trick counts are consistent; played on from there it ends exactly as the
+    playout never stopped (the position and voids carry everything the heuristic reads)."""
+    table = reach(dataclasses.replace(rules, double_sar=False), seed, steps)
+    if table.state.phase != PLAYING:
+        return
+    fs = fast_state(table)
+    whole, cut = fs.copy(), fs.copy()
+    voids = [random.Random(seed).randrange(4) for _ in range(4)]
+    v_whole, v_cut = voids[:], voids[:]
+    won = heuristic_playout(whole, v_whole)
+    r = heuristic_playout(cut, v_cut, stop)
+    if r >= 0:
+        assert r == won and cut.tricks == whole.tricks
+        return
+    assert not cut.trick and cut.turn == cut.leader
+    left = [h.bit_count() for h in cut.hands]
+    assert len(set(left)) == 1 and left[0] <= stop
+    assert cut.played == 13 - left[0] == sum(cut.tricks)
+    assert max(cut.tricks) < 7
+    assert heuristic_playout(cut, v_cut) == won
+    assert cut.tricks == whole.tricks and cut.hands == whole.hands and v_cut == v_whole
 
 @settings(max_examples=60, deadline=None)
 @given(rules=rules_strategy, seed=st.integers(0, 2**32 - 1), steps=st.integers(2, 45))

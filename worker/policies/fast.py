@@ -20,6 +20,8 @@ gives the same legal cards, trick winners, counted tricks and round result as ``
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from engine.cards import cards_of
 from engine.decide import TRICKS_TO_WIN, round_outcome
 from engine.rules import Rules
@@ -93,6 +95,14 @@ def bits(mask: int) -> list[int]:
         out.append(low.bit_length() - 1)
         mask ^= low
     return out
+
+
+def mask_of(indices: Sequence[int]) -> int:
+    """The mask with the bits ``indices`` set (the inverse of :func:`bits`)."""
+    m = 0
+    for i in indices:
+        m |= 1 << i
+    return m
 
 
 def legal(hand: int, trick: list[int], must_trump: bool) -> int:

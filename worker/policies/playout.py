@@ -146,10 +146,14 @@ def playout(state: FastState) -> int:
         hands = state.hands
 
 
-def heuristic_playout(state: FastState, voids: list[int]) -> int:
+def heuristic_playout(state: FastState, voids: list[int], stop: int = 0) -> int:
     """Play ``state`` (changed in place) with the imperfect-information heuristic for every seat,
     each seeing only its own hand, the cards played and the voids shown (``voids``, block bits
-    per seat, updated in place); return the winning team once it is certain."""
+    per seat, updated in place); return the winning team once it is certain.
+
+    With ``stop > 0`` (not with ``double_sar``) the playout also stops at the first trick start
+    where every hand holds at most ``stop`` cards and returns -1, ``state`` then being that
+    position (for the search to finish the deal another way)."""
     from .heuristic import play
 
     if state.rules.double_sar:
@@ -157,6 +161,8 @@ def heuristic_playout(state: FastState, voids: list[int]) -> int:
     decided = winner_decided(state)
     if decided is not None:
         return decided
+    if stop > 0 and not state.trick and state.hands[state.leader].bit_count() <= stop:
+        return -1
     # the first side to count seven tricks wins: a tight loop on local variables
     must_trump = state.rules.must_trump
     hands = state.hands
@@ -165,6 +171,7 @@ def heuristic_playout(state: FastState, voids: list[int]) -> int:
     seat = state.turn
     tricks = state.tricks
     t0, t1 = tricks[0], tricks[1]
+    sum_before = t0 + t1
     while True:
         hand = hands[seat]
         led = trick[0] >> 4 if trick else -1
@@ -195,6 +202,12 @@ def heuristic_playout(state: FastState, voids: list[int]) -> int:
             if t0 >= 7:
                 tricks[0], tricks[1] = t0, t1
                 return 0
+        if stop > 0 and hands[seat].bit_count() <= stop:
+            tricks[0], tricks[1] = t0, t1
+            state.played += t0 + t1 - sum_before
+            state.trick = trick
+            state.leader = state.turn = seat
+            return -1
 
 
 def _heuristic_playout_general(state: FastState, voids: list[int]) -> int:

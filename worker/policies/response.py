@@ -27,7 +27,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from .fast import FastState, legal, sure_tricks, trick_winner_index, voids_after
+from .fast import FastState, legal, mask_of, sure_tricks, trick_winner_index, voids_after
 from .heuristic import play
 from .solver import SolverLimit, representatives
 
@@ -133,7 +133,7 @@ class Response:
             unseen = (hands[0] | hands[1] | hands[2] | hands[3]) ^ hand
             first = play(hand, allowed, unseen, voids, trick, leader, seat)[0]
             if seat == self.me or (self.partner and (seat & 1) == self.team):
-                moves = representatives(allowed, unseen | hand | _mask(trick))
+                moves = representatives(allowed, unseen | hand | mask_of(trick))
                 pick = 0
                 for i, c in enumerate(moves):
                     if c <= first and c >> 4 == first >> 4:
@@ -166,13 +166,6 @@ class Response:
         if key:
             self.memo[key] = result
         return result
-
-
-def _mask(cards: Sequence[int]) -> int:
-    m = 0
-    for c in cards:
-        m |= 1 << c
-    return m
 
 
 __all__ = ["Response"]

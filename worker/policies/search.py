@@ -96,6 +96,11 @@ class SearchConfig:
     for all the deals of a batch that show the same plays (``worlds.py``), before each deal is
     finished by the per-deal best response (0: the per-deal best response alone).  The partner
     then plays the heuristic, whatever ``response_partner`` says."""
+    playout_response: bool = False
+    """Where the heuristic playouts score: stop each playout at the first trick start where the
+    seat holds at most ``response_cards`` cards and finish the deal by the seat's best response
+    (the partner playing the heuristic), as the seat will from there (else the playout runs to
+    the round's end with the seat on the heuristic too).  Not with ``double_sar``."""
     worlds_playout: int = 0
     """Where the heuristic playouts score (more cards than ``response_cards``): the seat's next
     ``worlds_playout`` cards are chosen the same fusion-free way, each deal then finished by a
@@ -271,6 +276,7 @@ class SearchPolicy:
         leader = f.trick[0][0] if f.trick else k.leader
         must_trump = k.rules.must_trump
         heuristic_rollout = cfg.rollout == "heuristic"
+        stop = cfg.response_cards if cfg.playout_response and not k.rules.double_sar else 0
         util = None
         if cfg.points and not k.rules.bavney and not k.rules.double_sar:
             util = utilities((k.score[team], k.score[1 - team]), k.target, team == hakem_team,
@@ -323,8 +329,8 @@ class SearchPolicy:
                 worlds = [sampler.sample(rng) for _ in range(batch)]
             if (respond and cfg.worlds > 0) or (
                     not respond and not exact and cfg.worlds_playout > 0):
-                work += self._worlds_batch(f, worlds, candidates, alive, shown, util, totals,
-                                           won_tot, respond)
+                work += self._worlds_batch(f, worlds, trick_cards, leader, candidates, alive,
+                                           shown, util, totals, won_tot, respond)
                 done += len(worlds)
                 worlds = []
             for hands in worlds:
@@ -378,11 +384,23 @@ class SearchPolicy:
                         if won is None:
                             before = st.hands[0] | st.hands[1] | st.hands[2] | st.hands[3]
                             if heuristic_rollout:
-                                won = heuristic_playout(st, shown[i][:])
+                                voids = shown[i][:]
+                                won = heuristic_playout(st, voids, stop)
                             else:
                                 won = playout(st)
                             after = st.hands[0] | st.hands[1] | st.hands[2] | st.hands[3]
                             work += (before ^ after).bit_count()
+                            if won < 0:
+                                # the seat's best response from here (the partner heuristic)
+                                responder = Response(k.seat, must_trump, False)
+                                if util is None:
+                                    value = float(responder.wins(st, voids))
+                                else:
+                                    value = _response_value(responder, st, voids, util)
+                                work += 2 * responder.nodes
+                                totals[i] += value
+                                won_tot[i] += value >= 1.0
+                                continue
                         if util is None:
                             score = 1.0 if won == team else 0.0
                         elif won == team:
@@ -409,19 +427,18 @@ class SearchPolicy:
         return means, [won_tot[i] / done if i in alive_set else -1.0
                        for i in range(len(candidates))]
 
-    def _worlds_batch(self, f: FastKnowledge, worlds: list[list[int]], candidates: list[int],
-                      alive: list[int], shown: list[list[int]],
-                      util: tuple[float, float, float, float] | None, totals: list[float],
-                      won_tot: list[float], respond: bool) -> int:
+    def _worlds_batch(self, f: FastKnowledge, worlds: list[list[int]], trick: list[int],
+                      leader: int, candidates: list[int], alive: list[int],
+                      shown: list[list[int]], util: tuple[float, float, float, float] | None,
+                      totals: list[float], won_tot: list[float], respond: bool) -> int:
         """Score the candidates ``alive`` on a batch of deals together, fusion-free
         (``worlds.py``), each deal finished by its best response (``respond``) or by a
-        heuristic playout: add to ``totals`` and ``won_tot``; return the work done."""
+        heuristic playout: add to ``totals`` and ``won_tot``; return the work done.  ``trick``
+        (not changed) and ``leader`` are the open trick's cards and its leader."""
         k = f.k
         me = k.seat
         team = k.team
         must_trump = k.rules.must_trump
-        trick = [c for _, c in f.trick]
-        leader = f.trick[0][0] if f.trick else k.leader
         mine, theirs = k.tricks[team], k.tricks[1 - team]
         responders = [Response(me, must_trump, False) for _ in worlds]
         search = (Worlds(me, must_trump, responders, self.config.worlds) if respond else

@@ -26,7 +26,7 @@ from __future__ import annotations
 
 from engine.rules import Rules
 
-from .fast import FastState, legal, trick_winner_index, voids_after
+from .fast import FastState, legal, mask_of, trick_winner_index, voids_after
 from .heuristic import play
 from .playout import heuristic_playout
 from .response import Response
@@ -77,10 +77,10 @@ class Worlds:
         self.nodes += 1
         if not trick:
             if mine >= _WIN:
-                m = _mask(idx)
+                m = mask_of(idx)
                 return m | (m << self.shift) if theirs == 0 else m
             if theirs >= _WIN:
-                return _mask(idx) << self.shift if mine == 0 else 0
+                return mask_of(idx) << self.shift if mine == 0 else 0
         if len(idx) == 1 or left <= 0:
             out = 0
             if self.rules is not None:
@@ -180,13 +180,6 @@ class Worlds:
         for w in idx:
             hands[w][seat] ^= bit
         return r
-
-
-def _mask(idx: list[int]) -> int:
-    m = 0
-    for w in idx:
-        m |= 1 << w
-    return m
 
 
 __all__ = ["Worlds"]
