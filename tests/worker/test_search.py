@@ -234,3 +234,32 @@ def test_without_racing_every_candidate_is_scored_on_every_deal() -> None:
         assert wins is not None
         assert (min(wins) < 0) is dropped, (race, wins)
         assert (min(means) == -9.0) is dropped
+
+
+@pytest.mark.parametrize("chains", [1, 2, 4])
+def test_every_chain_starts_afresh_and_makes_its_share_of_the_deals(
+        chains: int, monkeypatch: pytest.MonkeyPatch) -> None:
+    """``chains``: the deals of one decision come from that many chains, each with its own
+    burn-in from a start of its own, and every chain makes ``samples // chains`` of them."""
+    seed, table, seat = _card_choice(12, 3)
+    k = knowledge(table.view(seat), table.histories[seat])
+    f = fast_knowledge(k)
+    candidates = representatives(f.legal, f.unseen | f.hand)
+    walks: list[int] = []
+    real_walk = search_module._walk
+
+    def counting(hands: list[int], weight: float, steps: int, *rest: object
+                 ) -> tuple[list[int], float]:
+        walks.append(steps)
+        return real_walk(hands, weight, steps, *rest)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(search_module, "_walk", counting)
+    policy = SearchPolicy(SearchConfig(samples=16, batch=16 // chains, race=0, chain_thin=3,
+                                       chain_burn=17, chains=chains, miss=0.05))
+    policy._evaluate(f, candidates, random.Random(seed))
+    assert PlayModel(f, 0.05).active  # the plays seen weigh the deals, so the chain runs
+    starts = [i for i, steps in enumerate(walks) if steps == 17]
+    assert len(starts) == chains and starts[0] == 0
+    assert len(walks) == chains + 16
+    gaps = [b - a for a, b in zip(starts, starts[1:] + [len(walks)], strict=True)]
+    assert gaps == [16 // chains + 1] * chains

@@ -126,6 +126,10 @@ class SearchConfig:
     draws and walks ``chain_burn`` steps first."""
     chain_burn: int = 40
     """With ``chain_thin``: steps before the first deal."""
+    chains: int = 1
+    """With ``chain_thin``: the deals come from this many chains, each from its own start and
+    burn-in, ``samples // chains`` deals each (with ``batch`` a divisor of that), so that one
+    chain stuck in one placement of the hidden cards does not make every deal."""
     miss: float = 0.2
     """With ``infer``: the weight factor of a play the behaviour model would not make."""
     partner_miss: float | None = None
@@ -298,6 +302,8 @@ class SearchPolicy:
             batch = min(cfg.batch, cfg.samples - done)
             if weigh and cfg.chain_thin > 0:
                 assert model is not None
+                if cfg.chains > 1 and done and done % max(1, cfg.samples // cfg.chains) == 0:
+                    chain = []  # a new chain from its own start (see ``chains``)
                 if not chain:
                     for _ in range(cfg.oversample):
                         hands = sampler.sample(rng, tries=0)
