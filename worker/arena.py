@@ -338,8 +338,12 @@ def arena(a: str, b: str, deals: int, seed: int = 1, jobs: int = 1,
       f"B {rate(lambda r: not r.a_won and r.kind == 'hakem_koti'):.3f}\n")
     p(f"A mean points per round {sum(r.points for r in records if r.a_won) / n_rounds:.3f}, "
       f"B {sum(r.points for r in records if not r.a_won) / n_rounds:.3f}\n")
-    p(f"estimated first-to-7 match win rate of A: {match_rate:.3f} (simulated from the round "
-      "outcomes)\n")
+    if match_rate == match_rate:  # not nan
+        p(f"estimated first-to-7 match win rate of A: {match_rate:.3f} (simulated from the "
+          "round outcomes)\n")
+    else:
+        p("estimated match win rate of A: not estimated (the succession of three players is "
+          "not simulated)\n")
     for name, ms, wall in ((f"A={a}", a_ms, a_wall), (f"B={b}", b_ms, b_wall)):
         p(f"decision time {name} (CPU): p50 {percentile(ms, 0.5):.2f} ms, p95 "
           f"{percentile(ms, 0.95):.2f} ms, max {max(ms, default=0.0):.2f} ms "

@@ -83,9 +83,14 @@ GAME_RULES: list[dict[str, Any]] = [
 
 @pytest.mark.parametrize("rules", GAME_RULES)
 def test_every_game_against_itself_scores_exactly_one_half(rules: dict[str, Any]) -> None:
-    figures = arena.arena("heuristic", "heuristic", 10, seed=3, rules=rules, out=io.StringIO(),
+    out = io.StringIO()
+    figures = arena.arena("heuristic", "heuristic", 10, seed=3, rules=rules, out=out,
                           progress=False)
     assert figures["a_round_rate"] == 0.5 and figures["ci_low"] == figures["ci_high"] == 0.5
+    # the match estimate is simulated for two sides only, and never printed as nan
+    text = out.getvalue()
+    assert "nan" not in text.split("RESULT")[0]
+    assert ("not estimated" in text) == (rules["players"] == 3)
 
 
 def test_the_copies_of_a_deal_in_each_game() -> None:
