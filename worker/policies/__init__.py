@@ -14,9 +14,9 @@ Levels (measured with ``hokm arena``; see ``bench/bots_arena/README.md``):
   seat's best response to heuristic opponents in every sampled deal, playing for points and
   the match (``points.py``) when the round is not at stake; a p95 under 100 ms of CPU a
   decision with the compiled hot modules;
-* ``expert``: the same search with a chain walking 20 steps between deals under a sharper
-  model, its next card after the one in question chosen fusion-free over batches of 64 deals
-  (``worlds.py``); a p95 well under 1 s of CPU.
+* ``expert``: the same search on 512 deals from 16 chains, its next card after the one in
+  question chosen fusion-free over batches of 32 deals (``worlds.py``); a p95 well under 1 s
+  of CPU.
 
 The games of two and three players (every view whose ``players`` is not 4) take the N-seat path
 of :mod:`worker.policies.nseat` at every level: its heuristic for ``heuristic`` (and the talon
@@ -40,11 +40,12 @@ HARD = SearchConfig(samples=256, batch=256, race=0, chain_thin=8, chain_burn=100
                     partner_miss=0.5, points=True)
 """The ``hard`` level's search: every candidate scored on 256 deals drawn from a Metropolis
 chain under a sharp behaviour model (no racing), playing for points."""
-EXPERT = SearchConfig(samples=256, batch=64, race=0, work=2000000, chain_thin=20, chain_burn=300,
-                      miss=0.01, partner_miss=0.5, points=True, worlds=1)
-"""The ``expert`` level's search: ``hard`` with a chain walking 20 steps between deals under a
-sharper model, and its next card after the one in question chosen fusion-free over every
-batch of 64 deals (``worlds.py``)."""
+EXPERT = SearchConfig(samples=512, batch=32, chains=16, race=0, work=10**9, chain_thin=8,
+                      chain_burn=100, miss=0.02, partner_miss=0.5, points=True, worlds=1)
+"""The ``expert`` level's search: ``hard`` on twice the deals, drawn from 16 chains of 32 deals
+each (each from its own start), its next card after the one in question chosen fusion-free over
+every batch of 32 deals (``worlds.py``); no work stop (the 512 deals bound it: CPU p95 208 ms,
+max 1.7 s on a loaded machine)."""
 MEDIUM = SearchConfig(samples=12, min_samples=6, batch=6, work=6000, infer=False, solver_cards=3,
                       response_cards=0)
 """The ``medium`` level's search: a light PIMC."""
