@@ -29,7 +29,10 @@ Decisions:
 * a card (:func:`play`): the four-player heuristic's rules with every other seat an opponent
   (but for a lead from the longest side suit: its top card against one opponent); the search
   (:func:`search_card`) plays every distinct legal card out with :func:`play` for all seats on
-  deals sampled from what the seat knows (:func:`sample`), and takes the best mean.
+  deals sampled from what the seat knows (:func:`sample`), and takes the best mean; once the
+  seat holds at most ``Budget.response_cards`` cards (:data:`RESPONSE_CARDS` for ``hard`` and
+  ``expert``: 0, off, as measured) a card's worth in a deal is the seat's best response to
+  opponents playing :func:`play` (:class:`BestResponse`) instead of one playout.
 """
 
 from __future__ import annotations
@@ -50,7 +53,7 @@ from .fast import (
 from .heuristic import REASONS as FOUR_REASONS
 from .heuristic import SUIT_WORDS, _discard, choose_trump, hold_chance
 from .knowledge import mask_of_names, rules_of
-from .solver import representatives
+from .solver import SolverLimit, representatives, representatives_first
 
 View = Mapping[str, Any]
 History = Sequence[Mapping[str, Any]]
@@ -451,6 +454,20 @@ def _utility(result: tuple[int, int, str] | None, side: int) -> float:
     return -0.1 * (points - 1)
 
 
+def count_trick(rules: Rules, hakem_side: int, tricks: list[int], side: int, played: int,
+                pile: int, run: int | None) -> tuple[int, int | None, tuple[int, int, str] | None]:
+    """Count the trick ``played`` (1-based) won by ``side`` as the engine does: into ``tricks``
+    (changed in place), or with ``double_sar`` onto the pile until a side wins two in a row (or
+    the last trick); the pile and its run after it, and the round's outcome if it ends here."""
+    if not rules.double_sar:
+        tricks[side] += 1
+        return pile, run, round_outcome(rules, hakem_side, tricks, side, played)
+    if run == side or played == rules.hand_size:
+        tricks[side] += pile + 1
+        return 0, None, round_outcome(rules, hakem_side, tricks, side, played)
+    return pile + 1, side, None
+
+
 def rollout(f: Fast, hands: list[int], first: int) -> float:
     """Play ``first`` for the seat and the rest of the round with :func:`play` for every seat
     (each seeing its own hand, the cards played and the voids shown); the round's utility to
@@ -481,16 +498,7 @@ def rollout(f: Fast, hands: list[int], first: int) -> float:
             winner = (leader + trick_winner_index(trick)) % n
             side = side_of[winner]
             played += 1
-            result = None
-            if not rules.double_sar:
-                tricks[side] += 1
-                result = round_outcome(rules, hakem_side, tricks, side, played)
-            elif run == side or played == rules.hand_size:
-                tricks[side] += pile + 1
-                pile, run = 0, None
-                result = round_outcome(rules, hakem_side, tricks, side, played)
-            else:
-                pile, run = pile + 1, side
+            pile, run, result = count_trick(rules, hakem_side, tricks, side, played, pile, run)
             if result is not None or played >= rules.hand_size:
                 return _utility(result, side_of[s.seat])
             trick = []
@@ -512,27 +520,226 @@ def _tricks_done(s: Seen) -> int:
     return s.rules.hand_size - leader_count - (1 if s.trick else 0)
 
 
+class BestResponse:
+    """The seat's best response to heuristic opponents in one sampled deal of ``f``.
+
+    Every other seat is an opponent and plays :func:`play` exactly as in :func:`rollout` (its
+    own hand, ``unseen = live & ~hand``, a share of 1, the voids shown, the open trick), so its
+    cards are forced and only the seat's own cards branch: a max over the seat's choices of the
+    round's :func:`_utility` (the scale of :func:`rollout`; with win or loss only, the boolean
+    "can the seat win" of ``response.py``).  The heuristic's card is tried first (the first line
+    searched is the rollout itself), one card of each run of equal cards (``representatives``
+    over the cards in the hands and the open trick), a table at trick starts keyed by the whole
+    position (hands, leader, counted tricks, tricks played, the ``double_sar`` pile, voids), and
+    a seat's choices stop at the best utility still reachable (a sweep's while the others have
+    no trick, else a win's; 0, or 0.4 with three seats, once the seat cannot reach seven).  The
+    ``double_sar`` pile and ``round_outcome`` are followed as :func:`rollout` follows them.
+
+    Exact, checked against an exhaustive max without table, runs or cuts in the tests: the
+    opponents' play compares cards of the open trick and of the hands only with cards of their
+    own hand, so two of the seat's cards that no card in play separates are interchangeable.
+    ``limit`` (0: none): raise :class:`~worker.policies.solver.SolverLimit` once that many nodes
+    (cards played) are searched; the table keeps only exact values.
+    """
+
+    __slots__ = ("f", "hands", "n", "me", "side", "hakem_side", "rules", "must_trump",
+                 "side_of", "rest", "memo", "nodes", "limit", "sweep_top", "lost_top")
+
+    def __init__(self, f: Fast, hands: list[int], limit: int = 0) -> None:
+        s = f.s
+        self.f = f
+        self.hands = hands
+        self.n = s.n
+        self.me = s.seat
+        self.rules = s.rules
+        self.must_trump = s.rules.must_trump
+        self.side_of = s.rules.side_of
+        self.side = self.side_of[s.seat]
+        self.hakem_side = self.side_of[s.hakem]
+        live = f.pool | f.hand
+        for c in f.trick:
+            live |= 1 << c
+        held = 0
+        for h in hands:
+            held |= h
+        self.rest = live & ~held
+        """The cards of :func:`rollout`'s ``live`` in no hand of the deal (the unused cards and
+        the open trick's): ``live`` is always ``rest`` and the hands."""
+        self.memo: dict[tuple[int | None, ...], float] = {}
+        self.nodes = 0
+        self.limit = limit
+        sweep = 3 if s.rules.bavney or self.side != self.hakem_side else 2
+        self.sweep_top = 1.0 + 0.1 * (sweep - 1)
+        """The most a round is worth to the seat while the others have no trick."""
+        self.lost_top = 0.4 if self.n > 2 else 0.0
+        """The most it is worth once the seat cannot reach seven (a round without a winner)."""
+
+    def value(self, first: int) -> float:
+        """The seat's best utility in the deal when it plays ``first`` (legal) now."""
+        s = self.f.s
+        trick = self.f.trick[:]
+        voids = voids_after(self.f.voids, s.seat, trick, first, self.must_trump)
+        hands = self.hands[:]
+        hands[s.seat] ^= 1 << first
+        trick.append(first)
+        self.nodes += 1
+        return self._after(hands, trick, s.leader, s.tricks[:], _tricks_done(s), s.pile,
+                           s.run_team, voids)
+
+    def _after(self, hands: list[int], trick: list[int], leader: int, tricks: list[int],
+               played: int, pile: int, run: int | None, voids: list[int]) -> float:
+        """The position once a card is added to ``trick``: the next seat's turn, or the trick's
+        end (the round's utility when it ends there)."""
+        n = self.n
+        if len(trick) < n:
+            return self._node(hands, trick, leader, tricks, played, pile, run, voids)
+        rules = self.rules
+        winner = (leader + trick_winner_index(trick)) % n
+        side = self.side_of[winner]
+        played += 1
+        tricks = tricks[:]
+        pile, run, result = count_trick(rules, self.hakem_side, tricks, side, played, pile, run)
+        if result is not None or played >= rules.hand_size:
+            return _utility(result, self.side)
+        return self._node(hands, [], winner, tricks, played, pile, run, voids)
+
+    def _top(self, tricks: list[int], played: int, pile: int) -> float:
+        """The most the round can still be worth to the seat."""
+        mine = tricks[self.side]
+        if mine + pile + self.rules.hand_size - played < self.rules.variant.tricks_to_win:
+            return self.lost_top
+        if sum(tricks) == mine:
+            return self.sweep_top
+        return 1.0
+
+    def _node(self, hands: list[int], trick: list[int], leader: int, tricks: list[int],
+              played: int, pile: int, run: int | None, voids: list[int]) -> float:
+        self.nodes += 1
+        if self.nodes >= self.limit > 0:
+            raise SolverLimit
+        n = self.n
+        key: tuple[int | None, ...] = ()
+        if not trick:
+            key = (*hands, leader, *tricks, played, pile, run, *voids)
+            hit = self.memo.get(key)
+            if hit is not None:
+                return hit
+        seat = (leader + len(trick)) % n
+        hand = hands[seat]
+        allowed = legal(hand, trick, self.must_trump)
+        if not allowed:  # an inconsistent sample, as in rollout
+            return 0.5
+        held = 0
+        for h in hands:
+            held |= h
+        if allowed & (allowed - 1) == 0:
+            moves = [allowed.bit_length() - 1]
+            top = 9.0
+        else:
+            first = play(hand, allowed, (self.rest | held) & ~hand, 1.0, voids, trick, seat,
+                         n)[0]
+            if seat == self.me:
+                in_play = held
+                for c in trick:
+                    in_play |= 1 << c
+                moves = representatives_first(allowed, in_play, first)
+                top = self._top(tricks, played, pile)
+            else:
+                moves = [first]
+                top = 9.0
+        best = -9.0
+        for c in moves:
+            v = voids_after(voids, seat, trick, c, self.must_trump)
+            hands[seat] = hand ^ (1 << c)
+            trick.append(c)
+            r = self._after(hands, trick, leader, tricks, played, pile, run, v)
+            trick.pop()
+            hands[seat] = hand
+            if r > best:
+                best = r
+                if best >= top:
+                    break
+        if key:
+            self.memo[key] = best
+        return best
+
+
+RESPONSE_CARDS = 0
+"""The hand size from which the search levels of :meth:`Budget.of` score by the best response
+(0: never).  Off: measured against the heuristic (``bench/bots_arena/README.md``, "The best
+response in the games of two and three players"), from 8 cards it moved the round rate by at
+most a round in a hundred either way (seed 1: +0.0075 simple, +0.0075 talon, +0.008 three;
+seed 2: -0.0125 simple, -0.010 talon), within the noise; from 11 cards a decision's budget buys
+only a few deals (all 13, seed 1 simple: 0.560 against 0.6375)."""
+RESPONSE_NODES = 4000
+"""Most best-response nodes per sampled deal in :meth:`Budget.of` (all candidates together)."""
+NODE_COST = 2
+"""Work of one best-response node, in cards played by :func:`rollout` (measured: about 4 us a
+node against 2 us a playout card, as :class:`Budget` counts those)."""
+RESPONSE_WORK = 90000
+"""The least four-player work budget (``SearchConfig.work``; ``hard``'s) for which
+:meth:`Budget.of` turns the best response on: ``medium`` stays a plain PIMC."""
+
+
 @dataclass(frozen=True, slots=True)
 class Budget:
     """The search of one level in these games: at most ``deals`` sampled deals and about
     ``plays`` cards played in all the playouts (a playout per candidate and deal, costed at the
-    cards still in the hands), but at least ``min_deals`` deals."""
+    cards still in the hands), but at least ``min_deals`` deals.  When the seat holds at most
+    ``response_cards`` cards each candidate is scored by the seat's :class:`BestResponse`
+    instead, a node searched costing :data:`NODE_COST` cards played, and deals are drawn until
+    the work reaches ``plays`` (a deal whose search reaches ``response_nodes`` nodes is scored
+    by its playouts, the nodes spent counted too)."""
 
     deals: int
     plays: int
     min_deals: int = 2
+    response_cards: int = 0
+    response_nodes: int = RESPONSE_NODES
 
     @classmethod
     def of(cls, samples: int, work: int, min_samples: int) -> Budget:
         """The budget for a four-player search config: a card played here costs about 7.5 of
         its work units (the playouts of this module are plain Python), capped at 48,000 cards
-        (about 0.25 s of CPU)."""
-        return cls(samples, min(work * 2 // 15, 48000), max(2, min_samples // 2))
+        (about 0.25 s of CPU); the best response from :data:`RESPONSE_CARDS` cards from
+        ``hard``'s work on."""
+        return cls(samples, min(work * 2 // 15, 48000), max(2, min_samples // 2),
+                   RESPONSE_CARDS if work >= RESPONSE_WORK else 0)
+
+
+def score_cards(f: Fast, candidates: list[int], budget: Budget, rng: random.Random
+                ) -> tuple[list[float], int, int]:
+    """Every candidate's total over the same sampled deals, the deals and the work spent (cards
+    played in playouts, nodes of the best response)."""
+    s = f.s
+    totals = [0.0] * len(candidates)
+    cost = len(candidates) * max(1, sum(s.counts))
+    if not (budget.response_cards and f.hand.bit_count() <= budget.response_cards):
+        deals = max(budget.min_deals, min(budget.deals, budget.plays // cost))
+        for _ in range(deals):
+            hands = sample(f, rng)
+            for i, c in enumerate(candidates):
+                totals[i] += rollout(f, hands, c)
+        return totals, deals, deals * cost
+    deals = work = 0
+    while deals < budget.deals and (deals < budget.min_deals or work < budget.plays):
+        hands = sample(f, rng)
+        br = BestResponse(f, hands, budget.response_nodes)
+        try:
+            values = [br.value(c) for c in candidates]
+        except SolverLimit:
+            values = [rollout(f, hands, c) for c in candidates]
+            work += cost
+        work += br.nodes * NODE_COST
+        for i, v in enumerate(values):
+            totals[i] += v
+        deals += 1
+    return totals, deals, work
 
 
 def search_card(s: Seen, budget: Budget, rng: random.Random) -> str:
-    """PIMC: every distinct legal card played out on the same sampled deals; the best mean
-    wins, ties to the heuristic's card."""
+    """PIMC: every distinct legal card scored on the same sampled deals (:func:`score_cards`);
+    the best mean wins, ties to the heuristic's card."""
     f = to_fast(s)
     in_play = f.pool | f.hand
     for c in f.trick:
@@ -543,13 +750,7 @@ def search_card(s: Seen, budget: Budget, rng: random.Random) -> str:
         return NAMES[f.ft.to_engine[candidates[0]]]
     h_card = f.ft.to_fast[CARD_INDEX[h_name]]
     h_rep = max((c for c in candidates if c <= h_card and c >> 4 == h_card >> 4), default=-1)
-    cost = len(candidates) * max(1, sum(s.counts))
-    deals = max(budget.min_deals, min(budget.deals, budget.plays // cost))
-    totals = [0.0] * len(candidates)
-    for _ in range(deals):
-        hands = sample(f, rng)
-        for i, c in enumerate(candidates):
-            totals[i] += rollout(f, hands, c)
+    totals, deals, _ = score_cards(f, candidates, budget, rng)
     best = max(totals)
     close = [c for c, t in zip(candidates, totals, strict=True) if t >= best - 0.02 * deals]
     pick = h_rep if h_rep in close else min(close, key=lambda c: (c & 15, c))

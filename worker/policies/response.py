@@ -29,7 +29,7 @@ from collections.abc import Sequence
 
 from .fast import FastState, legal, mask_of, sure_tricks, trick_winner_index, voids_after
 from .heuristic import play
-from .solver import SolverLimit, representatives
+from .solver import SolverLimit, representatives_first
 
 _WIN = 7
 
@@ -133,13 +133,7 @@ class Response:
             unseen = (hands[0] | hands[1] | hands[2] | hands[3]) ^ hand
             first = play(hand, allowed, unseen, voids, trick, leader, seat)[0]
             if seat == self.me or (self.partner and (seat & 1) == self.team):
-                moves = representatives(allowed, unseen | hand | mask_of(trick))
-                pick = 0
-                for i, c in enumerate(moves):
-                    if c <= first and c >> 4 == first >> 4:
-                        pick = i
-                if pick:
-                    moves.insert(0, moves.pop(pick))
+                moves = representatives_first(allowed, unseen | hand | mask_of(trick), first)
             else:
                 moves = [first]
         result = False

@@ -41,6 +41,20 @@ def representatives(hand_legal: int, in_play: int) -> list[int]:
     return out
 
 
+def representatives_first(hand_legal: int, in_play: int, first: int) -> list[int]:
+    """``representatives``, the one of ``first``'s run (``first`` a card of ``hand_legal``:
+    the heuristic's, so the first line searched is its own and ties go to it) moved to the
+    front."""
+    moves = representatives(hand_legal, in_play)
+    pick = 0
+    for i, c in enumerate(moves):
+        if c <= first and c >> 4 == first >> 4:
+            pick = i
+    if pick:
+        moves.insert(0, moves.pop(pick))
+    return moves
+
+
 _SHAPES: dict[tuple[int, int, int, int], int] = {}
 _SHAPES_MAX = 1 << 18
 

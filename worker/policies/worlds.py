@@ -30,7 +30,7 @@ from .fast import FastState, legal, mask_of, trick_winner_index, voids_after
 from .heuristic import play
 from .playout import heuristic_playout
 from .response import Response
-from .solver import representatives
+from .solver import representatives_first
 
 _WIN = 7
 
@@ -106,14 +106,8 @@ class Worlds:
             in_play = live
             for c in trick:
                 in_play |= 1 << c
-            moves = representatives(allowed, in_play)
             first = play(hand, allowed, unseen, voids, trick, leader, seat)[0]
-            pick = 0  # the heuristic's card (its run's lowest card) first: ties go to it
-            for i, c in enumerate(moves):
-                if c <= first and c >> 4 == first >> 4:
-                    pick = i
-            if pick:
-                moves.insert(0, moves.pop(pick))
+            moves = representatives_first(allowed, in_play, first)  # ties go to the heuristic
             best = -1
             best_mask = 0
             everything = len(idx)
