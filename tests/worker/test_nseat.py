@@ -103,3 +103,23 @@ def test_discards_keep_the_trumps_and_the_honours() -> None:
     assert nseat.discard_choice(s) == ["3D", "4C", "9C"]
     s = seen_for(["KS", "QS", "JS", "2H", "AD"], "S", phase="discarding", to_discard=2)
     assert nseat.discard_choice(s) == ["2H", "AD"]  # a trump before any side card, even an ace
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.integers(0, 3), st.booleans(), st.randoms(use_true_random=False))
+def test_keeping_compares_the_top_card_with_the_pools_mean_value(trump: int, satat: bool,
+                                                                  rng: random.Random) -> None:
+    """``keeps`` reads the pool's mean card value in popcounts: it decides exactly as the mean
+    of ``_card_value`` over the pool's cards, one by one, would."""
+    from worker.policies.fast import FAST_TABLES, bits
+
+    ft = FAST_TABLES[(trump, satat)]
+    cards = list(range(52))
+    rng.shuffle(cards)
+    size, pool_size = rng.randrange(0, 14), rng.randrange(0, 38)
+    hand = ft.mask_to_fast(sum(1 << c for c in cards[:size]))
+    pool = ft.mask_to_fast(sum(1 << c for c in cards[size:size + pool_size]))
+    top = ft.to_fast[cards[51]]
+    values = [nseat._card_value(c, hand) for c in bits(pool)]
+    mean = sum(values) / len(values) if values else 0.0
+    assert nseat.keeps(hand, top, pool) == (nseat._card_value(top, hand) >= mean)

@@ -188,28 +188,53 @@ def _card_value(c: int, hand: int) -> float:
     return (c & 15) + (14.0 if c >= TRUMP_BASE else 0.0) + 0.5 * length
 
 
+def lay_aside(hand: int, count: int) -> int:
+    """The ``count`` cards of ``hand`` (fast masks) the heuristic lays aside: the lowest value
+    first (:func:`_card_value`), so a short side suit's low cards before a long one's, never a
+    trump while a side card is left."""
+    order = sorted(bits(hand), key=lambda c: (_card_value(c, hand), c))
+    out = 0
+    for c in order[:count]:
+        out |= 1 << c
+    return out
+
+
 def discard_choice(s: Seen) -> list[str]:
-    """The cards to lay aside (``s.to_discard`` of the hand): the lowest value first, a short
-    side suit's low cards before a long one's, never a trump while a side card is left."""
+    """The cards to lay aside (``s.to_discard`` of the hand; :func:`lay_aside`), as names."""
     assert s.trump is not None
     ft = FAST_TABLES[(s.trump, s.rules.satat)]
-    hand = ft.mask_to_fast(s.hand)
-    order = sorted(bits(hand), key=lambda c: (_card_value(c, hand), c))
-    chosen = order[:s.to_discard]
-    return [NAMES[c] for c in sorted(ft.to_engine[c] for c in chosen)]
+    chosen = lay_aside(ft.mask_to_fast(s.hand), s.to_discard)
+    return [NAMES[c] for c in sorted(ft.to_engine[c] for c in bits(chosen))]
+
+
+_RANK_BITS = tuple(sum(1 << (16 * b + r) for b in range(4) for r in range(16) if r >> j & 1)
+                   for j in range(4))
+"""Per bit ``j`` of a rank, the fast cards whose rank (``c & 15``) has it: the ranks of a mask
+sum to ``sum(2**j * popcount(mask & _RANK_BITS[j]))``."""
+
+
+def keeps(hand: int, top: int, pool: int) -> bool:
+    """Whether the heuristic keeps the talon's ``top`` card (fast cards): when it is worth at
+    least as much to ``hand`` as the average card of ``pool``, the cards the seat cannot place
+    (the next card, which it keeps otherwise, is one of those as far as it knows).  The mean of
+    :func:`_card_value` over the pool, in a few popcounts: a pool card's length term is its
+    block's count in the hand."""
+    size = pool.bit_count()
+    if not size:
+        return _card_value(top, hand) >= 0.0
+    total = 14.0 * (pool & TRUMP).bit_count()
+    for j in range(4):
+        total += (1 << j) * (pool & _RANK_BITS[j]).bit_count()
+    for b in range(4):
+        total += 0.5 * (pool & BLOCK[b]).bit_count() * (hand & BLOCK[b]).bit_count()
+    return _card_value(top, hand) * size >= total
 
 
 def keep_choice(s: Seen) -> tuple[str, str]:
-    """``keep`` or ``discard`` for the talon's top card, and why: keep it when it is worth at
-    least as much to the hand as the average card the seat cannot place (the next card, which
-    it keeps otherwise, is one of those as far as it knows)."""
+    """``keep`` or ``discard`` for the talon's top card (:func:`keeps`), and why."""
     assert s.trump is not None and s.top is not None
     ft = FAST_TABLES[(s.trump, s.rules.satat)]
-    hand = ft.mask_to_fast(s.hand)
-    top = ft.to_fast[s.top]
-    pool = bits(ft.mask_to_fast(s.pool))
-    mean = sum(_card_value(c, hand) for c in pool) / len(pool) if pool else 0.0
-    if _card_value(top, hand) >= mean:
+    if keeps(ft.mask_to_fast(s.hand), ft.to_fast[s.top], ft.mask_to_fast(s.pool)):
         return "keep", f"The {NAMES[s.top]} is better than the card you would get instead: keep it."
     return "discard", (f"The {NAMES[s.top]} is weaker than an average card of the talon: "
                        "discard it and keep the next one.")
@@ -473,22 +498,29 @@ def rollout(f: Fast, hands: list[int], first: int) -> float:
     (each seeing its own hand, the cards played and the voids shown); the round's utility to
     the seat's side."""
     s = f.s
-    rules = s.rules
-    n = s.n
-    side_of = rules.side_of
-    hakem_side = side_of[s.hakem]
-    hands = hands[:]
-    trick = f.trick[:]
-    voids = f.voids
-    tricks = s.tricks[:]
-    played = _tricks_done(s)
-    pile, run = s.pile, s.run_team
     live = f.pool | f.hand
-    for c in trick:
+    for c in f.trick:
         live |= 1 << c
-    leader = s.leader
-    turn = s.seat
-    card = first
+    return play_on(s.rules, s.seat, s.hakem, hands[:], f.trick[:], s.leader, s.seat, first,
+                   f.voids, s.tricks[:], _tricks_done(s), s.pile, s.run_team, live)
+
+
+def play_on(rules: Rules, me: int, hakem: int, hands: list[int], trick: list[int], leader: int,
+            turn: int, card: int | None, voids: list[int], tricks: list[int], played: int,
+            pile: int, run: int | None, live: int) -> float:
+    """Play the round on with :func:`play` for every seat from ``turn``'s decision (``card``
+    for it if given), each seat seeing its own hand, the cards played, the voids shown and the
+    cards of ``live`` (the cards in a hand or in ``trick``, fast masks) it does not hold; the
+    round's utility to the side of ``me``.  ``hands``, ``trick`` and ``tricks`` are changed."""
+    n = rules.players
+    side_of = rules.side_of
+    hakem_side = side_of[hakem]
+    if card is None:
+        h = hands[turn]
+        options = legal(h, trick, rules.must_trump)
+        if not options:
+            return 0.5
+        card, _ = play(h, options, live & ~h, 1.0, voids, trick, turn, n)
     while True:
         voids = voids_after(voids, turn, trick, card, rules.must_trump)
         hands[turn] ^= 1 << card
@@ -500,7 +532,7 @@ def rollout(f: Fast, hands: list[int], first: int) -> float:
             played += 1
             pile, run, result = count_trick(rules, hakem_side, tricks, side, played, pile, run)
             if result is not None or played >= rules.hand_size:
-                return _utility(result, side_of[s.seat])
+                return _utility(result, side_of[me])
             trick = []
             leader = turn = winner
         else:
@@ -509,8 +541,7 @@ def rollout(f: Fast, hands: list[int], first: int) -> float:
         options = legal(h, trick, rules.must_trump)
         if not options:  # an inconsistent sample (a history that misses plays): stop here
             return 0.5
-        unseen = live & ~h
-        card, _ = play(h, options, unseen, 1.0, voids, trick, turn, n)
+        card, _ = play(h, options, live & ~h, 1.0, voids, trick, turn, n)
 
 
 def _tricks_done(s: Seen) -> int:
