@@ -506,21 +506,15 @@ def rollout(f: Fast, hands: list[int], first: int) -> float:
 
 
 def play_on(rules: Rules, me: int, hakem: int, hands: list[int], trick: list[int], leader: int,
-            turn: int, card: int | None, voids: list[int], tricks: list[int], played: int,
+            turn: int, card: int, voids: list[int], tricks: list[int], played: int,
             pile: int, run: int | None, live: int) -> float:
-    """Play the round on with :func:`play` for every seat from ``turn``'s decision (``card``
-    for it if given), each seat seeing its own hand, the cards played, the voids shown and the
-    cards of ``live`` (the cards in a hand or in ``trick``, fast masks) it does not hold; the
-    round's utility to the side of ``me``.  ``hands``, ``trick`` and ``tricks`` are changed."""
+    """Play ``card`` for ``turn`` and the round on with :func:`play` for every seat, each
+    seeing its own hand, the cards played, the voids shown and the cards of ``live`` (the cards
+    in a hand or in ``trick``, fast masks) it does not hold; the round's utility to the side of
+    ``me``.  ``hands``, ``trick`` and ``tricks`` are changed."""
     n = rules.players
     side_of = rules.side_of
     hakem_side = side_of[hakem]
-    if card is None:
-        h = hands[turn]
-        options = legal(h, trick, rules.must_trump)
-        if not options:
-            return 0.5
-        card, _ = play(h, options, live & ~h, 1.0, voids, trick, turn, n)
     while True:
         voids = voids_after(voids, turn, trick, card, rules.must_trump)
         hands[turn] ^= 1 << card
