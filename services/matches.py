@@ -228,14 +228,19 @@ class MatchService(Lobby):
             action = pending_system_action(loaded.state)
             if action is None:
                 break
-            command = command_of(self.side_data(match_id), loaded.state, action)
             try:
-                loaded = self.commit(match_id, prepare(loaded, None, command,
-                                                       time_ms=self._now_ms()))
+                loaded = self.commit(match_id,
+                                     self.system_step(loaded, action, self.side_data(match_id)))
             except Conflict:
                 loaded = self._refresh(match_id, loaded)
         self.schedule_bot(match_id, loaded)
         return loaded
+
+    def system_step(self, loaded: Loaded, action: str, side: SideData) -> Prepared:
+        """The record of the system step ``action`` that ``loaded`` waits for, prepared by the
+        pipeline as every writer's command is (the gateway's loop and ``advance`` share it)."""
+        return prepare(loaded, None, command_of(side, loaded.state, action),
+                       time_ms=self._now_ms())
 
     def next_actor(self, state: State) -> int | None:
         """The seat whose decision the match waits for, if any."""

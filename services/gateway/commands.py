@@ -24,7 +24,6 @@ from engine.state import State
 from services.matches import MatchService, command_key
 from services.pipeline import Duplicate, Loaded, Prepared, prepare
 from services.store.port import AsyncEventStore, StoreUnavailable
-from services.system import command_of
 
 from .hub import Hub, bot_to_move
 
@@ -120,9 +119,8 @@ async def _system_steps(service: MatchService, hub: Hub, store: AsyncEventStore,
         side = service.sides.get(match_id)
         if side is None:
             return None
-        prepared = prepare(loaded, None, command_of(side, loaded.state, action),
-                           time_ms=int(service.clock() * 1000))
-        new = await _append(service, hub, store, match_id, loaded, prepared)
+        new = await _append(service, hub, store, match_id, loaded,
+                            service.system_step(loaded, action, side))
         if new is None:
             return None
         if service.renews(new.state):  # the match's lifetime (a round trip, in a thread)
