@@ -10,6 +10,9 @@ rotation).
 
     python bench/bots_arena/ceiling.py --deals 200 --rollout heuristic --solve 5
     python bench/bots_arena/ceiling.py --deals 200 --eval response --solve 8
+
+``play_copy`` and ``duplicate`` (a side A given by a chooser against heuristic sides, on
+``hokm arena``'s deals and per-seat generators) serve ``phases.py`` and ``belief.py`` too.
 """
 
 from __future__ import annotations
@@ -17,6 +20,7 @@ from __future__ import annotations
 import argparse
 import random
 import sys
+from collections.abc import Callable
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
@@ -66,9 +70,15 @@ def clairvoyant_card(state: State, seat: int, rollout: str, solve: int, evaluato
     return NAMES[ft.to_engine[best]]
 
 
-def play_copy(deck: tuple[str, ...], hakem: int, a_team: int, rollout: str, solve: int,
-              evaluator: str, rng: random.Random) -> bool:
-    """One copy of a deal; True when side A (clairvoyant) wins the round."""
+Chooser = Callable[[State, int, list[int], list[dict[str, object]], random.Random], str]
+"""Side A's card: ``(state, seat, voids shown, the seat's redacted history, rng)``."""
+
+
+def play_copy(deck: tuple[str, ...], hakem: int, a_team: int, choose_a: Chooser,
+              rngs: list[random.Random]) -> bool:
+    """One copy of a deal; True when side A wins the round.  Side A names trump as the
+    heuristic does and plays the cards ``choose_a`` gives; side B is the heuristic.
+    ``rngs[seat]`` is each seat's generator (``hokm arena`` seeds them the same way)."""
     heuristic = policy_for("heuristic")
     state = State()
     seen: list[list[dict[str, object]]] = [[], [], [], []]
@@ -95,12 +105,35 @@ def play_copy(deck: tuple[str, ...], hakem: int, a_team: int, rollout: str, solv
         seat = state.turn
         assert seat is not None
         if state.phase == PLAYING and seat % 2 == a_team:
-            run(seat, PlayCard(clairvoyant_card(state, seat, rollout, solve, evaluator, voids)))
+            run(seat, PlayCard(choose_a(state, seat, voids, seen[seat], rngs[seat])))
             continue
-        choice = heuristic.choose(view_for(state, seat), seen[seat], rng)
+        choice = heuristic.choose(view_for(state, seat), seen[seat], rngs[seat])
         run(seat, ChooseTrump(choice) if state.phase == CHOOSING_TRUMP else PlayCard(choice))
     assert state.match.result is not None
     return state.match.result.winner == a_team
+
+
+def duplicate(seed: int, deals: int, choose_a: Chooser, label: str,
+              progress: bool = False) -> tuple[float, float, float]:
+    """Every deal twice (``hokm arena``'s decks and Hakem rotation, side A on each team);
+    print and return the paired mean and 95 % interval of A's round wins."""
+    scores = []
+    for deal in range(deals):
+        deck, hakem = deck_for_deal(seed, deal), deal % 4
+        won = [play_copy(deck, hakem, a_team, choose_a,
+                         [random.Random(f"hokm-arena:{seed}:{deal}:{s}") for s in range(4)])
+               for a_team in (0, 1)]
+        scores.append(sum(won) / 2)
+        if progress:
+            mean = sum(scores) / len(scores)
+            print(f"\r{deal + 1}/{deals} deals  A {mean:.3f}", end="", file=sys.stderr,
+                  flush=True)
+    if progress:
+        print(file=sys.stderr)
+    mean, low, high = paired_interval(scores)
+    print(f"{label} vs heuristic: {mean:.4f} [{low:.3f}, {high:.3f}] over {deals} duplicate "
+          f"deals, seed {seed}")
+    return mean, low, high
 
 
 def main() -> None:
@@ -111,16 +144,13 @@ def main() -> None:
     ap.add_argument("--solve", type=int, default=5)
     ap.add_argument("--eval", choices=("solver", "response"), default="solver")
     args = ap.parse_args()
-    scores = []
-    for deal in range(args.deals):
-        deck, hakem = deck_for_deal(args.seed, deal), deal % 4
-        won = [play_copy(deck, hakem, a_team, args.rollout, args.solve, args.eval,
-                         random.Random(deal))
-               for a_team in (0, 1)]
-        scores.append(sum(won) / 2)
-    mean, low, high = paired_interval(scores)
-    print(f"clairvoyant ({args.rollout} playouts, {args.eval} <= {args.solve} cards) vs heuristic: "
-          f"{mean:.3f} [{low:.3f}, {high:.3f}] over {args.deals} duplicate deals")
+
+    def clairvoyant(state: State, seat: int, voids: list[int], history: object,
+                    rng: random.Random) -> str:
+        return clairvoyant_card(state, seat, args.rollout, args.solve, args.eval, voids)
+
+    duplicate(args.seed, args.deals, clairvoyant,
+              f"clairvoyant ({args.rollout} playouts, {args.eval} <= {args.solve} cards)")
 
 
 if __name__ == "__main__":

@@ -160,7 +160,7 @@ def test_the_chain_keeps_deals_consistent(rules: Rules, seed: int, steps: int) -
     rng = random.Random(seed)
     hands = sampler.sample(rng, tries=0)
     w = sampler.trump_weight(hands) * model.weight(hands)
-    after, w2 = search_module._walk(hands, w, 60, seat, f.voids, sampler, model, rng)
+    after, w2 = search_module._walk(hands, w, 60, f.voids, sampler, model, rng)
     assert w2 == sampler.trump_weight(after) * model.weight(after)
     assert after[seat] == f.hand
     union = 0

@@ -310,13 +310,13 @@ class SearchPolicy:
                         w = sampler.trump_weight(hands) * model.weight(hands)
                         if w > chain_w or not chain:
                             chain, chain_w = hands, w
-                    chain, chain_w = _walk(chain, chain_w, cfg.chain_burn, k.seat,
+                    chain, chain_w = _walk(chain, chain_w, cfg.chain_burn,
                                            f.voids if sampler.ok else [0, 0, 0, 0], sampler,
                                            model, rng)
                     work += (cfg.oversample + cfg.chain_burn) * len(model.plays)
                 worlds = []
                 for _ in range(batch):
-                    chain, chain_w = _walk(chain, chain_w, cfg.chain_thin, k.seat,
+                    chain, chain_w = _walk(chain, chain_w, cfg.chain_thin,
                                            f.voids if sampler.ok else [0, 0, 0, 0], sampler,
                                            model, rng)
                     worlds.append(chain)
@@ -491,12 +491,15 @@ class SearchPolicy:
         return work
 
 
-def _walk(hands: list[int], weight: float, steps: int, me: int, voids: list[int],
-          sampler: Sampler, model: PlayModel, rng: random.Random) -> tuple[list[int], float]:
+def _walk(hands: list[int], weight: float, steps: int, voids: list[int], sampler: Sampler,
+          model: PlayModel, rng: random.Random) -> tuple[list[int], float]:
     """``steps`` Metropolis steps from the deal ``hands`` (likelihood ``weight``): swap a random
-    card of one other hand with one of another, where their shown voids (block bits) allow,
-    and accept with the likelihood ratio; the card counts never change."""
-    others = [s for s in range(4) if s != me]
+    card of one hand of ``sampler.others`` (the seats holding the hidden cards) with one of
+    another, where their shown voids (block bits) allow, and accept with the likelihood ratio;
+    the card counts never change."""
+    others = sampler.others
+    if len(others) < 2:
+        return hands, weight
     for _ in range(steps):
         a, b = rng.sample(others, 2)
         ha, hb = hands[a], hands[b]
