@@ -53,6 +53,8 @@ class PinnedSampler:
         self.pinned = pinned
         self.ok = self.real.ok
         self.weigh_trump = self.real.weigh_trump
+        self.hakem_seat = self.real.hakem_seat
+        self.hakem_played_trumps = self.real.hakem_played_trumps
         self.others = [s for s in self.real.others if s not in pinned]
 
     def trump_weight(self, hands: list[int]) -> float:

@@ -18,6 +18,7 @@ from engine.state import CHOOSING_TRUMP, DISCARDING, DRAWING, PLAYING
 from engine.views import legal_mask
 from worker.policies.base import History, Policy, View, command_for
 from worker.policies.fast import FAST_TABLES, FastState
+from worker.policies.knowledge import FastKnowledge, fast_knowledge, knowledge
 
 SECRET = "3c" * 32
 
@@ -112,6 +113,17 @@ def reach(rules: Rules, seed: int, steps: int, rounds: int = 1,
         if not last and table.state.phase == "match_over":
             break
     return table
+
+
+def knowledge_in_play(rules: Rules, seed: int, steps: int
+                      ) -> tuple[Table, int, FastKnowledge] | None:
+    """``reach``'s table, the seat to play and that seat's fast knowledge, or ``None`` when the
+    round is not in card play there."""
+    table = reach(rules, seed, steps)
+    seat = table.state.turn
+    if table.state.phase != PLAYING or seat is None:
+        return None
+    return table, seat, fast_knowledge(knowledge(table.view(seat), table.histories[seat]))
 
 
 def late(rules: Rules, seed: int, cards: int) -> Table | None:

@@ -21,7 +21,7 @@ from worker.policies.knowledge import fast_knowledge, knowledge
 from worker.policies.playout import _heuristic_playout_general, heuristic_playout
 from worker.policies.solver import representatives
 
-from .helpers import Table, fast_state, random_deck, reach, rules_strategy
+from .helpers import Table, fast_state, knowledge_in_play, random_deck, reach, rules_strategy
 
 
 @settings(max_examples=60, deadline=None)
@@ -101,6 +101,82 @@ def test_the_true_deal_is_fully_plausible_among_heuristic_players(rules: Rules, 
     assert PlayModel(f).weight([ft.mask_to_fast(h) for h in s.hands]) == 1.0
 
 
+def _replayed_weight(model: PlayModel, hands_now: list[int], miss: float,
+                     partner_miss: float) -> float:
+    """The likelihood of the plays seen, by replaying the whole round in play order (the
+    reference for the seat-by-seat factors of ``PlayModel.weight``)."""
+    from worker.policies.fast import BLOCK, TRUMP_BASE
+    from worker.policies.fast import legal as legal_cards
+    from worker.policies.heuristic import play
+
+    hands = [hands_now[s] | model.played_by[s] for s in range(4)]
+    voids = [0, 0, 0, 0]
+    trick: list[int] = []
+    leader = model.plays[0][0] if model.plays else 0
+    weight = 1.0
+    partner = (model.me + 2) & 3
+    for seat, card in model.plays:
+        hand = hands[seat]
+        if not trick:
+            leader = seat
+        legal = legal_cards(hand, trick, model.must_trump)
+        if seat != model.me and legal & (legal - 1):
+            in_play = hands[0] | hands[1] | hands[2] | hands[3]
+            choice = play(hand, legal, in_play ^ hand, voids, trick, leader, seat)[0]
+            factor = partner_miss if seat == partner else miss
+            if choice >> 4 != card >> 4:
+                weight *= factor
+            elif choice != card:
+                lo, hi = min(choice, card), max(choice, card)
+                between = BLOCK[lo >> 4] & ((1 << hi) - 1) & ~((2 << lo) - 1)
+                for c in trick:
+                    in_play |= 1 << c
+                if between & in_play & ~hand:
+                    weight *= factor
+        if trick and card >> 4 != trick[0] >> 4:
+            voids[seat] |= 1 << (trick[0] >> 4)
+            if model.must_trump and card < TRUMP_BASE:
+                voids[seat] |= 8
+        hands[seat] = hand ^ (1 << card)
+        trick.append(card)
+        if len(trick) == 4:
+            trick = []
+    return weight
+
+
+@settings(max_examples=60, deadline=None)
+@given(rules=rules_strategy, seed=st.integers(0, 2**32 - 1), steps=st.integers(4, 45),
+       miss=st.sampled_from([0.02, 0.2]), partner_miss=st.sampled_from([0.02, 0.5, 1.0]))
+def test_the_seat_factors_multiply_to_the_replayed_likelihood(
+        rules: Rules, seed: int, steps: int, miss: float, partner_miss: float) -> None:
+    """``PlayModel.weight``, a product of per-seat factors kept per hand, equals the
+    likelihood of replaying the round in play order on every deal of a chain (asked twice, so
+    the remembered factors answer too); where either is below ``floor`` (the deal is
+    implausible and the replay is cut short) both are."""
+    from worker.policies.sampler import Sampler
+
+    found = knowledge_in_play(rules, seed, steps)
+    if found is None:
+        return
+    table, _, f = found
+    s = table.state
+    assert s.deal.trump is not None
+    model = PlayModel(f, miss, partner_miss)
+    if not model.active:
+        return
+    sampler = Sampler(f)
+    rng = random.Random(seed)
+    ft = FAST_TABLES[(s.deal.trump, rules.satat)]
+    deals = [[ft.mask_to_fast(h) for h in s.hands]] + [sampler.sample(rng, tries=0)
+                                                       for _ in range(12)]
+    for hands in deals + deals:
+        got, want = model.weight(hands), _replayed_weight(model, hands, miss, partner_miss)
+        if min(got, want) < model.floor:
+            assert max(got, want) < model.floor
+        else:
+            assert got == pytest.approx(want, rel=1e-12)
+
+
 class FakeClock:
     """Stands in for the ``time`` module of worker/policies/search.py: the first reading is 0 s
     (the search sets its deadline from it), every later one 1 s, long past any deadline."""
@@ -146,13 +222,10 @@ def test_the_chain_keeps_deals_consistent(rules: Rules, seed: int, steps: int) -
     ends on."""
     from worker.policies.sampler import Sampler
 
-    table = reach(rules, seed, steps)
-    s = table.state
-    if s.phase != PLAYING:
+    found = knowledge_in_play(rules, seed, steps)
+    if found is None:
         return
-    seat = s.turn
-    assert seat is not None
-    f = fast_knowledge(knowledge(table.view(seat), table.histories[seat]))
+    _, seat, f = found
     sampler = Sampler(f)
     if not sampler.ok:
         return

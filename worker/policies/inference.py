@@ -20,10 +20,16 @@ from .knowledge import FastKnowledge
 
 
 class PlayModel:
-    """Scores sampled deals by the plays observed so far this round."""
+    """Scores sampled deals by the plays observed so far this round.
+
+    The likelihood factors by seat: a seat's play depends on its own hand and on public things
+    only (the open trick, the voids shown, the cards not yet played), so the factor of each
+    other seat is a function of its hand alone (``seat_factor``), kept per hand for the
+    decision.  A Markov step that swaps a card between two hands recomputes those two factors
+    only; the third is remembered."""
 
     __slots__ = ("plays", "played_by", "me", "miss", "partner_miss", "must_trump", "active",
-                 "floor")
+                 "floor", "contexts", "memo")
 
     def __init__(self, f: FastKnowledge, miss: float = 0.2, partner_miss: float | None = None
                  ) -> None:
@@ -39,47 +45,99 @@ class PlayModel:
         self.must_trump = k.rules.must_trump
         self.active = k.history_complete and any(s != k.seat for s, _ in self.plays)
         self.floor = miss ** 3
-        """Below this the replay stops: the deal is already implausible."""
-
-    def weight(self, hands_now: Sequence[int]) -> float:
-        """The likelihood factor of the observed plays if the hands now are ``hands_now``."""
-        if not self.active:
-            return 1.0
-        hands = [hands_now[s] | self.played_by[s] for s in range(4)]
+        """Below this a seat's factor is not refined further: the deal is already
+        implausible."""
+        self.contexts: list[list[_Context]] = [[], [], [], []]
+        """Per seat, the public situation of each of its plays (not the seat's own)."""
+        self.memo: list[dict[int, float]] = [{}, {}, {}, {}]
+        """Per seat, ``seat_factor`` by hand."""
+        later = self.played_by[:]  # per seat, the cards it plays from this play on
+        unplayed = f.unseen | f.hand
+        for m in self.played_by:
+            unplayed |= m
         voids = [0, 0, 0, 0]
         trick: list[int] = []
         leader = self.plays[0][0] if self.plays else 0
-        weight = 1.0
-        me, must_trump = self.me, self.must_trump
-        partner = (me + 2) & 3
+        partner = (self.me + 2) & 3
         for seat, card in self.plays:
-            hand = hands[seat]
-            led = trick[0] >> 4 if trick else -1
-            legal = legal_cards(hand, trick, must_trump)
-            if seat != me and legal & (legal - 1):
-                miss = self.partner_miss if seat == partner else self.miss
-                in_play = hands[0] | hands[1] | hands[2] | hands[3]
-                choice = play(hand, legal, in_play ^ hand, voids, trick, leader, seat)[0]
-                if choice != card:
-                    if choice >> 4 != card >> 4:
-                        weight *= miss
-                    else:
-                        lo, hi = (choice, card) if choice < card else (card, choice)
-                        between = BLOCK[lo >> 4] & ((1 << hi) - 1) & ~((2 << lo) - 1)
-                        for c in trick:
-                            in_play |= 1 << c
-                        if between & in_play & ~hand:
-                            weight *= miss
-                    if weight < self.floor:
-                        return weight
-            if led >= 0 and card >> 4 != led:
-                voids[seat] |= 1 << led
-                if must_trump and card < TRUMP_BASE:
-                    voids[seat] |= 8
-            hands[seat] = hand ^ (1 << card)
             if not trick:
                 leader = seat
+            if seat != self.me:
+                factor = self.partner_miss if seat == partner else self.miss
+                self.contexts[seat].append(_Context(trick[:], leader, voids[:], unplayed,
+                                                    card, later[seat], factor))
+            led = trick[0] >> 4 if trick else -1
+            if led >= 0 and card >> 4 != led:
+                voids[seat] |= 1 << led
+                if self.must_trump and card < TRUMP_BASE:
+                    voids[seat] |= 8
+            later[seat] ^= 1 << card
+            unplayed ^= 1 << card
             trick.append(card)
             if len(trick) == 4:
                 trick = []
+
+    def seat_factor(self, seat: int, hand_now: int) -> float:
+        """The likelihood factor of ``seat``'s plays if it holds ``hand_now`` now: ``miss`` (or
+        ``partner_miss``) for each play the model would not have made, down to ``floor``."""
+        memo = self.memo[seat]
+        known = memo.get(hand_now)
+        if known is not None:
+            return known
+        weight = 1.0
+        must_trump = self.must_trump
+        for ctx in self.contexts[seat]:
+            hand = hand_now | ctx.later
+            trick = ctx.trick
+            legal = legal_cards(hand, trick, must_trump)
+            if legal & (legal - 1) == 0:
+                continue
+            card = ctx.card
+            choice = play(hand, legal, ctx.unplayed ^ hand, ctx.voids, trick, ctx.leader,
+                          seat)[0]
+            if choice == card:
+                continue
+            if choice >> 4 != card >> 4:
+                weight *= ctx.miss
+            else:
+                lo, hi = (choice, card) if choice < card else (card, choice)
+                between = BLOCK[lo >> 4] & ((1 << hi) - 1) & ~((2 << lo) - 1)
+                in_play = ctx.unplayed
+                for c in trick:
+                    in_play |= 1 << c
+                if between & in_play & ~hand:
+                    weight *= ctx.miss
+            if weight < self.floor:
+                break
+        memo[hand_now] = weight
         return weight
+
+    def weight(self, hands_now: Sequence[int]) -> float:
+        """The likelihood factor of the observed plays if the hands now are ``hands_now``: the
+        product of the other seats' factors, in seat order."""
+        if not self.active:
+            return 1.0
+        weight = 1.0
+        for seat in range(4):
+            if seat != self.me:
+                weight *= self.seat_factor(seat, hands_now[seat])
+        return weight
+
+
+class _Context:
+    """What was public when a seat made one play: the open trick, its leader, the voids shown,
+    the cards not yet played (the open trick's cards excluded), the card played, the cards the
+    seat played from then on (that one included), and the factor of a play the model would not
+    make."""
+
+    __slots__ = ("trick", "leader", "voids", "unplayed", "card", "later", "miss")
+
+    def __init__(self, trick: list[int], leader: int, voids: list[int], unplayed: int,
+                 card: int, later: int, miss: float) -> None:
+        self.trick = trick
+        self.leader = leader
+        self.voids = voids
+        self.unplayed = unplayed
+        self.card = card
+        self.later = later
+        self.miss = miss

@@ -12,6 +12,11 @@ named this trump holding that many trumps among its 13 cards (``TRUMP_LIKELIHOOD
 that a random five of them hold ``j`` trumps (hypergeometric) times the chance a Hakem names a
 suit holding ``j`` of its five, measured once from the heuristic's trump choice on 200,000 random
 fives ``(0, 0.028, 0.539, 0.973, 1, 1)``.  This is how the Hakem's first-five knowledge enters.
+
+``walk`` is the search's Markov chain over such deals (Metropolis, under that trump likelihood
+times the plays' likelihood of ``inference.PlayModel``): it swaps a card between two hands or
+passes a card of each of three hands on to the next, so every deal the knowledge allows is
+reachable.
 """
 
 from __future__ import annotations
@@ -19,6 +24,7 @@ from __future__ import annotations
 import random
 
 from .fast import BLOCK, TRUMP, bits
+from .inference import PlayModel
 from .knowledge import FastKnowledge
 
 TRUMP_LIKELIHOOD = (0.02, 0.02, 0.084, 0.199, 0.338, 0.486, 0.628, 0.755, 0.857, 0.931, 0.976,
@@ -59,7 +65,7 @@ class Sampler:
     """Deals the unseen cards of one decision; build once, call ``sample`` per deal."""
 
     __slots__ = ("f", "others", "cap", "constrained", "free_cards", "ok", "weigh_trump",
-                 "hakem_played_trumps", "hakem_index")
+                 "hakem_played_trumps", "hakem_index", "hakem_seat")
 
     def __init__(self, f: FastKnowledge, weigh_trump: bool = True) -> None:
         k = f.k
@@ -94,6 +100,9 @@ class Sampler:
         self.free_cards = free_cards
         self.weigh_trump = weigh_trump and k.hakem != k.seat
         self.hakem_index = self.others.index(k.hakem) if self.weigh_trump else -1
+        self.hakem_seat = k.hakem if self.weigh_trump else -1
+        """The Hakem's seat when its trump choice weighs the deals (``trump_weight``), else
+        -1."""
         self.hakem_played_trumps = (f.played & TRUMP & _played_by_fast(f, k.hakem)).bit_count() \
             if self.weigh_trump else 0
 
@@ -176,6 +185,87 @@ class Sampler:
         for i, s in enumerate(self.others):
             out[s] = hands3[i]
         return out
+
+
+_PAIRS = ((0, 1), (0, 2), (1, 0), (1, 2), (2, 0), (2, 1))
+"""The ordered pairs of three seats (indices into ``others``)."""
+
+
+def walk(hands: list[int], weight: float, steps: int, others: list[int], voids: list[int],
+         hakem: int, hakem_played_trumps: int, model: PlayModel, rng: random.Random
+         ) -> tuple[list[int], float]:
+    """``steps`` Metropolis steps from the deal ``hands`` whose likelihood is ``weight``, over
+    the hands of ``others`` (the seats holding the hidden cards, two or three), and the deal
+    reached with its likelihood.  A step proposes to swap a random card of one hand with a
+    random card of another or, with three hands, a quarter of the time to pass a random card of
+    each hand on to the next one (either way round), where the shown voids (``voids``, block
+    bits) allow; it is accepted with the likelihood ratio: ``model.weight`` times the Hakem's
+    trump likelihood (``Sampler.trump_weight``: ``hakem`` is its seat, or -1 when it does not
+    weigh).  The card counts never change.
+
+    Both moves are their own reverse with the same chance, so the chain's deals come from the
+    likelihood over every deal the knowledge allows; swaps alone cannot reach them all when
+    voids block every swap between two deals (a card of each of three hands must move at
+    once), and the rotations can (two deals differ by cards passed between the hands, which
+    split into swaps and rotations that each stay within the voids).
+
+    A step draws 60 random bits (two for a rotation), each choice from its own bits (so they
+    are independent; a remainder's bias is below one in 2**14); the acceptance draws a
+    further number only when the likelihood falls."""
+    n = len(others)
+    if n < 2:
+        return hands, weight
+    getrandbits = rng.getrandbits
+    for _ in range(steps):
+        r = getrandbits(60)
+        if n == 3 and r & 3 == 0:
+            if r & 4:
+                a, b, c = others[0], others[1], others[2]
+            else:
+                a, b, c = others[0], others[2], others[1]
+            ha, hb, hc = hands[a], hands[b], hands[c]
+            if not ha or not hb or not hc:
+                continue
+            x = _nth_bit(ha, (r >> 20 & 0xFFFFF) % ha.bit_count())
+            y = _nth_bit(hb, (r >> 40) % hb.bit_count())
+            z = _nth_bit(hc, getrandbits(20) % hc.bit_count())
+            if voids[b] >> (x >> 4) & 1 or voids[c] >> (y >> 4) & 1 or voids[a] >> (z >> 4) & 1:
+                continue
+            new = hands[:]
+            new[a] = ha ^ (1 << x) | (1 << z)
+            new[b] = hb ^ (1 << y) | (1 << x)
+            new[c] = hc ^ (1 << z) | (1 << y)
+        else:
+            if n == 3:
+                i, j = _PAIRS[(r >> 2 & 0x3FFFF) % 6]
+            else:
+                i = r >> 2 & 1
+                j = 1 - i
+            a, b = others[i], others[j]
+            ha, hb = hands[a], hands[b]
+            if not ha or not hb:
+                continue
+            x = _nth_bit(ha, (r >> 20 & 0xFFFFF) % ha.bit_count())
+            y = _nth_bit(hb, (r >> 40) % hb.bit_count())
+            if voids[b] >> (x >> 4) & 1 or voids[a] >> (y >> 4) & 1:
+                continue
+            new = hands[:]
+            new[a] = ha ^ (1 << x) | (1 << y)
+            new[b] = hb ^ (1 << y) | (1 << x)
+        w = model.weight(new)
+        if hakem >= 0:
+            k = (new[hakem] & TRUMP).bit_count() + hakem_played_trumps
+            w = TRUMP_LIKELIHOOD[min(k, 13)] * w
+        if w >= weight or rng.random() * weight < w:
+            hands, weight = new, w
+    return hands, weight
+
+
+def _nth_bit(mask: int, n: int) -> int:
+    """The index of the ``n``-th set bit of ``mask`` (from the lowest, 0-based)."""
+    for _ in range(n):
+        mask &= mask - 1
+    return (mask & -mask).bit_length() - 1
 
 
 def _played_by_fast(f: FastKnowledge, seat: int) -> int:

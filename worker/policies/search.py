@@ -42,12 +42,12 @@ from engine.cards import NAMES, SUITS
 
 from . import heuristic, nseat
 from .base import History, View
-from .fast import FAST_TABLES, FastState, bits, trick_winner_index, voids_after, winner_decided
+from .fast import FAST_TABLES, FastState, trick_winner_index, voids_after, winner_decided
 from .inference import PlayModel
 from .knowledge import FastKnowledge, Knowledge, fast_knowledge, knowledge, mask_of_names
 from .playout import heuristic_playout, playout
 from .points import utilities
-from .sampler import Sampler
+from .sampler import Sampler, walk
 from .response import Response
 from .solver import Solver, SolverLimit, representatives
 from .worlds import Worlds
@@ -493,29 +493,10 @@ class SearchPolicy:
 
 def _walk(hands: list[int], weight: float, steps: int, voids: list[int], sampler: Sampler,
           model: PlayModel, rng: random.Random) -> tuple[list[int], float]:
-    """``steps`` Metropolis steps from the deal ``hands`` (likelihood ``weight``): swap a random
-    card of one hand of ``sampler.others`` (the seats holding the hidden cards) with one of
-    another, where their shown voids (block bits) allow, and accept with the likelihood ratio;
-    the card counts never change."""
-    others = sampler.others
-    if len(others) < 2:
-        return hands, weight
-    for _ in range(steps):
-        a, b = rng.sample(others, 2)
-        ha, hb = hands[a], hands[b]
-        if not ha or not hb:
-            continue
-        x = rng.choice(bits(ha))
-        y = rng.choice(bits(hb))
-        if voids[b] >> (x >> 4) & 1 or voids[a] >> (y >> 4) & 1:
-            continue
-        new = hands[:]
-        new[a] = ha ^ (1 << x) | (1 << y)
-        new[b] = hb ^ (1 << y) | (1 << x)
-        w = sampler.trump_weight(new) * model.weight(new)
-        if w >= weight or rng.random() * weight < w:
-            hands, weight = new, w
-    return hands, weight
+    """``steps`` Metropolis steps of the chain over deals (``sampler.py``'s ``walk``) between
+    the hands of ``sampler.others``, under ``model`` and the sampler's trump likelihood."""
+    return walk(hands, weight, steps, sampler.others, voids, sampler.hakem_seat,
+                sampler.hakem_played_trumps, model, rng)
 
 
 def _response_value(responder: Response, state: FastState, voids: list[int],
