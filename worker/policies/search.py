@@ -17,7 +17,9 @@ A card decision:
    the race to seven if the others play the heuristic on what they would know), else with at
    most ``solver_cards`` exactly (``solver.py``: does our side win with best play by all),
    otherwise by a playout in which every seat plays the heuristic on what it would know
-   (``playout.py``), to the point where the round's winner is certain;
+   (``playout.py``), to the point where the round's winner is certain; with ``lookahead`` the
+   best response decides only after the seat's next card, which is chosen per information set
+   on fresh deals (``lookahead.py``; no level uses it);
 5. race (when ``race > 0``; ``hard`` and ``expert`` do not): deals come in batches, and after
    each batch a candidate whose win total trails the leader's by more than
    ``race * sqrt(deals)`` is dropped, so the budget goes to close calls;
@@ -36,7 +38,7 @@ from __future__ import annotations
 
 import random
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from engine.cards import NAMES, SUITS
 
@@ -44,6 +46,7 @@ from . import heuristic, nseat
 from .base import History, View
 from .fast import FAST_TABLES, FastState, trick_winner_index, voids_after, winner_decided
 from .inference import PlayModel
+from .lookahead import lookahead
 from .knowledge import FastKnowledge, Knowledge, fast_knowledge, knowledge, mask_of_names
 from .playout import heuristic_playout, playout
 from .points import utilities
@@ -154,6 +157,20 @@ class SearchConfig:
     the heuristic's card)."""
     margin_weight: float = 0.0
     """Weight of the trick margin when the round's winner is certain, next to the 0/1 result."""
+    lookahead: int = 0
+    """With the best response, at most ``lookahead_cards`` and at least 3 cards in hand: score
+    the candidates on this many root deals by ``lookahead.py`` (the seat's next card chosen per
+    information set by this search on ``lookahead_samples`` fresh deals; 0: off)."""
+    lookahead_cards: int = 6
+    """The most cards in hand for ``lookahead``."""
+    lookahead_samples: int = 16
+    """Deals of each next-decision search of ``lookahead``."""
+    lookahead_split: bool = False
+    """``lookahead``'s next card valued on other deals than those that chose it."""
+    lookahead_margin: float | None = None
+    """``None``: ``lookahead`` scores every candidate.  Else the search scores them as without
+    it first, and ``lookahead`` (on the first of its deals) decides among those whose round-win
+    rate is within this of the best."""
     max_ms: float | None = None
     """Stop sampling after this many milliseconds (non-deterministic; off by default)."""
 
@@ -166,6 +183,10 @@ class SearchPolicy:
         self.name = name
         cfg = self.config
         self.small_budget = nseat.Budget.of(cfg.samples, cfg.work, cfg.min_samples)
+        self.next_search = None if cfg.lookahead <= 0 else SearchPolicy(replace(
+            cfg, samples=cfg.lookahead_samples, batch=cfg.lookahead_samples, chains=1,
+            min_samples=min(cfg.min_samples, cfg.lookahead_samples), lookahead=0, worlds=0))
+        """The search that decides the seat's next card in ``lookahead``."""
         """The budget in the games of two and three players (``nseat.search_card``)."""
 
     def choose(self, view: View, history: History, rng: random.Random) -> str:
@@ -270,6 +291,11 @@ class SearchPolicy:
         k = f.k
         respond = f.hand.bit_count() <= cfg.response_cards and not k.rules.double_sar
         exact = not respond and f.hand.bit_count() <= cfg.solver_cards
+        look = (respond and self.next_search is not None
+                and 3 <= f.hand.bit_count() <= cfg.lookahead_cards)
+        first = look and cfg.lookahead_margin is not None  # the search first, then lookahead
+        samples = cfg.lookahead if look and not first else cfg.samples
+        root: list[list[int]] = []
         deadline = (time.perf_counter() + cfg.max_ms / 1000.0) if cfg.max_ms else None
         sampler = Sampler(f)
         model = PlayModel(f, cfg.miss, cfg.partner_miss) if cfg.infer else None
@@ -295,11 +321,11 @@ class SearchPolicy:
         work = 0
         chain: list[int] = []
         chain_w = 0.0
-        while done < cfg.samples and len(alive) > 1:
+        while done < samples and len(alive) > 1:
             if done >= cfg.min_samples and (work >= cfg.work or (
                     deadline is not None and time.perf_counter() > deadline)):
                 break
-            batch = min(cfg.batch, cfg.samples - done)
+            batch = min(cfg.batch, samples - done)
             if weigh and cfg.chain_thin > 0:
                 assert model is not None
                 if cfg.chains > 1 and done and done % max(1, cfg.samples // cfg.chains) == 0:
@@ -333,6 +359,12 @@ class SearchPolicy:
                 worlds = [h for _, h in pool[:batch]]
             else:
                 worlds = [sampler.sample(rng) for _ in range(batch)]
+            if first:
+                root.extend(worlds[:cfg.lookahead - len(root)])
+            elif look:
+                root.extend(worlds)  # scored together below
+                done += len(worlds)
+                continue
             if (respond and cfg.worlds > 0) or (
                     not respond and not exact and cfg.worlds_playout > 0):
                 work += self._worlds_batch(f, worlds, trick_cards, leader, candidates, alive,
@@ -425,6 +457,36 @@ class SearchPolicy:
             lead = max(race[i] for i in alive)
             gap = cfg.race * done ** 0.5
             alive = [i for i in alive if race[i] >= lead - gap]
+        if look and root:
+            assert self.next_search is not None
+            margin = cfg.points_margin if cfg.points_margin is not None else cfg.tie
+            dropped = -9.0 if util is not None else -1.0
+            close = list(range(len(candidates)))
+            if first:
+                assert cfg.lookahead_margin is not None
+                race = won_tot if lexical else totals
+                top = max(race)
+                close = [i for i in close if race[i] >= top - cfg.lookahead_margin * done]
+                if len(close) == 1:
+                    root = []  # nothing left to decide
+
+            def finish(st: FastState, voids: list[int]) -> float:
+                responder = Response(k.seat, must_trump, cfg.response_partner)
+                if util is None:
+                    return float(responder.wins(st, voids))
+                return _response_value(responder, st, voids, util)
+
+        if look and root:
+            assert self.next_search is not None
+            part, part_rates = lookahead(f, root, [candidates[i] for i in close],
+                                         [shown[i] for i in close], util,
+                                         self.next_search._evaluate, finish, margin, rng,
+                                         cfg.lookahead_split)
+            means = [dropped] * len(candidates)
+            rates = [-1.0] * len(candidates)
+            for j, i in enumerate(close):
+                means[i], rates[i] = part[j], part_rates[j]
+            return means, (rates if lexical else None)
         alive_set = set(alive)
         dropped = -9.0 if util is not None else -1.0
         means = [totals[i] / done if i in alive_set else dropped for i in range(len(candidates))]
