@@ -24,6 +24,11 @@ QUICK_SEARCH = SearchConfig(samples=6, min_samples=2, batch=2, work=3000, trump_
 QUICK_POINTS = SearchConfig(samples=6, min_samples=2, batch=2, work=3000, response_cards=13,
                             points=True)
 """The search playing for points (the match score is one more input: the spies cover it)."""
+QUICK_LOOKAHEAD = SearchConfig(samples=6, min_samples=2, batch=2, work=3000, points=True,
+                               chain_thin=2, chain_burn=4, lookahead=4, lookahead_samples=3,
+                               lookahead_cards=8)
+"""The search with its next card decided on fresh deals (``lookahead.py``): the knowledge it
+builds for a later decision is one more input the spies cover."""
 
 
 def quick_policies() -> list[Policy]:
@@ -31,7 +36,7 @@ def quick_policies() -> list[Policy]:
     return [policy_for("random"), policy_for("heuristic"), policy_for("easy"),
             SearchPolicy(QUICK_SEARCH), SearchPolicy(QUICK_SEARCH.__class__(
                 samples=4, min_samples=2, work=2000, rollout="rule", infer=False)),
-            SearchPolicy(QUICK_POINTS, "points")]
+            SearchPolicy(QUICK_POINTS, "points"), SearchPolicy(QUICK_LOOKAHEAD, "lookahead")]
 
 
 def test_names_and_levels() -> None:
