@@ -14,8 +14,8 @@ from engine.state import PLAYING
 from engine.views import legal_mask
 from worker.policies import SearchConfig, SearchPolicy
 from worker.policies.fast import FastState, mask_of, voids_after
-from worker.policies.knowledge import FastKnowledge, fast_knowledge, knowledge
-from worker.policies.lookahead import advance, lookahead
+from worker.policies.knowledge import FastKnowledge, advance, fast_knowledge, knowledge
+from worker.policies.lookahead import lookahead
 from worker.policies.response import Response
 from worker.policies.solver import representatives
 

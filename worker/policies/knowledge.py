@@ -15,7 +15,7 @@ of the trump table (with ``satat`` the 2 of hearts is a trump).
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import lru_cache
 from typing import Any
 
@@ -171,12 +171,7 @@ def knowledge(view: View, history: History) -> Knowledge:
         for event in history[start + 1:]:
             kind = event.get("type")
             if kind == "card_played":
-                s, c = int(event["seat"]), CARD_INDEX[event["card"]]
-                _note_trick_card(k, trick, s, c)
-                trick.append((s, c))
-                k.plays.append((s, c))
-                k.played |= 1 << c
-                k.played_by[s] |= 1 << c
+                _see(k, trick, int(event["seat"]), CARD_INDEX[event["card"]])
             elif kind == "trick_won":
                 trick = []
                 if rules.double_sar:
@@ -185,12 +180,51 @@ def knowledge(view: View, history: History) -> Knowledge:
         # no history of this round: only the open trick is known
         trick = []
         for s, c in open_trick:
-            _note_trick_card(k, trick, s, c)
-            trick.append((s, c))
-            k.plays.append((s, c))
-            k.played |= 1 << c
-            k.played_by[s] |= 1 << c
+            _see(k, trick, s, c)
     return k
+
+
+def _see(k: Knowledge, trick: list[tuple[int, int]], seat: int, card: int) -> None:
+    """Record ``seat`` playing ``card`` to ``trick`` (appended to it): what it shows of the
+    seat's hand, and the card among those played."""
+    _note_trick_card(k, trick, seat, card)
+    trick.append((seat, card))
+    k.plays.append((seat, card))
+    k.played |= 1 << card
+    k.played_by[seat] |= 1 << card
+
+
+def advance(k: Knowledge, plays: Sequence[tuple[int, int]]) -> Knowledge:
+    """``k`` once the engine cards ``plays`` ((seat, card), in order) have been seen played: what
+    :func:`knowledge` rebuilds from the view and history afterwards.  The seat's own cards leave
+    its hand, tricks are counted; ``legal`` is the seat's playable cards when it is next to play
+    (else 0).  ``k`` is not changed.  Needs a trump; not for ``double_sar`` (its pile and runs
+    are not followed)."""
+    from .fast import FAST_TABLES, legal
+
+    table = k.table
+    assert table is not None and k.trump is not None
+    n = replace(k, counts=k.counts[:], tricks=k.tricks[:], trick=k.trick[:],
+                played_by=k.played_by[:], voids=k.voids[:],
+                discards=[d[:] for d in k.discards], plays=k.plays[:])
+    for seat, card in plays:
+        _see(n, n.trick, seat, card)
+        n.counts[seat] -= 1
+        if seat == n.seat:
+            n.hand &= ~(1 << card)
+        if len(n.trick) == 4:
+            winner = table.winner(tuple(n.trick))
+            n.tricks[winner % 2] += 1
+            n.tricks_played += 1
+            n.leader = winner
+            n.trick = []
+    turn = (n.trick[0][0] + len(n.trick)) % 4 if n.trick else n.leader
+    n.legal = 0
+    if turn == n.seat and n.hand:
+        ft = FAST_TABLES[(k.trump, k.rules.satat)]
+        trick = [ft.to_fast[c] for _, c in n.trick]
+        n.legal = ft.mask_to_engine(legal(ft.mask_to_fast(n.hand), trick, k.rules.must_trump))
+    return n
 
 
 @dataclass(slots=True)

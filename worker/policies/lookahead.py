@@ -12,62 +12,23 @@ is worth, in each deal of the group, what that search gives the chosen card.  Th
 and Buro's Imperfect Information Monte Carlo (2013), one level deep, with PIMC below it.
 
 Only the seat's own knowledge enters: the root deals, the plays the model makes in them, and
-the knowledge ``advance`` builds from those plays, which is what the seat would see.
+the knowledge ``knowledge.advance`` builds from those plays, which is what the seat would see.
 """
 
 from __future__ import annotations
 
 import random
 from collections.abc import Callable, Sequence
-from dataclasses import replace
 
 from .fast import FAST_TABLES, FastState, voids_after, winner_decided
 from .fast import legal as legal_cards
 from .heuristic import play
-from .knowledge import FastKnowledge, Knowledge, _note_trick_card, fast_knowledge
+from .knowledge import FastKnowledge, advance, fast_knowledge
 from .solver import representatives
 
 Evaluate = Callable[[FastKnowledge, list[int], random.Random],
                     tuple[list[float], list[float] | None]]
 """A search's scoring of candidates: (mean value, round-win rate or None) per candidate."""
-
-
-def advance(k: Knowledge, plays: Sequence[tuple[int, int]]) -> Knowledge:
-    """``k`` once the engine cards ``plays`` ((seat, card), in order) have been seen played: the
-    seat's own cards leave its hand, tricks are counted, voids noted; ``legal`` is the seat's
-    playable cards when it is next to play (else 0).  ``k`` is not changed.  Not for
-    ``double_sar`` (its pile is not followed)."""
-    assert k.table is not None and k.trump is not None
-    table = k.table
-    n = replace(k, counts=k.counts[:], tricks=k.tricks[:], trick=k.trick[:],
-                played_by=k.played_by[:], voids=k.voids[:],
-                discards=[d[:] for d in k.discards], plays=k.plays[:])
-    for seat, card in plays:
-        _note_trick_card(n, n.trick, seat, card)
-        n.trick.append((seat, card))
-        n.plays.append((seat, card))
-        n.played |= 1 << card
-        n.played_by[seat] |= 1 << card
-        n.counts[seat] -= 1
-        if seat == n.seat:
-            n.hand &= ~(1 << card)
-        if len(n.trick) == 4:
-            led = table.eff_suit[n.trick[0][1]]
-            winner = max((s for s, c in n.trick
-                           if table.eff_suit[c] in (led, table.trump)),
-                          key=lambda s: table.power[dict(n.trick)[s]])
-            n.tricks[winner % 2] += 1
-            n.tricks_played += 1
-            n.leader = winner
-            n.trick = []
-    turn = (n.trick[0][0] + len(n.trick)) % 4 if n.trick else n.leader
-    n.legal = 0
-    if turn == n.seat and n.hand:
-        ft = FAST_TABLES[(k.trump, k.rules.satat)]
-        trick = [ft.to_fast[c] for _, c in n.trick]
-        n.legal = ft.mask_to_engine(legal_cards(ft.mask_to_fast(n.hand), trick,
-                                                k.rules.must_trump))
-    return n
 
 
 def outcome_value(team: int, won: int, tricks: Sequence[int],
@@ -96,10 +57,11 @@ def lookahead(f: FastKnowledge, worlds: Sequence[list[int]], candidates: list[in
     it (the best of several noisy means is biased up, and more so where there are more cards to
     choose from)."""
     k = f.k
+    assert k.trump is not None
     me = k.seat
     team = k.team
     must_trump = k.rules.must_trump
-    ft = FAST_TABLES[(k.trump, k.rules.satat)]  # type: ignore[index]
+    ft = FAST_TABLES[(k.trump, k.rules.satat)]
     trick0 = [c for _, c in f.trick]
     leader0 = f.trick[0][0] if f.trick else k.leader
     totals = [0.0] * len(candidates)
@@ -166,4 +128,4 @@ def lookahead(f: FastKnowledge, worlds: Sequence[list[int]], candidates: list[in
     return [t / n for t in totals], [w / n for w in wins]
 
 
-__all__ = ["advance", "lookahead", "outcome_value"]
+__all__ = ["lookahead", "outcome_value"]

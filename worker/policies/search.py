@@ -46,7 +46,7 @@ from . import heuristic, nseat
 from .base import History, View
 from .fast import FAST_TABLES, FastState, trick_winner_index, voids_after, winner_decided
 from .inference import PlayModel
-from .lookahead import lookahead
+from .lookahead import lookahead, outcome_value
 from .knowledge import FastKnowledge, Knowledge, fast_knowledge, knowledge, mask_of_names
 from .playout import heuristic_playout, playout
 from .points import utilities
@@ -183,11 +183,11 @@ class SearchPolicy:
         self.name = name
         cfg = self.config
         self.small_budget = nseat.Budget.of(cfg.samples, cfg.work, cfg.min_samples)
+        """The budget in the games of two and three players (``nseat.search_card``)."""
         self.next_search = None if cfg.lookahead <= 0 else SearchPolicy(replace(
             cfg, samples=cfg.lookahead_samples, batch=cfg.lookahead_samples, chains=1,
             min_samples=min(cfg.min_samples, cfg.lookahead_samples), lookahead=0, worlds=0))
         """The search that decides the seat's next card in ``lookahead``."""
-        """The budget in the games of two and three players (``nseat.search_card``)."""
 
     def choose(self, view: View, history: History, rng: random.Random) -> str:
         if nseat.is_small(view):  # two or three players: the N-seat search
@@ -386,12 +386,9 @@ class SearchPolicy:
                         st.play(c)
                         responder.nodes = 0
                         try:
-                            if util is None:
-                                totals[i] += responder.wins(st, shown[i])
-                            else:
-                                value = _response_value(responder, st, shown[i], util)
-                                totals[i] += value
-                                won_tot[i] += value >= 1.0
+                            value = _side_value(responder, st, shown[i], util)
+                            totals[i] += value
+                            won_tot[i] += value >= 1.0
                         except SolverLimit:
                             pass
                         work += 2 * responder.nodes
@@ -431,20 +428,12 @@ class SearchPolicy:
                             if won < 0:
                                 # the seat's best response from here (the partner heuristic)
                                 responder = Response(k.seat, must_trump, False)
-                                if util is None:
-                                    value = float(responder.wins(st, voids))
-                                else:
-                                    value = _response_value(responder, st, voids, util)
+                                value = _side_value(responder, st, voids, util)
                                 work += 2 * responder.nodes
                                 totals[i] += value
                                 won_tot[i] += value >= 1.0
                                 continue
-                        if util is None:
-                            score = 1.0 if won == team else 0.0
-                        elif won == team:
-                            score = util[1] if st.tricks[1 - team] == 0 else util[0]
-                        else:
-                            score = util[3] if st.tricks[team] == 0 else util[2]
+                        score = outcome_value(team, won, st.tricks, util)
                         won_tot[i] += won == team
                         if cfg.margin_weight:
                             score += cfg.margin_weight * (st.tricks[team] - st.tricks[1 - team])
@@ -458,35 +447,16 @@ class SearchPolicy:
             gap = cfg.race * done ** 0.5
             alive = [i for i in alive if race[i] >= lead - gap]
         if look and root:
-            assert self.next_search is not None
-            margin = cfg.points_margin if cfg.points_margin is not None else cfg.tie
-            dropped = -9.0 if util is not None else -1.0
             close = list(range(len(candidates)))
-            if first:
+            if first:  # the lookahead decides among the candidates the search left close
                 assert cfg.lookahead_margin is not None
                 race = won_tot if lexical else totals
                 top = max(race)
                 close = [i for i in close if race[i] >= top - cfg.lookahead_margin * done]
-                if len(close) == 1:
-                    root = []  # nothing left to decide
-
-            def finish(st: FastState, voids: list[int]) -> float:
-                responder = Response(k.seat, must_trump, cfg.response_partner)
-                if util is None:
-                    return float(responder.wins(st, voids))
-                return _response_value(responder, st, voids, util)
-
-        if look and root:
-            assert self.next_search is not None
-            part, part_rates = lookahead(f, root, [candidates[i] for i in close],
-                                         [shown[i] for i in close], util,
-                                         self.next_search._evaluate, finish, margin, rng,
-                                         cfg.lookahead_split)
-            means = [dropped] * len(candidates)
-            rates = [-1.0] * len(candidates)
-            for j, i in enumerate(close):
-                means[i], rates[i] = part[j], part_rates[j]
-            return means, (rates if lexical else None)
+            if len(close) > 1:
+                means, rates = self._lookahead(f, root, candidates, close, shown, util,
+                                              rng)
+                return means, (rates if lexical else None)
         alive_set = set(alive)
         dropped = -9.0 if util is not None else -1.0
         means = [totals[i] / done if i in alive_set else dropped for i in range(len(candidates))]
@@ -494,6 +464,32 @@ class SearchPolicy:
             return means, None
         return means, [won_tot[i] / done if i in alive_set else -1.0
                        for i in range(len(candidates))]
+
+    def _lookahead(self, f: FastKnowledge, root: list[list[int]], candidates: list[int],
+                   close: list[int], shown: list[list[int]],
+                   util: tuple[float, float, float, float] | None, rng: random.Random
+                   ) -> tuple[list[float], list[float]]:
+        """The candidates ``close`` (indices) scored by ``lookahead.py`` on the deals ``root``:
+        (mean value, round-win rate) per candidate, the others scored as dropped."""
+        cfg = self.config
+        assert self.next_search is not None
+        k = f.k
+        must_trump = k.rules.must_trump
+
+        def finish(st: FastState, voids: list[int]) -> float:
+            return _side_value(Response(k.seat, must_trump, cfg.response_partner), st, voids,
+                               util)
+
+        margin = cfg.points_margin if cfg.points_margin is not None else cfg.tie
+        part, part_rates = lookahead(f, root, [candidates[i] for i in close],
+                                     [shown[i] for i in close], util,
+                                     self.next_search._evaluate, finish, margin, rng,
+                                     cfg.lookahead_split)
+        means = [-9.0 if util is not None else -1.0] * len(candidates)
+        rates = [-1.0] * len(candidates)
+        for j, i in enumerate(close):
+            means[i], rates[i] = part[j], part_rates[j]
+        return means, rates
 
     def _worlds_batch(self, f: FastKnowledge, worlds: list[list[int]], trick: list[int],
                       leader: int, candidates: list[int], alive: list[int],
@@ -559,6 +555,15 @@ def _walk(hands: list[int], weight: float, steps: int, voids: list[int], sampler
     the hands of ``sampler.others``, under ``model`` and the sampler's trump likelihood."""
     return walk(hands, weight, steps, sampler.others, voids, sampler.hakem_seat,
                 sampler.hakem_played_trumps, model, rng)
+
+
+def _side_value(responder: Response, state: FastState, voids: list[int],
+                util: tuple[float, float, float, float] | None) -> float:
+    """The side's best response in one deal: 1 or 0 without ``util``, else its value
+    (``_response_value``)."""
+    if util is None:
+        return float(responder.wins(state, voids))
+    return _response_value(responder, state, voids, util)
 
 
 def _response_value(responder: Response, state: FastState, voids: list[int],
