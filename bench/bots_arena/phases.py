@@ -16,6 +16,8 @@ playouts to its best response), "early" is more.
                            true hands (and so the partner's): its own algorithm with a perfect
                            belief
     --mode pin-partner     the same with only the partner's true hand
+    --mode pin-opponents-early, pin-partner-early
+                           the same pins, early instead of late (the level honest late)
 
     python bench/bots_arena/phases.py --mode pin-opponents --deals 200 --seed 1
 """
@@ -118,7 +120,8 @@ def pinned(hands: dict[int, int]) -> Iterator[None]:
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--mode", choices=("honest", "clair-late", "clair-early", "pin-opponents",
-                                       "pin-partner"), default="honest")
+                                       "pin-partner", "pin-opponents-early",
+                                       "pin-partner-early"), default="honest")
     ap.add_argument("--level", choices=("medium", "hard", "expert"), default="hard")
     ap.add_argument("--cards", type=int, default=8)
     ap.add_argument("--deals", type=int, default=200)
@@ -132,10 +135,10 @@ def main() -> None:
         if (args.mode == "clair-late" and late) or (args.mode == "clair-early" and not late):
             return clairvoyant_card(state, seat, "heuristic", args.cards, "response", voids)
         view = view_for(state, seat)
-        if late and args.mode.startswith("pin-"):
+        if args.mode.startswith("pin-") and late != args.mode.endswith("-early"):
             assert state.deal.trump is not None
             ft = FAST_TABLES[(state.deal.trump, state.rules.satat)]
-            seats = [seat ^ 2] if args.mode == "pin-partner" else [seat ^ 1, seat ^ 3]
+            seats = [seat ^ 2] if args.mode.startswith("pin-partner") else [seat ^ 1, seat ^ 3]
             with pinned({s: ft.mask_to_fast(state.hands[s]) for s in seats}):
                 return policy.choose(view, history, rng)
         return policy.choose(view, history, rng)
