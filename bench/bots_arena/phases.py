@@ -16,6 +16,10 @@ playouts to its best response), "early" is more.
                            true hands (and so the partner's): its own algorithm with a perfect
                            belief
     --mode pin-partner     the same with only the partner's true hand
+    --mode pin-partner-trumps, pin-partner-honours, pin-partner-lengths
+                           late, only the partner's trumps (or aces and kings, or number of
+                           cards in each suit) are its true ones, the rest of its hand
+                           sampled (run with HOKM_PURE=1)
     --mode pin-opponents-early, pin-partner-early
                            the same pins, early instead of late (the level honest late)
 
@@ -27,7 +31,7 @@ from __future__ import annotations
 import argparse
 import random
 import sys
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
@@ -37,10 +41,15 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from ceiling import clairvoyant_card, duplicate
 
 from engine import State, view_for
+from engine.cards import SUITS, mask_of, parse_card
 from worker.policies import LEVELS, search
-from worker.policies.fast import BLOCK, FAST_TABLES, bits
+from worker.policies.fast import BLOCK, FAST_TABLES, TRUMP, bits
 from worker.policies.knowledge import FastKnowledge
 from worker.policies.sampler import Sampler
+
+
+HONOURS = mask_of(parse_card(r + s) for r in "AK" for s in SUITS)
+"""The aces and kings (engine mask)."""
 
 
 class PinnedSampler:
@@ -70,35 +79,54 @@ class PinnedSampler:
         for seat, hand in self.pinned.items():
             out[seat] = hand
             rest &= ~hand
-        allowed = {}
-        for s in self.others:
-            m = rest
-            for b in range(4):
-                if f.voids[s] >> b & 1:
-                    m &= ~BLOCK[b]
-            allowed[s] = m
-        cards = bits(rest)
-        while True:  # the true deal is one answer, so a random order with the
-            # most constrained cards first finds one within a few tries
-            cap = {s: f.k.counts[s] for s in self.others}
-            hands = dict.fromkeys(self.others, 0)
-            rng.shuffle(cards)
-            cards.sort(key=lambda c: sum(allowed[s] >> c & 1 for s in self.others))
-            for c in cards:
-                options = [s for s in self.others if allowed[s] >> c & 1 and cap[s] > 0]
-                if not options:
-                    break
-                r = rng.randrange(sum(cap[s] for s in options))
-                for s in options:
-                    r -= cap[s]
-                    if r < 0:
-                        break
-                hands[s] |= 1 << c
-                cap[s] -= 1
-            else:
-                for s in self.others:
-                    out[s] = hands[s]
-                return out
+        allowed = _allowed(f, rest, self.others)
+        return _fill(out, rng, rest, allowed, {s: f.k.counts[s] for s in self.others})
+
+
+def _allowed(f: FastKnowledge, rest: int, seats: list[int]) -> dict[int, int]:
+    """Per seat of ``seats``, the cards of ``rest`` it may hold by the voids it has shown."""
+    allowed = {}
+    for s in seats:
+        m = rest
+        for b in range(4):
+            if f.voids[s] >> b & 1:
+                m &= ~BLOCK[b]
+        allowed[s] = m
+    return allowed
+
+
+def _fill(out: list[int], rng: random.Random, rest: int, allowed: dict[int, int],
+          cap: dict[int, int]) -> list[int]:
+    """Deal the cards of ``rest`` to the seats of ``cap`` (that many each, only cards of
+    ``allowed[seat]``), added to ``out``; the true deal is one answer, so a random order with
+    the most constrained cards first finds one within a few tries."""
+    cards = bits(rest)
+    while True:
+        done = _try_fill(out, rng, cards, allowed, cap)
+        if done is not None:
+            return done
+
+
+class PartlyPinnedSampler(PinnedSampler):
+    """A sampler whose deals give ``seat`` exactly its true cards among ``among`` (the rest of
+    its hand, and the other hands, as the knowledge allows); the chain moves cards between all
+    three other seats and the play model of :func:`partly_pinned` keeps the pin."""
+
+    def __init__(self, f: FastKnowledge, seat: int, among: int, cards: int) -> None:
+        super().__init__(f, {})
+        self.seat, self.among, self.cards = seat, among & f.unseen, cards
+
+    def sample(self, rng: random.Random, tries: int = 12) -> list[int]:
+        f = self.f
+        out = [0, 0, 0, 0]
+        out[f.k.seat] = f.hand
+        out[self.seat] = self.cards
+        rest = f.unseen & ~self.cards
+        allowed = _allowed(f, rest, self.others)
+        allowed[self.seat] &= ~self.among
+        cap = {s: f.k.counts[s] - (self.cards.bit_count() if s == self.seat else 0)
+               for s in self.others}
+        return _fill(out, rng, rest, allowed, cap)
 
 
 @contextmanager
@@ -117,11 +145,83 @@ def pinned(hands: dict[int, int]) -> Iterator[None]:
         search.Sampler = real  # type: ignore[misc]
 
 
+class LengthSampler(PinnedSampler):
+    """A sampler whose deals give ``seat`` its true number of cards in each suit (``lengths``,
+    by block), which cards sampled; the other hands as the knowledge allows."""
+
+    def __init__(self, f: FastKnowledge, seat: int, lengths: list[int]) -> None:
+        super().__init__(f, {})
+        self.seat, self.lengths = seat, lengths
+
+    def sample(self, rng: random.Random, tries: int = 12) -> list[int]:
+        f = self.f
+        while True:  # the true deal is one answer: redraw the seat's cards until the rest fits
+            out = [0, 0, 0, 0]
+            out[f.k.seat] = f.hand
+            for b, n in enumerate(self.lengths):
+                out[self.seat] |= sum(1 << c for c in rng.sample(bits(f.unseen & BLOCK[b]), n))
+            rest = f.unseen & ~out[self.seat]
+            allowed = _allowed(f, rest, [s for s in self.others if s != self.seat])
+            done = _try_fill(out, rng, bits(rest), allowed, {s: f.k.counts[s] for s in allowed})
+            if done is not None:
+                return done
+
+
+def _try_fill(out: list[int], rng: random.Random, cards: list[int], allowed: dict[int, int],
+              cap: dict[int, int]) -> list[int] | None:
+    """One try of :func:`_fill` over ``cards`` (shuffled in place); None when this random
+    order does not fit."""
+    seats = list(cap)
+    left = dict(cap)
+    hands = dict.fromkeys(seats, 0)
+    rng.shuffle(cards)
+    cards.sort(key=lambda c: sum(allowed[s] >> c & 1 for s in seats))
+    for c in cards:
+        options = [s for s in seats if allowed[s] >> c & 1 and left[s] > 0]
+        if not options:
+            return None
+        r = rng.randrange(sum(left[s] for s in options))
+        for s in options:
+            r -= left[s]
+            if r < 0:
+                break
+        hands[s] |= 1 << c
+        left[s] -= 1
+    for s in seats:
+        out[s] |= hands[s]
+    return out
+
+
+@contextmanager
+def partly_pinned(seat: int, holds: Callable[[int], bool],
+                  sampler: Callable[[FastKnowledge], PinnedSampler]) -> Iterator[None]:
+    """While open, the search policies deal from ``sampler`` and weigh deals by a play model
+    that gives 0 to a deal where ``seat``'s hand fails ``holds``, so the Markov chain never
+    leaves the pin.  Needs the plain-Python bots (``HOKM_PURE=1``): a compiled play model
+    cannot be subclassed."""
+    real_sampler, real_model = search.Sampler, search.PlayModel
+
+    class Model(real_model):  # type: ignore[misc,valid-type]
+        def weight(self, hands: list[int]) -> float:
+            return super().weight(hands) if holds(hands[seat]) else 0.0
+
+    search.Sampler, search.PlayModel = sampler, Model  # type: ignore[misc,assignment]
+    try:
+        yield
+    finally:
+        search.Sampler, search.PlayModel = real_sampler, real_model  # type: ignore[misc]
+
+
+PARTS = {"pin-partner-trumps": "trumps", "pin-partner-honours": "aces and kings",
+         "pin-partner-lengths": "number of cards in each suit"}
+"""The modes that pin a part of the partner's hand (late), and which part."""
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--mode", choices=("honest", "clair-late", "clair-early", "pin-opponents",
                                        "pin-partner", "pin-opponents-early",
-                                       "pin-partner-early"), default="honest")
+                                       "pin-partner-early", *PARTS), default="honest")
     ap.add_argument("--level", choices=("medium", "hard", "expert"), default="hard")
     ap.add_argument("--cards", type=int, default=8)
     ap.add_argument("--deals", type=int, default=200)
@@ -135,6 +235,29 @@ def main() -> None:
         if (args.mode == "clair-late" and late) or (args.mode == "clair-early" and not late):
             return clairvoyant_card(state, seat, "heuristic", args.cards, "response", voids)
         view = view_for(state, seat)
+        if late and args.mode in PARTS:
+            assert state.deal.trump is not None
+            ft = FAST_TABLES[(state.deal.trump, state.rules.satat)]
+            p, hand = seat ^ 2, ft.mask_to_fast(state.hands[seat ^ 2])
+            if args.mode == "pin-partner-lengths":
+                lengths = [(hand & BLOCK[b]).bit_count() for b in range(4)]
+
+                def holds(h: int) -> bool:
+                    return [(h & BLOCK[b]).bit_count() for b in range(4)] == lengths
+
+                def deal(f: FastKnowledge) -> PinnedSampler:
+                    return LengthSampler(f, p, lengths)
+            else:
+                among = TRUMP if args.mode == "pin-partner-trumps" else ft.mask_to_fast(HONOURS)
+                cards = hand & among
+
+                def holds(h: int) -> bool:
+                    return h & among == cards
+
+                def deal(f: FastKnowledge) -> PinnedSampler:
+                    return PartlyPinnedSampler(f, p, among, cards)
+            with partly_pinned(p, holds, deal):
+                return policy.choose(view, history, rng)
         if args.mode.startswith("pin-") and late != args.mode.endswith("-early"):
             assert state.deal.trump is not None
             ft = FAST_TABLES[(state.deal.trump, state.rules.satat)]
