@@ -16,10 +16,11 @@ playouts to its best response), "early" is more.
                            true hands (and so the partner's): its own algorithm with a perfect
                            belief
     --mode pin-partner     the same with only the partner's true hand
-    --mode pin-partner-trumps, pin-partner-honours, pin-partner-lengths
-                           late, only the partner's trumps (or aces and kings, or number of
-                           cards in each suit) are its true ones, the rest of its hand
-                           sampled (run with HOKM_PURE=1)
+    --mode pin-partner-trumps, pin-partner-honours, pin-partner-lengths,
+           pin-partner-trump-count
+                           late, only the partner's trumps (or aces and kings, its number of
+                           cards in each suit, or of trumps) are its true ones, the rest of
+                           its hand sampled (run with HOKM_PURE=1)
     --mode pin-opponents-early, pin-partner-early
                            the same pins, early instead of late (the level honest late)
 
@@ -146,23 +147,33 @@ def pinned(hands: dict[int, int]) -> Iterator[None]:
 
 
 class LengthSampler(PinnedSampler):
-    """A sampler whose deals give ``seat`` its true number of cards in each suit (``lengths``,
-    by block), which cards sampled; the other hands as the knowledge allows."""
+    """A sampler whose deals give ``seat`` its true number of cards in the suits where
+    ``lengths`` (by block) is not None, which cards sampled; the rest of its hand and the other
+    hands as the knowledge allows."""
 
-    def __init__(self, f: FastKnowledge, seat: int, lengths: list[int]) -> None:
+    def __init__(self, f: FastKnowledge, seat: int, lengths: list[int | None]) -> None:
         super().__init__(f, {})
         self.seat, self.lengths = seat, lengths
 
     def sample(self, rng: random.Random, tries: int = 12) -> list[int]:
         f = self.f
+        fixed = sum(n for n in self.lengths if n is not None)
+        free = f.unseen
+        for b, n in enumerate(self.lengths):
+            if n is not None:
+                free &= ~BLOCK[b]
         while True:  # the true deal is one answer: redraw the seat's cards until the rest fits
             out = [0, 0, 0, 0]
             out[f.k.seat] = f.hand
             for b, n in enumerate(self.lengths):
-                out[self.seat] |= sum(1 << c for c in rng.sample(bits(f.unseen & BLOCK[b]), n))
+                if n is not None:
+                    out[self.seat] |= sum(1 << c for c in rng.sample(bits(f.unseen & BLOCK[b]),
+                                                                      n))
             rest = f.unseen & ~out[self.seat]
-            allowed = _allowed(f, rest, [s for s in self.others if s != self.seat])
-            done = _try_fill(out, rng, bits(rest), allowed, {s: f.k.counts[s] for s in allowed})
+            allowed = _allowed(f, rest, self.others)
+            allowed[self.seat] &= free
+            cap = {s: f.k.counts[s] - (fixed if s == self.seat else 0) for s in self.others}
+            done = _try_fill(out, rng, bits(rest), allowed, cap)
             if done is not None:
                 return done
 
@@ -213,7 +224,8 @@ def partly_pinned(seat: int, holds: Callable[[int], bool],
 
 
 PARTS = {"pin-partner-trumps": "trumps", "pin-partner-honours": "aces and kings",
-         "pin-partner-lengths": "number of cards in each suit"}
+         "pin-partner-lengths": "number of cards in each suit",
+         "pin-partner-trump-count": "number of trumps"}
 """The modes that pin a part of the partner's hand (late), and which part."""
 
 
@@ -239,11 +251,14 @@ def main() -> None:
             assert state.deal.trump is not None
             ft = FAST_TABLES[(state.deal.trump, state.rules.satat)]
             p, hand = seat ^ 2, ft.mask_to_fast(state.hands[seat ^ 2])
-            if args.mode == "pin-partner-lengths":
-                lengths = [(hand & BLOCK[b]).bit_count() for b in range(4)]
+            if args.mode in ("pin-partner-lengths", "pin-partner-trump-count"):
+                lengths: list[int | None] = [(hand & BLOCK[b]).bit_count() for b in range(4)]
+                if args.mode == "pin-partner-trump-count":
+                    lengths[:3] = [None, None, None]
 
                 def holds(h: int) -> bool:
-                    return [(h & BLOCK[b]).bit_count() for b in range(4)] == lengths
+                    return all(n is None or (h & BLOCK[b]).bit_count() == n
+                               for b, n in enumerate(lengths))
 
                 def deal(f: FastKnowledge) -> PinnedSampler:
                     return LengthSampler(f, p, lengths)
