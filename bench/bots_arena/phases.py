@@ -43,8 +43,8 @@ from ceiling import clairvoyant_card, duplicate
 
 from engine import State, view_for
 from engine.cards import SUITS, mask_of, parse_card
-from worker.policies import LEVELS, search
-from worker.policies.fast import BLOCK, FAST_TABLES, TRUMP, bits
+from worker.policies import LEVELS, _compiled, search
+from worker.policies.fast import BLOCK, FAST_TABLES, TRUMP, FastTable, bits
 from worker.policies.knowledge import FastKnowledge
 from worker.policies.sampler import Sampler
 
@@ -106,6 +106,31 @@ def _fill(out: list[int], rng: random.Random, rest: int, allowed: dict[int, int]
         done = _try_fill(out, rng, cards, allowed, cap)
         if done is not None:
             return done
+
+
+def _try_fill(out: list[int], rng: random.Random, cards: list[int], allowed: dict[int, int],
+              cap: dict[int, int]) -> list[int] | None:
+    """One try of :func:`_fill` over ``cards`` (shuffled in place); None when this random
+    order does not fit."""
+    seats = list(cap)
+    left = dict(cap)
+    hands = dict.fromkeys(seats, 0)
+    rng.shuffle(cards)
+    cards.sort(key=lambda c: sum(allowed[s] >> c & 1 for s in seats))
+    for c in cards:
+        options = [s for s in seats if allowed[s] >> c & 1 and left[s] > 0]
+        if not options:
+            return None
+        r = rng.randrange(sum(left[s] for s in options))
+        for s in options:
+            r -= left[s]
+            if r < 0:
+                break
+        hands[s] |= 1 << c
+        left[s] -= 1
+    for s in seats:
+        out[s] |= hands[s]
+    return out
 
 
 class PartlyPinnedSampler(PinnedSampler):
@@ -178,31 +203,6 @@ class LengthSampler(PinnedSampler):
                 return done
 
 
-def _try_fill(out: list[int], rng: random.Random, cards: list[int], allowed: dict[int, int],
-              cap: dict[int, int]) -> list[int] | None:
-    """One try of :func:`_fill` over ``cards`` (shuffled in place); None when this random
-    order does not fit."""
-    seats = list(cap)
-    left = dict(cap)
-    hands = dict.fromkeys(seats, 0)
-    rng.shuffle(cards)
-    cards.sort(key=lambda c: sum(allowed[s] >> c & 1 for s in seats))
-    for c in cards:
-        options = [s for s in seats if allowed[s] >> c & 1 and left[s] > 0]
-        if not options:
-            return None
-        r = rng.randrange(sum(left[s] for s in options))
-        for s in options:
-            r -= left[s]
-            if r < 0:
-                break
-        hands[s] |= 1 << c
-        left[s] -= 1
-    for s in seats:
-        out[s] |= hands[s]
-    return out
-
-
 @contextmanager
 def partly_pinned(seat: int, holds: Callable[[int], bool],
                   sampler: Callable[[FastKnowledge], PinnedSampler]) -> Iterator[None]:
@@ -223,10 +223,32 @@ def partly_pinned(seat: int, holds: Callable[[int], bool],
         search.Sampler, search.PlayModel = real_sampler, real_model  # type: ignore[misc]
 
 
-PARTS = {"pin-partner-trumps": "trumps", "pin-partner-honours": "aces and kings",
-         "pin-partner-lengths": "number of cards in each suit",
-         "pin-partner-trump-count": "number of trumps"}
-"""The modes that pin a part of the partner's hand (late), and which part."""
+PARTS = ("pin-partner-trumps", "pin-partner-honours", "pin-partner-lengths",
+         "pin-partner-trump-count")
+"""The modes that pin a part of the partner's hand (late)."""
+
+
+def partner_part(mode: str, seat: int, hand: int, ft: FastTable
+                 ) -> tuple[Callable[[int], bool], Callable[[FastKnowledge], PinnedSampler]]:
+    """For a mode of ``PARTS``: which hands of ``seat`` (the partner, holding ``hand`` in
+    truth) keep the pin, and the sampler that deals such hands."""
+    if mode in ("pin-partner-lengths", "pin-partner-trump-count"):
+        lengths: list[int | None] = [(hand & BLOCK[b]).bit_count() for b in range(4)]
+        if mode == "pin-partner-trump-count":
+            lengths[:3] = [None, None, None]  # the trump block only
+
+        def holds(h: int) -> bool:
+            return all(n is None or (h & BLOCK[b]).bit_count() == n
+                       for b, n in enumerate(lengths))
+
+        return holds, lambda f: LengthSampler(f, seat, lengths)
+    among = TRUMP if mode == "pin-partner-trumps" else ft.mask_to_fast(HONOURS)
+    cards = hand & among
+
+    def holds_cards(h: int) -> bool:
+        return h & among == cards
+
+    return holds_cards, lambda f: PartlyPinnedSampler(f, seat, among, cards)
 
 
 def main() -> None:
@@ -239,6 +261,8 @@ def main() -> None:
     ap.add_argument("--deals", type=int, default=200)
     ap.add_argument("--seed", type=int, default=1)
     args = ap.parse_args()
+    if args.mode in PARTS and _compiled.MODE == "compiled":
+        ap.error(f"--mode {args.mode} needs the plain-Python bots: run it with HOKM_PURE=1")
     policy = LEVELS[args.level]()
 
     def choose(state: State, seat: int, voids: list[int], history: list[dict[str, object]],
@@ -250,27 +274,8 @@ def main() -> None:
         if late and args.mode in PARTS:
             assert state.deal.trump is not None
             ft = FAST_TABLES[(state.deal.trump, state.rules.satat)]
-            p, hand = seat ^ 2, ft.mask_to_fast(state.hands[seat ^ 2])
-            if args.mode in ("pin-partner-lengths", "pin-partner-trump-count"):
-                lengths: list[int | None] = [(hand & BLOCK[b]).bit_count() for b in range(4)]
-                if args.mode == "pin-partner-trump-count":
-                    lengths[:3] = [None, None, None]
-
-                def holds(h: int) -> bool:
-                    return all(n is None or (h & BLOCK[b]).bit_count() == n
-                               for b, n in enumerate(lengths))
-
-                def deal(f: FastKnowledge) -> PinnedSampler:
-                    return LengthSampler(f, p, lengths)
-            else:
-                among = TRUMP if args.mode == "pin-partner-trumps" else ft.mask_to_fast(HONOURS)
-                cards = hand & among
-
-                def holds(h: int) -> bool:
-                    return h & among == cards
-
-                def deal(f: FastKnowledge) -> PinnedSampler:
-                    return PartlyPinnedSampler(f, p, among, cards)
+            p = seat ^ 2
+            holds, deal = partner_part(args.mode, p, ft.mask_to_fast(state.hands[p]), ft)
             with partly_pinned(p, holds, deal):
                 return policy.choose(view, history, rng)
         if args.mode.startswith("pin-") and late != args.mode.endswith("-early"):
