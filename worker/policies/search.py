@@ -55,6 +55,13 @@ from .response import Response
 from .solver import Solver, SolverLimit, representatives
 from .worlds import Worlds
 
+CHAIN_STEP_WORK = 2
+"""Work units charged for one step of the Markov chain.  Since the chain keeps each seat's
+likelihood factor per hand and runs compiled (issue 15, session 9), a step costs about as much
+as two cards played in a playout, whatever the number of plays seen (measured in session 12:
+charging the plays seen made the chain's nominal work 20 times its time at two cards in hand, so
+a work budget would have cut the round's cheap last decisions and spared its costly ones)."""
+
 
 @dataclass(frozen=True, slots=True)
 class SearchConfig:
@@ -69,7 +76,12 @@ class SearchConfig:
     """Deals drawn at a time; candidates are raced after each batch."""
     work: int = 90000
     """Budget per decision in work units: a card played in a playout is 1, a node of the exact
-    solver 2, a play replayed to weigh a sampled deal 1 (about 2 microseconds each)."""
+    solver or the best response 2, a play replayed to weigh a drawn deal 1, a step of the Markov
+    chain ``CHAIN_STEP_WORK`` (compiled, about 1 to 1.8 microseconds a unit on session 12's
+    machine).  Checked after each ``batch`` of deals, once ``min_samples`` are scored."""
+    small_work: int = 0
+    """The work budget the games of two and three players derive their own from
+    (``nseat.Budget.of``; 0: ``work``)."""
     race: float = 1.5
     """0: every candidate is scored on every deal.  Else drop a candidate once its win total
     trails the leader's by more than ``race`` times the square root of the deals scored (the
@@ -182,7 +194,8 @@ class SearchPolicy:
         self.config = config or SearchConfig()
         self.name = name
         cfg = self.config
-        self.small_budget = nseat.Budget.of(cfg.samples, cfg.work, cfg.min_samples)
+        self.small_budget = nseat.Budget.of(cfg.samples, cfg.small_work or cfg.work,
+                                             cfg.min_samples)
         """The budget in the games of two and three players (``nseat.search_card``)."""
         self.next_search = None if cfg.lookahead <= 0 else SearchPolicy(replace(
             cfg, samples=cfg.lookahead_samples, batch=cfg.lookahead_samples, chains=1,
@@ -339,14 +352,14 @@ class SearchPolicy:
                     chain, chain_w = _walk(chain, chain_w, cfg.chain_burn,
                                            f.voids if sampler.ok else [0, 0, 0, 0], sampler,
                                            model, rng)
-                    work += (cfg.oversample + cfg.chain_burn) * len(model.plays)
+                    work += cfg.oversample * len(model.plays) + cfg.chain_burn * CHAIN_STEP_WORK
                 worlds = []
                 for _ in range(batch):
                     chain, chain_w = _walk(chain, chain_w, cfg.chain_thin,
                                            f.voids if sampler.ok else [0, 0, 0, 0], sampler,
                                            model, rng)
                     worlds.append(chain)
-                work += batch * cfg.chain_thin * len(model.plays)
+                work += batch * cfg.chain_thin * CHAIN_STEP_WORK
             elif weigh:
                 assert model is not None
                 pool = []
