@@ -336,3 +336,33 @@ def test_every_chain_starts_afresh_and_makes_its_share_of_the_deals(
     assert len(walks) == chains + 16
     gaps = [b - a for a, b in zip(starts, starts[1:] + [len(walks)], strict=True)]
     assert gaps == [16 // chains + 1] * chains
+
+
+def test_batches_change_nothing_under_the_budget_and_the_budget_stops_at_a_batch(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """``hard`` draws its deals in batches so its ``work`` stop can bind: under the budget the
+    scores are those of one batch of every deal (the same chain, the same deals); over it the
+    search ends at the first batch boundary past ``min_samples``."""
+    seed, table, seat = _card_choice(12, 3)
+    k = knowledge(table.view(seat), table.histories[seat])
+    f = fast_knowledge(k)
+    candidates = representatives(f.legal, f.unseen | f.hand)
+    chain = SearchConfig(samples=64, race=0, chain_thin=3, chain_burn=17, miss=0.05,
+                         points=True)
+    whole = SearchPolicy(dataclasses.replace(chain, batch=64, work=10**9))
+    batched = SearchPolicy(dataclasses.replace(chain, batch=16, work=10**9))
+    assert (whole._evaluate(f, candidates, random.Random(seed))
+            == batched._evaluate(f, candidates, random.Random(seed)))
+    walks: list[int] = []
+    real_walk = search_module._walk
+
+    def counting(hands: list[int], weight: float, steps: int, *rest: object
+                 ) -> tuple[list[int], float]:
+        walks.append(steps)
+        return real_walk(hands, weight, steps, *rest)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(search_module, "_walk", counting)
+    stopped = SearchPolicy(dataclasses.replace(chain, batch=16, min_samples=20, work=1))
+    stopped._evaluate(f, candidates, random.Random(seed))
+    assert PlayModel(f, 0.05).active
+    assert len(walks) == 1 + 32  # the burn-in, then two batches: 16 < min_samples <= 32
