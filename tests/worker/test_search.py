@@ -309,15 +309,8 @@ def test_without_racing_every_candidate_is_scored_on_every_deal() -> None:
         assert (min(means) == -9.0) is dropped
 
 
-@pytest.mark.parametrize("chains", [1, 2, 4])
-def test_every_chain_starts_afresh_and_makes_its_share_of_the_deals(
-        chains: int, monkeypatch: pytest.MonkeyPatch) -> None:
-    """``chains``: the deals of one decision come from that many chains, each with its own
-    burn-in from a start of its own, and every chain makes ``samples // chains`` of them."""
-    seed, table, seat = _card_choice(12, 3)
-    k = knowledge(table.view(seat), table.histories[seat])
-    f = fast_knowledge(k)
-    candidates = representatives(f.legal, f.unseen | f.hand)
+def _count_walks(monkeypatch: pytest.MonkeyPatch) -> list[int]:
+    """The steps of every walk of the search's Markov chain from now on, in order."""
     walks: list[int] = []
     real_walk = search_module._walk
 
@@ -327,6 +320,19 @@ def test_every_chain_starts_afresh_and_makes_its_share_of_the_deals(
         return real_walk(hands, weight, steps, *rest)  # type: ignore[arg-type]
 
     monkeypatch.setattr(search_module, "_walk", counting)
+    return walks
+
+
+@pytest.mark.parametrize("chains", [1, 2, 4])
+def test_every_chain_starts_afresh_and_makes_its_share_of_the_deals(
+        chains: int, monkeypatch: pytest.MonkeyPatch) -> None:
+    """``chains``: the deals of one decision come from that many chains, each with its own
+    burn-in from a start of its own, and every chain makes ``samples // chains`` of them."""
+    seed, table, seat = _card_choice(12, 3)
+    k = knowledge(table.view(seat), table.histories[seat])
+    f = fast_knowledge(k)
+    candidates = representatives(f.legal, f.unseen | f.hand)
+    walks = _count_walks(monkeypatch)
     policy = SearchPolicy(SearchConfig(samples=16, batch=16 // chains, race=0, chain_thin=3,
                                        chain_burn=17, chains=chains, miss=0.05))
     policy._evaluate(f, candidates, random.Random(seed))
@@ -353,15 +359,7 @@ def test_batches_change_nothing_under_the_budget_and_the_budget_stops_at_a_batch
     batched = SearchPolicy(dataclasses.replace(chain, batch=16, work=10**9))
     assert (whole._evaluate(f, candidates, random.Random(seed))
             == batched._evaluate(f, candidates, random.Random(seed)))
-    walks: list[int] = []
-    real_walk = search_module._walk
-
-    def counting(hands: list[int], weight: float, steps: int, *rest: object
-                 ) -> tuple[list[int], float]:
-        walks.append(steps)
-        return real_walk(hands, weight, steps, *rest)  # type: ignore[arg-type]
-
-    monkeypatch.setattr(search_module, "_walk", counting)
+    walks = _count_walks(monkeypatch)
     stopped = SearchPolicy(dataclasses.replace(chain, batch=16, min_samples=20, work=1))
     stopped._evaluate(f, candidates, random.Random(seed))
     assert PlayModel(f, 0.05).active
