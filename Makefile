@@ -1,7 +1,8 @@
 # The two commands of the README.  Both create .venv and install the project on first use.
 #   make play   start the game server (embedded: fakeredis + in-process bot worker) and open it
 #               make play PORT=8001 HOST=0.0.0.0 DATA=/some/folder  (defaults below)
-#   make test   run the whole test suite: ruff, mypy, pytest (needs Redis at 127.0.0.1:6379)
+#   make test   run the whole test suite: ruff, mypy, pytest in two xdist workers (needs Redis at
+#               127.0.0.1:6379; the second worker starts a private redis-server: tests/conftest.py)
 PY ?= python3
 HOST ?= 127.0.0.1
 PORT ?= 8000
@@ -41,7 +42,7 @@ play: $(STAMP)
 test: $(STAMP)
 	$(BIN)/ruff check .
 	$(BIN)/mypy
-	$(BIN)/python -m pytest
+	$(BIN)/python -m pytest -n 2 --dist loadfile
 
 bench: $(STAMP)
 	$(BIN)/python bench/engine.py

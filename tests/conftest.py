@@ -1,5 +1,11 @@
 """Shared fixtures.  Tests that need the real Redis (127.0.0.1:6379, or HOKM_TEST_REDIS_URL)
-fail, rather than skip, when it does not answer: a skipped test would count as a pass."""
+fail, rather than skip, when it does not answer: a skipped test would count as a pass.
+
+``make test`` runs the suite in two pytest-xdist workers (``-n 2 --dist loadfile``: a test file's
+tests run in one worker, so module fixtures start once).  Tests flush the numbered databases
+they use, so two workers must not share a Redis: the first worker (``gw0``, or a run without
+xdist) uses the machine's Redis, every other worker a private ``redis-server`` of its own,
+started in ``pytest_configure`` and stopped in ``pytest_unconfigure``."""
 
 from __future__ import annotations
 
@@ -12,6 +18,7 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any, TypeVar
 
+import hypothesis
 import pytest
 import redis
 
@@ -22,6 +29,11 @@ from tests.cluster_fixture import Cluster, ClusterFactory, start_cluster
 T = TypeVar("T")
 
 REDIS_URL = os.environ.get("HOKM_TEST_REDIS_URL", "redis://127.0.0.1:6379")
+
+# Hypothesis's 200-ms deadline is a timing assertion, which the suite does not make (two workers
+# and their browsers share two cores): no deadline for any property test.
+hypothesis.settings.register_profile("hokm", deadline=None)
+hypothesis.settings.load_profile("hokm")
 
 
 def redis_db_url(db: int) -> str:
@@ -104,6 +116,29 @@ class PrivateRedis:
     @property
     def url(self) -> str:
         return f"redis://127.0.0.1:{self.port}/0"
+
+
+_worker_redis: list[PrivateRedis] = []
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    """A private Redis for every xdist worker after the first (see the module's docstring)."""
+    global REDIS_URL
+    worker = os.environ.get("PYTEST_XDIST_WORKER", "")
+    if worker in ("", "gw0") or "HOKM_TEST_REDIS_URL" in os.environ:
+        return
+    server = PrivateRedis(Path(tempfile.mkdtemp(prefix=f"hokm-redis-{worker}-")),
+                          "--appendonly", "no")
+    server.start()
+    _worker_redis.append(server)
+    REDIS_URL = f"redis://127.0.0.1:{server.port}"
+
+
+def pytest_unconfigure(config: pytest.Config) -> None:
+    for server in _worker_redis:
+        server.kill()
+        shutil.rmtree(server.folder, ignore_errors=True)
+    _worker_redis.clear()
 
 
 @pytest.fixture
