@@ -50,7 +50,7 @@ from engine import (
 )
 from engine.state import CHOOSING_TRUMP, DISCARDING, DRAWING, PLAYING
 
-from .policies import MODE, Policy, policy_for
+from .policies import LEVELS, MODE, POLICIES, Policy, policy_for
 from .policies.base import command_for
 
 SECRET = "a7" * 32
@@ -428,7 +428,9 @@ def register(subparsers: Any) -> None:
 
     p = subparsers.add_parser("arena", help="duplicate deals between two bot policies",
                               description=__doc__.split("\n\n")[0] if __doc__ else None)
-    p.add_argument("a", help="policy or level A (random, heuristic, search, easy, medium, hard)")
+    # listed from the registries, so a new level shows in the help (expert was missing once)
+    known = ", ".join([*LEVELS, *POLICIES])
+    p.add_argument("a", help=f"policy or level A ({known})")
     p.add_argument("b", help="policy or level B")
     p.add_argument("--deals", type=positive_int, default=100,
                    help="duplicate deals (each played twice)")

@@ -27,6 +27,7 @@ from services.matches import MatchService
 from services.store.journal import DataFolder
 from services.store.redis_streams import RedisStore
 from tests.conftest import real_redis_client, redis_db_url, wait_for
+from worker.policies import LEVELS, POLICIES
 from tests.services.test_audit import finished_match
 from worker import arena
 from worker import main as worker_main
@@ -240,7 +241,10 @@ def test_help_shows_the_defaults_of_every_sub_command() -> None:
             shown = action.default not in (None, False, "", argparse.SUPPRESS)
             if action.option_strings and shown and action.help != argparse.SUPPRESS:
                 assert f"(default: {action.default})" in text, (name, action.dest)
-    assert "(default: 100)" in " ".join(COMMANDS["arena"].format_help().split())
+    arena_help = " ".join(COMMANDS["arena"].format_help().split())
+    assert "(default: 100)" in arena_help
+    for name in [*LEVELS, *POLICIES]:  # every level and policy it accepts, expert included
+        assert name in arena_help, name
 
 
 def test_a_run_too_small_for_an_interval_says_so() -> None:
