@@ -8,11 +8,13 @@ from __future__ import annotations
 import random
 from dataclasses import replace
 from typing import Any
+from unittest import mock
 
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from engine.cards import CARD_INDEX
 from engine.decide import round_outcome
 from engine.rules import Rules
 from worker.policies import nseat, policy_for
@@ -73,8 +75,6 @@ def brute(f: nseat.Fast, hands: list[int], first: int, equivalent: bool = False)
     side_of = rules.side_of
     hakem_side = side_of[s.hakem]
     live = f.pool | f.hand
-    for c in f.trick:
-        live |= 1 << c
 
     def go(hands: list[int], trick: list[int], leader: int, turn: int, card: int,
            tricks: list[int], played: int, pile: int, run: int | None, voids: list[int],
@@ -117,7 +117,7 @@ def brute(f: nseat.Fast, hands: list[int], first: int, equivalent: bool = False)
                 cards = representatives(options, in_play)
             return max(go(hands, trick, leader, turn, c, tricks, played, pile, run, voids, live)
                        for c in cards)
-        c, _ = nseat.play(h, options, live & ~h, 1.0, voids, trick, turn, n)
+        c = nseat.model_play(hands, turn, options, live, voids, trick, n)
         return go(hands, trick, leader, turn, c, tricks, played, pile, run, voids, live)
 
     return go(hands, f.trick, s.leader, s.seat, first, s.tricks, nseat._tricks_done(s), s.pile,
@@ -283,3 +283,57 @@ def test_budget_of_gives_the_response_to_hard_and_expert_only(
     on = budgets()
     assert on["hard"].response_cards == on["expert"].response_cards == 8
     assert on["medium"].response_cards == 0  # medium stays a plain PIMC
+
+
+@settings(max_examples=120, deadline=None)
+@given(game=st.sampled_from([("simple", {}), ("simple", {"must_trump": True}),
+                             ("simple", {"double_sar": True}), ("three", {}),
+                             ("three", {"satat": True})]),
+       seed=st.integers(0, 2**32 - 1), cards=st.integers(2, 13))
+def test_the_rollout_plays_the_true_deal_as_the_heuristic_does(
+        game: tuple[str, dict[str, Any]], seed: int, cards: int) -> None:
+    """In the true deal, a rollout from the heuristic's card plays, card for card, the round
+    the heuristic plays at the table: the model gives each seat what its own view would (the
+    cards it cannot place, the share of them in the other hands), so the opponents the search
+    plans against are the ``heuristic`` policy.  (The talon game is left out: there a seat's
+    own discards, which no sampled deal can name, are out of its view.)"""
+    name, extra = game
+    rules = game_rules(name, **extra)
+    rng = random.Random(seed)
+    table = GameTable(rules, hakem=rng.randrange(rules.players))
+    table.deal(random_deck(rng))
+
+    def heuristic_move() -> str:
+        me = table.actor
+        return nseat.decide(nseat.seen(table.view(me), table.histories[me]))[0]
+
+    while table.live and not (table.state.phase == "playing"
+                              and table.state.hands[table.actor].bit_count() <= cards):
+        table.act(heuristic_move())
+    if not table.live:  # the round ended before (a sweep decided early): nothing to compare
+        return
+    me = table.actor
+    f = seat_fast(table)
+    hands = true_hands(table, f)
+    first = heuristic_move()
+    table.act(first)
+    at_table = []
+    while table.live:
+        card = heuristic_move()
+        at_table.append(f.ft.to_fast[CARD_INDEX[card]])
+        table.act(card)
+    r = table.state.match.result
+    assert r is not None
+    outcome = None if r.winner is None else (r.winner, r.points, r.kind)
+    modelled: list[int] = []
+    play = nseat.play
+
+    def recorded(*args: Any) -> tuple[int, str]:
+        choice = play(*args)
+        modelled.append(choice[0])
+        return choice
+
+    with mock.patch.object(nseat, "play", recorded):
+        value = nseat.rollout(f, hands, f.ft.to_fast[CARD_INDEX[first]])
+    assert modelled == at_table
+    assert value == nseat._utility(outcome, rules.side_of[me])

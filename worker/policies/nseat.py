@@ -97,6 +97,11 @@ class Seen:
     score: list[int] = field(default_factory=list)
     pile: int = 0
     run_team: int | None = None
+    plays: list[tuple[int, int]] = field(default_factory=list)
+    """This round's plays so far, in order (seat, engine card), the open trick's included; only
+    the open trick's without a history."""
+    history_complete: bool = False
+    """Whether :attr:`plays` holds the whole round (the history reached its start)."""
 
     @property
     def n(self) -> int:
@@ -151,6 +156,7 @@ def seen(view: View, history: History) -> Seen:
     if start is None:
         plays = list(open_trick)
     else:
+        s.history_complete = True
         for event in history[start + 1:]:
             kind = event.get("type")
             if kind == "card_played":
@@ -168,6 +174,7 @@ def seen(view: View, history: History) -> Seen:
             continue
         who, card = play_
         s.played |= 1 << card
+        s.plays.append(play_)
         if table is not None and trick:
             led = table.eff_suit[trick[0]]
             if table.eff_suit[card] != led:
@@ -493,14 +500,31 @@ def count_trick(rules: Rules, hakem_side: int, tricks: list[int], side: int, pla
     return pile + 1, side, None
 
 
+def model_play(hands: Sequence[int], turn: int, options: int, live: int, voids: Sequence[int],
+               trick: Sequence[int], n: int) -> int:
+    """The card :func:`play` gives ``turn`` in a sampled deal, on what its own view would hold:
+    the cards it cannot place are those of ``live`` (every card not yet played or removed: in
+    a hand, or unused) outside its hand, and the share of them in the other hands is their
+    cards over those (a third of them in the simple game, all of them with three players), as
+    :attr:`Fast.share` gives the seat itself.  (In the talon game a seat's own discards, which
+    no sampled deal can name, count among the cards it cannot place.)"""
+    h = hands[turn]
+    unseen = live & ~h
+    size = unseen.bit_count()
+    held = 0
+    for seat in range(n):
+        if seat != turn:
+            held += hands[seat].bit_count()
+    share = min(1.0, held / size) if size else 1.0
+    return play(h, options, unseen, share, voids, trick, turn, n)[0]
+
+
 def rollout(f: Fast, hands: list[int], first: int) -> float:
-    """Play ``first`` for the seat and the rest of the round with :func:`play` for every seat
-    (each seeing its own hand, the cards played and the voids shown); the round's utility to
-    the seat's side."""
+    """Play ``first`` for the seat and the rest of the round with :func:`model_play` for every
+    seat (each seeing its own hand, the cards played and the voids shown); the round's utility
+    to the seat's side."""
     s = f.s
-    live = f.pool | f.hand
-    for c in f.trick:
-        live |= 1 << c
+    live = f.pool | f.hand  # the open trick's cards are played: no seat counts them unseen
     return play_on(s.rules, s.seat, s.hakem, hands[:], f.trick[:], s.leader, s.seat, first,
                    f.voids, s.tricks[:], _tricks_done(s), s.pile, s.run_team, live)
 
@@ -535,7 +559,7 @@ def play_on(rules: Rules, me: int, hakem: int, hands: list[int], trick: list[int
         options = legal(h, trick, rules.must_trump)
         if not options:  # an inconsistent sample (a history that misses plays): stop here
             return 0.5
-        card, _ = play(h, options, live & ~h, 1.0, voids, trick, turn, n)
+        card = model_play(hands, turn, options, live, voids, trick, n)
 
 
 def _tricks_done(s: Seen) -> int:
@@ -548,8 +572,8 @@ def _tricks_done(s: Seen) -> int:
 class BestResponse:
     """The seat's best response to heuristic opponents in one sampled deal of ``f``.
 
-    Every other seat is an opponent and plays :func:`play` exactly as in :func:`rollout` (its
-    own hand, ``unseen = live & ~hand``, a share of 1, the voids shown, the open trick), so its
+    Every other seat is an opponent and plays :func:`model_play` exactly as in :func:`rollout`
+    (its own hand, the cards of ``live`` it cannot place, the voids shown, the open trick), so its
     cards are forced and only the seat's own cards branch: a max over the seat's choices of the
     round's :func:`_utility` (the scale of :func:`rollout`; with win or loss only, the boolean
     "can the seat win" of ``response.py``).  The heuristic's card is tried first (the first line
@@ -582,14 +606,12 @@ class BestResponse:
         self.side = self.side_of[s.seat]
         self.hakem_side = self.side_of[s.hakem]
         live = f.pool | f.hand
-        for c in f.trick:
-            live |= 1 << c
         held = 0
         for h in hands:
             held |= h
         self.rest = live & ~held
-        """The cards of :func:`rollout`'s ``live`` in no hand of the deal (the unused cards and
-        the open trick's): ``live`` is always ``rest`` and the hands."""
+        """The cards of :func:`rollout`'s ``live`` in no hand of the deal (the unused ones):
+        ``live`` is always ``rest`` and the hands."""
         self.memo: dict[tuple[int | None, ...], float] = {}
         self.nodes = 0
         self.limit = limit
@@ -661,8 +683,7 @@ class BestResponse:
             moves = [allowed.bit_length() - 1]
             top = 9.0
         else:
-            first = play(hand, allowed, (self.rest | held) & ~hand, 1.0, voids, trick, seat,
-                         n)[0]
+            first = model_play(hands, seat, allowed, self.rest | held, voids, trick, n)
             if seat == self.me:
                 in_play = held
                 for c in trick:
@@ -701,6 +722,13 @@ RESPONSE_NODES = 4000
 NODE_COST = 2
 """Work of one best-response node, in cards played by :func:`rollout` (measured: about 4 us a
 node against 2 us a playout card, as :class:`Budget` counts those)."""
+OVERSAMPLE = 1
+"""Candidate deals drawn per deal searched by ``hard`` and ``expert`` (``Budget.oversample``;
+1: no inference from the plays)."""
+MISS = 0.1
+"""The weight of a play the behaviour model would not have made (``Budget.miss``)."""
+RESPONSE_BATCH = 8
+"""Deals drawn at a time for the best response (which stops at a work budget)."""
 RESPONSE_WORK = 90000
 """The least four-player work budget (``SearchConfig.work``; ``hard``'s) for which
 :meth:`Budget.of` turns the best response on: ``medium`` stays a plain PIMC."""
@@ -721,6 +749,11 @@ class Budget:
     min_deals: int = 2
     response_cards: int = 0
     response_nodes: int = RESPONSE_NODES
+    oversample: int = 1
+    """With more than 1, deals are drawn by how plausible the plays seen make them
+    (``nseat_inference.draw``: this many candidates a deal kept), a play the model would not
+    make weighing ``miss``."""
+    miss: float = 1.0
 
     @classmethod
     def of(cls, samples: int, work: int, min_samples: int) -> Budget:
@@ -728,27 +761,38 @@ class Budget:
         its work units (the playouts of this module are plain Python), capped at 48,000 cards
         (about 0.25 s of CPU); the best response from :data:`RESPONSE_CARDS` cards from
         ``hard``'s work on."""
+        strong = work >= RESPONSE_WORK
         return cls(samples, min(work * 2 // 15, 48000), max(2, min_samples // 2),
-                   RESPONSE_CARDS if work >= RESPONSE_WORK else 0)
+                   RESPONSE_CARDS if strong else 0, oversample=OVERSAMPLE if strong else 1,
+                   miss=MISS)
 
 
 def score_cards(f: Fast, candidates: list[int], budget: Budget, rng: random.Random
                 ) -> tuple[list[float], int, int]:
     """Every candidate's total over the same sampled deals, the deals and the work spent (cards
     played in playouts, nodes of the best response)."""
+    from .nseat_inference import PlayModel, draw  # (that module builds on this one)
+
     s = f.s
     totals = [0.0] * len(candidates)
     cost = len(candidates) * max(1, sum(s.counts))
+    model = PlayModel(f, budget.miss)
+    oversample = budget.oversample if model.active else 1
+    weighing = model.work * oversample if oversample > 1 else 0
+    """The cost of a deal's weight, in plays judged (about a card played each)."""
     if not (budget.response_cards and f.hand.bit_count() <= budget.response_cards):
-        deals = max(budget.min_deals, min(budget.deals, budget.plays // cost))
-        for _ in range(deals):
-            hands = sample(f, rng)
+        deals = max(budget.min_deals, min(budget.deals, budget.plays // (cost + weighing)))
+        for hands in draw(f, rng, deals, model, oversample):
             for i, c in enumerate(candidates):
                 totals[i] += rollout(f, hands, c)
-        return totals, deals, deals * cost
+        return totals, deals, deals * (cost + weighing)
     deals = work = 0
+    batch: list[list[int]] = []
     while deals < budget.deals and (deals < budget.min_deals or work < budget.plays):
-        hands = sample(f, rng)
+        if not batch:
+            batch = draw(f, rng, RESPONSE_BATCH, model, oversample)[::-1]  # popped in order
+            work += RESPONSE_BATCH * weighing
+        hands = batch.pop()
         br = BestResponse(f, hands, budget.response_nodes)
         try:
             values = [br.value(c) for c in candidates]

@@ -1,0 +1,161 @@
+"""How plausible the plays seen this round are in a sampled deal of the games of two and three
+players, and deals drawn in proportion to it (fast card space of ``nseat.Fast``).
+
+The four-player search weighs its deals by the plays seen (``inference.py``); this is the same
+reasoning for :mod:`worker.policies.nseat`.  The behaviour model is :func:`nseat.play` run for
+each other seat on what that seat could see when it played, as :func:`nseat.model_play` gives
+it in the search's own playouts: its hand in the sampled deal (the cards it still holds and
+those it played from then on), the open trick, the voids shown before, the cards not yet played
+that it did not hold and their share in the other hands.  A play the model would also have made
+(or an equivalent card: no card still in play ranks between them) keeps the deal's weight; any
+other play multiplies it by ``miss``.  So a deal in which the opponent would have cashed the ace
+it "holds" becomes unlikely once it did not.  Only public plays and the seat's own knowledge are
+used: the same reasoning is open to a human at the table.
+
+:func:`draw` samples ``oversample`` times the deals asked for (``nseat.sample``: counts and
+voids) and keeps as many by weight (sampling importance resampling), so a search that averages
+over the deals it is given plans on deals about as plausible as the plays make them.
+"""
+
+from __future__ import annotations
+
+import random
+
+from .fast import BLOCK, legal, voids_after
+from .nseat import Fast, play, sample
+
+
+class PlayModel:
+    """Scores sampled deals of ``f`` by the plays of this round.
+
+    The likelihood factors by seat: a seat's play depends on its own hand and on public things
+    only, so each other seat's factor is a function of its hand alone (``seat_factor``), kept
+    per hand for the decision.  ``active`` is false when nothing can be read (no play of
+    another seat, or a view without the round's history): every weight is then 1."""
+
+    __slots__ = ("contexts", "memo", "me", "n", "must_trump", "active", "floor")
+
+    def __init__(self, f: Fast, miss: float) -> None:
+        s = f.s
+        n = s.n
+        self.me = s.seat
+        self.n = n
+        self.must_trump = s.rules.must_trump
+        plays = [(seat, f.ft.to_fast[c]) for seat, c in s.plays]
+        self.active = s.history_complete and any(seat != s.seat for seat, _ in plays)
+        self.floor = miss ** 3
+        """Below this a seat's factor is not refined further: the deal is already
+        implausible."""
+        self.contexts: list[list[_Context]] = [[] for _ in range(n)]
+        self.memo: list[dict[int, float]] = [{} for _ in range(n)]
+        later = [0] * n  # per seat, the cards it plays from this play on
+        for seat, card in plays:
+            later[seat] |= 1 << card
+        counts = list(s.counts)  # per seat, the cards in its hand before this play
+        live = f.pool | f.hand  # the cards not played before this play (nor removed)
+        for seat, card in plays:
+            counts[seat] += 1
+            live |= 1 << card
+        voids = [0] * n
+        trick: list[int] = []
+        leader = plays[0][0] if plays else s.leader
+        for seat, card in plays:
+            if not trick:
+                leader = seat
+            if seat != s.seat:
+                held = sum(counts) - counts[seat]
+                self.contexts[seat].append(_Context(trick[:], leader, voids, live, held, card,
+                                                    later[seat], miss))
+            voids = voids_after(voids, seat, trick, card, self.must_trump)
+            later[seat] ^= 1 << card
+            counts[seat] -= 1
+            live ^= 1 << card
+            trick.append(card)
+            if len(trick) == n:
+                trick = []
+
+    def seat_factor(self, seat: int, hand_now: int) -> float:
+        """The likelihood factor of ``seat``'s plays if it holds ``hand_now`` now: ``miss`` for
+        each play the model would not have made, down to ``floor``."""
+        memo = self.memo[seat]
+        known = memo.get(hand_now)
+        if known is not None:
+            return known
+        weight = 1.0
+        for ctx in self.contexts[seat]:
+            hand = hand_now | ctx.later
+            trick = ctx.trick
+            options = legal(hand, trick, self.must_trump)
+            if options & (options - 1) == 0:
+                continue
+            unseen = ctx.live & ~hand
+            size = unseen.bit_count()
+            share = min(1.0, ctx.held / size) if size else 1.0
+            choice = play(hand, options, unseen, share, ctx.voids, trick, seat, self.n)[0]
+            card = ctx.card
+            if choice == card:
+                continue
+            if choice >> 4 != card >> 4:
+                weight *= ctx.miss
+            else:
+                lo, hi = (choice, card) if choice < card else (card, choice)
+                between = BLOCK[lo >> 4] & ((1 << hi) - 1) & ~((2 << lo) - 1)
+                in_play = ctx.live
+                for c in trick:
+                    in_play |= 1 << c
+                if between & in_play & ~hand:
+                    weight *= ctx.miss
+            if weight < self.floor:
+                break
+        memo[hand_now] = weight
+        return weight
+
+    def weight(self, hands: list[int]) -> float:
+        """The likelihood of the plays seen if the hands now are ``hands``: the product of the
+        other seats' factors."""
+        if not self.active:
+            return 1.0
+        weight = 1.0
+        for seat in range(self.n):
+            if seat != self.me:
+                weight *= self.seat_factor(seat, hands[seat])
+        return weight
+
+    @property
+    def work(self) -> int:
+        """The model's plays to judge for one deal (its cost, in cards played)."""
+        return sum(len(c) for c in self.contexts) if self.active else 0
+
+
+def draw(f: Fast, rng: random.Random, deals: int, model: PlayModel, oversample: int
+         ) -> list[list[int]]:
+    """``deals`` deals for the search: ``deals * oversample`` from :func:`nseat.sample`, kept
+    ``deals`` times by weight (with replacement); the plain samples when the model reads
+    nothing or every candidate is implausible alike."""
+    if not model.active or oversample <= 1:
+        return [sample(f, rng) for _ in range(deals)]
+    pool = [sample(f, rng) for _ in range(deals * oversample)]
+    weights = [model.weight(hands) for hands in pool]
+    if not any(weights):
+        return pool[:deals]
+    return rng.choices(pool, weights=weights, k=deals)
+
+
+class _Context:
+    """What was public when a seat made one play: the open trick, its leader, the voids shown,
+    the cards not yet played (the open trick's excluded), the cards in the other hands, the
+    card played, the cards the seat played from then on (that one included), and the factor of
+    a play the model would not make."""
+
+    __slots__ = ("trick", "leader", "voids", "live", "held", "card", "later", "miss")
+
+    def __init__(self, trick: list[int], leader: int, voids: list[int], live: int, held: int,
+                 card: int, later: int, miss: float) -> None:
+        self.trick = trick
+        self.leader = leader
+        self.voids = voids
+        self.live = live
+        self.held = held
+        self.card = card
+        self.later = later
+        self.miss = miss
