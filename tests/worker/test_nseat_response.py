@@ -19,6 +19,7 @@ from engine.decide import round_outcome
 from engine.rules import Rules
 from worker.policies import nseat, policy_for
 from worker.policies.base import is_legal
+from worker.policies.nseat_inference import PlayModel
 from worker.policies.fast import bits, legal, mask_of, trick_winner_index, voids_after
 from worker.policies.solver import SolverLimit, representatives
 
@@ -259,30 +260,44 @@ def play_round(game: str, extra: dict[str, Any], seed: int) -> list[str]:
 def test_hard_rounds_stay_legal_and_deterministic(game: str, extra: dict[str, Any],
                                                   monkeypatch: pytest.MonkeyPatch) -> None:
     calls = [0]
+    weighed = [0]
     value = nseat.BestResponse.value
+    weight = PlayModel.weight
 
     def counted(self: nseat.BestResponse, first: int) -> float:
         calls[0] += 1
         return value(self, first)
 
+    def counted_weight(self: PlayModel, hands: list[int]) -> float:
+        weighed[0] += 1
+        return weight(self, hands)
+
     monkeypatch.setattr(nseat.BestResponse, "value", counted)
-    monkeypatch.setattr(nseat, "RESPONSE_CARDS", 8)  # the response on (it ships off)
+    monkeypatch.setattr(PlayModel, "weight", counted_weight)
     first = play_round(game, extra, 7)
     assert calls[0] > 0  # the rounds reached the best response
+    assert weighed[0] > 0  # and drew deals by the plays seen
     assert play_round(game, extra, 7) == first
 
 
-def test_budget_of_gives_the_response_to_hard_and_expert_only(
+def test_budget_of_gives_the_response_and_the_inference_to_hard_and_expert_only(
         monkeypatch: pytest.MonkeyPatch) -> None:
     def budgets() -> dict[str, nseat.Budget]:
         return {level: policy_for(level).small_budget  # type: ignore[attr-defined]
                 for level in ("medium", "hard", "expert")}
 
-    assert budgets()["hard"].response_cards == nseat.RESPONSE_CARDS
-    monkeypatch.setattr(nseat, "RESPONSE_CARDS", 8)
+    shipped = budgets()
+    for level in ("hard", "expert"):
+        assert shipped[level].response_cards == nseat.RESPONSE_CARDS == 8
+        assert shipped[level].oversample == nseat.OVERSAMPLE == 4
+        assert shipped[level].miss == nseat.MISS
+    monkeypatch.setattr(nseat, "RESPONSE_CARDS", 6)
+    monkeypatch.setattr(nseat, "OVERSAMPLE", 2)
     on = budgets()
-    assert on["hard"].response_cards == on["expert"].response_cards == 8
-    assert on["medium"].response_cards == 0  # medium stays a plain PIMC
+    assert on["hard"].response_cards == on["expert"].response_cards == 6
+    assert on["hard"].oversample == on["expert"].oversample == 2
+    # medium stays a plain PIMC
+    assert on["medium"].response_cards == 0 and on["medium"].oversample == 1
 
 
 @settings(max_examples=120, deadline=None)

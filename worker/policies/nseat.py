@@ -710,22 +710,21 @@ class BestResponse:
         return best
 
 
-RESPONSE_CARDS = 0
-"""The hand size from which the search levels of :meth:`Budget.of` score by the best response
-(0: never).  Off: measured against the heuristic (``bench/bots_arena/README.md``, "The best
-response in the games of two and three players"), from 8 cards it moved the round rate by at
-most a round in a hundred either way (seed 1: +0.0075 simple, +0.0075 talon, +0.008 three;
-seed 2: -0.0125 simple, -0.010 talon), within the noise; from 11 cards a decision's budget buys
-only a few deals (all 13, seed 1 simple: 0.560 against 0.6375)."""
+RESPONSE_CARDS = 8
+"""The hand size from which ``hard`` and ``expert`` (:meth:`Budget.of`) score by the best
+response (0: never).  On deals drawn without inference it moved the round rate by at most a
+round in a hundred either way (session 7); with the inference from the plays and the exact
+model of the other seats (session 14) the two together won 0.02 to 0.0275 more rounds against
+the heuristic in each game (``bench/bots_arena/README.md``, "Session 14")."""
 RESPONSE_NODES = 4000
 """Most best-response nodes per sampled deal in :meth:`Budget.of` (all candidates together)."""
 NODE_COST = 2
 """Work of one best-response node, in cards played by :func:`rollout` (measured: about 4 us a
 node against 2 us a playout card, as :class:`Budget` counts those)."""
-OVERSAMPLE = 1
+OVERSAMPLE = 4
 """Candidate deals drawn per deal searched by ``hard`` and ``expert`` (``Budget.oversample``;
-1: no inference from the plays)."""
-MISS = 0.1
+1: no inference from the plays).  8 measured no better than 4 (session 14)."""
+MISS = 0.02
 """The weight of a play the behaviour model would not have made (``Budget.miss``)."""
 RESPONSE_BATCH = 8
 """Deals drawn at a time for the best response (which stops at a work budget)."""
