@@ -28,11 +28,13 @@ Decisions:
   the average card the seat cannot place (which is what the next card is, seen from the seat);
 * a card (:func:`play`): the four-player heuristic's rules with every other seat an opponent
   (but for a lead from the longest side suit: its top card against one opponent); the search
-  (:func:`search_card`) plays every distinct legal card out with :func:`play` for all seats on
-  deals sampled from what the seat knows (:func:`sample`), and takes the best mean; once the
-  seat holds at most ``Budget.response_cards`` cards (:data:`RESPONSE_CARDS` for ``hard`` and
-  ``expert``: 0, off, as measured) a card's worth in a deal is the seat's best response to
-  opponents playing :func:`play` (:class:`BestResponse`) instead of one playout.
+  (:func:`search_card`) plays every distinct legal card out with :func:`play` for all seats
+  (each on what its own view would hold: :func:`model_play`) on deals sampled from what the
+  seat knows (:func:`sample`), and takes the best mean.  ``hard`` and ``expert`` draw those
+  deals by how plausible the plays seen make them (``nseat_inference``: :data:`OVERSAMPLE`
+  candidates a deal, a play the model would not make weighing :data:`MISS`), and once the seat
+  holds at most :data:`RESPONSE_CARDS` cards a card's worth in a deal is the seat's best
+  response to opponents playing :func:`play` (:class:`BestResponse`) instead of one playout.
 """
 
 from __future__ import annotations
