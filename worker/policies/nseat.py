@@ -715,7 +715,7 @@ class BestResponse:
 RESPONSE_CARDS = 8
 """The hand size from which ``hard`` and ``expert`` (:meth:`Budget.of`) score by the best
 response (0: never).  On deals drawn without inference it moved the round rate by at most a
-round in a hundred either way (session 7); with the inference from the plays and the exact
+round in a hundred either way (an earlier session); with the inference from the plays and the exact
 model of the other seats (session 14) the two together won 0.02 to 0.0275 more rounds against
 the heuristic in each game (``bench/bots_arena/README.md``, "Session 14")."""
 RESPONSE_NODES = 4000
