@@ -7,7 +7,8 @@
 Side A is ``SearchPolicy(SearchConfig(**JSON))`` under the name ``tuned`` (or a search level's
 own config, by its name); B a level or policy (``heuristic`` by default).  ``--rules`` picks the
 game as ``hokm arena --rules`` does, and ``--nseat`` sets constants of the games of two and
-three players (``worker.policies.nseat``: ``OVERSAMPLE``, ``MISS``, ``RESPONSE_CARDS``, ...)
+three players (``worker.policies.nseat``: ``OVERSAMPLE``, ``MISS``, ``RESPONSE_CARDS``, ...;
+``nseat_inference``: ``WEIGH_TRUMP``)
 before the arena's processes start.  The report is ``hokm arena``'s.
 """
 
@@ -22,6 +23,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
 from worker.arena import arena
 from worker.policies import EXPERT, HARD, MEDIUM, POLICIES, SearchConfig, SearchPolicy, nseat
+from worker.policies import nseat_inference
 
 
 def main() -> None:
@@ -37,10 +39,11 @@ def main() -> None:
     levels = {"medium": MEDIUM, "hard": HARD, "expert": EXPERT}
     config = levels.get(args.config) or SearchConfig(**json.loads(args.config))
     for name, value in json.loads(args.nseat).items():
-        if not hasattr(nseat, name):
-            p.error(f"worker.policies.nseat has no {name}")
-        setattr(nseat, name, value)
-        print(f"nseat.{name} = {value!r}")
+        module = next((m for m in (nseat, nseat_inference) if hasattr(m, name)), None)
+        if module is None:
+            p.error(f"neither worker.policies.nseat nor nseat_inference has {name}")
+        setattr(module, name, value)
+        print(f"{module.__name__}.{name} = {value!r}")
     POLICIES["tuned"] = lambda: SearchPolicy(config, "tuned")
     print(f"config {config}")
     arena("tuned", args.b, args.deals, args.seed, args.jobs, rules=json.loads(args.rules),

@@ -20,9 +20,35 @@ over the deals it is given plans on deals about as plausible as the plays make t
 from __future__ import annotations
 
 import random
+from math import comb
 
-from .fast import BLOCK, legal, voids_after
+from .fast import BLOCK, TRUMP, legal, voids_after
 from .nseat import Fast, play, sample
+
+FIVE_CHOICE = (0.0, 0.028, 0.539, 0.973, 1.0, 1.0)
+"""P(the heuristic names a suit | that suit has ``j`` of its five first cards), j = 0..5: the
+measurement behind ``sampler.TRUMP_LIKELIHOOD`` (200,000 random fives)."""
+TRUMP_GAMES = {"simple": 13, "three": 17}
+"""The games whose Hakem names trump from the first five of the hand it plays, by hand size (in
+the talon game the hand is drawn after the choice and may lose those five)."""
+WEIGH_TRUMP = False
+"""Whether a deal's weight includes the Hakem's trump choice (:func:`trump_likelihood`)."""
+
+
+def trump_likelihood(hand_size: int) -> tuple[float, ...]:
+    """P(the Hakem names suit X | X has ``k`` of its ``hand_size`` cards), k = 0..hand_size:
+    the chance that a random five of them hold ``j`` of X (hypergeometric) times
+    :data:`FIVE_CHOICE`, floored at 0.02 like ``sampler.TRUMP_LIKELIHOOD`` (which this gives
+    for 13 cards)."""
+    out = []
+    for k in range(hand_size + 1):
+        p = sum(comb(k, j) * comb(hand_size - k, 5 - j) * FIVE_CHOICE[j]
+                for j in range(min(k, 5) + 1) if 5 - j <= hand_size - k) / comb(hand_size, 5)
+        out.append(max(0.02, p))
+    return tuple(out)
+
+
+_TRUMP_TABLES = {game: trump_likelihood(size) for game, size in TRUMP_GAMES.items()}
 
 
 class PlayModel:
@@ -33,7 +59,8 @@ class PlayModel:
     per hand for the decision.  ``active`` is false when nothing can be read (no play of
     another seat, or a view without the round's history): every weight is then 1."""
 
-    __slots__ = ("contexts", "memo", "me", "n", "must_trump", "active", "floor")
+    __slots__ = ("contexts", "memo", "me", "n", "must_trump", "active", "floor", "hakem",
+                 "hakem_trumps", "trump_table")
 
     def __init__(self, f: Fast, miss: float) -> None:
         s = f.s
@@ -42,7 +69,15 @@ class PlayModel:
         self.n = n
         self.must_trump = s.rules.must_trump
         plays = [(seat, f.ft.to_fast[c]) for seat, c in s.plays]
-        self.active = s.history_complete and any(seat != s.seat for seat, _ in plays)
+        reads_plays = s.history_complete and any(seat != s.seat for seat, _ in plays)
+        table = _TRUMP_TABLES.get(s.rules.variant.name) if WEIGH_TRUMP else None
+        self.trump_table: tuple[float, ...] = table or ()
+        self.hakem = s.hakem if table and s.hakem != s.seat else -1
+        """The Hakem's seat when its trump choice is weighed (another seat's, in a game of
+        :data:`TRUMP_GAMES`), else -1."""
+        self.hakem_trumps = sum(1 for seat, c in plays if seat == s.hakem and 1 << c & TRUMP)
+        """The trumps the Hakem played this round (its hand held them at the choice)."""
+        self.active = reads_plays or self.hakem >= 0
         self.floor = miss ** 3
         """Below this a seat's factor is not refined further: the deal is already
         implausible."""
@@ -115,16 +150,27 @@ class PlayModel:
         other seats' factors."""
         if not self.active:
             return 1.0
-        weight = 1.0
+        weight = self.trump_factor(hands)
         for seat in range(self.n):
             if seat != self.me:
                 weight *= self.seat_factor(seat, hands[seat])
         return weight
 
+    def trump_factor(self, hands: list[int]) -> float:
+        """The likelihood of the Hakem's trump choice if the hands now are ``hands`` (1 when it
+        is not weighed): by the trumps of its whole hand, those still held and those played."""
+        if self.hakem < 0:
+            return 1.0
+        k = (hands[self.hakem] & TRUMP).bit_count() + self.hakem_trumps
+        return self.trump_table[min(k, len(self.trump_table) - 1)]
+
     @property
     def work(self) -> int:
-        """The model's plays to judge for one deal (its cost, in cards played)."""
-        return sum(len(c) for c in self.contexts) if self.active else 0
+        """The model's plays to judge for one deal, and the trump choice (its cost, in cards
+        played)."""
+        if not self.active:
+            return 0
+        return sum(len(c) for c in self.contexts) + (1 if self.hakem >= 0 else 0)
 
 
 def draw(f: Fast, rng: random.Random, deals: int, model: PlayModel, oversample: int
