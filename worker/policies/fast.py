@@ -218,6 +218,23 @@ def sure_tricks(hands: list[int], team: int) -> tuple[int, int]:
     return ours, theirs
 
 
+def same_play(choice: int, card: int, trick: list[int], unplayed: int, hand: int) -> bool:
+    """Whether playing ``card`` is the play ``choice`` (a behaviour model's) up to equivalent
+    cards: the same card, or one of the same block with no card still in play (``unplayed``,
+    the open ``trick``'s) outside ``hand`` ranking between them.  The inference of the plays
+    seen (``inference.py``, ``nseat_inference.py``) weighs any other play as a miss."""
+    if choice == card:
+        return True
+    if choice >> 4 != card >> 4:
+        return False
+    lo, hi = (choice, card) if choice < card else (card, choice)
+    between = BLOCK[lo >> 4] & ((1 << hi) - 1) & ~((2 << lo) - 1)
+    in_play = unplayed
+    for c in trick:
+        in_play |= 1 << c
+    return not between & in_play & ~hand
+
+
 def voids_after(voids: list[int], seat: int, trick: list[int], card: int,
                 must_trump: bool) -> list[int]:
     """``voids`` (block bits per seat) once ``seat`` has played ``card`` to ``trick``: a new list

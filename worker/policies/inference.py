@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from .fast import BLOCK, FAST_TABLES, TRUMP_BASE
+from .fast import FAST_TABLES, TRUMP_BASE, same_play
 from .fast import legal as legal_cards
 from .heuristic import play
 from .knowledge import FastKnowledge
@@ -95,18 +95,9 @@ class PlayModel:
             card = ctx.card
             choice = play(hand, legal, ctx.unplayed ^ hand, ctx.voids, trick, ctx.leader,
                           seat)[0]
-            if choice == card:
+            if same_play(choice, card, trick, ctx.unplayed, hand):
                 continue
-            if choice >> 4 != card >> 4:
-                weight *= ctx.miss
-            else:
-                lo, hi = (choice, card) if choice < card else (card, choice)
-                between = BLOCK[lo >> 4] & ((1 << hi) - 1) & ~((2 << lo) - 1)
-                in_play = ctx.unplayed
-                for c in trick:
-                    in_play |= 1 << c
-                if between & in_play & ~hand:
-                    weight *= ctx.miss
+            weight *= ctx.miss
             if weight < self.floor:
                 break
         memo[hand_now] = weight

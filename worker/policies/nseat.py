@@ -777,9 +777,10 @@ def score_cards(f: Fast, candidates: list[int], budget: Budget, rng: random.Rand
     s = f.s
     totals = [0.0] * len(candidates)
     cost = len(candidates) * max(1, sum(s.counts))
-    model = PlayModel(f, budget.miss)
-    oversample = budget.oversample if model.active else 1
-    weighing = model.work * oversample if oversample > 1 else 0
+    # medium (oversample 1) reads no plays: no model to build
+    model = PlayModel(f, budget.miss) if budget.oversample > 1 else None
+    oversample = budget.oversample if model is not None and model.active else 1
+    weighing = model.work * oversample if model is not None and oversample > 1 else 0
     """The cost of a deal's weight, in plays judged (about a card played each)."""
     if not (budget.response_cards and f.hand.bit_count() <= budget.response_cards):
         deals = max(budget.min_deals, min(budget.deals, budget.plays // (cost + weighing)))

@@ -22,7 +22,7 @@ from __future__ import annotations
 import random
 from math import comb
 
-from .fast import BLOCK, TRUMP, legal, voids_after
+from .fast import TRUMP, legal, same_play, voids_after
 from .nseat import Fast, play, sample
 
 FIVE_CHOICE = (0.0, 0.028, 0.539, 0.973, 1.0, 1.0)
@@ -130,19 +130,9 @@ class PlayModel:
             size = unseen.bit_count()
             share = min(1.0, ctx.held / size) if size else 1.0
             choice = play(hand, options, unseen, share, ctx.voids, trick, seat, self.n)[0]
-            card = ctx.card
-            if choice == card:
+            if same_play(choice, ctx.card, trick, ctx.live, hand):
                 continue
-            if choice >> 4 != card >> 4:
-                weight *= ctx.miss
-            else:
-                lo, hi = (choice, card) if choice < card else (card, choice)
-                between = BLOCK[lo >> 4] & ((1 << hi) - 1) & ~((2 << lo) - 1)
-                in_play = ctx.live
-                for c in trick:
-                    in_play |= 1 << c
-                if between & in_play & ~hand:
-                    weight *= ctx.miss
+            weight *= ctx.miss
             if weight < self.floor:
                 break
         memo[hand_now] = weight
@@ -176,12 +166,12 @@ class PlayModel:
         return sum(len(c) for c in self.contexts) + (1 if self.hakem >= 0 else 0)
 
 
-def draw(f: Fast, rng: random.Random, deals: int, model: PlayModel, oversample: int
+def draw(f: Fast, rng: random.Random, deals: int, model: PlayModel | None, oversample: int
          ) -> list[list[int]]:
     """``deals`` deals for the search: ``deals * oversample`` from :func:`nseat.sample`, kept
-    ``deals`` times by weight (with replacement); the plain samples when the model reads
-    nothing or every candidate is implausible alike."""
-    if not model.active or oversample <= 1:
+    ``deals`` times by weight (with replacement); the plain samples without a model, when it
+    reads nothing, or when every candidate is implausible alike."""
+    if model is None or not model.active or oversample <= 1:
         return [sample(f, rng) for _ in range(deals)]
     pool = [sample(f, rng) for _ in range(deals * oversample)]
     weights = [model.weight(hands) for hands in pool]
