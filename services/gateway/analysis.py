@@ -7,9 +7,11 @@ to ``analyst(match_id, rounds)``, which the composition root injects (``hokm.com
 enqueues one worker job per round not already queued or running, so asking again never
 duplicates work); once all are there, 200 ``{"status": "done", "match", "rounds", "seats"}`` with
 each seat's counts summed over the rounds.  Refusals: an unknown match ``not_found``, a match not
-over ``match_not_over`` (nothing about it is read, let alone computed), a two- or three-player
-match ``analysis_unavailable``; a server without an analyst answers ``unavailable``.  The shape
-of a round is ``docs/api.md``'s.
+over ``match_not_over`` (nothing about it is read, let alone computed); a server without an
+analyst answers ``unavailable``.  Every game is analysed (four players by
+``worker.analysis.exact``, two and three by ``worker.analysis.nexact``); earlier servers refused
+the two- and three-player games with ``analysis_unavailable``, which clients still understand.
+The shape of a round is ``docs/api.md``'s.
 """
 
 from __future__ import annotations
@@ -38,10 +40,6 @@ class MatchNotOver(HokmError):
     code = "match_not_over"
 
 
-class AnalysisUnavailable(HokmError):
-    code = "analysis_unavailable"
-
-
 def endpoint(api: Callable[[], Api], store: AnalysisStore, analyst: Analyst | None
              ) -> Callable[[Request], Awaitable[Response]]:
     """The route's handler (errors are raised: the app's handler wrapper answers them)."""
@@ -54,8 +52,6 @@ def endpoint(api: Callable[[], Api], store: AnalysisStore, analyst: Analyst | No
         state = loaded.state
         if state.phase != MATCH_OVER:
             raise MatchNotOver("the analysis of a match opens once the match is over")
-        if state.rules.players != 4:
-            raise AnalysisUnavailable("the analysis covers the four-player game only")
         rounds = state.deal.round_no  # every round dealt was played to its end
         status, body = await run_in_threadpool(collect, store, analyst, match_id, rounds)
         return JSONResponse(body, status_code=status)
@@ -80,7 +76,8 @@ def collect(store: AnalysisStore, analyst: Analyst | None, match_id: str, rounds
 
 def summary(rounds: Sequence[dict[str, Any]]) -> list[dict[str, int]]:
     """SEATSUM per seat: each round's per-seat counts added up."""
-    out = [{"seat": s, **{name: 0 for name in COUNTS}} for s in range(4)]
+    seats = max((len(one.get("seats") or ()) for one in rounds), default=4)
+    out = [{"seat": s, **{name: 0 for name in COUNTS}} for s in range(seats)]
     for one in rounds:
         for row in one.get("seats", ()):
             for name in COUNTS:

@@ -34,7 +34,9 @@ ERRORS: dict[str, tuple[int, str]] = {
     "match_full": (409, "no open human seat"),
     "hints_exhausted": (409, "three hints were given since the version asked for"),
     "match_not_over": (409, "the match is not over yet (its analysis opens at its end)"),
-    "analysis_unavailable": (409, "the analysis covers the four-player game only"),
+    "analysis_unavailable": (409, "no analysis for this kind of game (sent by earlier servers "
+                                  "for the two- and three-player games; this one analyses "
+                                  "every game)"),
     "unavailable": (503, "the store is unreachable: nothing was done; retry after "
                          "Retry-After"),
 }
@@ -269,10 +271,12 @@ SCHEMAS: dict[str, Any] = {
                 "kot": {"type": "boolean"}}}},
             "best": {"type": "array", "items": {"type": "string"}},
             "cost": {"enum": [None, "trick", "round", "kot"]},
-            "bot": {"type": "object", "properties": {"choice": {"type": "string"},
-                                                     "win_chance": {"type": "number"}}},
-            "win_chance": _field({"type": "number"}, "the hard bot's round-win estimate for "
-                                                     "the mover's side before the move"),
+            "bot": {"type": "object", "properties": {
+                "choice": {"type": "string"}, "win_chance": {"type": ["number", "null"]}}},
+            "win_chance": _field({"type": ["number", "null"]},
+                                 "the hard bot's round-win estimate for the mover's side "
+                                 "before the move (null: not estimated, the talon game's "
+                                 "trump)"),
             "exact": _field({"type": "boolean"}, "every alternative solved exactly (else some "
                                                  "by a playout past the solver's budget, and "
                                                  "cost is null)")}},
@@ -460,8 +464,7 @@ def document() -> dict[str, Any]:
                 "parameters": [MATCH_ID],
                 "responses": {**_ok("every round analysed", _ref("Analysis")),
                               **_ok("being computed", _ref("AnalysisPending"), "202"),
-                              **_errors("not_found", "match_not_over",
-                                        "analysis_unavailable")},
+                              **_errors("not_found", "match_not_over")},
             }},
             "/api/matches/{match_id}/leave": {"post": {
                 "summary": "Give up the seat (optionally to a bot)", "parameters": [MATCH_ID],

@@ -39,10 +39,11 @@ addEventListener('securitypolicyviolation',
 pages; this one the analysis)."""
 
 
-def bots_only_match(base: str) -> str:
-    """A match of four easy bots played to its end (about a second in the embedded server)."""
-    created = http(base, "POST", "/api/matches", {"seats": ["bot:easy"] * 4,
-                                                 "rules": {"target": 7}})
+def bots_only_match(base: str, players: int = 4) -> str:
+    """A match of easy bots played to its end (about a second in the embedded server)."""
+    created = http(base, "POST", "/api/matches", {"players": players,
+                                                 "seats": ["bot:easy"] * players,
+                                                 "rules": {"players": players, "target": 7}})
     match_id = str(created["match_id"])
     wait_for(lambda: http(base, "GET", f"/api/matches/{match_id}")["phase"] == "match_over",
              timeout=60, every=0.2, what="the bots-only match is over")
@@ -347,9 +348,10 @@ def analysing_gateway() -> Iterator[str]:
 
 
 @pytest.mark.timeout(240)
+@pytest.mark.parametrize("players", [4, 2, 3], ids=["four", "two", "three"])
 def test_a_finished_match_is_analysed_through_the_real_endpoint(
-        browser: Any, analysing_gateway: str, shots: Path) -> None:
-    match_id = bots_only_match(analysing_gateway)
+        browser: Any, analysing_gateway: str, shots: Path, players: int) -> None:
+    match_id = bots_only_match(analysing_gateway, players)
     c = Client(browser, analysing_gateway, DESKTOP, True, "en-US")
     try:
         page = c.page
@@ -371,7 +373,10 @@ def test_a_finished_match_is_analysed_through_the_real_endpoint(
         assert shown.locator(".an-verdict .an-mark").inner_text() == marks[move["cost"]]
         assert "Best in hindsight: " in shown.inner_text()
         assert page.locator(f"button.an-jump[data-version='{move['version']}']").count() == 1
-        page.screenshot(path=str(shots / "desktop-analysis-real.png"), full_page=True)
+        # a row per seat in the summary (two or three in the smaller games)
+        assert page.locator("table.an-seats tbody tr").count() == players
+        page.screenshot(path=str(shots / f"desktop-analysis-real-{players}.png"),
+                        full_page=True)
         assert c.errors == []
     finally:
         c.context.close()

@@ -14,13 +14,14 @@ from typing import Any
 import anyio
 from starlette.testclient import TestClient, WebSocketTestSession
 
-from engine import ChooseTrump, HokmError, PlayCard, legal_choices
+from engine import HokmError
 from engine.cards import NAMES, names_of_mask
 from hokmclient import Client
 from hokm.compose import gateway_app
 from services.runtime import Runtime, build_runtime
 from services.settings import Settings
 from tests.conftest import redis_db_url
+from tests.services.test_variant_rooms import choose
 from tests.conftest import wait_for as wait_for  # re-exported: the gateway tests import it here
 
 SEATS4 = ["human"] * 4
@@ -160,7 +161,8 @@ class Room:
 def finish(gw: Gateway, match_id: str, rng: random.Random | None = None,
            phase: str = "match_over", limit: int = 5000) -> None:
     """Play random legal moves straight through the match service (fast: no HTTP) until the
-    match reaches ``phase``; bot seats are played the same way."""
+    match reaches ``phase`` (the talon game's discards and draws too); bot seats are played the
+    same way."""
     rng = rng or random.Random()
     service = gw.rt.service
     for _ in range(limit):
@@ -172,8 +174,7 @@ def finish(gw: Gateway, match_id: str, rng: random.Random | None = None,
         if seat is None:
             time.sleep(0.005)
             continue
-        choice = rng.choice(legal_choices(state, seat))
-        command = ChooseTrump(choice) if state.phase == "choosing_trump" else PlayCard(choice)
+        command = choose(state, seat, rng)
         with contextlib.suppress(HokmError):  # a bot may have moved first
             service.handle(match_id, seat, command, version=loaded.version)
     raise AssertionError(f"never reached {phase}")

@@ -1,7 +1,7 @@
 """``GET /api/matches/{id}/analysis`` over HTTP: nothing before the match is over (409
-``match_not_over``, no card, nothing computed or queued), unknown matches and the two-player game
-refused with their codes, and a finished match goes from 202 pending to 200 done through the
-embedded server's own analysis worker, each round computed once however often it is asked."""
+``match_not_over``, no card, nothing computed or queued), unknown matches refused, and a finished
+match goes from 202 pending to 200 done through the embedded server's own analysis worker, each
+round computed once however often it is asked; the games of two and three players too."""
 
 from __future__ import annotations
 
@@ -57,13 +57,45 @@ def test_no_analysis_before_the_match_is_over(own: Gateway) -> None:
         assert analysis_keys(own, r.match_id) == []  # nothing computed, nothing queued
 
 
-def test_unknown_matches_and_other_games_are_refused(own: Gateway) -> None:
+def test_unknown_matches_are_refused(own: Gateway) -> None:
     assert own.get("/api/matches/nosuchmatch/analysis").json()["error"]["code"] == "not_found"
     assert own.get("/api/matches/NO/analysis").json()["error"]["code"] == "not_found"
-    two = room(own, players=2, seats=["human", "human"], first_hakem=0)
-    finish(own, two.match_id, random.Random(2))
-    answer = own.get(f"/api/matches/{two.match_id}/analysis")
-    assert (answer.status_code, answer.json()["error"]["code"]) == (409, "analysis_unavailable")
+
+
+@pytest.mark.parametrize("rules", [{"players": 2}, {"players": 2, "two_player": "talon"},
+                                   {"players": 3}], ids=["simple", "talon", "three"])
+def test_the_games_of_two_and_three_players_are_analysed(own: Gateway, fast: None,
+                                                         rules: dict[str, Any]) -> None:
+    n = rules["players"]
+    r = room(own, players=n, seats=["human"] * n, rules=rules, first_hakem=0)
+    url = f"/api/matches/{r.match_id}/analysis"
+    finish(own, r.match_id, random.Random(4), phase="playing")
+    assert own.get(url).json()["error"]["code"] == "match_not_over"
+    assert analysis_keys(own, r.match_id) == []
+    finish(own, r.match_id, random.Random(4))
+    first = own.get(url)
+    assert first.status_code == 202
+    done = wait_for(lambda: (a := own.get(url)).status_code == 200 and a, timeout=120,
+                    every=0.2, what="the analysis")
+    body = done.json()
+    doc = openapi.document()
+    check(doc, {"$ref": "#/components/schemas/Analysis"}, {**body, "rounds": []})
+    state = own.state(r.match_id)
+    assert len(body["rounds"]) == state.deal.round_no
+    assert [s["seat"] for s in body["seats"]] == list(range(n))
+    records = own.rt.store.read(r.match_id)
+    decisions = [x.version for x in records if x.events[0].TYPE in ("trump_chosen", "card_played")]
+    assert [m["version"] for one in body["rounds"] for m in one["moves"]] == decisions
+    for one in body["rounds"]:
+        check(doc, {"$ref": "#/components/schemas/AnalysisRound"}, one)
+        assert len(one["result"]["tricks"]) == n and len(one["seats"]) == n
+        assert one["moves"][0]["kind"] == "trump"
+        assert {a["card"] for a in one["moves"][0]["alternatives"]} == set("SHDC")
+        for move in one["moves"]:
+            alts = {a["card"]: a for a in move["alternatives"]}
+            assert move["played"] in alts and set(move["best"]) <= set(alts)
+            assert 0 <= move["seat"] < n
+    assert sum(s["moves"] for s in body["seats"]) == len(decisions)
 
 
 def test_pending_then_done_each_round_computed_once(own: Gateway, fast: None,

@@ -5,6 +5,7 @@ at the next thaw), and the policy can be switched off."""
 from __future__ import annotations
 
 import gc
+import threading
 import weakref
 from collections.abc import Iterator
 
@@ -65,6 +66,12 @@ def test_the_policy_thread_freezes_then_thaws_and_stops() -> None:
         wait_for(lambda: cycle() is None, 10, what="the thaw's full collection")
     finally:
         stop.set()
+        # the thread may be inside a thaw when told to stop: wait for it, so that its last
+        # freeze cannot land in the middle of the next test
+        for thread in threading.enumerate():
+            if thread.name == "hokm-gc":
+                thread.join(10)
+    assert not [t for t in threading.enumerate() if t.name == "hokm-gc"]  # it stopped
     assert gc.get_threshold()[2] == gcpolicy.FULL_OFF  # its own full collections are off
     assert gcpolicy.start(0, 900) is None  # off: CPython's own collections alone
 

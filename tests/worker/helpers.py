@@ -232,3 +232,40 @@ class Spy:
     def choose(self, view: View, history: History, rng: random.Random) -> str:
         self.calls.append((copy.deepcopy(view), copy.deepcopy(list(history))))
         return self.inner.choose(view, history, rng)
+
+
+def states_by_version(records: Any) -> dict[int, State]:
+    """The state after each record of a match's log, by version."""
+    states = {}
+    state = State()
+    for record in records:
+        for event in record.events:
+            state = evolve(state, event)
+        states[record.version] = state
+    return states
+
+
+def leaked(hidden: set[str], view: View, history: History) -> set[str]:
+    """The cards of ``hidden`` named in ``view`` or in ``history``'s events since the last
+    ``round_started``."""
+    import json
+
+    start = max(i for i, e in enumerate(history) if e["type"] == "round_started")
+    text = json.dumps(view) + json.dumps(history[start:])
+    return {c for c in hidden if f'"{c}"' in text}
+
+
+def decisions(records: Any, players: int) -> Any:
+    """Each trump choice and card played of a match's log, replayed: ``(event, view, history,
+    version)`` with the mover's view before it and its own redacted history."""
+    state = State()
+    seen: list[History] = [[] for _ in range(players)]
+    for record in records:
+        for i, event in enumerate(record.events):
+            if i == 0 and event.TYPE in ("trump_chosen", "card_played"):
+                seat = event.seat
+                yield (event, view_for(state, seat, record.version - 1), list(seen[seat]),
+                       record.version)
+            for s in range(players):
+                seen[s].append(redact_event(state, event, s))
+            state = evolve(state, event)

@@ -6,7 +6,7 @@ from __future__ import annotations
 import random
 import pytest
 
-from engine import ChooseTrump, PlayCard, State, evolve, legal_choices, redact_event, view_for
+from engine import ChooseTrump, PlayCard, legal_choices
 from engine.cards import NAMES
 from engine.rules import Rules
 from services.matches import MatchService
@@ -17,7 +17,7 @@ from worker.analysis.exact import Judge, Outcome
 from worker.policies import MEDIUM, SearchPolicy
 from worker.policies.fast import FAST_TABLES, FastState, bits, winner_decided
 
-from .helpers import Table, fast_state, late
+from .helpers import Table, decisions, fast_state, late, leaked, states_by_version
 
 SMALL = AnalysisConfig(nodes=4000, bot=MEDIUM)
 """A small solver budget (the endings are exact, the first tricks mostly judged by playouts)
@@ -174,43 +174,27 @@ def test_the_reported_choice_is_the_bots_own() -> None:
     """``estimate`` answers what ``SearchPolicy.choose`` plays on the same seed, from the view
     and history of the seat only."""
     store, match_id, _ = play_round(5, blunder=False)
-    records = store.read(match_id)
-    state = State()
-    seen: list[list[dict[str, object]]] = [[] for _ in range(4)]
     checked = 0
-    for record in records:
-        for i, event in enumerate(record.events):
-            if i == 0 and event.TYPE in ("trump_chosen", "card_played") and checked < 12:
-                seat = event.seat  # type: ignore[attr-defined]
-                view = view_for(state, seat, record.version - 1)
-                policy = SearchPolicy(MEDIUM, "medium")
-                played = policy.choose(view, list(seen[seat]), random.Random(record.version))
-                choice, chance = estimate(policy, view, list(seen[seat]),
-                                          random.Random(record.version))
-                assert choice == played and 0.0 <= chance <= 1.0
-                checked += 1
-            for s in range(4):
-                seen[s].append(redact_event(state, event, s))
-            state = evolve(state, event)
+    for _, view, history, version in decisions(store.read(match_id), 4):
+        policy = SearchPolicy(MEDIUM, "medium")
+        played = policy.choose(view, list(history), random.Random(version))
+        choice, chance = estimate(policy, view, history, random.Random(version))
+        assert choice == played and 0.0 <= chance <= 1.0
+        checked += 1
+        if checked == 12:
+            break
     assert checked == 12
 
 
 def test_the_bot_sees_only_what_its_seat_saw(monkeypatch: pytest.MonkeyPatch) -> None:
     """Every view and history the analysis hands the bot: no card the seat could not know (the
     other hands, the undealt cards) anywhere in the view or in the events of the round so far."""
-    import json
-
     from tests.gateway.helpers import hidden_from
     from worker.analysis import core
 
     store, match_id, _ = play_round(7, blunder=False)
     records = store.read(match_id)
-    states = {}
-    state = State()
-    for record in records:
-        for event in record.events:
-            state = evolve(state, event)
-        states[record.version] = state
+    states = states_by_version(records)
     seen: list[tuple[dict[str, object], list[dict[str, object]]]] = []
     real = core.estimate
 
@@ -226,6 +210,4 @@ def test_the_bot_sees_only_what_its_seat_saw(monkeypatch: pytest.MonkeyPatch) ->
         before = states[int(view["version"])]  # type: ignore[call-overload]
         hidden = hidden_from(before, int(view["seat"]))  # type: ignore[call-overload]
         assert hidden  # the other hands are there to leak
-        start = max(i for i, e in enumerate(history) if e["type"] == "round_started")
-        text = json.dumps(view) + json.dumps(history[start:])
-        assert not {c for c in hidden if f'"{c}"' in text}, view["version"]
+        assert not leaked(hidden, view, history), view["version"]

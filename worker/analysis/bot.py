@@ -12,21 +12,31 @@ only one up to equivalent cards (``SearchPolicy.card_and_rate``: that card alone
 race never drops it), and the Hakem's trump (the heuristic's suit, which ``choose`` names from
 the five cards; its chance is the share of heuristic playouts won over deals of the 47 unseen
 cards).
+
+The games of two and three players (:func:`estimate_small`): the choice is again exactly the
+policy's (its ``nseat`` search); the chance is the share of :data:`SMALL_DEALS` deals drawn from
+the seat's knowledge (``nseat.sample``) in which the chosen card, played on by the bots' card
+rule for every seat (``nseat.rollout``), wins the round for the seat; the Hakem's trump the same
+over deals of the cards it has not seen, the Hakem leading.  In the talon game the trump is named
+before the talon changes every hand, so its chance is ``None`` (not estimated).
 """
 
 from __future__ import annotations
 
 import random
 
-from engine.cards import SUITS
+from engine.cards import CARD_INDEX, SUITS
+from worker.policies import nseat
 from worker.policies.base import History, View
-from worker.policies.fast import FAST_TABLES, FastState
+from worker.policies.fast import FAST_TABLES, FastState, bits
 from worker.policies.knowledge import Knowledge, knowledge
 from worker.policies.playout import heuristic_playout
 from worker.policies.search import SearchPolicy
 
 TRUMP_DEALS = 48
 """Deals of the unseen cards that estimate the chance of the Hakem's suit."""
+SMALL_DEALS = 48
+"""Deals that estimate a chance in the games of two and three players."""
 
 
 def estimate(policy: SearchPolicy, view: View, history: History, rng: random.Random
@@ -60,4 +70,52 @@ def trump_chance(k: Knowledge, suit: int, rng: random.Random, deals: int = TRUMP
             pos += size
         st = FastState([ft.mask_to_fast(h) for h in raw], [], seat, [0, 0], 0, team, k.rules)
         won += heuristic_playout(st, [0, 0, 0, 0]) == team
+    return won / deals
+
+
+def estimate_small(policy: SearchPolicy, view: View, history: History, rng: random.Random
+                   ) -> tuple[str, float | None]:
+    """:func:`estimate` for the games of two and three players (see the module docstring)."""
+    choice = policy.choose(view, history, rng)
+    s = nseat.seen(view, history)
+    if s.phase == "choosing_trump":
+        if s.rules.two_player == "talon":
+            return choice, None
+        return choice, small_trump_chance(s, SUITS.index(choice), rng)
+    if s.phase != "playing":
+        return choice, None
+    f = nseat.to_fast(s)
+    card = f.ft.to_fast[CARD_INDEX[choice]]
+    won = sum(nseat.rollout(f, nseat.sample(f, rng), card) >= 1.0 for _ in range(SMALL_DEALS))
+    return choice, won / SMALL_DEALS
+
+
+def small_trump_chance(s: nseat.Seen, suit: int, rng: random.Random,
+                       deals: int = SMALL_DEALS) -> float:
+    """The share of rounds the Hakem wins with ``suit`` as trump, every seat playing the bots'
+    card rule, over ``deals`` deals of the cards it has not seen (its own five fixed; in the
+    simple game the cards no hand holds stay unused)."""
+    rules = s.rules
+    n = rules.players
+    ft = FAST_TABLES[(suit, rules.satat)]
+    me = s.seat
+    hand = ft.mask_to_fast(s.hand)
+    unseen = bits(ft.mask_to_fast(s.pool))
+    won = 0
+    for _ in range(deals):
+        rng.shuffle(unseen)
+        hands = [0] * n
+        hands[me] = hand
+        pos = 0
+        for seat in range(n):
+            size = rules.hand_size - hands[seat].bit_count()
+            for c in unseen[pos:pos + size]:
+                hands[seat] |= 1 << c
+            pos += size
+        live = 0
+        for h in hands:
+            live |= h
+        first = nseat.model_play(hands, me, hands[me], live, [0] * n, [], n)
+        won += nseat.play_on(rules, me, me, hands, [], me, me, first, [0] * n, [0] * n, 0, 0,
+                             None, live) >= 1.0
     return won / deals

@@ -61,9 +61,6 @@ def _analyze(args: argparse.Namespace) -> int:
 
     records = _records(args)  # one line for a missing match, folder or Redis
     match_id = args.match
-    created = records[0].events[0]
-    if isinstance(created, MatchCreated) and created.rules.players != 4:
-        raise CliError("the analysis covers the four-player game only")
     if not any(isinstance(e, MatchEnded) for r in records for e in r.events):
         raise CliError(f"match {match_id} is not over: its analysis opens at its end")
     rounds = rounds_of(records)
@@ -77,7 +74,9 @@ def _analyze(args: argparse.Namespace) -> int:
         results = _through_workers(match_id, rounds, args.wait, tty)
     else:
         results = _here(args, records, rounds, cfg, tty, store=bool(url))
-    _report(match_id, [results[r] for r in range(rounds)], tty)
+    created = records[0].events[0]
+    seats = created.rules.players if isinstance(created, MatchCreated) else 4
+    _report(match_id, [results[r] for r in range(rounds)], tty, seats)
     return 0
 
 
@@ -145,12 +144,12 @@ def _here(args: argparse.Namespace, records: list[Record], rounds: int, cfg: Ana
     return out
 
 
-def _report(match_id: str, rounds: list[dict[str, Any]], tty: bool) -> None:
+def _report(match_id: str, rounds: list[dict[str, Any]], tty: bool, seats: int) -> None:
     from services.audit import SUIT_SYMBOL, card_text
 
     colour = tty and not os.environ.get("NO_COLOR")
     print(f"Match {match_id}: {len(rounds)} rounds analysed")
-    totals = {s: {"moves": 0, "trick": 0, "round": 0, "kot": 0} for s in range(4)}
+    totals = {s: {"moves": 0, "trick": 0, "round": 0, "kot": 0} for s in range(seats)}
     costly = []
     for one in rounds:
         for move in one["moves"]:
@@ -175,8 +174,13 @@ def _report(match_id: str, rounds: list[dict[str, Any]], tty: bool) -> None:
         best = ", ".join(text(move, b) for b in move["best"])
         print(f"  round {round_no + 1}, record {move['version']}, seat {move['seat']}: "
               f"{text(move, move['played'])} cost {COST_WORDS[move['cost']]} (best: {best}; "
-              f"the bot chose {text(move, move['bot']['choice'])}, round-win chance "
-              f"{move['bot']['win_chance']:.0%})")
+              f"the bot chose {text(move, move['bot']['choice'])}"
+              f"{_chance(move['bot']['win_chance'])})")
+
+
+def _chance(chance: float | None) -> str:
+    """The bot's round-win chance as words (none estimated: nothing said)."""
+    return "" if chance is None else f", round-win chance {chance:.0%}"
 
 
 def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]

@@ -5,12 +5,16 @@ in its ``RoundStarted`` event, all public once the match is over) and, for each 
 ``index`` (0-based: the Hakem's trump and every card played), returns the ROUND object of
 ``docs/api.md`` ("The analysis of a match"):
 
-* every legal alternative judged with every hand known (``exact.Judge``: tricks, wins, kot for
-  the mover's side after that card; for the trump, each of the four suits on the full deal with
-  the Hakem leading), the best ones and what the card played cost against them;
-* the hard bot's choice and round-win chance (``bot.estimate``) from the mover's own view at that
-  version, built by ``engine.view_for`` from the state before the move, and its redacted history
-  (``engine.redact_event`` for that seat): never another seat's cards.
+* every legal alternative judged with every hand known (four players: ``exact.Judge``; two and
+  three: ``nexact.NJudge``, the others against the mover): tricks, wins, kot for the mover's
+  side after that card; for the trump, each of the four suits with the Hakem leading, on the full
+  deal with four players and on the hands the play began with in the smaller games (in the
+  talon game the hands the talon left, so that trump move is judged when the first card comes);
+  the best ones and what the choice made cost against them;
+* the hard bot's choice and round-win chance (``bot.estimate``, ``bot.estimate_small``) from the
+  mover's own view at that version, built by ``engine.view_for`` from the state before the move,
+  and its redacted history (``engine.redact_event`` for that seat): never another seat's cards.
+  The talon's keep and discard decisions are not moves of the analysis.
 
 Deterministic: the bot's random numbers are seeded by (match id, version).  ``progress`` is
 called after every decision (the job refreshes its running mark there).
@@ -29,11 +33,12 @@ from engine.deal import deal_hands
 from engine.events import CardPlayed, MatchCreated, RoundEnded, RoundStarted, TrumpChosen
 from services.store.port import Record
 from worker.policies import HARD, SearchConfig, SearchPolicy
-from worker.policies.fast import BLOCK, FAST_TABLES, FastState
+from worker.policies.fast import BLOCK, FAST_TABLES, FastState, FastTable
 from worker.policies.solver import representatives
 
-from .bot import estimate
+from .bot import estimate, estimate_small
 from .exact import Judge, Outcome
+from .nexact import NJudge, Position
 
 COSTS = ("trick", "round", "kot")
 
@@ -52,7 +57,7 @@ class AnalysisConfig:
 
 
 class NotAnalysable(ValueError):
-    """The records hold no such finished round of a four-player match."""
+    """The records hold no such finished round."""
 
 
 def rounds_of(records: Sequence[Record]) -> int:
@@ -64,18 +69,21 @@ def analyse_round(records: Sequence[Record], index: int, config: AnalysisConfig 
                   progress: Callable[[], None] | None = None) -> dict[str, Any]:
     """The ROUND object of round ``index`` (see the module docstring)."""
     state = State()
-    seen: list[list[dict[str, Any]]] = [[] for _ in range(4)]
+    n = 4
+    seen: list[list[dict[str, Any]]] = []
     match_id = ""
     round_no = -1
     out: dict[str, Any] | None = None
     judges: dict[tuple[int, int], Judge] = {}
+    njudges: dict[tuple[int, int], NJudge] = {}
+    pending: dict[str, Any] | None = None  # a small game's trump move, judged at the first card
     policy = SearchPolicy(config.bot, "hard")
     for record in records:
         for i, event in enumerate(record.events):
             if isinstance(event, MatchCreated):
                 match_id = event.match_id
-                if event.rules.players != 4:
-                    raise NotAnalysable("the analysis covers the four-player game only")
+                n = event.rules.players
+                seen = [[] for _ in range(n)]
             elif isinstance(event, RoundStarted):
                 round_no += 1
                 if round_no == index:
@@ -85,14 +93,30 @@ def analyse_round(records: Sequence[Record], index: int, config: AnalysisConfig 
                     isinstance(event, (TrumpChosen, CardPlayed)):
                 view = view_for(state, event.seat, record.version - 1)
                 rng = random.Random(f"{match_id}:{record.version}")
-                choice, chance = estimate(policy, view, list(seen[event.seat]), rng)
-                if isinstance(event, TrumpChosen):
-                    move = _trump_move(state, event, judges, config)
+                history = list(seen[event.seat])
+                chance: float | None
+                if n != 4:
+                    choice, chance = estimate_small(policy, view, history, rng)
                 else:
-                    move = _card_move(state, event, judges, config)
+                    choice, chance = estimate(policy, view, history, rng)
+                if isinstance(event, TrumpChosen):
+                    if n != 4:
+                        move = pending = {"kind": "trump", "played": event.suit}
+                    else:
+                        move = _trump_move(state, event, judges, config)
+                else:
+                    if pending is not None:
+                        pending.update(_small_trump_move(state, pending["played"], njudges,
+                                                         config))
+                        pending = None
+                    if n != 4:
+                        move = _small_card_move(state, event, njudges, config)
+                    else:
+                        move = _card_move(state, event, judges, config)
+                win_chance = None if chance is None else round(chance, 3)
                 move.update(version=record.version, seat=event.seat,
-                            bot={"choice": choice, "win_chance": round(chance, 3)},
-                            win_chance=round(chance, 3))
+                            bot={"choice": choice, "win_chance": win_chance},
+                            win_chance=win_chance)
                 out["moves"].append(move)
                 if progress is not None:
                     progress()
@@ -100,11 +124,11 @@ def analyse_round(records: Sequence[Record], index: int, config: AnalysisConfig 
                 out["trump"] = None if state.deal.trump is None else SUITS[state.deal.trump]
                 out["result"] = {"winner_side": event.winner, "kind": event.kind,
                                  "tricks": list(event.tricks)}
-            for s in range(4):
+            for s in range(n):
                 seen[s].append(redact_event(state, event, s))
             state = evolve(state, event)
         if out is not None and out["result"] is not None:
-            out["seats"] = seat_summary(out["moves"])
+            out["seats"] = seat_summary(out["moves"], n)
             return out
     raise NotAnalysable(f"the match has no finished round {index}")
 
@@ -144,10 +168,22 @@ def _card_move(state: State, event: CardPlayed, judges: dict[tuple[int, int], Ju
                    state.tricks_played, state.hakem % 2, state.rules, state.pile,
                    state.run_team)
     team = event.seat % 2
-    legal = st.legal()
     in_play = st.hands[0] | st.hands[1] | st.hands[2] | st.hands[3]
     for c in st.trick:
         in_play |= 1 << c
+
+    def after(c: int) -> tuple[Outcome, bool]:
+        nxt = st.copy()
+        nxt.play(c)
+        return _judge(judges, trump, team, config, nxt)
+
+    return _move("play", event.card, _every_card(st.legal(), in_play, ft, after))
+
+
+def _every_card(legal: int, in_play: int, ft: FastTable,
+                after: Callable[[int], tuple[Outcome, bool]]) -> dict[str, tuple[Outcome, bool]]:
+    """Every card of ``legal`` (fast cards) judged by ``after``, one call per run of
+    equivalent cards (``in_play``: every card in a hand or the open trick)."""
     reps = set(representatives(legal, in_play))
     judged: dict[str, tuple[Outcome, bool]] = {}
     rep_of: dict[int, int] = {}
@@ -157,15 +193,62 @@ def _card_move(state: State, event: CardPlayed, judges: dict[tuple[int, int], Ju
         c = low.bit_length() - 1
         m ^= low
         if c in reps:
-            after = st.copy()
-            after.play(c)
             rep_of[c] = c
-            judged[NAMES[ft.to_engine[c]]] = _judge(judges, trump, team, config, after)
-        else:  # equivalent to the card just below it in play, which is ours (same run)
+            judged[NAMES[ft.to_engine[c]]] = after(c)
+        else:  # equivalent to the card just below it in play, which is the mover's (same run)
             below = in_play & BLOCK[c >> 4] & (low - 1)
             rep_of[c] = rep_of[below.bit_length() - 1]
             judged[NAMES[ft.to_engine[c]]] = judged[NAMES[ft.to_engine[rep_of[c]]]]
-    return _move("play", event.card, judged)
+    return judged
+
+
+def _njudge(njudges: dict[tuple[int, int], NJudge], trump: int, seat: int,
+            config: AnalysisConfig, pos: Position) -> tuple[Outcome, bool]:
+    """A small game's outcome for ``seat``, by its judge for this trump."""
+    judge = njudges.get((trump, seat))
+    if judge is None:
+        judge = njudges[(trump, seat)] = NJudge(pos.rules, seat, config.nodes)
+    return judge.judge(pos)
+
+
+def _small_position(state: State, ft: FastTable) -> Position:
+    assert state.hakem is not None and state.leader is not None
+    return Position(state.rules, state.hakem, [ft.mask_to_fast(h) for h in state.hands],
+                    [ft.to_fast[c] for _, c in state.trick], state.leader, list(state.tricks),
+                    state.tricks_played, state.pile, state.run_team)
+
+
+def _small_trump_move(state: State, played: str, njudges: dict[tuple[int, int], NJudge],
+                      config: AnalysisConfig) -> dict[str, Any]:
+    """The four suits for the Hakem on the hands held when the play began (in the talon game
+    the hands the talon left), the first leader to move."""
+    assert state.hakem is not None
+    judged: dict[str, tuple[Outcome, bool]] = {}
+    for suit in range(4):
+        pos = _small_position(state, FAST_TABLES[(suit, state.rules.satat)])
+        judged[SUITS[suit]] = _njudge(njudges, suit, state.hakem, config, pos)
+    return _move("trump", played, judged)
+
+
+def _small_card_move(state: State, event: CardPlayed, njudges: dict[tuple[int, int], NJudge],
+                     config: AnalysisConfig) -> dict[str, Any]:
+    """:func:`_card_move` in the games of two and three players."""
+    trump = state.deal.trump
+    assert trump is not None
+    ft = FAST_TABLES[(trump, state.rules.satat)]
+    pos = _small_position(state, ft)
+    in_play = 0
+    for h in pos.hands:
+        in_play |= h
+    for c in pos.trick:
+        in_play |= 1 << c
+
+    def after(c: int) -> tuple[Outcome, bool]:
+        nxt = pos.copy()
+        nxt.play(c)
+        return _njudge(njudges, trump, event.seat, config, nxt)
+
+    return _move("play", event.card, _every_card(pos.legal(), in_play, ft, after))
 
 
 def _move(kind: str, played: str, judged: dict[str, tuple[Outcome, bool]]) -> dict[str, Any]:
@@ -189,10 +272,10 @@ def _move(kind: str, played: str, judged: dict[str, tuple[Outcome, bool]]) -> di
             "best": best, "cost": cost, "exact": exact}
 
 
-def seat_summary(moves: Sequence[dict[str, Any]]) -> list[dict[str, int]]:
+def seat_summary(moves: Sequence[dict[str, Any]], seats: int = 4) -> list[dict[str, int]]:
     """SEATSUM per seat over ``moves``: decisions and how many cost a trick, a round, a kot."""
     out = [{"seat": s, "moves": 0, "cost_trick": 0, "cost_round": 0, "cost_kot": 0}
-           for s in range(4)]
+           for s in range(seats)]
     for move in moves:
         row = out[move["seat"]]
         row["moves"] += 1

@@ -3,8 +3,8 @@
 // server computes it ("Analysing: K of N rounds"), then shown beside the replayed step: the move
 // last made against the best ones, chess-style marks on costly moves, side 0's round-win chance
 // move by move as an SVG graph (a click jumps the replay), and per seat a summary.
-// Offered only once the public summary says the match is over and has four players (the
-// analysis covers the four-player game; the server refuses anything else with a 409 anyway).
+// Offered once the public summary says the match is over, for every game (side 0 is seat 0 in
+// the games of two and three players).
 import { api } from "./api.js";
 import { h, fill } from "./cards.js";
 import { t, cardName, suitName, capitalize, isRtl, lang } from "./i18n.js";
@@ -34,8 +34,14 @@ const pct = (p) => new Intl.NumberFormat(lang(), { style: "percent", maximumFrac
 /** A choice's name: a card, or a suit for the Hakem's trump choice. */
 const choiceName = (m, c) => (m.kind === "trump" ? capitalize(suitName(c)) : cardName(c));
 const isChance = (p) => typeof p === "number" && p >= 0 && p <= 1;
-/** The mover's side's chance turned into side 0's (seats 0 and 2); null if there is none. */
-const side0 = (m) => (!isChance(m.win_chance) ? null : m.seat % 2 === 0 ? m.win_chance : 1 - m.win_chance);
+/** The mover's side's chance turned into side 0's (seats 0 and 2; seat 0 with two players);
+ *  null if there is none.  With three players another seat's chance says nothing of seat 0's
+ *  (the round may end with no winner): only seat 0's own moves give one. */
+const side0 = (m, players) => {
+  if (!isChance(m.win_chance)) return null;
+  if (players === 3) return m.seat === 0 ? m.win_chance : null;
+  return m.seat % 2 === 0 ? m.win_chance : 1 - m.win_chance;
+};
 
 /** The answer made easy to look up: rounds in order, their moves in version order, and every
  *  move of the match in version order with its round. */
@@ -66,11 +72,13 @@ export class AnalysisPanel {
     this.failures = 0;
     this.choicesOpen = false;
     this.step = 0;
+    this.players = 4;
     this.nameOf = (s) => t("start.seat_n", { n: s + 1 });
     this.el = h("section.analysis", { id: "rp-analysis", "aria-labelledby": "an-h", hidden: true });
     api.summary(matchId).then((sm) => {
       if (!this.alive) return;
-      this.offered = sm.phase === "match_over" && sm.players === 4;
+      this.offered = sm.phase === "match_over";
+      this.players = sm.players || 4;
       this.el.dataset.offered = String(this.offered); // for tests: the summary has been read
       if (this.offered && opened) this.toggle();
       else this.render();
@@ -212,7 +220,7 @@ export class AnalysisPanel {
     const n = moves.length;
     // a move without an estimate keeps the line where it was (an even chance before any)
     const vals = [];
-    for (const m of moves) vals.push(side0(m) ?? (vals.length ? vals[vals.length - 1] : 0.5));
+    for (const m of moves) vals.push(side0(m, this.players) ?? (vals.length ? vals[vals.length - 1] : 0.5));
     vals.push(round.result && round.result.winner_side === 0 ? 1 : 0);
     const rtl = isRtl();
     const phone = matchMedia("(max-width: 480px)").matches;
@@ -228,7 +236,7 @@ export class AnalysisPanel {
     const toPoint = (j) => this.jump(j === 0 ? Math.max(0, moves[0].version - 1) : moves[j - 1].version);
     const line = vals.map((p, j) => `${X(j).toFixed(1)},${Y(p).toFixed(1)}`).join(" ");
     const area = `${X(0).toFixed(1)},${Y(0)} ${line} ${X(n).toFixed(1)},${Y(0)}`;
-    const team = t("team.pair", { a: this.nameOf(0), b: this.nameOf(2) });
+    const team = this.players === 4 ? t("team.pair", { a: this.nameOf(0), b: this.nameOf(2) }) : this.nameOf(0);
     const title = t("an.graph", { n: round.round + 1, team });
     const points = vals.map((p, j) => {
       const cost = j > 0 ? moves[j - 1].cost : null;

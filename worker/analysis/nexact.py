@@ -1,0 +1,238 @@
+"""Double-dummy outcomes for the games of two and three players (every hand known).
+
+``NJudge(rules, seat, nodes).judge(position)`` answers, for the side of ``seat`` (in these
+games a side is one seat) and a :class:`Position` in the fast card space of its trump
+(``worker.policies.fast``), what best play gives when every other seat plays against it:
+``Outcome(tricks, wins, kot)`` with the meanings of :mod:`worker.analysis.exact` (``wins``: the
+seat counts seven tricks first; ``kot``: it does so while no other seat counts one; ``tricks``:
+the most counted tricks it is sure of before another seat counts seven or the tricks run out, 7
+when it wins).
+
+With two players this is the exact value of a two-person zero-sum game.  With three, the two
+other seats are taken to play *together* against the mover (the "paranoid" reading of a
+three-person game): what the mover can force whatever the others do.  It is what "what was
+right in hindsight" can promise in a game where each plays for himself; a seat the others do
+not gang up on may do better (the three-player round can even end with nobody at seven).
+
+How: a boolean search per question, "does the seat count ``k`` tricks (and, for a kot, before
+any other seat counts one) before another seat counts seven or the tricks run out?", with a
+transposition table at trick starts (keyed by the hands, the leader, the counts, the
+``double_sar`` pile and the question), equivalent cards searched once
+(``solver.representatives``) and cards that win the trick tried first.  The tricks are counted
+by ``nseat.count_trick``, the engine's own rule (``double_sar`` piles, ``bavney``).  ``tricks``
+is found by bisection on ``k``.  Past ``nodes`` searched nodes a question stops
+(``SolverLimit``) and :meth:`NJudge.judge` judges the position instead by one playout of the
+bots' card rule with every seat on its own view (``nseat.model_play``), ``exact`` False.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from engine.rules import Rules
+from worker.policies.fast import legal, trick_winner_index
+from worker.policies.nseat import count_trick, model_play
+from worker.policies.solver import SolverLimit, representatives
+
+from .exact import SWEEP_KINDS, Outcome
+
+
+@dataclass(slots=True)
+class Position:
+    """A round of two or three players in the fast card space of its trump."""
+
+    rules: Rules
+    hakem: int
+    hands: list[int]
+    """Per seat, the fast mask of its cards."""
+    trick: list[int] = field(default_factory=list)
+    """The open trick's fast cards in play order (led by ``leader``)."""
+    leader: int = 0
+    tricks: list[int] = field(default_factory=list)
+    """Counted tricks per side."""
+    played: int = 0
+    """Tricks finished this round."""
+    pile: int = 0
+    run: int | None = None
+    result: tuple[int, int, str] | None = None
+    """The round's ``(winner side, points, kind)`` once it is over."""
+
+    @property
+    def turn(self) -> int:
+        return (self.leader + len(self.trick)) % self.rules.players
+
+    def legal(self) -> int:
+        return legal(self.hands[self.turn], self.trick, self.rules.must_trump)
+
+    def over(self) -> bool:
+        return self.result is not None or self.played >= self.rules.hand_size
+
+    def play(self, card: int) -> None:
+        """Play ``card`` for the seat to move (a legal card; the position must not be over)."""
+        rules = self.rules
+        seat = self.turn
+        self.hands[seat] ^= 1 << card
+        self.trick.append(card)
+        if len(self.trick) < rules.players:
+            return
+        winner = (self.leader + trick_winner_index(self.trick)) % rules.players
+        self.played += 1
+        self.pile, self.run, self.result = count_trick(
+            rules, rules.side_of[self.hakem], self.tricks, rules.side_of[winner], self.played,
+            self.pile, self.run)
+        self.trick = []
+        self.leader = winner
+
+    def copy(self) -> Position:
+        return Position(self.rules, self.hakem, self.hands[:], self.trick[:], self.leader,
+                        self.tricks[:], self.played, self.pile, self.run, self.result)
+
+
+class NJudge:
+    """The double-dummy questions of one round for the side of ``seat``; ``nodes``: the most
+    search nodes per question (0: no limit)."""
+
+    def __init__(self, rules: Rules, seat: int, nodes: int = 0) -> None:
+        self.rules = rules
+        self.side = rules.side_of[seat]
+        self.limit = nodes
+        self.win = rules.variant.tricks_to_win
+        self.table: dict[tuple[object, ...], bool] = {}
+        self.hakem_side = 0
+        self.count = 0
+        """Nodes of the current question."""
+        self.nodes = 0
+        """Nodes searched so far, every question together (the cost)."""
+
+    # -- the questions ---------------------------------------------------------------------
+
+    def judge(self, pos: Position) -> tuple[Outcome, bool]:
+        """``(outcome, exact)``: the exact outcome, or past the budget a playout's."""
+        try:
+            return self.outcome(pos), True
+        except SolverLimit:
+            return self.playout(pos), False
+
+    def outcome(self, pos: Position) -> Outcome:
+        side = self.side
+        if pos.over():
+            won = pos.result is not None and pos.result[0] == side
+            return Outcome(min(pos.tricks[side], self.win), won,
+                           won and pos.result is not None and pos.result[2] in SWEEP_KINDS)
+        if self.reaches(pos, self.win, False):
+            others = sum(pos.tricks) - pos.tricks[side]
+            return Outcome(self.win, True, others == 0 and self.reaches(pos, self.win, True))
+        low, high = pos.tricks[side], self.win - 1
+        while low < high:
+            mid = (low + high + 1) // 2
+            if self.reaches(pos, mid, False):
+                low = mid
+            else:
+                high = mid - 1
+        return Outcome(low, False, False)
+
+    def reaches(self, pos: Position, k: int, sweep: bool) -> bool:
+        """Does the side count ``k`` tricks (with ``sweep``: while the others count none)
+        before another side counts seven or the tricks run out, whatever the others play?"""
+        if pos.tricks[self.side] >= k:
+            return True
+        # the Hakem's side names a sweep's kind (kot or Hakem koti), never whether it ends
+        self.hakem_side = self.rules.side_of[pos.hakem]
+        self.count = 0
+        try:
+            return self._node(pos.hands[:], pos.trick[:], pos.leader, pos.tricks[:], pos.played,
+                              pos.pile, pos.run, k, sweep)
+        finally:
+            self.nodes += self.count
+
+    def playout(self, pos: Position) -> Outcome:
+        """The round played on from ``pos`` by the bots' card rule, every seat on its own view
+        (its hand and the cards still in play; voids are not tracked: every hand is in play)."""
+        st = pos.copy()
+        while not st.over():
+            seat = st.turn
+            live = 0
+            for h in st.hands:
+                live |= h
+            options = st.legal()
+            st.play(model_play(st.hands, seat, options, live, [0] * self.rules.players,
+                               st.trick, self.rules.players))
+        side = self.side
+        won = st.result is not None and st.result[0] == side
+        return Outcome(min(st.tricks[side], self.win), won,
+                       won and st.result is not None and st.result[2] in SWEEP_KINDS)
+
+    # -- the search ------------------------------------------------------------------------
+
+    def _node(self, hands: list[int], trick: list[int], leader: int, tricks: list[int],
+              played: int, pile: int, run: int | None, k: int, sweep: bool) -> bool:
+        self.count += 1
+        if self.limit and self.count > self.limit:
+            raise SolverLimit
+        rules = self.rules
+        n = rules.players
+        key: tuple[object, ...] | None = None
+        if not trick:
+            key = (tuple(hands), leader, tuple(tricks), pile, run, k, sweep)
+            hit = self.table.get(key)
+            if hit is not None:
+                return hit
+        turn = (leader + len(trick)) % n
+        mine = rules.side_of[turn] == self.side
+        in_play = 0
+        for h in hands:
+            in_play |= h
+        for c in trick:
+            in_play |= 1 << c
+        moves = _ordered(representatives(legal(hands[turn], trick, rules.must_trump), in_play),
+                         trick)
+        out = not mine
+        for card in moves:
+            hands[turn] ^= 1 << card
+            trick.append(card)
+            if len(trick) < n:
+                value = self._node(hands, trick, leader, tricks, played, pile, run, k, sweep)
+            else:
+                value = self._trick_done(hands, trick, leader, tricks, played, pile, run, k,
+                                         sweep)
+            trick.pop()
+            hands[turn] ^= 1 << card
+            if value == mine:
+                out = mine
+                break
+        if key is not None:
+            self.table[key] = out
+        return out
+
+    def _trick_done(self, hands: list[int], trick: list[int], leader: int, tricks: list[int],
+                    played: int, pile: int, run: int | None, k: int, sweep: bool) -> bool:
+        rules = self.rules
+        winner = (leader + trick_winner_index(trick)) % rules.players
+        counts = tricks[:]
+        played += 1
+        pile, run, result = count_trick(rules, self.hakem_side, counts,
+                                        rules.side_of[winner], played, pile, run)
+        side = self.side
+        others = sum(counts) - counts[side]
+        if sweep and others:
+            return False
+        if counts[side] >= k:
+            return True
+        if result is not None or played >= rules.hand_size:
+            return False
+        for s, c in enumerate(counts):
+            if s != side and c >= self.win:
+                return False
+        return self._node(hands, [], winner, counts, played, pile, run, k, sweep)
+
+
+def _ordered(moves: list[int], trick: list[int]) -> list[int]:
+    """Cards that take the trick so far first (lowest first), then the others lowest first;
+    leading, the highest first."""
+    if not trick:
+        return moves[::-1]
+    win: list[int] = []
+    lose: list[int] = []
+    for c in moves:
+        (win if trick_winner_index([*trick, c]) == len(trick) else lose).append(c)
+    return win + lose
