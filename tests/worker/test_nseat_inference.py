@@ -101,9 +101,9 @@ def test_drawn_deals_are_the_samplers_and_hold_the_counts(
     """Deals drawn by weight give each other seat its count of cards the seat cannot place;
     without inference (``oversample`` 1) they are the plain samples of the same random stream,
     and with it the deals kept are among the candidates that stream gives first (so they keep
-    the voids shown as ``nseat.sample`` does: ``test_nseat.py``; after twenty dead ends it
-    ignores them, about 1 sample in 2,000 of random three-player play, and a deal in which a
-    seat held the suit it did not follow weighs ``miss`` here)."""
+    the voids shown as ``nseat.sample`` does: ``test_nseat.py``; only where no deal keeps them,
+    a history that misses plays, does it ignore them, and a deal in which a seat held the suit
+    it did not follow weighs ``miss`` here)."""
     name, extra = game
     rules = game_rules(name, **extra)
     rng = random.Random(seed)
