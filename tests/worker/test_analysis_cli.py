@@ -52,8 +52,8 @@ def analyze(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
     return run
 
 
-def stored(round_no: int, cost: str | None) -> bytes:
-    move = {"version": 10 + round_no, "seat": 2, "kind": "play", "played": "QH",
+def stored(round_no: int, cost: str | None, seat: int = 2) -> bytes:
+    move = {"version": 10 + round_no, "seat": seat, "kind": "play", "played": "QH",
             "alternatives": [{"card": "QH", "tricks": 5, "wins": False, "kot": False},
                              {"card": "AH", "tricks": 7, "wins": True, "kot": False}],
             "best": ["AH"], "cost": cost, "exact": True,
@@ -74,6 +74,19 @@ def test_the_summary_and_the_costly_moves(rt: Runtime, analyze: Callable[..., Ra
                for line in lines)
 
 
+def test_a_three_player_match_has_a_row_per_seat(rt: Runtime,
+                                                 analyze: Callable[..., Ran]) -> None:
+    match_id, rounds = finished_match(rt, 5, {"players": 3})
+    for r in range(rounds):
+        rt.store.put_analysis(match_id, r, stored(r, "kot" if r == 0 else None))
+    done = analyze(match_id)
+    assert done.returncode == 0, done.stderr
+    lines = done.stdout.splitlines()
+    table = lines[lines.index("seat  decisions  cost a trick  cost the round  cost a kot") + 1:]
+    assert [line.split()[0] for line in table[:4]] == ["0", "1", "2", "Costly"]
+    assert table[2].split() == ["2", str(rounds), "0", "0", "1"]
+
+
 def test_local_computes_the_missing_rounds_and_stores_them(rt: Runtime,
                                                            analyze: Callable[..., Ran]) -> None:
     match_id, rounds = finished_match(rt, 4)
@@ -84,6 +97,18 @@ def test_local_computes_the_missing_rounds_and_stores_them(rt: Runtime,
     assert "analysed" in done.stdout  # the progress, a plain line without a terminal
     first = json.loads(rt.store.analysis_results(match_id)[0])
     assert first["round"] == 0 and first["moves"][0]["kind"] == "trump"
+
+
+def test_local_analyses_a_talon_round(rt: Runtime, analyze: Callable[..., Ran]) -> None:
+    match_id, rounds = finished_match(rt, 6, {"players": 2, "two_player": "talon"})
+    for r in range(1, rounds):
+        rt.store.put_analysis(match_id, r, stored(r, None, seat=1))
+    done = analyze(match_id, "--local")
+    assert done.returncode == 0, done.stderr
+    first = json.loads(rt.store.analysis_results(match_id)[0])
+    assert first["moves"][0]["kind"] == "trump" and first["moves"][0]["win_chance"] is None
+    assert {m["seat"] for m in first["moves"]} == {0, 1}
+    assert len(first["seats"]) == 2
 
 
 def test_refusals_are_one_line(rt: Runtime, analyze: Callable[..., Ran]) -> None:

@@ -13,14 +13,15 @@ import signal
 import subprocess
 import sys
 from collections.abc import Iterator
+from typing import Any
 
 import pytest
 
-from engine import ChooseTrump, PlayCard, legal_choices
 from services.runtime import Runtime, build_runtime
 from services.store import keys
 from tests.conftest import real_redis_client, redis_db_url, wait_for
 from tests.gateway.helpers import make_settings
+from tests.services.test_variant_rooms import choose, open_room
 from worker.analysis.jobs import enqueue, queue
 
 DB = 10
@@ -46,19 +47,22 @@ def worker(rt: Runtime, *extra: str, **env: str) -> subprocess.Popen[bytes]:
                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
 
 
-def finished_match(rt: Runtime, seed: int) -> tuple[str, int]:
-    """A match of four humans played to its end at random; its id and number of rounds."""
+def finished_match(rt: Runtime, seed: int, rules: dict[str, Any] | None = None
+                   ) -> tuple[str, int]:
+    """A match of humans (four, or the game of ``rules``) played to its end at random; its id
+    and number of rounds."""
     service = rt.service
-    match_id = service.create(seats=["human"] * 4, first_hakem=0)["match_id"]
-    for i in range(3):
-        service.join(match_id, f"P{i}")
+    if rules is None:
+        match_id = service.create(seats=["human"] * 4, first_hakem=0)["match_id"]
+        for i in range(3):
+            service.join(match_id, f"P{i}")
+    else:
+        match_id, _ = open_room(service, rules)
     rng = random.Random(seed)
     while (state := (loaded := service.load(match_id)).state).phase != "match_over":
         seat = service.next_actor(state)
         assert seat is not None
-        choice = rng.choice(legal_choices(state, seat))
-        command = ChooseTrump(choice) if state.phase == "choosing_trump" else PlayCard(choice)
-        service.handle(match_id, seat, command, version=loaded.version)
+        service.handle(match_id, seat, choose(state, seat, rng), version=loaded.version)
     return match_id, state.deal.round_no
 
 
