@@ -14,14 +14,23 @@ processes on a private ``redis-server``, and the exact solver on 13-card deals.
    ``exact.Judge`` without a budget) on ``--deals`` seeded 13-card deals with the Hakem to lead:
    p50 and p95 seconds and nodes.
 
+4. The games of two and three players (``--small`` rounds of each, in this process): round 0 of
+   a match of ``heuristic`` bots on stacked decks, analysed by ``core.analyse_round`` (the
+   workers' function), CPU seconds a round and the share of decisions judged exactly, beside
+   the four-player rounds' mean from step 2 as the reference.
+
 Ends with ``RESULT one_worker_s=<a> two_workers_s=<b> scale_2_over_1=<c> balance_bound=<d>
-solver13_p50_s=<e> solver13_p95_s=<f> load1=<g> machine_scale_ref=<h> scale_vs_machine=<i>``;
+solver13_p50_s=<e> solver13_p95_s=<f> load1=<g> machine_scale_ref=<h> scale_vs_machine=<i>
+two_round_s=<j> talon_round_s=<k> three_round_s=<l> two_exact=<m> talon_exact=<n>
+three_exact=<o> three_vs_four=<p>`` (the last seven from step 4; ``three_vs_four``: a
+three-player round's CPU time over a four-player round's wall time with one worker);
 ``load1``, the machine's load average at the end, says whether two workers had two cores to run
 on (on a machine shared with other work the scale-out cannot show); ``machine_scale_ref`` is the
 reference measured in the same run, two processes of plain CPU work against one
 (:func:`machine_scale`), and ``scale_vs_machine`` the analysis's scale-out as a share of it.
 
     python bench/analysis.py [--seed 1] [--deals 20] [--nodes 50000] [--bot hard] [--repeats 2]
+                             [--small 2]
 """
 
 from __future__ import annotations
@@ -36,6 +45,7 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
@@ -50,9 +60,13 @@ from services.matches import MatchService
 from services.runtime import build_runtime
 from services.settings import Settings
 from services.store import keys
+from services.store.memory import MemoryStore
+from worker.analysis.core import AnalysisConfig, analyse_round
 from worker.analysis.exact import Judge
+from worker.analysis.jobs import config as config_from_env
 from worker.history import Histories
 from worker.policies import policy_for
+from worker.policies.base import command_for
 from worker.policies.fast import FAST_TABLES, FastState
 
 
@@ -94,6 +108,40 @@ def play_match(service: MatchService, seed: int) -> str:
         command = ChooseTrump(choice) if state.phase == "choosing_trump" else PlayCard(choice)
         service.handle(match_id, seat, command, version=loaded.version)
     return match_id
+
+
+SMALL_GAMES: dict[str, dict[str, Any]] = {
+    "two": {"players": 2}, "talon": {"players": 2, "two_player": "talon"}, "three": {"players": 3}}
+
+
+def small_round(game: str, seed: int, config: AnalysisConfig) -> tuple[float, float]:
+    """Round 0 of a match of ``game`` (heuristic bots, a deck stacked from ``seed``) analysed:
+    CPU seconds and the share of its decisions judged exactly."""
+    rules = SMALL_GAMES[game]
+    rng = random.Random(f"{game}:{seed}")
+    deck = list(NAMES)
+    rng.shuffle(deck)
+    service = MatchService(MemoryStore(), allow_stacked=True)
+    match_id: str = service.create(name="P0", rules=rules, first_hakem=0,
+                                   decks=[deck] * 3)["match_id"]
+    for i in range(1, int(rules["players"])):
+        service.join(match_id, f"P{i}")
+    policy = policy_for("heuristic")
+    histories = Histories()
+    while (state := (loaded := service.load(match_id)).state).deal.round_no <= 1 \
+            and state.phase != "match_over":
+        seat = service.next_actor(state)
+        assert seat is not None
+        view = view_for(state, seat, loaded.version)
+        choice = policy.choose(view, histories.for_seat(service.store, match_id, seat,
+                                                        loaded.version), rng)
+        service.handle(match_id, seat, command_for(state.phase, choice), version=loaded.version)
+    records = service.store.read(match_id)
+    t0 = time.process_time()
+    out = analyse_round(records, 0, config)
+    spent = time.process_time() - t0
+    moves = out["moves"]
+    return spent, sum(bool(m["exact"]) for m in moves) / len(moves)
 
 
 def analyse(url: str, queue: str, match_id: str, rounds: int, workers: int,
@@ -196,6 +244,8 @@ def main() -> None:
     parser.add_argument("--bot", default="hard", help="HOKM_ANALYSIS_BOT for the workers")
     parser.add_argument("--repeats", type=int, default=2,
                         help="alternating runs with one and two workers (the best of each)")
+    parser.add_argument("--small", type=int, default=2,
+                        help="rounds of each game of two and three players (seeds from --seed)")
     args = parser.parse_args()
     env = {"HOKM_ANALYSIS_BOT": args.bot}
     if args.nodes is not None:
@@ -234,13 +284,27 @@ def main() -> None:
     times, nodes = solver_times(args.deals, args.seed)
     print(f"  p50 {pct(times, 0.5):.2f} s, p95 {pct(times, 0.95):.2f} s CPU; nodes p50 "
           f"{int(statistics.median(nodes))}")
+    os.environ.update(env)
+    config = config_from_env()
+    small: dict[str, tuple[float, float]] = {}
+    for game in SMALL_GAMES:
+        runs = [small_round(game, args.seed + i, config) for i in range(args.small)]
+        small[game] = (statistics.mean(t for t, _ in runs), statistics.mean(e for _, e in runs))
+        print(f"{game}: {small[game][0]:.1f} s CPU a round, {small[game][1]:.2f} of its "
+              f"decisions exact ({args.small} rounds)", flush=True)
+    four = sum(costs) / len(costs)
+    print(f"  a four-player round: {four:.1f} s (one worker, wall)")
     ref = machine_scale(3)
     print(f"reference: two processes of pure-Python CPU work finish {ref:.2f}x sooner than one "
           f"(this machine's ceiling); the analysis reached {one / two / ref:.2f} of it")
     print(f"RESULT one_worker_s={one:.1f} two_workers_s={two:.1f} scale_2_over_1={one / two:.2f} "
           f"balance_bound={bound:.2f} solver13_p50_s={pct(times, 0.5):.2f} "
           f"solver13_p95_s={pct(times, 0.95):.2f} load1={os.getloadavg()[0]:.1f} "
-          f"machine_scale_ref={ref:.2f} scale_vs_machine={one / two / ref:.2f}")
+          f"machine_scale_ref={ref:.2f} scale_vs_machine={one / two / ref:.2f} "
+          f"two_round_s={small['two'][0]:.1f} talon_round_s={small['talon'][0]:.1f} "
+          f"three_round_s={small['three'][0]:.1f} two_exact={small['two'][1]:.2f} "
+          f"talon_exact={small['talon'][1]:.2f} three_exact={small['three'][1]:.2f} "
+          f"three_vs_four={small['three'][0] / four:.2f}")
 
 
 if __name__ == "__main__":
