@@ -16,8 +16,10 @@ not gang up on may do better (the three-player round can even end with nobody at
 
 How: a boolean search per question, "does the seat count ``k`` tricks (and, for a kot, before
 any other seat counts one) before another seat counts seven or the tricks run out?", with a
-transposition table at trick starts (keyed by the hands, the leader, the counts, the
-``double_sar`` pile and the question), equivalent cards searched once
+transposition table at trick starts (keyed by the hands, the leader, the counts and the
+``double_sar`` pile; it keeps the largest ``k`` known reachable and the smallest known not, so
+the questions of a bisection share their answers), a question given up once the tricks left
+(and the pile) cannot make ``k``, equivalent cards searched once
 (``solver.representatives``) and cards that win the trick tried first.  The tricks are counted
 by ``nseat.count_trick``, the engine's own rule (``double_sar`` piles, ``bavney``).  ``tricks``
 is found by bisection on ``k``.  Past ``nodes`` searched nodes a question stops
@@ -30,7 +32,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from engine.rules import Rules
-from worker.policies.fast import legal, trick_winner_index
+from worker.policies.fast import TRUMP_BASE, legal, trick_winner_index
 from worker.policies.nseat import count_trick, model_play
 from worker.policies.solver import SolverLimit, representatives
 
@@ -97,7 +99,10 @@ class NJudge:
         self.side = rules.side_of[seat]
         self.limit = nodes
         self.win = rules.variant.tricks_to_win
-        self.table: dict[tuple[object, ...], bool] = {}
+        self.table: dict[tuple[object, ...], tuple[int, int]] = {}
+        """Per trick start (and sweep question): the largest ``k`` known reachable and the
+        smallest known not (reaching ``k`` implies reaching every smaller one), so the
+        bisection's questions share what each settled."""
         self.hakem_side = 0
         self.count = 0
         """Nodes of the current question."""
@@ -173,10 +178,13 @@ class NJudge:
         n = rules.players
         key: tuple[object, ...] | None = None
         if not trick:
-            key = (tuple(hands), leader, tuple(tricks), pile, run, k, sweep)
-            hit = self.table.get(key)
-            if hit is not None:
-                return hit
+            key = (tuple(hands), leader, tuple(tricks), pile, run, sweep)
+            known = self.table.get(key)
+            if known is not None:
+                if k <= known[0]:
+                    return True
+                if k >= known[1]:
+                    return False
         turn = (leader + len(trick)) % n
         mine = rules.side_of[turn] == self.side
         in_play = 0
@@ -201,7 +209,8 @@ class NJudge:
                 out = mine
                 break
         if key is not None:
-            self.table[key] = out
+            yes, no = self.table.get(key, (-1, 99))
+            self.table[key] = (max(yes, k), no) if out else (yes, min(no, k))
         return out
 
     def _trick_done(self, hands: list[int], trick: list[int], leader: int, tricks: list[int],
@@ -218,7 +227,8 @@ class NJudge:
             return False
         if counts[side] >= k:
             return True
-        if result is not None or played >= rules.hand_size:
+        if result is not None or played >= rules.hand_size \
+                or counts[side] + pile + rules.hand_size - played < k:  # (not enough left)
             return False
         for s, c in enumerate(counts):
             if s != side and c >= self.win:
@@ -231,8 +241,10 @@ def _ordered(moves: list[int], trick: list[int]) -> list[int]:
     leading, the highest first."""
     if not trick:
         return moves[::-1]
+    best = trick[trick_winner_index(trick)]
+    led = trick[0] >> 4
     win: list[int] = []
     lose: list[int] = []
-    for c in moves:
-        (win if trick_winner_index([*trick, c]) == len(trick) else lose).append(c)
+    for c in moves:  # (trick_winner_index's rule against the card winning so far)
+        (win if c > best and (c >= TRUMP_BASE or c >> 4 == led) else lose).append(c)
     return win + lose
