@@ -263,7 +263,7 @@ SCHEMAS: dict[str, Any] = {
                      "win_chance", "exact"],
         "properties": {
             "version": _field({"type": "integer"}, "the record of the move in the match log"),
-            "seat": {"type": "integer"}, "kind": {"enum": ["trump", "play"]},
+            "seat": {"type": "integer"}, "kind": {"enum": ["trump", "play", "discard", "draw"]},
             "played": {"type": "string"},
             "alternatives": {"type": "array", "items": {"type": "object", "properties": {
                 "card": _field({"type": "string"}, "a card, or a suit for the trump"),

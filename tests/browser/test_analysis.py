@@ -39,11 +39,12 @@ addEventListener('securitypolicyviolation',
 pages; this one the analysis)."""
 
 
-def bots_only_match(base: str, players: int = 4) -> str:
+def bots_only_match(base: str, players: int = 4, **rules: Any) -> str:
     """A match of easy bots played to its end (about a second in the embedded server)."""
     created = http(base, "POST", "/api/matches", {"players": players,
                                                  "seats": ["bot:easy"] * players,
-                                                 "rules": {"players": players, "target": 7}})
+                                                 "rules": {"players": players, "target": 7,
+                                                           **rules}})
     match_id = str(created["match_id"])
     wait_for(lambda: http(base, "GET", f"/api/matches/{match_id}")["phase"] == "match_over",
              timeout=60, every=0.2, what="the bots-only match is over")
@@ -348,10 +349,12 @@ def analysing_gateway() -> Iterator[str]:
 
 
 @pytest.mark.timeout(240)
-@pytest.mark.parametrize("players", [4, 2, 3], ids=["four", "two", "three"])
+@pytest.mark.parametrize("game", ["four", "two", "talon", "three"])
 def test_a_finished_match_is_analysed_through_the_real_endpoint(
-        browser: Any, analysing_gateway: str, shots: Path, players: int) -> None:
-    match_id = bots_only_match(analysing_gateway, players)
+        browser: Any, analysing_gateway: str, shots: Path, game: str) -> None:
+    players = {"four": 4, "two": 2, "talon": 2, "three": 3}[game]
+    extra = {"two_player": "talon"} if game == "talon" else {}
+    match_id = bots_only_match(analysing_gateway, players, **extra)
     c = Client(browser, analysing_gateway, DESKTOP, True, "en-US")
     try:
         page = c.page
@@ -375,7 +378,17 @@ def test_a_finished_match_is_analysed_through_the_real_endpoint(
         assert page.locator(f"button.an-jump[data-version='{move['version']}']").count() == 1
         # a row per seat in the summary (two or three in the smaller games)
         assert page.locator("table.an-seats tbody tr").count() == players
-        page.screenshot(path=str(shots / f"desktop-analysis-real-{players}.png"),
+        if game == "talon":  # the talon's decisions are moves, the bot's choice named
+            moves = [m for r in answer["rounds"] for m in r["moves"]]
+            for kind, words in (("discard", " laid aside: "), ("draw", " from the talon.")):
+                first = next(m for m in moves if m["kind"] == kind)
+                page.get_by_label("Step", exact=True).fill(str(first["version"]))
+                shown = page.locator(f"#an-move[data-version='{first['version']}']")
+                shown.wait_for()
+                assert words in shown.inner_text()
+                assert "the hard bot chooses: " in shown.inner_text()
+                assert shown.locator("li").count() == len(first["alternatives"])
+        page.screenshot(path=str(shots / f"desktop-analysis-real-{game}.png"),
                         full_page=True)
         assert c.errors == []
     finally:

@@ -84,7 +84,8 @@ def test_the_games_of_two_and_three_players_are_analysed(own: Gateway, fast: Non
     assert len(body["rounds"]) == state.deal.round_no
     assert [s["seat"] for s in body["seats"]] == list(range(n))
     records = own.rt.store.read(r.match_id)
-    decisions = [x.version for x in records if x.events[0].TYPE in ("trump_chosen", "card_played")]
+    decisions = [x.version for x in records if x.events[0].TYPE in (
+        "trump_chosen", "card_played", "cards_discarded", "talon_drawn")]
     assert [m["version"] for one in body["rounds"] for m in one["moves"]] == decisions
     for one in body["rounds"]:
         check(doc, {"$ref": "#/components/schemas/AnalysisRound"}, one)

@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 
 from engine import State, evolve
-from engine.cards import NAMES, SUITS
+from engine.cards import CARD_INDEX, NAMES, SUITS
 from engine.commands import PlayCard
 from engine.state import MATCH_OVER
 from services.matches import MatchService
@@ -124,6 +124,56 @@ def test_the_trump_is_judged_on_the_hands_the_play_began_with(game: str) -> None
                 outcome.tricks, outcome.wins, outcome.kot)
 
 
+def test_the_talon_decisions_are_judged_by_the_hand_they_give() -> None:
+    """Each discard and draw of the talon game: every alternative judged on the hands the play
+    began with, the mover's hand changed by that choice alone (the rest of the round's
+    decisions as made); the bot's choice named among them."""
+    store, match_id, _ = play_round("talon", 4, blunder=False)
+    records = store.read(match_id)
+    state = State()
+    first: State | None = None
+    events = {}
+    for record in records:
+        if first is None and record.events[0].TYPE == "card_played":
+            first = state
+        events[record.version] = record.events[0]
+        for event in record.events:
+            state = evolve(state, event)
+    assert first is not None and first.deal.trump is not None
+    moves = analyse_round(records, 0, SMALL)["moves"]
+    kinds = [m["kind"] for m in moves]
+    assert kinds[:3] == ["trump", "discard", "discard"] and kinds.count("draw") == 21
+    ft = FAST_TABLES[(first.deal.trump, first.rules.satat)]
+    compared = 0
+    for m in moves:
+        if m["kind"] not in ("discard", "draw"):
+            continue
+        event: Any = events[m["version"]]
+        names = [a["card"] for a in m["alternatives"]]
+        assert m["bot"]["choice"] in names and m["bot"]["win_chance"] is None
+        hand = first.hands[m["seat"]]
+        if m["kind"] == "draw":
+            assert m["played"] == event.kept and sorted(names) == sorted(
+                [event.kept, event.discarded])
+            given = {event.kept: hand, event.discarded: (hand | 1 << CARD_INDEX[event.discarded])
+                     & ~(1 << CARD_INDEX[event.kept])}
+        else:
+            assert sorted(m["played"].split()) == sorted(event.cards) and len(names) == 10
+            laid = sum(1 << CARD_INDEX[c] for c in event.cards)
+            given = {n: (hand | laid) & ~sum(1 << CARD_INDEX[c] for c in n.split())
+                     for n in names}
+            assert given[m["played"]] == hand
+        for alt in m["alternatives"]:
+            pos = position(first)
+            pos.hands[m["seat"]] = ft.mask_to_fast(given[alt["card"]])
+            outcome, exact = NJudge(first.rules, m["seat"], SMALL.nodes).judge(pos)
+            if exact and m["exact"]:
+                compared += 1
+                assert (alt["tricks"], alt["wins"], alt["kot"]) == (
+                    outcome.tricks, outcome.wins, outcome.kot)
+    assert compared >= 20
+
+
 @pytest.mark.parametrize("game", sorted(GAMES))
 def test_the_reported_choice_is_the_bots_own(game: str) -> None:
     store, match_id, _ = play_round(game, 5, blunder=False)
@@ -167,10 +217,11 @@ def test_the_bot_sees_only_what_its_seat_saw(game: str, monkeypatch: pytest.Monk
         hidden = hidden_from(before, seat)
         # public, or the seat's own: the first Hakem's draw (shown to all, its cards dealt
         # again), the three-player game's removed card and, in the talon game, the cards the
-        # seat laid aside and passed
+        # seat laid aside and passed, and the talon's top card while it decides on it
         hidden -= {d["card"] for d in view.get("draw") or ()}
         hidden -= set(view.get("removed") or ())
         hidden -= set((view.get("talon") or {}).get("discarded") or ())
+        hidden -= {(view.get("talon") or {}).get("top")}  # the card the drawing seat looks at
         # (the last card of a three-player round played to its end has nothing left to hide)
         leakable += bool(hidden)
         assert not leaked(hidden, view, history), view["version"]

@@ -164,7 +164,11 @@ def _report(match_id: str, rounds: list[dict[str, Any]], tty: bool, seats: int) 
               f"{row['kot']:>10}")
 
     def text(move: dict[str, Any], name: str) -> str:
-        return SUIT_SYMBOL[name] if move["kind"] == "trump" else card_text(name, colour)
+        if move["kind"] == "trump":
+            return SUIT_SYMBOL[name]
+        words = " ".join(card_text(card, colour) for card in name.split())  # a discard: cards
+        return {"draw": f"keeping {words}", "discard": f"laying aside {words}"}.get(
+            move["kind"], words)
 
     if not costly:
         print("No costly move (as far as the solver could judge exactly).")

@@ -2,8 +2,8 @@
 
 ``analyse_round(records, index, config)`` replays the match's records (the deck of every round is
 in its ``RoundStarted`` event, all public once the match is over) and, for each decision of round
-``index`` (0-based: the Hakem's trump and every card played), returns the ROUND object of
-``docs/api.md`` ("The analysis of a match"):
+``index`` (0-based: the Hakem's trump, the talon game's discards and draws, and every card
+played), returns the ROUND object of ``docs/api.md`` ("The analysis of a match"):
 
 * every legal alternative judged with every hand known (four players: ``exact.Judge``; two and
   three: ``nexact.NJudge``, the others against the mover): tricks, wins, kot for the mover's
@@ -14,7 +14,8 @@ in its ``RoundStarted`` event, all public once the match is over) and, for each 
 * the hard bot's choice and round-win chance (``bot.estimate``, ``bot.estimate_small``) from the
   mover's own view at that version, built by ``engine.view_for`` from the state before the move,
   and its redacted history (``engine.redact_event`` for that seat): never another seat's cards.
-  The talon's keep and discard decisions are not moves of the analysis.
+  The talon game's discards and draws are moves as well (``_talon_move``): each judged on the
+  hands the play began with, the mover's hand changed by that choice alone.
 
 Deterministic: the bot's random numbers are seeded by (match id, version).  ``progress`` is
 called after every decision (the job refreshes its running mark there).
@@ -23,14 +24,17 @@ called after every decision (the job refreshes its running mark there).
 from __future__ import annotations
 
 import random
+from itertools import combinations
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from engine import State, evolve, redact_event, view_for
-from engine.cards import NAMES, SUITS
+from engine.cards import CARD_INDEX, NAMES, SUITS
 from engine.deal import deal_hands
-from engine.events import CardPlayed, MatchCreated, RoundEnded, RoundStarted, TrumpChosen
+from engine.events import (
+    CardPlayed, CardsDiscarded, MatchCreated, RoundEnded, RoundStarted, TalonDrawn, TrumpChosen,
+)
 from services.store.port import Record
 from worker.policies import HARD, SearchConfig, SearchPolicy
 from worker.policies.fast import BLOCK, FAST_TABLES, FastState, FastTable
@@ -76,7 +80,9 @@ def analyse_round(records: Sequence[Record], index: int, config: AnalysisConfig 
     out: dict[str, Any] | None = None
     judges: dict[tuple[int, int], Judge] = {}
     njudges: dict[tuple[int, int], NJudge] = {}
-    pending: dict[str, Any] | None = None  # a small game's trump move, judged at the first card
+    # the decisions judged on the hands the play began with (a small game's trump, the talon's
+    # discards and draws): each move and what fills it in at the first card
+    pending: list[tuple[dict[str, Any], Callable[[State], dict[str, Any]]]] = []
     policy = SearchPolicy(config.bot, "hard")
     for record in records:
         for i, event in enumerate(record.events):
@@ -90,7 +96,7 @@ def analyse_round(records: Sequence[Record], index: int, config: AnalysisConfig 
                     out = {"round": index, "hakem": event.hakem, "trump": None, "moves": [],
                            "result": None}
             if round_no == index and out is not None and i == 0 and \
-                    isinstance(event, (TrumpChosen, CardPlayed)):
+                    isinstance(event, (TrumpChosen, CardPlayed, CardsDiscarded, TalonDrawn)):
                 view = view_for(state, event.seat, record.version - 1)
                 rng = random.Random(f"{match_id}:{record.version}")
                 history = list(seen[event.seat])
@@ -99,16 +105,19 @@ def analyse_round(records: Sequence[Record], index: int, config: AnalysisConfig 
                     choice, chance = estimate_small(policy, view, history, rng)
                 else:
                     choice, chance = estimate(policy, view, history, rng)
-                if isinstance(event, TrumpChosen):
-                    if n != 4:
-                        move = pending = {"kind": "trump", "played": event.suit}
-                    else:
-                        move = _trump_move(state, event, judges, config)
+                if isinstance(event, TrumpChosen) and n == 4:
+                    move = _trump_move(state, event, judges, config)
+                elif isinstance(event, TrumpChosen):
+                    move = {"kind": "trump", "played": event.suit}
+                    pending.append((move, _later_trump(event.suit, njudges, config)))
+                elif isinstance(event, (CardsDiscarded, TalonDrawn)):
+                    move, later = _talon_move(state, event, njudges, config)
+                    choice = _talon_choice(state, event, choice)
+                    pending.append((move, later))
                 else:
-                    if pending is not None:
-                        pending.update(_small_trump_move(state, pending["played"], njudges,
-                                                         config))
-                        pending = None
+                    for waiting, later in pending:
+                        waiting.update(later(state))
+                    pending = []
                     if n != 4:
                         move = _small_card_move(state, event, njudges, config)
                     else:
@@ -228,6 +237,68 @@ def _small_trump_move(state: State, played: str, njudges: dict[tuple[int, int], 
         pos = _small_position(state, FAST_TABLES[(suit, state.rules.satat)])
         judged[SUITS[suit]] = _njudge(njudges, suit, state.hakem, config, pos)
     return _move("trump", played, judged)
+
+
+def _later_trump(suit: str, njudges: dict[tuple[int, int], NJudge], config: AnalysisConfig
+                 ) -> Callable[[State], dict[str, Any]]:
+    return lambda first: _small_trump_move(first, suit, njudges, config)
+
+
+def _cards_text(mask: int) -> str:
+    """Cards as a discard is named: names in deck order, one space apart."""
+    return " ".join(NAMES[c] for c in range(52) if mask >> c & 1)
+
+
+def _talon_move(state: State, event: CardsDiscarded | TalonDrawn,
+                njudges: dict[tuple[int, int], NJudge], config: AnalysisConfig
+                ) -> tuple[dict[str, Any], Callable[[State], dict[str, Any]]]:
+    """The talon game's discard or draw: the move, and what judges it once the play begins.
+    Every other decision of the round is taken as made (the talon's order is fixed and every
+    draw takes two cards, so another choice changes the mover's hand only): a draw is judged
+    by the card kept (the top one or the next), a discard by the cards laid aside (every set of
+    as many of the seat's cards then)."""
+    seat = event.seat
+    if isinstance(event, TalonDrawn):
+        kept, other = CARD_INDEX[event.kept], CARD_INDEX[event.discarded]
+        kind, played = "draw", event.kept
+        # name -> (cards added to the hand the play began with, cards taken out of it)
+        options = {event.kept: (0, 0), event.discarded: (1 << other, 1 << kept)}
+    else:
+        laid = 0
+        for card in event.cards:
+            laid |= 1 << CARD_INDEX[card]
+        hand = state.hands[seat]
+        kind, played = "discard", _cards_text(laid)
+        options = {}
+        for combo in combinations([c for c in range(52) if hand >> c & 1], len(event.cards)):
+            alt = sum(1 << c for c in combo)
+            options[_cards_text(alt)] = (laid, alt)  # the discards back, those laid aside out
+
+    def later(first: State) -> dict[str, Any]:
+        trump = first.deal.trump
+        assert trump is not None
+        ft = FAST_TABLES[(trump, first.rules.satat)]
+        judged: dict[str, tuple[Outcome, bool]] = {}
+        for name, (add, remove) in options.items():
+            pos = _small_position(first, ft)
+            pos.hands[seat] = ft.mask_to_fast((first.hands[seat] | add) & ~remove)
+            judged[name] = _njudge(njudges, trump, seat, config, pos)
+        return _move(kind, played, judged)
+
+    return {"kind": kind, "played": played}, later
+
+
+def _talon_choice(state: State, event: CardsDiscarded | TalonDrawn, choice: str) -> str:
+    """The bot's talon choice named as the move is: the card it keeps, or its discards in deck
+    order."""
+    if isinstance(event, TalonDrawn):
+        top = state.deal.talon
+        first, second = state.deal.deck[top], state.deal.deck[top + 1]
+        return NAMES[first if choice == "keep" else second]
+    mask = 0
+    for card in choice.split(" "):
+        mask |= 1 << CARD_INDEX[card]
+    return _cards_text(mask)
 
 
 def _small_card_move(state: State, event: CardPlayed, njudges: dict[tuple[int, int], NJudge],

@@ -31,8 +31,10 @@ function svg(tag, attrs, ...children) {
 }
 
 const pct = (p) => new Intl.NumberFormat(lang(), { style: "percent", maximumFractionDigits: 0 }).format(p);
-/** A choice's name: a card, or a suit for the Hakem's trump choice. */
-const choiceName = (m, c) => (m.kind === "trump" ? capitalize(suitName(c)) : cardName(c));
+/** A choice's name: a card (the one kept from the talon too), a suit for the Hakem's trump
+ *  choice, or the cards laid aside in the talon game (names one space apart). */
+const choiceName = (m, c) => (m.kind === "trump" ? capitalize(suitName(c))
+  : m.kind === "discard" ? String(c).split(" ").map((x) => cardName(x)).join(", ") : cardName(c));
 const isChance = (p) => typeof p === "number" && p >= 0 && p <= 1;
 /** The mover's side's chance turned into side 0's (seats 0 and 2; seat 0 with two players);
  *  null if there is none.  With three players another seat's chance says nothing of seat 0's
@@ -183,16 +185,21 @@ export class AnalysisPanel {
   current(m) {
     if (!m) return h("div.an-move", { id: "an-move" }, h("p", { text: t("an.no_move") }));
     const who = this.nameOf(m.seat);
-    const what = m.kind === "trump" ? t("an.named", { name: who, suit: choiceName(m, m.played) })
-      : t("an.played", { name: who, card: choiceName(m, m.played) });
+    const named = choiceName(m, m.played);
+    const what = m.kind === "trump" ? t("an.named", { name: who, suit: named })
+      : m.kind === "draw" ? t("an.kept", { name: who, card: named })
+      : m.kind === "discard" ? t("an.laid", { name: who, cards: named })
+      : t("an.played", { name: who, card: named });
     const best = (m.best || []).map((c) => choiceName(m, c)).join(", ");
     const verdict = m.cost
       ? h(`p.an-verdict.cost-${m.cost}`, { "data-cost": m.cost },
         h("span.an-mark", { "aria-hidden": "true", text: MARKS[m.cost] }), " ", t(`an.costly.${m.cost}`))
       // no cost claimed for a choice outside the best: a judgement by playout (its note says)
       : (m.best || []).includes(m.played) ? h("p.an-verdict", { text: t("an.good") }) : null;
-    const bot = m.bot && m.bot.choice && isChance(m.bot.win_chance)
-      ? h("p", { text: t("an.bot", { name: who, card: choiceName(m, m.bot.choice), pct: pct(m.bot.win_chance) }) }) : null;
+    // (the talon's decisions and its trump have a choice but no estimate of their own)
+    const bot = !(m.bot && m.bot.choice) ? null
+      : isChance(m.bot.win_chance) ? h("p", { text: t("an.bot", { name: who, card: choiceName(m, m.bot.choice), pct: pct(m.bot.win_chance) }) })
+      : h("p", { text: t("an.bot_choice", { name: who, card: choiceName(m, m.bot.choice) }) });
     const choices = (m.alternatives || []).map((a) => {
       const parts = [t("an.tricks", { n: a.tricks }), t(a.wins ? "an.wins" : "an.loses")];
       if (a.kot) parts.push(t("an.kot"));
