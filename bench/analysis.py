@@ -51,7 +51,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 import redis
 
-from engine import ChooseTrump, PlayCard, view_for
+from engine import view_for
 from engine.cards import NAMES
 from engine.deal import deal_hands
 from engine.rules import Rules
@@ -97,17 +97,24 @@ def play_match(service: MatchService, seed: int) -> str:
     match_id: str = service.create(seats=["human"] * 4, first_hakem=0, decks=decks)["match_id"]
     for i in range(3):
         service.join(match_id, f"P{i}")
+    heuristic_play(service, match_id, rng)
+    return match_id
+
+
+def heuristic_play(service: MatchService, match_id: str, rng: random.Random,
+                   rounds: int | None = None) -> None:
+    """Every seat's decisions by the ``heuristic`` policy until the match is over (or, with
+    ``rounds``, once that many rounds have ended)."""
     policy = policy_for("heuristic")
     histories = Histories()
-    while (state := (loaded := service.load(match_id)).state).phase != "match_over":
+    while (state := (loaded := service.load(match_id)).state).phase != "match_over" and (
+            rounds is None or state.deal.round_no <= rounds):
         seat = service.next_actor(state)
         assert seat is not None
         view = view_for(state, seat, loaded.version)
         choice = policy.choose(view, histories.for_seat(service.store, match_id, seat,
                                                         loaded.version), rng)
-        command = ChooseTrump(choice) if state.phase == "choosing_trump" else PlayCard(choice)
-        service.handle(match_id, seat, command, version=loaded.version)
-    return match_id
+        service.handle(match_id, seat, command_for(state.phase, choice), version=loaded.version)
 
 
 SMALL_GAMES: dict[str, dict[str, Any]] = {
@@ -126,16 +133,7 @@ def small_round(game: str, seed: int, config: AnalysisConfig) -> tuple[float, fl
                                    decks=[deck] * 3)["match_id"]
     for i in range(1, int(rules["players"])):
         service.join(match_id, f"P{i}")
-    policy = policy_for("heuristic")
-    histories = Histories()
-    while (state := (loaded := service.load(match_id)).state).deal.round_no <= 1 \
-            and state.phase != "match_over":
-        seat = service.next_actor(state)
-        assert seat is not None
-        view = view_for(state, seat, loaded.version)
-        choice = policy.choose(view, histories.for_seat(service.store, match_id, seat,
-                                                        loaded.version), rng)
-        service.handle(match_id, seat, command_for(state.phase, choice), version=loaded.version)
+    heuristic_play(service, match_id, rng, rounds=1)
     records = service.store.read(match_id)
     t0 = time.process_time()
     out = analyse_round(records, 0, config)

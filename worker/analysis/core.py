@@ -24,13 +24,13 @@ called after every decision (the job refreshes its running mark there).
 from __future__ import annotations
 
 import random
-from itertools import combinations
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from itertools import combinations
 from typing import Any
 
 from engine import State, evolve, redact_event, view_for
-from engine.cards import CARD_INDEX, NAMES, SUITS
+from engine.cards import CARD_INDEX, NAMES, SUITS, cards_of, mask_of
 from engine.deal import deal_hands
 from engine.events import (
     CardPlayed, CardsDiscarded, MatchCreated, RoundEnded, RoundStarted, TalonDrawn, TrumpChosen,
@@ -246,7 +246,7 @@ def _later_trump(suit: str, njudges: dict[tuple[int, int], NJudge], config: Anal
 
 def _cards_text(mask: int) -> str:
     """Cards as a discard is named: names in deck order, one space apart."""
-    return " ".join(NAMES[c] for c in range(52) if mask >> c & 1)
+    return " ".join(NAMES[c] for c in cards_of(mask))
 
 
 def _talon_move(state: State, event: CardsDiscarded | TalonDrawn,
@@ -264,14 +264,11 @@ def _talon_move(state: State, event: CardsDiscarded | TalonDrawn,
         # name -> (cards added to the hand the play began with, cards taken out of it)
         options = {event.kept: (0, 0), event.discarded: (1 << other, 1 << kept)}
     else:
-        laid = 0
-        for card in event.cards:
-            laid |= 1 << CARD_INDEX[card]
-        hand = state.hands[seat]
+        laid = mask_of(CARD_INDEX[card] for card in event.cards)
         kind, played = "discard", _cards_text(laid)
         options = {}
-        for combo in combinations([c for c in range(52) if hand >> c & 1], len(event.cards)):
-            alt = sum(1 << c for c in combo)
+        for combo in combinations(cards_of(state.hands[seat]), len(event.cards)):
+            alt = mask_of(combo)
             options[_cards_text(alt)] = (laid, alt)  # the discards back, those laid aside out
 
     def later(first: State) -> dict[str, Any]:
@@ -295,10 +292,7 @@ def _talon_choice(state: State, event: CardsDiscarded | TalonDrawn, choice: str)
         top = state.deal.talon
         first, second = state.deal.deck[top], state.deal.deck[top + 1]
         return NAMES[first if choice == "keep" else second]
-    mask = 0
-    for card in choice.split(" "):
-        mask |= 1 << CARD_INDEX[card]
-    return _cards_text(mask)
+    return _cards_text(mask_of(CARD_INDEX[card] for card in choice.split(" ")))
 
 
 def _small_card_move(state: State, event: CardPlayed, njudges: dict[tuple[int, int], NJudge],
