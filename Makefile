@@ -15,8 +15,8 @@ REQUIREMENTS := $(VENV)/requirements.txt
 .PHONY: play test install bench clean
 
 # the bots' hot modules, as listed in worker/policies/_compiled.py
-HOT := $(patsubst %,worker/policies/%.py,$(shell sed -n 's/^HOT = (\(.*\))/\1/p' \
-	worker/policies/_compiled.py | tr -d '",'))
+HOT := $(patsubst %,worker/policies/%.py,$(shell sed -n '/^HOT = (/,/)/p' \
+	worker/policies/_compiled.py | sed 's/^HOT = //' | tr -d '",()'))
 
 # the bots' hot modules are compiled with mypyc on install (setup.py): rebuild when they change
 # (each step says what it does: the first install takes about a minute)

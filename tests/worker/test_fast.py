@@ -13,7 +13,14 @@ from engine.cards import cards_of
 from engine.events import RoundEnded, TrickWon
 from engine.state import PLAYING, TRUMP_TABLES
 from engine.views import legal_mask
-from worker.policies.fast import FAST_TABLES, FastState, legal, trick_winner_index, winner_decided
+from worker.policies.fast import (
+    FAST_TABLES,
+    FastState,
+    legal,
+    quick_tricks,
+    trick_winner_index,
+    winner_decided,
+)
 from worker.policies.playout import choose, playout
 from worker.policies.solver import Solver, SolverLimit, representatives
 
@@ -153,6 +160,63 @@ def test_representatives_keep_one_card_per_run() -> None:
     # with JH in the open trick, TH and KH stay apart from it but 9H-TH still touch
     in_play = hand | others | (1 << ft.to_fast[CARD_INDEX["JH"]])
     assert sorted(NAMES[ft.to_engine[c]] for c in representatives(hand, in_play)) == names
+
+
+def _cashes(hands: list[int], leader: int, friend: int, q: int, must_trump: bool,
+            trick: list[int] | None = None) -> bool:
+    """Plain minimax: can ``leader`` win the next ``q`` tricks itself, one after another, with
+    ``friend`` (or nobody, -1) on its side and every other seat against it?"""
+    trick = trick or []
+    n = len(hands)
+    if len(trick) == n:
+        if (leader + trick_winner_index(trick)) % n != leader:
+            return False
+        return q == 1 or _cashes(hands, leader, friend, q - 1, must_trump)
+    if q == 0:
+        return True
+    seat = (leader + len(trick)) % n
+    outcomes = []
+    for c in cards_of_fast(legal(hands[seat], trick, must_trump)):
+        hands[seat] ^= 1 << c
+        outcomes.append(_cashes(hands, leader, friend, q, must_trump, trick + [c]))
+        hands[seat] ^= 1 << c
+    return any(outcomes) if seat in (leader, friend) else all(outcomes)
+
+
+@settings(max_examples=300, deadline=None)
+@given(seed=st.integers(0, 2**32 - 1), n=st.integers(2, 4), size=st.integers(1, 4),
+       suits=st.integers(2, 4), must_trump=st.booleans())
+def test_quick_tricks_are_cashed_whatever_the_others_play(seed: int, n: int, size: int,
+                                                          suits: int, must_trump: bool) -> None:
+    """The leader's counted winners are won by it, one trick after another, however the other
+    seats play (its partner on its side only where no rule makes a void hand trump); deals from
+    few suits, so that voids and ruffs are common."""
+    rng = random.Random(seed)
+    ft = FAST_TABLES[(rng.randrange(4), False)]
+    kept = rng.sample(range(4), suits)
+    pool = [ft.to_fast[c] for c in range(52) if c // 13 in kept]
+    cards = rng.sample(pool, n * size)
+    hands = [sum(1 << c for c in cards[i * size:(i + 1) * size]) for i in range(n)]
+    leader = rng.randrange(n)
+    friend = (leader + 2) % n if n == 4 and not must_trump else -1
+    q = quick_tricks(hands, leader, friend)
+    assert 0 <= q <= size
+    assert _cashes(hands[:], leader, friend, q, must_trump)
+
+
+def test_quick_tricks_stop_where_a_void_hand_can_ruff() -> None:
+    """Spades trump: the two top trumps count; the ace of hearts does not while the next seat,
+    void in hearts, holds a trump, and does once that trump is gone."""
+    ft = FAST_TABLES[(0, False)]
+
+    def f(*names: str) -> int:
+        return sum(1 << ft.to_fast[CARD_INDEX[n]] for n in names)
+
+    hands = [f("AS", "KS", "AH"), f("2S", "3D", "4D"), f("5H", "6H", "7H")]
+    assert quick_tricks(hands, 0, -1) == 2
+    hands[1] = f("2C", "3D", "4D")
+    assert quick_tricks(hands, 0, -1) == 3
+    assert quick_tricks(hands, 2, -1) == 0  # the ace of hearts is out against its hearts
 
 
 def test_solver_finds_a_forced_win() -> None:

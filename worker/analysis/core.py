@@ -51,11 +51,13 @@ COSTS = ("trick", "round", "kot")
 class AnalysisConfig:
     """What one analysis spends."""
 
-    nodes: int = 50_000
+    nodes: int = 150_000
     """Most solver nodes per question (0: no limit, always exact); past it an alternative is
-    judged by a rule-policy playout and its move is marked ``"exact": false``.  Measured on
-    round 0 of a seeded match with the ``hard`` bot, pure Python: 20,000 nodes 5.5 s CPU and
-    30 of 49 moves exact, 50,000 10.8 s and 32, 200,000 29.9 s and 36."""
+    judged by a rule-policy playout and its move is marked ``"exact": false``.  Measured
+    (compiled search, a slow machine; rounds 0-3 of ``bench/analysis.py``'s four-player match,
+    round 0 of three three-player matches): 50,000 nodes judged 155 of 188 four-player moves
+    exactly in 34 s CPU and 0.78 of the three-player ones in 43 s; 150,000 170 of 188 in 55 s
+    and 0.82 in 93 s."""
     bot: SearchConfig = HARD
     """The search whose choice and chance are reported (the ``hard`` level)."""
 

@@ -15,16 +15,15 @@ right in hindsight" can promise in a game where each plays for himself; a seat t
 not gang up on may do better (the three-player round can even end with nobody at seven).
 
 How: a boolean search per question, "does the seat count ``k`` tricks (and, for a kot, before
-any other seat counts one) before another seat counts seven or the tricks run out?", with a
-transposition table at trick starts (keyed by the hands, the leader, the counts and the
-``double_sar`` pile; it keeps the largest ``k`` known reachable and the smallest known not, so
-the questions of a bisection share their answers), a question given up once the tricks left
-(and the pile) cannot make ``k``, equivalent cards searched once
-(``solver.representatives``) and cards that win the trick tried first.  The tricks are counted
-by ``nseat.count_trick``, the engine's own rule (``double_sar`` piles, ``bavney``).  ``tricks``
-is found by bisection on ``k``.  Past ``nodes`` searched nodes a question stops
-(``SolverLimit``) and :meth:`NJudge.judge` judges the position instead by one playout of the
-bots' card rule with every seat on its own view (``nseat.model_play``), ``exact`` False.
+any other seat counts one) before another seat counts seven or the tricks run out?", answered
+by ``worker.policies.nsolver.NSolver`` (compiled; its docstring gives the search: a table at
+trick starts shared by every question of the round, the leader's cashable winners counted, a
+question given up once the tricks left cannot make ``k``, equivalent cards once).  The tricks
+are counted by ``nsolver.count_trick``, the engine's own rule (``double_sar`` piles,
+``bavney``).  ``tricks`` is found by bisection on ``k``.  Past ``nodes`` searched nodes a
+question stops (``SolverLimit``) and :meth:`NJudge.judge` judges the position instead by one
+playout of the bots' card rule with every seat on its own view (``nseat.model_play``),
+``exact`` False.
 """
 
 from __future__ import annotations
@@ -32,9 +31,10 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from engine.rules import Rules
-from worker.policies.fast import TRUMP_BASE, legal, trick_winner_index
-from worker.policies.nseat import count_trick, model_play
-from worker.policies.solver import SolverLimit, representatives
+from worker.policies.fast import legal, trick_winner_index
+from worker.policies.nseat import model_play
+from worker.policies.nsolver import NSolver, count_trick
+from worker.policies.solver import SolverLimit
 
 from .exact import SWEEP_KINDS, Outcome
 
@@ -97,17 +97,9 @@ class NJudge:
     def __init__(self, rules: Rules, seat: int, nodes: int = 0) -> None:
         self.rules = rules
         self.side = rules.side_of[seat]
-        self.limit = nodes
         self.win = rules.variant.tricks_to_win
-        self.table: dict[tuple[object, ...], tuple[int, int]] = {}
-        """Per trick start (and sweep question): the largest ``k`` known reachable and the
-        smallest known not (reaching ``k`` implies reaching every smaller one), so the
-        bisection's questions share what each settled."""
-        self.hakem_side = 0
-        self.count = 0
-        """Nodes of the current question."""
-        self.nodes = 0
-        """Nodes searched so far, every question together (the cost)."""
+        self.solver = NSolver(rules, seat, nodes)
+        """The search of the questions; its table serves every question of the round."""
 
     # -- the questions ---------------------------------------------------------------------
 
@@ -139,16 +131,13 @@ class NJudge:
     def reaches(self, pos: Position, k: int, sweep: bool) -> bool:
         """Does the side count ``k`` tricks (with ``sweep``: while the others count none)
         before another side counts seven or the tricks run out, whatever the others play?"""
-        if pos.tricks[self.side] >= k:
-            return True
-        # the Hakem's side names a sweep's kind (kot or Hakem koti), never whether it ends
-        self.hakem_side = self.rules.side_of[pos.hakem]
-        self.count = 0
-        try:
-            return self._node(pos.hands[:], pos.trick[:], pos.leader, pos.tricks[:], pos.played,
-                              pos.pile, pos.run, k, sweep)
-        finally:
-            self.nodes += self.count
+        return self.solver.reaches(pos.hakem, pos.hands, pos.trick, pos.leader, pos.tricks,
+                                   pos.played, pos.pile, pos.run, k, sweep)
+
+    @property
+    def nodes(self) -> int:
+        """Search nodes so far, every question together (the cost)."""
+        return self.solver.nodes
 
     def playout(self, pos: Position) -> Outcome:
         """The round played on from ``pos`` by the bots' card rule, every seat on its own view
@@ -166,85 +155,3 @@ class NJudge:
         won = st.result is not None and st.result[0] == side
         return Outcome(min(st.tricks[side], self.win), won,
                        won and st.result is not None and st.result[2] in SWEEP_KINDS)
-
-    # -- the search ------------------------------------------------------------------------
-
-    def _node(self, hands: list[int], trick: list[int], leader: int, tricks: list[int],
-              played: int, pile: int, run: int | None, k: int, sweep: bool) -> bool:
-        self.count += 1
-        if self.limit and self.count > self.limit:
-            raise SolverLimit
-        rules = self.rules
-        n = rules.players
-        key: tuple[object, ...] | None = None
-        if not trick:
-            key = (tuple(hands), leader, tuple(tricks), pile, run, sweep)
-            known = self.table.get(key)
-            if known is not None:
-                if k <= known[0]:
-                    return True
-                if k >= known[1]:
-                    return False
-        turn = (leader + len(trick)) % n
-        mine = rules.side_of[turn] == self.side
-        in_play = 0
-        for h in hands:
-            in_play |= h
-        for c in trick:
-            in_play |= 1 << c
-        moves = _ordered(representatives(legal(hands[turn], trick, rules.must_trump), in_play),
-                         trick)
-        out = not mine
-        for card in moves:
-            hands[turn] ^= 1 << card
-            trick.append(card)
-            if len(trick) < n:
-                value = self._node(hands, trick, leader, tricks, played, pile, run, k, sweep)
-            else:
-                value = self._trick_done(hands, trick, leader, tricks, played, pile, run, k,
-                                         sweep)
-            trick.pop()
-            hands[turn] ^= 1 << card
-            if value == mine:
-                out = mine
-                break
-        if key is not None:
-            yes, no = self.table.get(key, (-1, 99))
-            self.table[key] = (max(yes, k), no) if out else (yes, min(no, k))
-        return out
-
-    def _trick_done(self, hands: list[int], trick: list[int], leader: int, tricks: list[int],
-                    played: int, pile: int, run: int | None, k: int, sweep: bool) -> bool:
-        rules = self.rules
-        winner = (leader + trick_winner_index(trick)) % rules.players
-        counts = tricks[:]
-        played += 1
-        pile, run, result = count_trick(rules, self.hakem_side, counts,
-                                        rules.side_of[winner], played, pile, run)
-        side = self.side
-        others = sum(counts) - counts[side]
-        if sweep and others:
-            return False
-        if counts[side] >= k:
-            return True
-        if result is not None or played >= rules.hand_size \
-                or counts[side] + pile + rules.hand_size - played < k:  # (not enough left)
-            return False
-        for s, c in enumerate(counts):
-            if s != side and c >= self.win:
-                return False
-        return self._node(hands, [], winner, counts, played, pile, run, k, sweep)
-
-
-def _ordered(moves: list[int], trick: list[int]) -> list[int]:
-    """Cards that take the trick so far first (lowest first), then the others lowest first;
-    leading, the highest first."""
-    if not trick:
-        return moves[::-1]
-    best = trick[trick_winner_index(trick)]
-    led = trick[0] >> 4
-    win: list[int] = []
-    lose: list[int] = []
-    for c in moves:  # (trick_winner_index's rule against the card winning so far)
-        (win if c > best and (c >= TRUMP_BASE or c >> 4 == led) else lose).append(c)
-    return win + lose

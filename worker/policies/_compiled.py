@@ -16,7 +16,8 @@ import sys
 import warnings
 from pathlib import Path
 
-HOT = ("fast", "heuristic", "playout", "solver", "response", "worlds", "inference", "sampler")
+HOT = ("fast", "heuristic", "playout", "solver", "nsolver", "response", "worlds", "inference",
+       "sampler")
 """The compiled modules, in import order (each imports only earlier ones)."""
 
 _FOLDER = Path(__file__).parent

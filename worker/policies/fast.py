@@ -218,6 +218,43 @@ def sure_tricks(hands: list[int], team: int) -> tuple[int, int]:
     return ours, theirs
 
 
+def quick_tricks(hands: list[int], leader: int, friend: int) -> int:
+    """Tricks the seat on lead at a trick start (``leader``) takes one after another from now,
+    however the others play: in each effective suit its cards above every other hand's, and in
+    a plain suit no more of them than a hand that holds a trump and could ruff has cards there
+    (a hand must follow suit while it can).  ``friend``: a seat that never ruffs the leader's
+    winners while it can play another card (its partner, when no rule forces a void hand to
+    trump), or -1; holding a trump, it plays a card that is not one in as many tricks as it
+    holds such cards, so the plain suits' count stops there.  The leader keeps the lead all
+    along, so no other seat counts a trick before these are cashed."""
+    mine = hands[leader]
+    trumps = plain = 0
+    for b in range(4):
+        block = BLOCK[b]
+        own = mine & block
+        if not own:
+            continue
+        others = 0
+        for s in range(len(hands)):
+            if s != leader:
+                others |= hands[s] & block
+        count = (own & (-1 << others.bit_length())).bit_count()
+        if b == 3:
+            trumps = count
+            continue
+        for s in range(len(hands)):
+            if count and s != leader and s != friend and hands[s] & TRUMP:
+                length = (hands[s] & block).bit_count()
+                if length < count:
+                    count = length
+        plain += count
+    if friend >= 0 and hands[friend] & TRUMP:
+        free = (hands[friend] & ~TRUMP).bit_count()
+        if free < plain:
+            plain = free
+    return trumps + plain
+
+
 def same_play(choice: int, card: int, trick: list[int], unplayed: int, hand: int) -> bool:
     """Whether playing ``card`` is the play ``choice`` (a behaviour model's) up to equivalent
     cards: the same card, or one of the same block with no card still in play (``unplayed``,

@@ -45,7 +45,6 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from engine.cards import CARD_INDEX, NAMES, SUITS
-from engine.decide import round_outcome
 from engine.rules import Rules
 from engine.state import TRUMP_TABLES
 
@@ -55,6 +54,7 @@ from .fast import (
 from .heuristic import REASONS as FOUR_REASONS
 from .heuristic import SUIT_WORDS, _discard, choose_trump, hold_chance
 from .knowledge import mask_of_names, rules_of
+from .nsolver import count_trick
 from .solver import SolverLimit, representatives, representatives_first
 
 View = Mapping[str, Any]
@@ -545,20 +545,6 @@ def _utility(result: tuple[int, int, str] | None, side: int) -> float:
     if winner == side:
         return 1.0 + 0.1 * (points - 1)
     return -0.1 * (points - 1)
-
-
-def count_trick(rules: Rules, hakem_side: int, tricks: list[int], side: int, played: int,
-                pile: int, run: int | None) -> tuple[int, int | None, tuple[int, int, str] | None]:
-    """Count the trick ``played`` (1-based) won by ``side`` as the engine does: into ``tricks``
-    (changed in place), or with ``double_sar`` onto the pile until a side wins two in a row (or
-    the last trick); the pile and its run after it, and the round's outcome if it ends here."""
-    if not rules.double_sar:
-        tricks[side] += 1
-        return pile, run, round_outcome(rules, hakem_side, tricks, side, played)
-    if run == side or played == rules.hand_size:
-        tricks[side] += pile + 1
-        return 0, None, round_outcome(rules, hakem_side, tricks, side, played)
-    return pile + 1, side, None
 
 
 def model_play(hands: Sequence[int], turn: int, options: int, live: int, voids: Sequence[int],

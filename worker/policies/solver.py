@@ -6,17 +6,20 @@ seats for one refutation) with a transposition table at the start of every trick
 *shape* of the hands (who holds each card still in play, by rank order, so positions that differ
 only in which equivalent small cards are gone share an entry), cards that are equivalent
 (adjacent in rank among the cards still in play) tried once, and the rule policy's card tried
-first.  Cuts that keep the verdict: the race is over when one side cannot reach seven; the
-forced last trick is read off directly; with ``sure`` a trick start is decided when the trumps of
-one hand that outrank every trump of the other side (each wins a trick of its own) take that
-side to seven.  The round's winner is the first side to count seven tricks; the ``double_sar``
+first; an entry keeps the most tricks still needed known won and the fewest known lost for its
+head start (see :attr:`Solver.memo`).  Cuts that keep the verdict: the race is over when one
+side cannot reach seven; the forced last trick is read off directly; without ``double_sar`` a
+trick start is decided when the leader's winners, cashed one after another
+(``fast.quick_tricks``), take its side to seven; with ``sure`` also when the trumps of one hand
+that outrank every trump of the other side (each wins a trick of its own) take that side to
+seven.  The round's winner is the first side to count seven tricks; the ``double_sar``
 pile is followed exactly; ``bavney`` does not change who wins.  Used by ``search`` when few
 cards remain; checked against brute force and the engine in the tests.
 """
 
 from __future__ import annotations
 
-from .fast import BLOCK, TRUMP_BASE, FastState, sure_tricks
+from .fast import BLOCK, TRUMP_BASE, FastState, quick_tricks, sure_tricks
 from .fast import legal as legal_cards
 from .fast import trick_winner_index
 from .playout import choose
@@ -80,6 +83,13 @@ def _shape(h0: int, h1: int, h2: int, h3: int) -> int:
 def _key(hands: list[int]) -> tuple[int, int, int, int]:
     """The hands up to the ranks of the cards still in play (the transposition table's key)."""
     h0, h1, h2, h3 = hands
+    return shape_key(h0, h1, h2, h3)
+
+
+def shape_key(h0: int, h1: int, h2: int = 0, h3: int = 0) -> tuple[int, int, int, int]:
+    """Up to four hands (fast masks; the seats of a smaller game, the rest 0) up to the ranks of
+    the cards still in play: two positions with the same key differ only in which equivalent
+    cards are left, so every search outcome is the same for both."""
     return (_shape(h0 & 0xFFFF, h1 & 0xFFFF, h2 & 0xFFFF, h3 & 0xFFFF),
             _shape(h0 >> 16 & 0xFFFF, h1 >> 16 & 0xFFFF, h2 >> 16 & 0xFFFF, h3 >> 16 & 0xFFFF),
             _shape(h0 >> 32 & 0xFFFF, h1 >> 32 & 0xFFFF, h2 >> 32 & 0xFFFF, h3 >> 32 & 0xFFFF),
@@ -100,7 +110,13 @@ class Solver:
         self.team = team
         self.must_trump = must_trump
         self.double_sar = double_sar
-        self.memo: dict[tuple[object, ...], bool] = {}
+        self.memo: dict[tuple[object, ...], tuple[int, int]] = {}
+        """Per trick start: the hands up to ranks, the leader, the head start (the counts'
+        sum less the tricks played, 0 in a plain race), the pile and its run; the most tricks
+        the side is known to reach seven with from there and the fewest it is known not to.
+        With the head start fixed, needing one more trick means the other side needs one fewer,
+        so winning with ``need`` wins with less: the bounds settle every count in between, and
+        positions reached with another split of the tricks share them."""
         self.nodes = 0
         self.limit = limit
         """Raise :class:`SolverLimit` once this many nodes are searched (0: no limit); the
@@ -142,6 +158,13 @@ class Solver:
                         return True
                     if theirs + sure_theirs >= _WIN:
                         return False
+                # the leader cashes its winners: its side is sure of them before any other
+                quick = quick_tricks(hands, leader, -1 if self.must_trump else leader ^ 2)
+                if (leader & 1) == self.team:
+                    if mine + quick >= _WIN:
+                        return True
+                elif theirs + quick >= _WIN:
+                    return False
                 if left == 1:
                     # six tricks each: the forced last trick decides
                     led = hands[leader]
@@ -152,10 +175,12 @@ class Solver:
                         if x > best and (x >= TRUMP_BASE or (1 << x) & block):
                             best, bi = x, i
                     return ((leader + bi) & 1) == self.team
-            key = (_key(hands), leader, mine, theirs, pile, run)
-            hit = self.memo.get(key)
+            hit = self.memo.get((_key(hands), leader, mine + theirs - played, pile, run))
             if hit is not None:
-                return hit
+                if _WIN - mine <= hit[0]:
+                    return True
+                if _WIN - mine >= hit[1]:
+                    return False
         seat = (leader + len(trick)) & 3
         hand = hands[seat]
         legal = legal_cards(hand, trick, self.must_trump)
@@ -214,5 +239,7 @@ class Solver:
                 result = ours
                 break
         if not trick:
-            self.memo[(_key(hands), leader, mine, theirs, pile, run)] = result
+            key = (_key(hands), leader, mine + theirs - played, pile, run)
+            yes, no = self.memo.get(key, (0, 99))
+            self.memo[key] = (max(yes, _WIN - mine), no) if result else (yes, min(no, _WIN - mine))
         return result
