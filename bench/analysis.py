@@ -29,7 +29,7 @@ on (on a machine shared with other work the scale-out cannot show); ``machine_sc
 reference measured in the same run, two processes of plain CPU work against one
 (:func:`machine_scale`), and ``scale_vs_machine`` the analysis's scale-out as a share of it.
 
-    python bench/analysis.py [--seed 1] [--deals 20] [--nodes 150000] [--bot hard] [--repeats 2]
+    python bench/analysis.py [--seed 1] [--deals 20] [--nodes 50000] [--bot hard] [--repeats 2]
                              [--small 2]
 """
 

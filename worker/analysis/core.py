@@ -51,13 +51,15 @@ COSTS = ("trick", "round", "kot")
 class AnalysisConfig:
     """What one analysis spends."""
 
-    nodes: int = 150_000
+    nodes: int = 50_000
     """Most solver nodes per question (0: no limit, always exact); past it an alternative is
     judged by a rule-policy playout and its move is marked ``"exact": false``.  Measured
     (compiled search, a slow machine; rounds 0-3 of ``bench/analysis.py``'s four-player match,
     round 0 of three three-player matches): 50,000 nodes judged 155 of 188 four-player moves
     exactly in 34 s CPU and 0.78 of the three-player ones in 43 s; 150,000 170 of 188 in 55 s
-    and 0.82 in 93 s."""
+    and 0.82 in 93 s, but two analysis workers then sped a match up 1.71x instead of 1.85x
+    (0.91 of the machine's own two-process ceiling instead of 1.00: the larger tables of two
+    processes share the caches), so the default stays at 50,000."""
     bot: SearchConfig = HARD
     """The search whose choice and chance are reported (the ``hard`` level)."""
 
