@@ -258,7 +258,10 @@ def test_solver_cuts_keep_the_verdict(rules: Rules, seed: int, cards: int) -> No
 def test_table_key_is_the_shape_of_the_hands() -> None:
     """Hands that differ only in which of two adjacent cards (nothing in play between them) is
     left share a table key; moving a card between hands, or past another card, changes it."""
-    from worker.policies.solver import _key
+    from worker.policies.solver import shape_key
+
+    def _key(hands: list[int]) -> tuple[int, int, int, int]:
+        return shape_key(*hands)
 
     base = [0b0001, 0b0100, 0b1000, 0b10000 << 16]
     swapped = [0b0010, 0b0100, 0b1000, 0b10000 << 16]  # 2 -> 3: still below seat 1's card

@@ -80,12 +80,6 @@ def _shape(h0: int, h1: int, h2: int, h3: int) -> int:
     return code
 
 
-def _key(hands: list[int]) -> tuple[int, int, int, int]:
-    """The hands up to the ranks of the cards still in play (the transposition table's key)."""
-    h0, h1, h2, h3 = hands
-    return shape_key(h0, h1, h2, h3)
-
-
 def shape_key(h0: int, h1: int, h2: int = 0, h3: int = 0) -> tuple[int, int, int, int]:
     """Up to four hands (fast masks; the seats of a smaller game, the rest 0) up to the ranks of
     the cards still in play: two positions with the same key differ only in which equivalent
@@ -141,6 +135,7 @@ class Solver:
         self.nodes += 1
         if self.nodes == self.limit:
             raise SolverLimit
+        key: tuple[object, ...] | None = None
         if not trick:
             if mine >= _WIN:
                 return True
@@ -175,7 +170,9 @@ class Solver:
                         if x > best and (x >= TRUMP_BASE or (1 << x) & block):
                             best, bi = x, i
                     return ((leader + bi) & 1) == self.team
-            hit = self.memo.get((_key(hands), leader, mine + theirs - played, pile, run))
+            key = (shape_key(hands[0], hands[1], hands[2], hands[3]), leader,
+                   mine + theirs - played, pile, run)
+            hit = self.memo.get(key)
             if hit is not None:
                 if _WIN - mine <= hit[0]:
                     return True
@@ -238,8 +235,7 @@ class Solver:
             if r == ours:
                 result = ours
                 break
-        if not trick:
-            key = (_key(hands), leader, mine + theirs - played, pile, run)
+        if key is not None:
             yes, no = self.memo.get(key, (0, 99))
             self.memo[key] = (max(yes, _WIN - mine), no) if result else (yes, min(no, _WIN - mine))
         return result
