@@ -85,6 +85,34 @@ def test_outcomes_match_brute_force_on_small_endings(rules: Rules) -> None:
     assert compared >= 100
 
 
+
+@pytest.mark.parametrize("variant", [{}, {"must_trump": True}, {"double_sar": True}],
+                         ids=["standard", "must_trump", "double_sar"])
+def test_one_table_serves_the_positions_of_many_deals(variant: dict[str, bool]) -> None:
+    """The solver's table holds a verdict for every position with the same lengths and the
+    same holders of the top cards it read, whatever deal it came from: one judge a side for
+    positions of 50 deals (four cards a hand, from trick starts and inside tricks), each answer
+    the brute force's."""
+    rules = Rules.from_dict(variant)
+    judges = [Judge(rules, 0), Judge(rules, 1)]
+    compared = 0
+    for seed in range(50):
+        table = late(rules, 100 + seed, 4)
+        if table is None:
+            continue
+        rng = random.Random(seed)
+        brutes = [Brute(0), Brute(1)]
+        for _ in range(3):
+            if not table.live:
+                break
+            st = fast_state(table)
+            for team in (0, 1):
+                assert judges[team].outcome(st) == brutes[team](st), (seed, team)
+                compared += 1
+            table.act(table.random_move(rng))
+    assert compared >= 150
+    assert all(judge.solver.memo for judge in judges)
+
 def test_a_sweep_and_its_refutation() -> None:
     """Six tricks to none, seven cards each: seat 0 holds the seven top trumps (a kot for its
     side), or six of them with the top one at seat 1 (a win, no kot, one trick for the

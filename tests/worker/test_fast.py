@@ -18,6 +18,7 @@ from worker.policies.fast import (
     FastState,
     legal,
     quick_tricks,
+    sure_tricks,
     trick_winner_index,
     winner_decided,
 )
@@ -204,6 +205,50 @@ def test_quick_tricks_are_cashed_whatever_the_others_play(seed: int, n: int, siz
     assert _cashes(hands[:], leader, friend, q, must_trump)
 
 
+
+def _small_shuffled(hands: list[int], read: int, rng: random.Random) -> list[int]:
+    """The hands with the cards below what a table entry reads (``read``, closed as the
+    solvers close it) dealt again at random among their holders, each hand keeping its length
+    in every suit: a position that entry would match."""
+    from worker.policies.fast import BLOCK
+    from worker.policies.solver import top_closed
+
+    in_play = 0
+    for h in hands:
+        in_play |= h
+    read = top_closed(read, hands, in_play)
+    out = [h & read for h in hands]
+    for block in BLOCK:
+        small = [c for c in range(64) if (in_play & ~read & block) >> c & 1]
+        holders = [i for i, h in enumerate(hands) for c in small if h >> c & 1]
+        rng.shuffle(holders)
+        for c, i in zip(small, holders, strict=True):
+            out[i] |= 1 << c
+    return out
+
+
+@settings(max_examples=300, deadline=None)
+@given(seed=st.integers(0, 2**32 - 1), n=st.integers(2, 4), size=st.integers(1, 13),
+       must_trump=st.booleans())
+def test_the_cuts_read_only_the_cards_they_name(seed: int, n: int, size: int,
+                                                must_trump: bool) -> None:
+    """What the solvers' tables store a cut's verdict under: the leader's cashable winners
+    (``quick_rel``) and the sure trumps (``sure_rel``) are the same in every position with the
+    same lengths and the same holders of the cards named (the small cards dealt again)."""
+    from worker.policies.solver import quick_rel, sure_rel
+
+    rng = random.Random(seed)
+    ft = FAST_TABLES[(rng.randrange(4), False)]
+    cards = rng.sample([ft.to_fast[c] for c in range(52)], n * size)
+    hands = [sum(1 << c for c in cards[i * size:(i + 1) * size]) for i in range(n)]
+    leader = rng.randrange(n)
+    friend = (leader + 2) % n if n == 4 and not must_trump else -1
+    other = _small_shuffled(hands, quick_rel(hands, leader), rng)
+    assert quick_tricks(other, leader, friend) == quick_tricks(hands, leader, friend)
+    if n == 4:
+        other = _small_shuffled(hands, sure_rel(hands), rng)
+        assert sure_tricks(other, 0) == sure_tricks(hands, 0)
+
 def test_quick_tricks_stop_where_a_void_hand_can_ruff() -> None:
     """Spades trump: the two top trumps count; the ace of hearts does not while the next seat,
     void in hearts, holds a trump, and does once that trump is gone."""
@@ -268,3 +313,34 @@ def test_table_key_is_the_shape_of_the_hands() -> None:
     assert _key(base) == _key(swapped)
     assert _key(base) != _key([0b0100, 0b0001, 0b1000, 0b10000 << 16])
     assert _key(base) != _key([0b1_0000, 0b0100, 0b1000, 0b10000 << 16])  # now above seat 2
+
+
+@pytest.mark.parametrize("variant", [{}, {"must_trump": True}, {"double_sar": True}],
+                         ids=["standard", "must_trump", "double_sar"])
+def test_a_table_of_winning_ranks_gives_the_whole_keys_verdicts(variant: dict[str, bool]) -> None:
+    """One solver a side, its table shared by positions of 70 random deals (seven or eight cards
+    a hand, some inside a trick, head starts of 0 to 3 tricks), answers as a fresh solver whose
+    table keys every card in play (``whole``; checked against brute force above): a verdict
+    stored for the top cards it read is never applied where it does not hold."""
+    rules = Rules.from_dict(variant)
+    shared = [Solver(team, rules.must_trump, rules.double_sar, sure=True) for team in (0, 1)]
+    compared = 0
+    for seed in range(70):
+        table = late(rules, 500 + seed, 7 + seed % 2)
+        if table is None:
+            continue
+        rng = random.Random(seed)
+        for _ in range(seed % 3):
+            if table.live:
+                table.act(table.random_move(rng))
+        if not table.live:
+            continue
+        fs = fast_state(table)
+        for team in (0, 1):
+            for head in range(4):
+                st = fs.copy()
+                st.tricks[team] += head
+                whole = Solver(team, rules.must_trump, rules.double_sar, sure=True, whole=True)
+                assert shared[team].wins(st.copy()) == whole.wins(st.copy()), (seed, team, head)
+                compared += 1
+    assert compared >= 400

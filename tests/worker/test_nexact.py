@@ -136,3 +136,25 @@ def test_past_the_budget_a_playout_judges() -> None:
     assert 0 <= outcome.tricks <= 7 and (outcome.wins == (outcome.tricks == 7))
     # and the same position, unbounded, is searched to its end (13 cards a hand: exact)
     assert NJudge(rules, 0).judge(pos)[1]
+
+
+def test_one_table_of_winning_ranks_serves_many_deals() -> None:
+    """One judge a seat and rule set, its table shared by random positions of many deals (seven
+    to ten cards a hand with two players, five to seven with three), answers as a fresh judge
+    whose table keys every card in play (``NSolver(whole=True)``)."""
+    from worker.policies.nsolver import NSolver
+
+    rng = random.Random(11)
+    shared: dict[tuple[int, int], NJudge] = {}
+    compared = 0
+    for _ in range(400):
+        which = rng.randrange(len(RULES))
+        rules = RULES[which]
+        pos = ending(rng, rules, rng.randint(5, 7) if rules.players == 3 else rng.randint(7, 10))
+        for seat in range(rules.players):
+            judge = shared.setdefault((which, seat), NJudge(rules, seat))
+            whole = NJudge(rules, seat)
+            whole.solver = NSolver(rules, seat, whole=True)
+            assert judge.outcome(pos) == whole.outcome(pos), (which, seat, pos)
+            compared += 1
+    assert compared >= 900

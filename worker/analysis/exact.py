@@ -13,12 +13,11 @@ the others do?".  A head start turns it into any threshold: "does the side count
 others count seven?" is the race to seven with ``7 - k`` tricks given to the side, and "does it
 count seven before the others count one?" is the race with six given to the others.  The
 solver's cuts stay exact under a head start (the counts are only compared with seven, and
-``left``, the tricks still to play, comes from the cards), except the sure-trump cut, which
-assumes the side's sure tricks are cashed before the round ends (true when the counts and the
-tricks left add up to 13): it is used for the race itself and off under a head start.  The
-transposition table is keyed by the counts too (a head start never meets a plain race's key:
-the hands fix the tricks left, and the counts' sum differs), so one solver per side serves
-every question of a whole round.  ``tricks`` is found by bisection on ``k``.
+``left``, the tricks still to play, comes from the cards; the sure trumps are taken from the
+tricks left to the other side, whoever reaches seven first).  The transposition table is keyed
+by the counts too (a head start never meets a plain race's key: the hands fix the tricks left,
+and the counts' sum differs), so one solver per side serves every question of a whole round.
+``tricks`` is found by bisection on ``k``.
 
 A budget: with ``nodes`` > 0 a question that needs more solver nodes stops there and the
 alternative is judged instead by one playout of the rule policy with every hand visible
@@ -60,7 +59,7 @@ class Judge:
 
     def __init__(self, rules: Rules, team: int, nodes: int = 0) -> None:
         self.team = team
-        self.solver = Solver(team, rules.must_trump, rules.double_sar, nodes)
+        self.solver = Solver(team, rules.must_trump, rules.double_sar, nodes, sure=True)
         self.nodes = 0
         """Solver nodes searched so far, every question together (the cost)."""
 
@@ -73,9 +72,6 @@ class Judge:
             st.tricks[self.team] += head_mine
             st.tricks[1 - self.team] += head_theirs
         solver = self.solver
-        # the sure-trump cut holds only without a head start (it needs the counts and the
-        # tricks left to add up to 13; see the module docstring)
-        solver.sure = st is state
         solver.nodes = 0
         try:
             return solver.wins(st)

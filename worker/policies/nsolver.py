@@ -9,11 +9,12 @@ seven or the tricks run out, whatever the others play?".  The others play *toget
 the side (with three players the paranoid reading; ``worker.analysis.nexact`` builds its
 judgements on these answers and says what they mean).  A boolean search:
 
-* a table at trick starts, keyed by the hands up to the ranks of the cards still in play
-  (``solver.shape_key``), the leader, the counts, the ``double_sar`` pile and whether the
-  question is a sweep; it keeps the largest ``k`` known reachable and the smallest known not
-  (reaching ``k`` implies reaching every smaller one), so the questions of a bisection share
-  what each settled;
+* a table at trick starts of the four-player solver's kind (``solver.Solver``: a verdict holds
+  for every position with the same lengths and the same holders of the top cards whose ranks it
+  read), by the leader, the counts, the ``double_sar`` pile and whether the question is a
+  sweep; it keeps the largest ``k`` known reachable and the smallest known not (reaching ``k``
+  implies reaching every smaller one), so the questions of a bisection share what each
+  settled;
 * at a trick start the leader's winners (``fast.quick_tricks``) are counted as cashed: they take
   the side to ``k``, or another side to seven, before anyone else counts a trick;
 * a question is given up once the tricks left (and the pile) cannot make ``k``;
@@ -30,7 +31,8 @@ from engine.decide import round_outcome
 from engine.rules import Rules
 
 from .fast import TRUMP_BASE, legal, quick_tricks, trick_winner_index
-from .solver import SolverLimit, representatives, shape_key
+from .solver import (SolverLimit, pattern_of, probe, quick_rel, record, representatives,
+                     suit_codes, top_closed, top_of, winner_read)
 
 
 def count_trick(rules: Rules, hakem_side: int, tricks: list[int], side: int, played: int,
@@ -53,7 +55,7 @@ class NSolver:
     """The questions of one round (one trump) for the side of ``seat``; ``limit``: the most
     nodes a question may search (0: no limit)."""
 
-    def __init__(self, rules: Rules, seat: int, limit: int = 0) -> None:
+    def __init__(self, rules: Rules, seat: int, limit: int = 0, whole: bool = False) -> None:
         self.rules = rules
         self.n = rules.players
         self.side_of: tuple[int, ...] = tuple(rules.side_of)
@@ -63,7 +65,15 @@ class NSolver:
         self.must_trump = rules.must_trump
         self.double_sar = rules.double_sar
         self.limit = limit
-        self.table: dict[tuple[object, ...], tuple[int, int]] = {}
+        self.table: dict[tuple[object, ...], dict[tuple[int, ...], list[int]]] = {}
+        """Per trick start, by the hands' lengths in each suit, the leader, the counts, the
+        pile and its run and whether the question is a sweep: for each pattern of top cards
+        read (``solver.pattern_of``) the largest ``k`` known reachable and the smallest known
+        not."""
+        self.whole = whole
+        """Keep every verdict for the ranks of all the cards in play (the tests' reference)."""
+        self.rel = 0
+        """Set by every node searched: the cards (fast bits) whose ranks its verdict read."""
         self.hakem_side = 0
         self.count = 0
         """Nodes of the current question."""
@@ -92,55 +102,70 @@ class NSolver:
         if self.limit and self.count > self.limit:
             raise SolverLimit
         n = self.n
-        key: tuple[object, ...] | None = None
+        self.rel = 0
+        bucket: dict[tuple[int, ...], list[int]] | None = None
+        codes: list[int] = []
+        in_play = 0
+        for h in hands:
+            in_play |= h
         if not trick:
-            key = (shape_key(hands[0], hands[1], hands[2] if n > 2 else 0), leader,
-                   tuple(tricks), pile, run, sweep)
-            known = self.table.get(key)
-            if known is not None:
-                if k <= known[0]:
-                    return True
-                if k >= known[1]:
-                    return False
+            codes, lengths = suit_codes(hands)
+            key = (lengths, leader, tuple(tricks), pile, run, sweep)
+            bucket = self.table.get(key)
+            if bucket is None:
+                bucket = self.table[key] = {}
+            hit = probe(bucket, codes, k)
+            if hit is not None:
+                self.rel = top_of(in_play, hit)
+                return k <= bucket[hit][0]
             if not self.double_sar:
                 # the leader cashes its winners before any other seat counts a trick
                 quick = quick_tricks(hands, leader, -1)
                 lead_side = self.side_of[leader]
                 if lead_side == self.side:
                     if tricks[lead_side] + quick >= k:
+                        self.rel = quick_rel(hands, leader)
                         return True
                 elif quick and (sweep or tricks[lead_side] + quick >= self.win):
+                    self.rel = quick_rel(hands, leader)
                     return False
         turn = (leader + len(trick)) % n
         mine = self.side_of[turn] == self.side
-        in_play = 0
-        for h in hands:
-            in_play |= h
+        everything = in_play
         for c in trick:
-            in_play |= 1 << c
-        moves = _ordered(representatives(legal(hands[turn], trick, self.must_trump), in_play),
-                         trick)
+            everything |= 1 << c
+        moves = _ordered(representatives(legal(hands[turn], trick, self.must_trump),
+                                         everything), trick)
         out = not mine
+        rel = 0
         for card in moves:
             hands[turn] ^= 1 << card
             trick.append(card)
             if len(trick) < n:
                 value = self._node(hands, trick, leader, tricks, played, pile, run, k, sweep)
+                crel = self.rel
             else:
                 value = self._trick_done(hands, trick, leader, tricks, played, pile, run, k,
                                          sweep)
+                crel = self.rel | winner_read(trick, trick_winner_index(trick))
             trick.pop()
             hands[turn] ^= 1 << card
             if value == mine:
                 out = mine
+                rel = crel
                 break
-        if key is not None:
-            yes, no = self.table.get(key, (-1, 99))
-            self.table[key] = (max(yes, k), no) if out else (yes, min(no, k))
+            rel |= crel
+        if bucket is not None:
+            # the verdict holds wherever the hands have these lengths and the same holders of
+            # the top cards it read (``solver.Solver`` says why)
+            rel = in_play if self.whole else top_closed(rel, hands, in_play)
+            record(bucket, pattern_of(rel, in_play, codes), k, out)
+        self.rel = rel
         return out
 
     def _trick_done(self, hands: list[int], trick: list[int], leader: int, tricks: list[int],
                     played: int, pile: int, run: int | None, k: int, sweep: bool) -> bool:
+        self.rel = 0
         winner = (leader + trick_winner_index(trick)) % self.n
         counts = tricks[:]
         played += 1

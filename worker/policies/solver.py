@@ -2,24 +2,28 @@
 
 ``wins(state, team)`` answers: with best play by both sides from ``state``, does ``team`` win the
 round?  It is a boolean alpha-beta search (the team's seats look for one winning card, the other
-seats for one refutation) with a transposition table at the start of every trick keyed by the
-*shape* of the hands (who holds each card still in play, by rank order, so positions that differ
-only in which equivalent small cards are gone share an entry), cards that are equivalent
-(adjacent in rank among the cards still in play) tried once, and the rule policy's card tried
-first; an entry keeps the most tricks still needed known won and the fewest known lost for its
-head start (see :attr:`Solver.memo`).  Cuts that keep the verdict: the race is over when one
-side cannot reach seven; the forced last trick is read off directly; without ``double_sar`` a
-trick start is decided when the leader's winners, cashed one after another
-(``fast.quick_tricks``), take its side to seven; with ``sure`` also when the trumps of one hand
-that outrank every trump of the other side (each wins a trick of its own) take that side to
-seven.  The round's winner is the first side to count seven tricks; the ``double_sar``
-pile is followed exactly; ``bavney`` does not change who wins.  Used by ``search`` when few
-cards remain; checked against brute force and the engine in the tests.
+seats for one refutation), cards that are equivalent (adjacent in rank among the cards still in
+play) tried once and the rule policy's card tried first, with a transposition table at the start
+of every trick in the manner of partition search (Ginsberg) and the "winning ranks" of bridge
+double-dummy solvers: every verdict also says which cards' ranks it read (``Solver.rel``: the
+cards that took a trick against another card of their suit, and what the cuts below looked at),
+and it is stored for every position with the same lengths in each hand and the same holders of
+those cards, closed upwards in each suit (the top cards of each suit, by rank among the cards
+still in play); the other cards are "small" and interchangeable.  An entry keeps the most tricks
+still needed known won and the fewest known lost for its head start (see :attr:`Solver.memo`).
+Cuts that keep the verdict: the race is over when one side cannot reach seven; the forced last
+trick is read off directly; without ``double_sar`` a trick start is decided when the leader's
+winners, cashed one after another (``fast.quick_tricks``), take its side to seven; with ``sure``
+also when the trumps of one hand that outrank every trump of the other side (each wins a trick
+of its own before the cards run out) leave the other side short of seven.  The round's winner
+is the first side to count seven tricks; the ``double_sar`` pile is followed exactly; ``bavney``
+does not change who wins.  Used by ``search`` when few cards remain and by the post-match
+analysis; checked against brute force and the engine in the tests.
 """
 
 from __future__ import annotations
 
-from .fast import BLOCK, TRUMP_BASE, FastState, quick_tricks, sure_tricks
+from .fast import BLOCK, TRUMP, TRUMP_BASE, FastState, quick_tricks, sure_tricks
 from .fast import legal as legal_cards
 from .fast import trick_winner_index
 from .playout import choose
@@ -60,6 +64,7 @@ def representatives_first(hand_legal: int, in_play: int, first: int) -> list[int
 
 _SHAPES: dict[tuple[int, int, int, int], int] = {}
 _SHAPES_MAX = 1 << 18
+_NO_CODES: list[int] = []
 
 
 def _shape(h0: int, h1: int, h2: int, h3: int) -> int:
@@ -80,6 +85,49 @@ def _shape(h0: int, h1: int, h2: int, h3: int) -> int:
     return code
 
 
+_SHAPES2: dict[tuple[int, int, int, int], tuple[int, int]] = {}
+
+
+def shape_counts(h0: int, h1: int, h2: int, h3: int) -> tuple[int, int]:
+    """``_shape`` of one suit and the four hands' lengths in it (4 bits each)."""
+    key = (h0, h1, h2, h3)
+    hit = _SHAPES2.get(key)
+    if hit is None:
+        counts = (h0.bit_count() | h1.bit_count() << 4 | h2.bit_count() << 8
+                  | h3.bit_count() << 12)
+        hit = (_shape(h0, h1, h2, h3), counts)
+        if len(_SHAPES2) >= _SHAPES_MAX:
+            _SHAPES2.clear()
+        _SHAPES2[key] = hit
+    return hit
+
+
+def top_closed(rel: int, hands: list[int], in_play: int) -> int:
+    """``rel`` with, in each suit where it holds a card, every card in ``hands`` above, and the
+    rest of the lowest one's run below it (the cards of the same hand next to it in rank among
+    the cards in play): the search tried one card of each run, so the cards of a run are read
+    together, and no run is split between the cards read and the small ones.  ``in_play``:
+    the hands' cards together."""
+    out = 0
+    for b in range(4):
+        m = rel & BLOCK[b]
+        if m:
+            low = m & -m
+            out |= in_play & BLOCK[b] & -low
+            holder = 0
+            for h in hands:
+                if h & low:
+                    holder = h
+            below = in_play & BLOCK[b] & (low - 1)
+            while below:
+                nxt = 1 << (below.bit_length() - 1)
+                if not holder & nxt:
+                    break
+                out |= nxt
+                below ^= nxt
+    return out
+
+
 def shape_key(h0: int, h1: int, h2: int = 0, h3: int = 0) -> tuple[int, int, int, int]:
     """Up to four hands (fast masks; the seats of a smaller game, the rest 0) up to the ranks of
     the cards still in play: two positions with the same key differ only in which equivalent
@@ -90,6 +138,121 @@ def shape_key(h0: int, h1: int, h2: int = 0, h3: int = 0) -> tuple[int, int, int
             _shape(h0 >> 48, h1 >> 48, h2 >> 48, h3 >> 48))
 
 
+def suit_codes(hands: list[int]) -> tuple[list[int], int]:
+    """Per suit the ``_shape`` code of up to four hands (a smaller game's missing seats empty),
+    and every hand's length in every suit packed in one number (the table's bucket)."""
+    h1 = hands[1] if len(hands) > 1 else 0
+    h2 = hands[2] if len(hands) > 2 else 0
+    h3 = hands[3] if len(hands) > 3 else 0
+    codes = []
+    lengths = 0
+    for b in range(4):
+        sh = 16 * b
+        code, counts = shape_counts(hands[0] >> sh & 0xFFFF, h1 >> sh & 0xFFFF,
+                                    h2 >> sh & 0xFFFF, h3 >> sh & 0xFFFF)
+        codes.append(code)
+        lengths = lengths << 16 | counts
+    return codes, lengths
+
+
+def matches(codes: list[int], pattern: tuple[int, ...]) -> bool:
+    """Whether a position with these suit codes (and the bucket's lengths) holds the top cards
+    of ``pattern`` as its entry did."""
+    return (codes[0] >> pattern[4] == pattern[0] and codes[1] >> pattern[5] == pattern[1]
+            and codes[2] >> pattern[6] == pattern[2] and codes[3] >> pattern[7] == pattern[3])
+
+
+def winner_read(trick: list[int], wi: int) -> int:
+    """The trick's winning card (``trick[wi]``, as a bit) when its rank decided the trick:
+    another card of its suit was played to it; else 0 (it won by suit alone)."""
+    top = trick[wi]
+    for i in range(len(trick)):
+        if i != wi and trick[i] >> 4 == top >> 4:
+            return 1 << top
+    return 0
+
+
+def probe(bucket: dict[tuple[int, ...], list[int]], codes: list[int],
+          value: int) -> tuple[int, ...] | None:
+    """The first pattern of ``bucket`` that the position (its suit ``codes``) matches and whose
+    bounds settle ``value`` (at most the largest known won, or at least the smallest known
+    lost), or ``None``."""
+    for pattern, bounds in bucket.items():
+        if bounds[0] < value < bounds[1]:
+            continue
+        if matches(codes, pattern):
+            return pattern
+    return None
+
+
+def record(bucket: dict[tuple[int, ...], list[int]], pattern: tuple[int, ...], value: int,
+           won: bool) -> None:
+    """Keep a verdict for ``value`` under ``pattern``: the largest value known won, the
+    smallest known lost (winning with a value wins with less)."""
+    bounds = bucket.get(pattern)
+    if bounds is None:
+        bounds = bucket[pattern] = [-1, 99]
+    if won:
+        if value > bounds[0]:
+            bounds[0] = value
+    elif value < bounds[1]:
+        bounds[1] = value
+
+
+def pattern_of(rel: int, in_play: int, codes: list[int]) -> tuple[int, ...]:
+    """A table entry's pattern: per suit the holders of its top cards in ``rel`` (``codes``:
+    the suits' ``_shape`` codes, whose top digits they are), then the shifts that cut each code
+    down to them."""
+    shifts = []
+    out = []
+    for b in range(4):
+        drop = 2 * ((in_play & BLOCK[b]).bit_count() - (rel & BLOCK[b]).bit_count())
+        shifts.append(drop)
+        out.append(codes[b] >> drop)
+    return (out[0], out[1], out[2], out[3], shifts[0], shifts[1], shifts[2], shifts[3])
+
+
+def top_of(in_play: int, pattern: tuple[int, ...]) -> int:
+    """The cards of ``in_play`` that a matching ``pattern`` reads: the top ones of each suit,
+    all but ``shift / 2`` of them."""
+    out = 0
+    for b in range(4):
+        m = in_play & BLOCK[b]
+        for _ in range(pattern[4 + b] >> 1):
+            m &= m - 1
+        out |= m
+    return out
+
+
+def quick_rel(hands: list[int], leader: int) -> int:
+    """The cards ``fast.quick_tricks`` reads the ranks of: in each suit the leader holds, its
+    cards above every other hand's and the highest of the others' (the rest is lengths)."""
+    mine = hands[leader]
+    out = 0
+    for b in range(4):
+        block = BLOCK[b]
+        if not mine & block:
+            continue
+        others = 0
+        for s in range(len(hands)):
+            if s != leader:
+                others |= hands[s] & block
+        if others:
+            out |= (mine | others) & block & (-1 << (others.bit_length() - 1))
+    return out
+
+
+def sure_rel(hands: list[int]) -> int:
+    """The trumps ``fast.sure_tricks`` reads the ranks of: those down to the lower of the two
+    sides' highest trumps (one side without trumps: none, its count is a length)."""
+    ours = (hands[0] | hands[2]) & TRUMP
+    theirs = (hands[1] | hands[3]) & TRUMP
+    if not ours or not theirs:
+        return 0
+    low = min(ours.bit_length(), theirs.bit_length()) - 1
+    return (ours | theirs) & (-1 << low)
+
+
 class SolverLimit(Exception):
     """The solver reached its node limit."""
 
@@ -97,26 +260,33 @@ class SolverLimit(Exception):
 class Solver:
     """Solves positions of one sampled deal; the table is kept across calls on that deal."""
 
-    __slots__ = ("team", "must_trump", "double_sar", "memo", "nodes", "limit", "sure")
+    __slots__ = ("team", "must_trump", "double_sar", "memo", "nodes", "limit", "sure", "rel",
+                 "whole")
 
     def __init__(self, team: int, must_trump: bool, double_sar: bool, limit: int = 0,
-                 sure: bool = False) -> None:
+                 sure: bool = False, whole: bool = False) -> None:
         self.team = team
         self.must_trump = must_trump
         self.double_sar = double_sar
-        self.memo: dict[tuple[object, ...], tuple[int, int]] = {}
-        """Per trick start: the hands up to ranks, the leader, the head start (the counts'
-        sum less the tricks played, 0 in a plain race), the pile and its run; the most tricks
-        the side is known to reach seven with from there and the fewest it is known not to.
-        With the head start fixed, needing one more trick means the other side needs one fewer,
-        so winning with ``need`` wins with less: the bounds settle every count in between, and
-        positions reached with another split of the tricks share them."""
+        self.memo: dict[tuple[int, ...], dict[tuple[int, ...], list[int]]] = {}
+        """Per trick start, by the hands' lengths in each suit, the leader, the head start (the
+        counts' sum less the tricks played, 0 in a plain race), the pile and its run: for each
+        pattern of top cards read (``pattern_of``) the most tricks the side is known to reach
+        seven with from there and the fewest it is known not to.  With the head start fixed,
+        needing one more trick means the other side needs one fewer, so winning with ``need``
+        wins with less: the bounds settle every count in between, and positions reached with
+        another split of the tricks share them."""
+        self.whole = whole
+        """Store every verdict for the ranks of all the cards in play (the table of one
+        position up to equivalent cards, as before the winning ranks; the tests' reference)."""
+        self.rel = 0
+        """Set by every node searched: the cards (fast bits) whose ranks its verdict read."""
         self.nodes = 0
         self.limit = limit
         """Raise :class:`SolverLimit` once this many nodes are searched (0: no limit); the
         table keeps only exact results, so the solver stays usable after that."""
         self.sure = sure
-        """Cut a trick start where the sure trump tricks of one hand already take its side to
+        """Cut a trick start where the sure trump tricks of one side leave the other short of
         seven (same verdicts, fewer nodes)."""
 
     def wins(self, state: FastState) -> bool:
@@ -131,11 +301,15 @@ class Solver:
 
     def _node(self, hands: list[int], trick: list[int], leader: int, mine: int, theirs: int,
               played: int, pile: int, run: int) -> bool:
-        """``mine``/``theirs``: counted tricks; ``run``: -1 none, 1 us, 0 them (double_sar)."""
+        """``mine``/``theirs``: counted tricks; ``run``: -1 none, 1 us, 0 them (double_sar).
+        Sets ``self.rel``: the cards whose ranks the verdict read (see ``memo``)."""
         self.nodes += 1
         if self.nodes == self.limit:
             raise SolverLimit
-        key: tuple[object, ...] | None = None
+        self.rel = 0
+        bucket: dict[tuple[int, ...], list[int]] | None = None
+        in_play = hands[0] | hands[1] | hands[2] | hands[3]
+        codes = _NO_CODES
         if not trick:
             if mine >= _WIN:
                 return True
@@ -148,20 +322,24 @@ class Solver:
                 if theirs + left < _WIN:
                     return True
                 if self.sure:
+                    # each sure trump wins a trick of its own before the cards run out: the
+                    # other side cannot reach seven on what is left beside them
                     sure_mine, sure_theirs = sure_tricks(hands, self.team)
-                    if mine + sure_mine >= _WIN:
-                        return True
-                    if theirs + sure_theirs >= _WIN:
-                        return False
+                    if theirs + left - sure_mine < _WIN or mine + left - sure_theirs < _WIN:
+                        self.rel = sure_rel(hands)
+                        return theirs + left - sure_mine < _WIN
                 # the leader cashes its winners: its side is sure of them before any other
                 quick = quick_tricks(hands, leader, -1 if self.must_trump else leader ^ 2)
                 if (leader & 1) == self.team:
                     if mine + quick >= _WIN:
+                        self.rel = quick_rel(hands, leader)
                         return True
                 elif theirs + quick >= _WIN:
+                    self.rel = quick_rel(hands, leader)
                     return False
                 if left == 1:
                     # six tricks each: the forced last trick decides
+                    self.rel = in_play
                     led = hands[leader]
                     best, bi = led.bit_length() - 1, 0
                     block = BLOCK[best >> 4]
@@ -170,24 +348,25 @@ class Solver:
                         if x > best and (x >= TRUMP_BASE or (1 << x) & block):
                             best, bi = x, i
                     return ((leader + bi) & 1) == self.team
-            key = (shape_key(hands[0], hands[1], hands[2], hands[3]), leader,
-                   mine + theirs - played, pile, run)
-            hit = self.memo.get(key)
+            codes, lengths = suit_codes(hands)
+            bkey = (lengths, leader, mine + theirs - played, pile, run)
+            bucket = self.memo.get(bkey)
+            if bucket is None:
+                bucket = self.memo[bkey] = {}
+            hit = probe(bucket, codes, _WIN - mine)
             if hit is not None:
-                if _WIN - mine <= hit[0]:
-                    return True
-                if _WIN - mine >= hit[1]:
-                    return False
+                self.rel = top_of(in_play, hit)
+                return _WIN - mine <= bucket[hit][0]
         seat = (leader + len(trick)) & 3
         hand = hands[seat]
         legal = legal_cards(hand, trick, self.must_trump)
         if legal & (legal - 1) == 0:
             moves = [legal.bit_length() - 1]
         else:
-            in_play = hands[0] | hands[1] | hands[2] | hands[3]
+            everything = in_play
             for c in trick:
-                in_play |= 1 << c
-            moves = representatives(legal, in_play)
+                everything |= 1 << c
+            moves = representatives(legal, everything)
         if len(moves) > 1:
             # the rule policy's card first (the kept card of its run: the highest kept card of
             # its suit not above it)
@@ -200,14 +379,17 @@ class Solver:
                 moves.insert(0, moves.pop(pick))
         ours = (seat & 1) == self.team
         result = not ours
+        rel = 0
         for c in moves:
             bit = 1 << c
             hands[seat] ^= bit
             trick.append(c)
             if len(trick) < 4:
                 r = self._node(hands, trick, leader, mine, theirs, played, pile, run)
+                crel = self.rel
             else:
-                winner = (leader + trick_winner_index(trick)) & 3
+                wi = trick_winner_index(trick)
+                winner = (leader + wi) & 3
                 we = (winner & 1) == self.team
                 saved = trick[:]
                 trick.clear()
@@ -229,13 +411,19 @@ class Solver:
                     else:
                         r = self._node(hands, trick, winner, mine, theirs, played + 1,
                                        pile + 1, side)
+                crel = self.rel | winner_read(saved, wi)
                 trick.extend(saved)
             trick.pop()
             hands[seat] ^= bit
             if r == ours:
                 result = ours
+                rel = crel
                 break
-        if key is not None:
-            yes, no = self.memo.get(key, (0, 99))
-            self.memo[key] = (max(yes, _WIN - mine), no) if result else (yes, min(no, _WIN - mine))
+            rel |= crel
+        if bucket is not None:
+            # the verdict holds wherever the hands have these lengths and the same holders of
+            # the cards it read (closed upwards in each suit: the top cards of each suit)
+            rel = in_play if self.whole else top_closed(rel, hands, in_play)
+            record(bucket, pattern_of(rel, in_play, codes), _WIN - mine, result)
+        self.rel = rel
         return result
