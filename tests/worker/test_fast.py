@@ -249,6 +249,7 @@ def test_the_cuts_read_only_the_cards_they_name(seed: int, n: int, size: int,
         other = _small_shuffled(hands, sure_rel(hands), rng)
         assert sure_tricks(other, 0) == sure_tricks(hands, 0)
 
+
 def test_quick_tricks_stop_where_a_void_hand_can_ruff() -> None:
     """Spades trump: the two top trumps count; the ace of hearts does not while the next seat,
     void in hearts, holds a trump, and does once that trump is gone."""
@@ -302,11 +303,14 @@ def test_solver_cuts_keep_the_verdict(rules: Rules, seed: int, cards: int) -> No
 
 def test_table_key_is_the_shape_of_the_hands() -> None:
     """Hands that differ only in which of two adjacent cards (nothing in play between them) is
-    left share a table key; moving a card between hands, or past another card, changes it."""
-    from worker.policies.solver import shape_key
+    left share the suits' codes and lengths; moving a card between hands, or past another card,
+    changes them; a code's top digits are the holders of the top cards."""
+    from worker.policies.solver import suit_codes
 
-    def _key(hands: list[int]) -> tuple[int, int, int, int]:
-        return shape_key(*hands)
+    def _key(hands: list[int]) -> tuple[list[int], int]:
+        return suit_codes(hands)
+
+    assert suit_codes([0b0100, 0b0001, 0b1000, 0])[0][0] == 0b1_10_00_01  # seat 2, 0, 1
 
     base = [0b0001, 0b0100, 0b1000, 0b10000 << 16]
     swapped = [0b0010, 0b0100, 0b1000, 0b10000 << 16]  # 2 -> 3: still below seat 1's card

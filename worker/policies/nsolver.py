@@ -31,8 +31,8 @@ from engine.decide import round_outcome
 from engine.rules import Rules
 
 from .fast import TRUMP_BASE, legal, quick_tricks, trick_winner_index
-from .solver import (SolverLimit, pattern_of, probe, quick_rel, record, representatives,
-                     suit_codes, top_closed, top_of, winner_read)
+from .solver import (NO_CODES, SolverLimit, pattern_of, probe, quick_rel, record,
+                     representatives, suit_codes, top_closed, top_of, winner_read)
 
 
 def count_trick(rules: Rules, hakem_side: int, tricks: list[int], side: int, played: int,
@@ -104,7 +104,7 @@ class NSolver:
         n = self.n
         self.rel = 0
         bucket: dict[tuple[int, ...], list[int]] | None = None
-        codes: list[int] = []
+        codes = NO_CODES
         in_play = 0
         for h in hands:
             in_play |= h

@@ -62,43 +62,32 @@ def representatives_first(hand_legal: int, in_play: int, first: int) -> list[int
     return moves
 
 
-_SHAPES: dict[tuple[int, int, int, int], int] = {}
+_SHAPES: dict[tuple[int, int, int, int], tuple[int, int]] = {}
 _SHAPES_MAX = 1 << 18
-_NO_CODES: list[int] = []
+NO_CODES: list[int] = []
+"""The suit codes of a node inside a trick (none: only trick starts are in the table)."""
 
 
-def _shape(h0: int, h1: int, h2: int, h3: int) -> int:
-    """Who holds each card of one suit (16-bit masks per hand), highest first, as base-4 digits
-    under a leading 1: positions that differ only in which equivalent cards are left share it."""
+def shape_counts(h0: int, h1: int, h2: int, h3: int) -> tuple[int, int]:
+    """One suit of four hands (16-bit masks): who holds each card, highest first, as base-4
+    digits under a leading 1 (positions that differ only in which equivalent cards are left
+    share it, and its top digits are the holders of the top cards), and the hands' lengths in
+    it (4 bits each)."""
     key = (h0, h1, h2, h3)
-    code = _SHAPES.get(key)
-    if code is None:
+    hit = _SHAPES.get(key)
+    if hit is None:
         code = 1
         m = h0 | h1 | h2 | h3
         while m:
             bit = 1 << (m.bit_length() - 1)
             code = code * 4 + (0 if h0 & bit else 1 if h1 & bit else 2 if h2 & bit else 3)
             m ^= bit
-        if len(_SHAPES) >= _SHAPES_MAX:
-            _SHAPES.clear()  # a bounded cache: worker processes live long
-        _SHAPES[key] = code
-    return code
-
-
-_SHAPES2: dict[tuple[int, int, int, int], tuple[int, int]] = {}
-
-
-def shape_counts(h0: int, h1: int, h2: int, h3: int) -> tuple[int, int]:
-    """``_shape`` of one suit and the four hands' lengths in it (4 bits each)."""
-    key = (h0, h1, h2, h3)
-    hit = _SHAPES2.get(key)
-    if hit is None:
         counts = (h0.bit_count() | h1.bit_count() << 4 | h2.bit_count() << 8
                   | h3.bit_count() << 12)
-        hit = (_shape(h0, h1, h2, h3), counts)
-        if len(_SHAPES2) >= _SHAPES_MAX:
-            _SHAPES2.clear()
-        _SHAPES2[key] = hit
+        hit = (code, counts)
+        if len(_SHAPES) >= _SHAPES_MAX:
+            _SHAPES.clear()  # a bounded cache: worker processes live long
+        _SHAPES[key] = hit
     return hit
 
 
@@ -128,19 +117,9 @@ def top_closed(rel: int, hands: list[int], in_play: int) -> int:
     return out
 
 
-def shape_key(h0: int, h1: int, h2: int = 0, h3: int = 0) -> tuple[int, int, int, int]:
-    """Up to four hands (fast masks; the seats of a smaller game, the rest 0) up to the ranks of
-    the cards still in play: two positions with the same key differ only in which equivalent
-    cards are left, so every search outcome is the same for both."""
-    return (_shape(h0 & 0xFFFF, h1 & 0xFFFF, h2 & 0xFFFF, h3 & 0xFFFF),
-            _shape(h0 >> 16 & 0xFFFF, h1 >> 16 & 0xFFFF, h2 >> 16 & 0xFFFF, h3 >> 16 & 0xFFFF),
-            _shape(h0 >> 32 & 0xFFFF, h1 >> 32 & 0xFFFF, h2 >> 32 & 0xFFFF, h3 >> 32 & 0xFFFF),
-            _shape(h0 >> 48, h1 >> 48, h2 >> 48, h3 >> 48))
-
-
 def suit_codes(hands: list[int]) -> tuple[list[int], int]:
-    """Per suit the ``_shape`` code of up to four hands (a smaller game's missing seats empty),
-    and every hand's length in every suit packed in one number (the table's bucket)."""
+    """Per suit the ``shape_counts`` code of up to four hands (a smaller game's missing seats
+    empty), and every hand's length in every suit packed in one number (the table's bucket)."""
     h1 = hands[1] if len(hands) > 1 else 0
     h2 = hands[2] if len(hands) > 2 else 0
     h3 = hands[3] if len(hands) > 3 else 0
@@ -201,8 +180,8 @@ def record(bucket: dict[tuple[int, ...], list[int]], pattern: tuple[int, ...], v
 
 def pattern_of(rel: int, in_play: int, codes: list[int]) -> tuple[int, ...]:
     """A table entry's pattern: per suit the holders of its top cards in ``rel`` (``codes``:
-    the suits' ``_shape`` codes, whose top digits they are), then the shifts that cut each code
-    down to them."""
+    the suits' ``shape_counts`` codes, whose top digits they are), then the shifts that cut
+    each code down to them."""
     shifts = []
     out = []
     for b in range(4):
@@ -309,7 +288,7 @@ class Solver:
         self.rel = 0
         bucket: dict[tuple[int, ...], list[int]] | None = None
         in_play = hands[0] | hands[1] | hands[2] | hands[3]
-        codes = _NO_CODES
+        codes = NO_CODES
         if not trick:
             if mine >= _WIN:
                 return True
