@@ -23,12 +23,14 @@ analysis; checked against brute force and the engine in the tests.
 
 from __future__ import annotations
 
+from typing import Final
+
 from .fast import BLOCK, TRUMP, TRUMP_BASE, FastState, quick_tricks, sure_tricks
 from .fast import legal as legal_cards
 from .fast import trick_winner_index
 from .playout import choose
 
-_WIN = 7
+_WIN: Final = 7
 
 
 def representatives(hand_legal: int, in_play: int) -> list[int]:
@@ -62,8 +64,6 @@ def representatives_first(hand_legal: int, in_play: int, first: int) -> list[int
     return moves
 
 
-_SHAPES: dict[tuple[int, int, int, int], tuple[int, int]] = {}
-_SHAPES_MAX = 1 << 18
 NO_CODES: list[int] = []
 """The suit codes of a node inside a trick (none: only trick starts are in the table)."""
 
@@ -73,22 +73,14 @@ def shape_counts(h0: int, h1: int, h2: int, h3: int) -> tuple[int, int]:
     digits under a leading 1 (positions that differ only in which equivalent cards are left
     share it, and its top digits are the holders of the top cards), and the hands' lengths in
     it (4 bits each)."""
-    key = (h0, h1, h2, h3)
-    hit = _SHAPES.get(key)
-    if hit is None:
-        code = 1
-        m = h0 | h1 | h2 | h3
-        while m:
-            bit = 1 << (m.bit_length() - 1)
-            code = code * 4 + (0 if h0 & bit else 1 if h1 & bit else 2 if h2 & bit else 3)
-            m ^= bit
-        counts = (h0.bit_count() | h1.bit_count() << 4 | h2.bit_count() << 8
+    code = 1
+    m = h0 | h1 | h2 | h3
+    while m:
+        bit = 1 << (m.bit_length() - 1)
+        code = code * 4 + (0 if h0 & bit else 1 if h1 & bit else 2 if h2 & bit else 3)
+        m ^= bit
+    return code, (h0.bit_count() | h1.bit_count() << 4 | h2.bit_count() << 8
                   | h3.bit_count() << 12)
-        hit = (code, counts)
-        if len(_SHAPES) >= _SHAPES_MAX:
-            _SHAPES.clear()  # a bounded cache: worker processes live long
-        _SHAPES[key] = hit
-    return hit
 
 
 def top_closed(rel: int, hands: list[int], in_play: int) -> int:
