@@ -233,8 +233,9 @@ def _small_shuffled(hands: list[int], read: int, rng: random.Random) -> list[int
 def test_the_cuts_read_only_the_cards_they_name(seed: int, n: int, size: int,
                                                 must_trump: bool) -> None:
     """What the solvers' tables store a cut's verdict under: the leader's cashable winners
-    (``quick_rel``) and the sure trumps (``sure_rel``) are the same in every position with the
-    same lengths and the same holders of the cards named (the small cards dealt again)."""
+    (``quick_rel``: at least as many as needed) and the sure trumps (``sure_rel``: the same)
+    hold in every position with the same lengths and the same holders of the cards named (the
+    small cards dealt again)."""
     from worker.policies.solver import quick_rel, sure_rel
 
     rng = random.Random(seed)
@@ -243,8 +244,12 @@ def test_the_cuts_read_only_the_cards_they_name(seed: int, n: int, size: int,
     hands = [sum(1 << c for c in cards[i * size:(i + 1) * size]) for i in range(n)]
     leader = rng.randrange(n)
     friend = (leader + 2) % n if n == 4 and not must_trump else -1
-    other = _small_shuffled(hands, quick_rel(hands, leader), rng)
-    assert quick_tricks(other, leader, friend) == quick_tricks(hands, leader, friend)
+    quick = quick_tricks(hands, leader, friend)
+    need = rng.randint(1, max(1, quick))
+    other = _small_shuffled(hands, quick_rel(hands, leader, friend, need), rng)
+    assert quick_tricks(other, leader, friend) >= min(need, quick)
+    other = _small_shuffled(hands, quick_rel(hands, leader, friend, quick), rng)
+    assert quick_tricks(other, leader, friend) >= quick
     if n == 4:
         other = _small_shuffled(hands, sure_rel(hands), rng)
         assert sure_tricks(other, 0) == sure_tricks(hands, 0)
@@ -281,8 +286,10 @@ def test_solver_finds_a_forced_win() -> None:
 @settings(max_examples=60, deadline=None)
 @given(rules=rules_strategy, seed=st.integers(0, 2**32 - 1), cards=st.integers(3, 6))
 def test_solver_cuts_keep_the_verdict(rules: Rules, seed: int, cards: int) -> None:
-    """The sure-trump cut (``sure``) gives the plain solver's verdict with no more nodes; a
-    node limit raises ``SolverLimit`` and leaves a solver whose table still answers exactly."""
+    """The sure-trump cut (``sure``) gives the plain solver's verdict (not always in fewer
+    nodes: what a cut reads can make the entries above it match fewer positions than the search
+    it replaces would; on the analysis's match it saves 8 % of the nodes); a node limit raises
+    ``SolverLimit`` and leaves a solver whose table still answers exactly."""
     table = late(rules, seed, cards)
     if table is None:
         return
@@ -292,7 +299,6 @@ def test_solver_cuts_keep_the_verdict(rules: Rules, seed: int, cards: int) -> No
         cut = Solver(team, rules.must_trump, rules.double_sar, sure=True)
         verdict = plain.wins(fs.copy())
         assert cut.wins(fs.copy()) == verdict
-        assert cut.nodes <= plain.nodes
         if cut.nodes > 2:
             limited = Solver(team, rules.must_trump, rules.double_sar, limit=2, sure=True)
             with pytest.raises(SolverLimit):

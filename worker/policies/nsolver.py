@@ -124,10 +124,11 @@ class NSolver:
                 lead_side = self.side_of[leader]
                 if lead_side == self.side:
                     if tricks[lead_side] + quick >= k:
-                        self.rel = quick_rel(hands, leader)
+                        self.rel = quick_rel(hands, leader, -1, k - tricks[lead_side])
                         return True
                 elif quick and (sweep or tricks[lead_side] + quick >= self.win):
-                    self.rel = quick_rel(hands, leader)
+                    self.rel = quick_rel(hands, leader, -1,
+                                         1 if sweep else self.win - tricks[lead_side])
                     return False
         turn = (leader + len(trick)) % n
         mine = self.side_of[turn] == self.side

@@ -25,7 +25,7 @@ from __future__ import annotations
 
 from typing import Final
 
-from .fast import BLOCK, TRUMP, TRUMP_BASE, FastState, quick_tricks, sure_tricks
+from .fast import BLOCK, TRUMP, FastState, quick_tricks, sure_tricks
 from .fast import legal as legal_cards
 from .fast import trick_winner_index
 from .playout import choose
@@ -195,21 +195,49 @@ def top_of(in_play: int, pattern: tuple[int, ...]) -> int:
     return out
 
 
-def quick_rel(hands: list[int], leader: int) -> int:
-    """The cards ``fast.quick_tricks`` reads the ranks of: in each suit the leader holds, its
-    cards above every other hand's and the highest of the others' (the rest is lengths)."""
+def quick_rel(hands: list[int], leader: int, friend: int, need: int) -> int:
+    """The cards whose ranks make ``fast.quick_tricks`` (same ``friend``) count at least
+    ``need``: in the fewest suits that reach it (trumps first, then the plain suits that count
+    most), the leader's cards above every other hand's and the highest of the others'.  A
+    position with the same lengths and the same holders of these cards counts as many in those
+    suits and no fewer in the others (the rest of the count is lengths: who can ruff, the
+    partner's other cards)."""
     mine = hands[leader]
+    total = 0
     out = 0
+    plain: list[tuple[int, int]] = []
     for b in range(4):
         block = BLOCK[b]
-        if not mine & block:
+        own = mine & block
+        if not own:
             continue
         others = 0
         for s in range(len(hands)):
             if s != leader:
                 others |= hands[s] & block
-        if others:
-            out |= (mine | others) & block & (-1 << (others.bit_length() - 1))
+        count = (own & (-1 << others.bit_length())).bit_count()
+        rel = (own | others) & (-1 << (others.bit_length() - 1)) if others else 0
+        if b == 3:
+            if count:
+                total, out = count, rel
+            continue
+        for s in range(len(hands)):
+            if count and s != leader and s != friend and hands[s] & TRUMP:
+                count = min(count, (hands[s] & block).bit_count())
+        if count:
+            plain.append((count, rel))
+    if total >= need:
+        return out
+    free = 99
+    if friend >= 0 and hands[friend] & TRUMP:
+        free = (hands[friend] & ~TRUMP).bit_count()
+    plain.sort(reverse=True)
+    counted = 0
+    for count, rel in plain:
+        counted += count
+        out |= rel
+        if total + min(counted, free) >= need:
+            break
     return out
 
 
@@ -300,24 +328,20 @@ class Solver:
                         self.rel = sure_rel(hands)
                         return theirs + left - sure_mine < _WIN
                 # the leader cashes its winners: its side is sure of them before any other
-                quick = quick_tricks(hands, leader, -1 if self.must_trump else leader ^ 2)
+                friend = -1 if self.must_trump else leader ^ 2
+                quick = quick_tricks(hands, leader, friend)
                 if (leader & 1) == self.team:
                     if mine + quick >= _WIN:
-                        self.rel = quick_rel(hands, leader)
+                        self.rel = quick_rel(hands, leader, friend, _WIN - mine)
                         return True
                 elif theirs + quick >= _WIN:
-                    self.rel = quick_rel(hands, leader)
+                    self.rel = quick_rel(hands, leader, friend, _WIN - theirs)
                     return False
                 if left == 1:
-                    # six tricks each: the forced last trick decides
-                    self.rel = in_play
-                    led = hands[leader]
-                    best, bi = led.bit_length() - 1, 0
-                    block = BLOCK[best >> 4]
-                    for i in (1, 2, 3):
-                        x = hands[(leader + i) & 3].bit_length() - 1
-                        if x > best and (x >= TRUMP_BASE or (1 << x) & block):
-                            best, bi = x, i
+                    # six tricks each: the forced last trick decides (read as any trick is)
+                    last = [hands[(leader + i) & 3].bit_length() - 1 for i in range(4)]
+                    bi = trick_winner_index(last)
+                    self.rel = winner_read(last, bi)
                     return ((leader + bi) & 1) == self.team
             codes, lengths = suit_codes(hands)
             bkey = (lengths, leader, mine + theirs - played, pile, run)
