@@ -233,8 +233,8 @@ def _small_shuffled(hands: list[int], read: int, rng: random.Random) -> list[int
 def test_the_cuts_read_only_the_cards_they_name(seed: int, n: int, size: int,
                                                 must_trump: bool) -> None:
     """What the solvers' tables store a cut's verdict under: the leader's cashable winners
-    (``quick_rel``: at least as many as needed) and the sure trumps (``sure_rel``: the same)
-    hold in every position with the same lengths and the same holders of the cards named (the
+    (``quick_rel``) and a side's sure trumps (``sure_rel``), at least as many as needed, hold
+    in every position with the same lengths and the same holders of the cards named (the
     small cards dealt again)."""
     from worker.policies.solver import quick_rel, sure_rel
 
@@ -251,8 +251,11 @@ def test_the_cuts_read_only_the_cards_they_name(seed: int, n: int, size: int,
     other = _small_shuffled(hands, quick_rel(hands, leader, friend, quick), rng)
     assert quick_tricks(other, leader, friend) >= quick
     if n == 4:
-        other = _small_shuffled(hands, sure_rel(hands), rng)
-        assert sure_tricks(other, 0) == sure_tricks(hands, 0)
+        for team in (0, 1):
+            sure = sure_tricks(hands, team)[0]
+            need = rng.randint(1, max(1, sure))
+            other = _small_shuffled(hands, sure_rel(hands, team, need), rng)
+            assert sure_tricks(other, team)[0] >= min(need, sure)
 
 
 def test_quick_tricks_stop_where_a_void_hand_can_ruff() -> None:

@@ -241,15 +241,22 @@ def quick_rel(hands: list[int], leader: int, friend: int, need: int) -> int:
     return out
 
 
-def sure_rel(hands: list[int]) -> int:
-    """The trumps ``fast.sure_tricks`` reads the ranks of: those down to the lower of the two
-    sides' highest trumps (one side without trumps: none, its count is a length)."""
-    ours = (hands[0] | hands[2]) & TRUMP
-    theirs = (hands[1] | hands[3]) & TRUMP
-    if not ours or not theirs:
+def sure_rel(hands: list[int], team: int, need: int) -> int:
+    """The trumps whose ranks make ``fast.sure_tricks`` give ``team`` at least ``need``: from
+    the top down to the ``need``-th of its hand's trumps above every trump of the other side
+    (none when that side holds no trump: the count is then a length)."""
+    opp = (hands[1 - team] | hands[3 - team]) & TRUMP
+    if not opp:
         return 0
-    low = min(ours.bit_length(), theirs.bit_length()) - 1
-    return (ours | theirs) & (-1 << low)
+    every = (hands[0] | hands[1] | hands[2] | hands[3]) & TRUMP
+    above = -1 << opp.bit_length()
+    for h in (hands[team], hands[team + 2]):
+        m = h & TRUMP & above
+        if m.bit_count() >= need:
+            for _ in range(m.bit_count() - need):
+                m &= m - 1  # the lowest dropped: the need-th highest is left lowest
+            return every & -(m & -m)
+    return every
 
 
 class SolverLimit(Exception):
@@ -324,9 +331,12 @@ class Solver:
                     # each sure trump wins a trick of its own before the cards run out: the
                     # other side cannot reach seven on what is left beside them
                     sure_mine, sure_theirs = sure_tricks(hands, self.team)
-                    if theirs + left - sure_mine < _WIN or mine + left - sure_theirs < _WIN:
-                        self.rel = sure_rel(hands)
-                        return theirs + left - sure_mine < _WIN
+                    if theirs + left - sure_mine < _WIN:
+                        self.rel = sure_rel(hands, self.team, theirs + left + 1 - _WIN)
+                        return True
+                    if mine + left - sure_theirs < _WIN:
+                        self.rel = sure_rel(hands, 1 - self.team, mine + left + 1 - _WIN)
+                        return False
                 # the leader cashes its winners: its side is sure of them before any other
                 friend = -1 if self.must_trump else leader ^ 2
                 quick = quick_tricks(hands, leader, friend)
