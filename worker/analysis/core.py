@@ -56,11 +56,12 @@ class AnalysisConfig:
     judged by a rule-policy playout and its move is marked ``"exact": false``.  Measured
     (compiled search; rounds 0-3 of ``bench/analysis.py``'s four-player match, round 0 of three
     three-player matches), since the tables of winning ranks (session 18, a faster machine):
-    50,000 nodes judge 171 of 188 four-player moves exactly in 10.6 s CPU and 0.77 / 0.81 /
-    0.84 of the three-player ones in 16.0 s; 150,000 judge 178 of 188 in 17.3 s and 0.84 /
-    0.89 / 0.86 in 38.5 s.  Before them (session 17, a slower machine) 150,000 made two
-    analysis workers speed a match up only 1.71x instead of 1.85x (the larger tables of two
-    processes share the caches), so the default stays at 50,000."""
+    50,000 nodes judge 173 of 188 four-player moves exactly in 9.5 s CPU and 0.77 / 0.81 /
+    0.84 of the three-player ones in 16.8 s; 150,000 judged 178 of 188 in 17.3 s and 0.84 /
+    0.89 / 0.86 in 38.5 s (before the cuts named fewer cards).  With the former table (session
+    17, a slower machine) 150,000 made two analysis workers speed a match up only 1.71x
+    instead of 1.85x (the larger tables of two processes share the caches), so the default
+    stays at 50,000."""
     bot: SearchConfig = HARD
     """The search whose choice and chance are reported (the ``hard`` level)."""
 
