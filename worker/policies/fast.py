@@ -227,32 +227,39 @@ def quick_tricks(hands: list[int], leader: int, friend: int) -> int:
     trump), or -1; holding a trump, it plays a card that is not one in as many tricks as it
     holds such cards, so the plain suits' count stops there.  The leader keeps the lead all
     along, so no other seat counts a trick before these are cashed."""
-    mine = hands[leader]
-    trumps = plain = 0
-    for b in range(4):
-        block = BLOCK[b]
-        own = mine & block
-        if not own:
-            continue
-        others = 0
-        for s in range(len(hands)):
-            if s != leader:
-                others |= hands[s] & block
-        count = (own & (-1 << others.bit_length())).bit_count()
-        if b == 3:
-            trumps = count
-            continue
+    plain = (suit_winners(hands, leader, friend, 0) + suit_winners(hands, leader, friend, 1)
+             + suit_winners(hands, leader, friend, 2))
+    return suit_winners(hands, leader, friend, 3) + min(plain, plain_cap(hands, friend))
+
+
+def suit_winners(hands: list[int], leader: int, friend: int, b: int) -> int:
+    """``quick_tricks``'s count in the effective suit ``b`` (3: trumps) before the cap of
+    ``plain_cap``: the leader's cards above every other hand's there, in a plain suit no more
+    than a hand other than ``friend`` that holds a trump has cards there."""
+    block = BLOCK[b]
+    own = hands[leader] & block
+    if not own:
+        return 0
+    others = 0
+    for s in range(len(hands)):
+        if s != leader:
+            others |= hands[s] & block
+    count = (own & (-1 << others.bit_length())).bit_count()
+    if b != 3:
         for s in range(len(hands)):
             if count and s != leader and s != friend and hands[s] & TRUMP:
                 length = (hands[s] & block).bit_count()
                 if length < count:
                     count = length
-        plain += count
+    return count
+
+
+def plain_cap(hands: list[int], friend: int) -> int:
+    """The most plain-suit winners ``quick_tricks`` counts: a ``friend`` holding a trump
+    plays its other cards under them only so many times (else no cap: 13)."""
     if friend >= 0 and hands[friend] & TRUMP:
-        free = (hands[friend] & ~TRUMP).bit_count()
-        if free < plain:
-            plain = free
-    return trumps + plain
+        return (hands[friend] & ~TRUMP).bit_count()
+    return ROUND_TRICKS
 
 
 def same_play(choice: int, card: int, trick: list[int], unplayed: int, hand: int) -> bool:

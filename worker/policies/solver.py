@@ -25,7 +25,7 @@ from __future__ import annotations
 
 from typing import Final
 
-from .fast import BLOCK, TRUMP, FastState, quick_tricks, sure_tricks
+from .fast import BLOCK, TRUMP, FastState, plain_cap, quick_tricks, suit_winners, sure_tricks
 from .fast import legal as legal_cards
 from .fast import trick_winner_index
 from .playout import choose
@@ -55,13 +55,19 @@ def representatives_first(hand_legal: int, in_play: int, first: int) -> list[int
     the heuristic's, so the first line searched is its own and ties go to it) moved to the
     front."""
     moves = representatives(hand_legal, in_play)
+    to_front(moves, first)
+    return moves
+
+
+def to_front(moves: list[int], first: int) -> None:
+    """Move the card of ``moves`` that stands for ``first`` (the highest kept card of its suit
+    not above it) to the front, in place."""
     pick = 0
     for i, c in enumerate(moves):
         if c <= first and c >> 4 == first >> 4:
             pick = i
     if pick:
         moves.insert(0, moves.pop(pick))
-    return moves
 
 
 NO_CODES: list[int] = []
@@ -202,42 +208,27 @@ def quick_rel(hands: list[int], leader: int, friend: int, need: int) -> int:
     position with the same lengths and the same holders of these cards counts as many in those
     suits and no fewer in the others (the rest of the count is lengths: who can ruff, the
     partner's other cards)."""
-    mine = hands[leader]
-    total = 0
+    counts = [suit_winners(hands, leader, friend, b) for b in range(4)]
+    chosen = [3] if counts[3] else []
+    total = counts[3]
+    if total < need:
+        plain = sorted((b for b in range(3) if counts[b]), key=lambda b: -counts[b])
+        counted = 0
+        cap = plain_cap(hands, friend)
+        for b in plain:
+            chosen.append(b)
+            counted += counts[b]
+            if total + min(counted, cap) >= need:
+                break
     out = 0
-    plain: list[tuple[int, int]] = []
-    for b in range(4):
+    for b in chosen:
         block = BLOCK[b]
-        own = mine & block
-        if not own:
-            continue
         others = 0
         for s in range(len(hands)):
             if s != leader:
                 others |= hands[s] & block
-        count = (own & (-1 << others.bit_length())).bit_count()
-        rel = (own | others) & (-1 << (others.bit_length() - 1)) if others else 0
-        if b == 3:
-            if count:
-                total, out = count, rel
-            continue
-        for s in range(len(hands)):
-            if count and s != leader and s != friend and hands[s] & TRUMP:
-                count = min(count, (hands[s] & block).bit_count())
-        if count:
-            plain.append((count, rel))
-    if total >= need:
-        return out
-    free = 99
-    if friend >= 0 and hands[friend] & TRUMP:
-        free = (hands[friend] & ~TRUMP).bit_count()
-    plain.sort(reverse=True)
-    counted = 0
-    for count, rel in plain:
-        counted += count
-        out |= rel
-        if total + min(counted, free) >= need:
-            break
+        if others:
+            out |= (hands[leader] | others) & block & (-1 << (others.bit_length() - 1))
     return out
 
 
@@ -373,15 +364,7 @@ class Solver:
                 everything |= 1 << c
             moves = representatives(legal, everything)
         if len(moves) > 1:
-            # the rule policy's card first (the kept card of its run: the highest kept card of
-            # its suit not above it)
-            first = choose(hands, trick, leader, seat, self.must_trump)
-            pick = -1
-            for i, c in enumerate(moves):
-                if c <= first and c >> 4 == first >> 4:
-                    pick = i
-            if pick > 0:
-                moves.insert(0, moves.pop(pick))
+            to_front(moves, choose(hands, trick, leader, seat, self.must_trump))  # rule's card
         ours = (seat & 1) == self.team
         result = not ours
         rel = 0
