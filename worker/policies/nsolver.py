@@ -31,8 +31,8 @@ from engine.decide import round_outcome
 from engine.rules import Rules
 
 from .fast import TRUMP_BASE, legal, quick_tricks, trick_winner_index
-from .solver import (NO_CODES, SolverLimit, pattern_of, probe, quick_rel, record,
-                     representatives, suit_codes, top_closed, top_of, winner_read)
+from .solver import (NO_CODES, SolverLimit, probe, quick_rel, remember, representatives,
+                     suit_codes, top_of, winner_read)
 
 
 def count_trick(rules: Rules, hakem_side: int, tricks: list[int], side: int, played: int,
@@ -157,10 +157,7 @@ class NSolver:
                 break
             rel |= crel
         if bucket is not None:
-            # the verdict holds wherever the hands have these lengths and the same holders of
-            # the top cards it read (``solver.Solver`` says why)
-            rel = in_play if self.whole else top_closed(rel, hands, in_play)
-            record(bucket, pattern_of(rel, in_play, codes), k, out)
+            rel = remember(bucket, rel, hands, in_play, codes, k, out, self.whole)
         self.rel = rel
         return out
 

@@ -162,6 +162,17 @@ def probe(bucket: dict[tuple[int, ...], list[int]], codes: list[int],
     return None
 
 
+def remember(bucket: dict[tuple[int, ...], list[int]], rel: int, hands: list[int],
+             in_play: int, codes: list[int], value: int, won: bool, whole: bool) -> int:
+    """Store a trick start's verdict for ``value`` under the cards its search read (``rel``,
+    closed by ``top_closed``; every card in play with ``whole``): it holds wherever the hands
+    have these lengths and the same holders of those top cards.  Returns the closed cards,
+    what the trick start itself read."""
+    rel = in_play if whole else top_closed(rel, hands, in_play)
+    record(bucket, pattern_of(rel, in_play, codes), value, won)
+    return rel
+
+
 def record(bucket: dict[tuple[int, ...], list[int]], pattern: tuple[int, ...], value: int,
            won: bool) -> None:
     """Keep a verdict for ``value`` under ``pattern``: the largest value known won, the
@@ -409,9 +420,6 @@ class Solver:
                 break
             rel |= crel
         if bucket is not None:
-            # the verdict holds wherever the hands have these lengths and the same holders of
-            # the cards it read (closed upwards in each suit: the top cards of each suit)
-            rel = in_play if self.whole else top_closed(rel, hands, in_play)
-            record(bucket, pattern_of(rel, in_play, codes), _WIN - mine, result)
+            rel = remember(bucket, rel, hands, in_play, codes, _WIN - mine, result, self.whole)
         self.rel = rel
         return result
