@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import random
 import pytest
+from hypothesis import given
+from hypothesis import strategies as hs
 
 from engine import ChooseTrump, PlayCard, legal_choices
 from engine.cards import NAMES
@@ -12,10 +14,11 @@ from engine.rules import Rules
 from services.matches import MatchService
 from services.store.memory import MemoryStore
 from worker.analysis.bot import estimate
-from worker.analysis.core import AnalysisConfig, analyse_round
-from worker.analysis.exact import Judge, Outcome
+from worker.analysis.core import AnalysisConfig, _move, analyse_round
+from worker.analysis.exact import Judge, Judged, Outcome, bounded
 from worker.policies import MEDIUM, SearchPolicy
 from worker.policies.fast import FAST_TABLES, FastState, bits, winner_decided
+from worker.policies.solver import SolverLimit
 
 from .helpers import Table, decisions, fast_state, late, leaked, states_by_version
 
@@ -195,7 +198,83 @@ def test_a_constructed_losing_move_is_named() -> None:
         mine, top = alts[m["played"]], alts[m["best"][0]]
         lost = (top["wins"] > mine["wins"] or top["kot"] > mine["kot"]
                 or top["tricks"] > mine["tricks"])
-        assert (m["cost"] is not None) == (lost and m["exact"])
+        if m["exact"]:
+            assert (m["cost"] is not None) == lost
+        elif m["cost"] is not None:  # named from the bounds: the shown outcomes agree
+            assert lost
+
+
+@given(hs.integers(0, 6), hs.integers(0, 7), hs.booleans(), hs.booleans(), hs.integers(0, 5))
+def test_bounds_hold_wherever_the_budget_stops_the_questions(
+        mine: int, best: int, clean: bool, sweep: bool, answered: int) -> None:
+    """``bounded`` with questions that answer as a side that reaches ``best`` tricks at most
+    (7: it wins, and sweeps when ``sweep`` and no other side counts one) and stop at the budget
+    after ``answered`` answers: the true outcome lies within the bounds, which meet once every
+    question was answered."""
+    best = max(best, mine)
+    truth = Outcome(best, best == 7, best == 7 and clean and sweep)
+    asked = [0]
+
+    def ask(answer: bool) -> bool:
+        asked[0] += 1
+        if asked[0] > answered:
+            raise SolverLimit
+        return answer
+
+    low, high = bounded(mine, clean, 7, lambda k: ask(k <= best), lambda: ask(truth.kot))
+    assert low.rank() <= truth.rank() <= high.rank()
+    for o in (low, high):  # each bound an outcome best play could have
+        assert (o.wins == (o.tricks == 7)) and (not o.kot or o.wins) and (clean or not o.kot)
+    if asked[0] <= answered:  # nothing stopped
+        assert low == truth == high
+
+
+@pytest.mark.parametrize("rules", [Rules(), Rules(must_trump=True), Rules(double_sar=True)],
+                         ids=["standard", "must_trump", "double_sar"])
+def test_a_budget_leaves_bounds_that_hold_and_costs_that_are_exact(rules: Rules) -> None:
+    """Every legal card of the first decisions from seven cards a hand, judged under budgets of
+    20 to 2,000 nodes a question: best play (the unbounded judge, itself checked against the
+    brute force above) lies within the bounds, the outcome shown too, and a cost named from the
+    bounds is the cost the exact judgements name, whichever card was played.  The budgets leave
+    some judgements partly settled (the round or some tricks known, not all) and name some costs
+    on moves that are not exact."""
+    partial = named = compared = 0
+    for seed in range(12):
+        table = late(rules, 300 + seed, 7)
+        if table is None:
+            continue
+        rng = random.Random(seed)
+        truths = [Judge(rules, 0), Judge(rules, 1)]
+        budgets = {nodes: [Judge(rules, 0, nodes), Judge(rules, 1, nodes)]
+                   for nodes in (20, 60, 200, 600, 2000)}
+        for _ in range(6):
+            if not table.live:
+                break
+            st = fast_state(table)
+            team = st.turn & 1
+            exact: dict[str, Judged] = {}
+            bounded: dict[int, dict[str, Judged]] = {nodes: {} for nodes in budgets}
+            for c in bits(st.legal()):
+                after = st.copy()
+                after.play(c)
+                truth = truths[team].outcome(after)
+                exact[str(c)] = Judged(truth, truth, truth)
+                for nodes, judges in budgets.items():
+                    j = judges[team].judge(after)
+                    assert j.low.rank() <= truth.rank() <= j.high.rank(), (seed, c, nodes)
+                    assert j.low.rank() <= j.outcome.rank() <= j.high.rank()
+                    partial += not j.exact and j.low.rank() > (False, False, after.tricks[team])
+                    bounded[nodes][str(c)] = j
+                    compared += 1
+            for played in exact:  # every card as the one played
+                cost = _move("play", played, exact)["cost"]
+                for judged in bounded.values():
+                    move = _move("play", played, judged)
+                    if move["cost"] is not None:
+                        assert move["cost"] == cost, seed
+                        named += not move["exact"]
+            table.act(table.random_move(rng))
+    assert compared >= 500 and partial >= 5 and named >= 5, (compared, partial, named)
 
 
 def test_the_reported_choice_is_the_bots_own() -> None:

@@ -104,8 +104,9 @@ def test_the_judge_is_the_brute_force_minimax(seed: int, which: int, cards: int)
     pos = ending(rng, rules, cards)
     for seat in range(rules.players):
         judge = NJudge(rules, seat)
-        got, exact = judge.judge(pos)
-        assert exact
+        judged = judge.judge(pos)
+        got = judged.outcome
+        assert judged.exact and judged.low == got == judged.high
         assert got == Brute(seat)(pos), (seat, pos)
         assert judge.outcome(pos) == got  # the table carries over between questions
 
@@ -117,7 +118,7 @@ def test_every_ending_of_five_cards_in_the_two_player_game() -> None:
         rules = rng.choice(RULES[:5])
         pos = ending(rng, rules, 5)
         for seat in range(2):
-            got = NJudge(rules, seat).judge(pos)[0]
+            got = NJudge(rules, seat).judge(pos).outcome
             assert got == Brute(seat)(pos)
             seen.add(got.rank())
     # the cases are varied: wins and losses, sweeps, several trick counts
@@ -131,11 +132,16 @@ def test_past_the_budget_a_playout_judges() -> None:
     pos.tricks = [0, 0]
     pos.played = 0
     judge = NJudge(rules, 0, nodes=50)
-    outcome, exact = judge.judge(pos)
-    assert not exact and judge.nodes > 50
+    judged = judge.judge(pos)
+    outcome = judged.outcome
+    assert not judged.exact and judge.nodes > 50
     assert 0 <= outcome.tricks <= 7 and (outcome.wins == (outcome.tricks == 7))
-    # and the same position, unbounded, is searched to its end (13 cards a hand: exact)
-    assert NJudge(rules, 0).judge(pos)[1]
+    # and the same position, unbounded, is searched to its end (13 cards a hand: exact),
+    # inside the bounds the budget left
+    full = NJudge(rules, 0).judge(pos)
+    assert full.exact
+    assert judged.low.rank() <= full.outcome.rank() <= judged.high.rank()
+    assert judged.low.rank() <= outcome.rank() <= judged.high.rank()
 
 
 def test_one_table_of_winning_ranks_serves_many_deals() -> None:
@@ -158,3 +164,24 @@ def test_one_table_of_winning_ranks_serves_many_deals() -> None:
             assert judge.outcome(pos) == whole.outcome(pos), (which, seat, pos)
             compared += 1
     assert compared >= 900
+
+
+def test_a_budget_leaves_bounds_that_hold() -> None:
+    """Positions of 7 cards a hand (5 with three players) in every rule set, judged under
+    budgets of 10 to 1,000 nodes a question: the unbounded judge's outcome lies within the
+    bounds, and so does the outcome shown; some judgements are left partly settled."""
+    rng = random.Random(23)
+    partial = compared = 0
+    for _ in range(30):
+        for rules in RULES:
+            pos = ending(rng, rules, 5 if rules.players == 3 else 7)
+            for seat in range(rules.players):
+                truth = NJudge(rules, seat).outcome(pos)
+                for nodes in (10, 30, 100, 300, 1000):
+                    judged = NJudge(rules, seat, nodes).judge(pos)
+                    assert judged.low.rank() <= truth.rank() <= judged.high.rank()
+                    assert judged.low.rank() <= judged.outcome.rank() <= judged.high.rank()
+                    partial += not judged.exact and judged.low.rank() > (
+                        False, False, pos.tricks[rules.side_of[seat]])
+                    compared += 1
+    assert compared >= 1000 and partial >= 10, (compared, partial)

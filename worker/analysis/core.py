@@ -41,7 +41,7 @@ from worker.policies.fast import BLOCK, FAST_TABLES, FastState, FastTable
 from worker.policies.solver import representatives
 
 from .bot import estimate, estimate_small
-from .exact import Judge, Outcome
+from .exact import Judge, Judged
 from .nexact import NJudge, Position
 
 COSTS = ("trick", "round", "kot")
@@ -149,7 +149,7 @@ def analyse_round(records: Sequence[Record], index: int, config: AnalysisConfig 
 
 
 def _judge(judges: dict[tuple[int, int], Judge], trump: int, team: int, config: AnalysisConfig,
-           state: FastState) -> tuple[Outcome, bool]:
+           state: FastState) -> Judged:
     """One side's outcome, by that side's judge for this trump (its table serves the round)."""
     judge = judges.get((trump, team))
     if judge is None:
@@ -163,7 +163,7 @@ def _trump_move(state: State, event: TrumpChosen, judges: dict[tuple[int, int], 
     hakem = event.seat
     hands = deal_hands(state.deal.deck, hakem, state.rules)
     team = hakem % 2
-    judged: dict[str, tuple[Outcome, bool]] = {}
+    judged: dict[str, Judged] = {}
     for suit in range(4):
         ft = FAST_TABLES[(suit, state.rules.satat)]
         start = FastState([ft.mask_to_fast(h) for h in hands], [], hakem, [0, 0], 0, team,
@@ -187,7 +187,7 @@ def _card_move(state: State, event: CardPlayed, judges: dict[tuple[int, int], Ju
     for c in st.trick:
         in_play |= 1 << c
 
-    def after(c: int) -> tuple[Outcome, bool]:
+    def after(c: int) -> Judged:
         nxt = st.copy()
         nxt.play(c)
         return _judge(judges, trump, team, config, nxt)
@@ -196,11 +196,11 @@ def _card_move(state: State, event: CardPlayed, judges: dict[tuple[int, int], Ju
 
 
 def _every_card(legal: int, in_play: int, ft: FastTable,
-                after: Callable[[int], tuple[Outcome, bool]]) -> dict[str, tuple[Outcome, bool]]:
+                after: Callable[[int], Judged]) -> dict[str, Judged]:
     """Every card of ``legal`` (fast cards) judged by ``after``, one call per run of
     equivalent cards (``in_play``: every card in a hand or the open trick)."""
     reps = set(representatives(legal, in_play))
-    judged: dict[str, tuple[Outcome, bool]] = {}
+    judged: dict[str, Judged] = {}
     rep_of: dict[int, int] = {}
     m = legal
     while m:
@@ -218,7 +218,7 @@ def _every_card(legal: int, in_play: int, ft: FastTable,
 
 
 def _njudge(njudges: dict[tuple[int, int], NJudge], trump: int, seat: int,
-            config: AnalysisConfig, pos: Position) -> tuple[Outcome, bool]:
+            config: AnalysisConfig, pos: Position) -> Judged:
     """A small game's outcome for ``seat``, by its judge for this trump."""
     judge = njudges.get((trump, seat))
     if judge is None:
@@ -238,7 +238,7 @@ def _small_trump_move(state: State, played: str, njudges: dict[tuple[int, int], 
     """The four suits for the Hakem on the hands held when the play began (in the talon game
     the hands the talon left), the first leader to move."""
     assert state.hakem is not None
-    judged: dict[str, tuple[Outcome, bool]] = {}
+    judged: dict[str, Judged] = {}
     for suit in range(4):
         pos = _small_position(state, FAST_TABLES[(suit, state.rules.satat)])
         judged[SUITS[suit]] = _njudge(njudges, suit, state.hakem, config, pos)
@@ -281,7 +281,7 @@ def _talon_move(state: State, event: CardsDiscarded | TalonDrawn,
         trump = first.deal.trump
         assert trump is not None
         ft = FAST_TABLES[(trump, first.rules.satat)]
-        judged: dict[str, tuple[Outcome, bool]] = {}
+        judged: dict[str, Judged] = {}
         for name, (add, remove) in options.items():
             pos = _small_position(first, ft)
             pos.hands[seat] = ft.mask_to_fast((first.hands[seat] | add) & ~remove)
@@ -314,7 +314,7 @@ def _small_card_move(state: State, event: CardPlayed, njudges: dict[tuple[int, i
     for c in pos.trick:
         in_play |= 1 << c
 
-    def after(c: int) -> tuple[Outcome, bool]:
+    def after(c: int) -> Judged:
         nxt = pos.copy()
         nxt.play(c)
         return _njudge(njudges, trump, event.seat, config, nxt)
@@ -322,24 +322,29 @@ def _small_card_move(state: State, event: CardPlayed, njudges: dict[tuple[int, i
     return _move("play", event.card, _every_card(pos.legal(), in_play, ft, after))
 
 
-def _move(kind: str, played: str, judged: dict[str, tuple[Outcome, bool]]) -> dict[str, Any]:
-    """The MOVE object's judgement part: alternatives, best, cost, exact."""
-    top = max(o.rank() for o, _ in judged.values())
-    best = [name for name, (o, _) in judged.items() if o.rank() == top]
-    exact = all(e for _, e in judged.values())
-    mine = judged[played][0]
-    top_o = judged[best[0]][0]
+def _move(kind: str, played: str, judged: dict[str, Judged]) -> dict[str, Any]:
+    """The MOVE object's judgement part: alternatives, best, cost, exact.  The cost is named
+    only where the bounds prove it (with every alternative exact, the exact cost): the round
+    when another alternative surely wins and the card played surely does not; the kot when the
+    card played surely wins, another surely sweeps and it surely does not; a trick when no
+    alternative can win and another surely counts more tricks than the card played can."""
+    shown = {name: j.outcome for name, j in judged.items()}
+    top = max(o.rank() for o in shown.values())
+    best = [name for name, o in shown.items() if o.rank() == top]
+    exact = all(j.exact for j in judged.values())
+    mine = judged[played]
+    lows = [j.low for j in judged.values()]
     cost: str | None = None
-    if exact:
-        if top_o.wins and not mine.wins:
-            cost = "round"
-        elif top_o.kot and not mine.kot:
-            cost = "kot"
-        elif top_o.tricks > mine.tricks:
-            cost = "trick"
+    if any(o.wins for o in lows) and not mine.high.wins:
+        cost = "round"
+    elif mine.low.wins and any(o.kot for o in lows) and not mine.high.kot:
+        cost = "kot"
+    elif not any(j.high.wins for j in judged.values()) and \
+            max(o.tricks for o in lows) > mine.high.tricks:
+        cost = "trick"
     return {"kind": kind, "played": played,
             "alternatives": [{"card": name, "tricks": o.tricks, "wins": o.wins, "kot": o.kot}
-                             for name, (o, _) in judged.items()],
+                             for name, o in shown.items()],
             "best": best, "cost": cost, "exact": exact}
 
 

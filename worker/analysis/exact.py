@@ -19,15 +19,18 @@ by the counts too (a head start never meets a plain race's key: the hands fix th
 and the counts' sum differs), so one solver per side serves every question of a whole round.
 ``tricks`` is found by bisection on ``k``.
 
-A budget: with ``nodes`` > 0 a question that needs more solver nodes stops there and the
-alternative is judged instead by one playout of the rule policy with every hand visible
-(``worker.policies.playout.playout``); ``Judged.exact`` says which.  In pure Python a full
+A budget: with ``nodes`` > 0 a question that needs more solver nodes stops there.  What the
+questions answered before it still holds (``bounded``: the round won for sure and only the kot
+open, or the tricks between two counts), and the alternative is shown as one playout of the rule
+policy with every hand visible (``worker.policies.playout.playout``) kept within those bounds;
+``Judged.exact`` says which.  In pure Python a full
 13-card deal can take the solver seconds to a minute, so the first tricks of a round are where
 the budget bites (``bench/analysis.py`` measures it).
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from engine.rules import Rules
@@ -51,6 +54,64 @@ class Outcome:
     def rank(self) -> tuple[bool, bool, int]:
         """The order of ``best``: wins, then kot, then tricks."""
         return self.wins, self.kot, self.tricks
+
+
+@dataclass(frozen=True, slots=True)
+class Judged:
+    """One alternative judged: best play gives at least ``low`` and at most ``high`` (in the
+    order of ``Outcome.rank``; the same when every question was answered), and ``outcome`` is
+    what the analysis shows: the exact outcome, else a playout's kept within the bounds."""
+
+    outcome: Outcome
+    low: Outcome
+    high: Outcome
+
+    @property
+    def exact(self) -> bool:
+        return self.low == self.high
+
+    @staticmethod
+    def of(low: Outcome, high: Outcome, estimate: Callable[[], Outcome]) -> Judged:
+        """The judgement with these bounds, ``estimate`` called only when they differ."""
+        if low == high:
+            return Judged(low, low, high)
+        shown = estimate()
+        if shown.rank() < low.rank():
+            shown = low
+        elif shown.rank() > high.rank():
+            shown = high
+        return Judged(shown, low, high)
+
+
+def bounded(mine: int, clean: bool, win: int, reaches: Callable[[int], bool],
+            sweeps: Callable[[], bool]) -> tuple[Outcome, Outcome]:
+    """The bounds of a side's outcome that its questions settle before one stops at the budget
+    (``SolverLimit``): equal once all are answered.  ``mine``: the tricks the side counts now;
+    ``clean``: no other side counts one (a sweep is still open); ``win``: the tricks that win;
+    ``reaches(k)``: does the side count ``k`` before another side counts ``win``; ``sweeps()``:
+    does it count ``win`` while the others count none.  The questions are asked in the order
+    that settles most first: the round, then the sweep, then the tricks by bisection."""
+    low, high = Outcome(mine, False, False), Outcome(win, True, clean)
+    try:
+        if reaches(win):
+            low = Outcome(win, True, False)
+            if clean and sweeps():
+                low = high
+            else:
+                high = low
+            return low, high
+        lo, hi = mine, win - 1
+        low, high = Outcome(lo, False, False), Outcome(hi, False, False)
+        while lo < hi:
+            mid = (lo + hi + 1) // 2
+            if reaches(mid):
+                lo = mid
+            else:
+                hi = mid - 1
+            low, high = Outcome(lo, False, False), Outcome(hi, False, False)
+    except SolverLimit:
+        pass
+    return low, high
 
 
 class Judge:
@@ -78,16 +139,17 @@ class Judge:
         finally:
             self.nodes += solver.nodes
 
-    def judge(self, state: FastState) -> tuple[Outcome, bool]:
-        """``(outcome, exact)``: the exact outcome, or, past the budget, a rule-policy
-        playout's (``exact`` False)."""
-        try:
-            return self.outcome(state), True
-        except SolverLimit:
-            st = state.copy()
-            won = playout(st) == self.team
-            mine, theirs = st.tricks[self.team], st.tricks[1 - self.team]
-            return Outcome(min(mine, WIN), won, won and theirs == 0), False
+    def judge(self, state: FastState) -> Judged:
+        """The side's outcome from ``state``, exact or (past the budget) bounded."""
+        low, high = self.bounds(state)
+        return Judged.of(low, high, lambda: self._playout(state))
+
+    def _playout(self, state: FastState) -> Outcome:
+        """The rule policy's playout from ``state``, every hand visible."""
+        st = state.copy()
+        won = playout(st) == self.team
+        mine, theirs = st.tricks[self.team], st.tricks[1 - self.team]
+        return Outcome(min(mine, WIN), won, won and theirs == 0)
 
     def reaches(self, state: FastState, k: int) -> bool:
         """Does the side count ``k`` tricks (1..7) before the other side counts seven?"""
@@ -97,20 +159,20 @@ class Judge:
         return self._race(state, WIN - k, 0)
 
     def outcome(self, state: FastState) -> Outcome:
-        """The side's double-dummy result from ``state`` (a round over or going on)."""
+        """The side's double-dummy result from ``state`` (a round over or going on);
+        ``SolverLimit`` past the budget."""
+        low, high = self.bounds(state)
+        if low != high:
+            raise SolverLimit
+        return low
+
+    def bounds(self, state: FastState) -> tuple[Outcome, Outcome]:
+        """``bounded``'s bounds of the side's result from ``state``."""
         team = self.team
         if state.result is not None:
             winner, _, kind = state.result
             won = winner == team
-            return Outcome(min(state.tricks[team], WIN), won, won and kind in SWEEP_KINDS)
-        if self._race(state, 0, 0):
-            kot = state.tricks[1 - team] == 0 and self._race(state, 0, WIN - 1)
-            return Outcome(WIN, True, kot)
-        low, high = state.tricks[team], WIN - 1  # reached for sure / at best
-        while low < high:
-            mid = (low + high + 1) // 2
-            if self.reaches(state, mid):
-                low = mid
-            else:
-                high = mid - 1
-        return Outcome(low, False, False)
+            done = Outcome(min(state.tricks[team], WIN), won, won and kind in SWEEP_KINDS)
+            return done, done
+        return bounded(state.tricks[team], state.tricks[1 - team] == 0, WIN,
+                       lambda k: self.reaches(state, k), lambda: self._race(state, 0, WIN - 1))

@@ -21,9 +21,9 @@ trick starts shared by every question of the round, the leader's cashable winner
 question given up once the tricks left cannot make ``k``, equivalent cards once).  The tricks
 are counted by ``nsolver.count_trick``, the engine's own rule (``double_sar`` piles,
 ``bavney``).  ``tricks`` is found by bisection on ``k``.  Past ``nodes`` searched nodes a
-question stops (``SolverLimit``) and :meth:`NJudge.judge` judges the position instead by one
-playout of the bots' card rule with every seat on its own view (``nseat.model_play``),
-``exact`` False.
+question stops (``SolverLimit``): :meth:`NJudge.judge` keeps the bounds the answered questions
+give (``exact.bounded``) and shows one playout of the bots' card rule with every seat on its own
+view (``nseat.model_play``) within them, ``exact`` False.
 """
 
 from __future__ import annotations
@@ -36,7 +36,7 @@ from worker.policies.nseat import model_play
 from worker.policies.nsolver import NSolver, count_trick
 from worker.policies.solver import SolverLimit
 
-from .exact import SWEEP_KINDS, Outcome
+from .exact import SWEEP_KINDS, Judged, Outcome, bounded
 
 
 @dataclass(slots=True)
@@ -103,30 +103,30 @@ class NJudge:
 
     # -- the questions ---------------------------------------------------------------------
 
-    def judge(self, pos: Position) -> tuple[Outcome, bool]:
-        """``(outcome, exact)``: the exact outcome, or past the budget a playout's."""
-        try:
-            return self.outcome(pos), True
-        except SolverLimit:
-            return self.playout(pos), False
+    def judge(self, pos: Position) -> Judged:
+        """The seat's outcome from ``pos``, exact or (past the budget) bounded."""
+        low, high = self.bounds(pos)
+        return Judged.of(low, high, lambda: self.playout(pos))
 
     def outcome(self, pos: Position) -> Outcome:
+        """The exact outcome; ``SolverLimit`` past the budget."""
+        low, high = self.bounds(pos)
+        if low != high:
+            raise SolverLimit
+        return low
+
+    def bounds(self, pos: Position) -> tuple[Outcome, Outcome]:
+        """``exact.bounded``'s bounds of the seat's result from ``pos``."""
         side = self.side
         if pos.over():
             won = pos.result is not None and pos.result[0] == side
-            return Outcome(min(pos.tricks[side], self.win), won,
+            done = Outcome(min(pos.tricks[side], self.win), won,
                            won and pos.result is not None and pos.result[2] in SWEEP_KINDS)
-        if self.reaches(pos, self.win, False):
-            others = sum(pos.tricks) - pos.tricks[side]
-            return Outcome(self.win, True, others == 0 and self.reaches(pos, self.win, True))
-        low, high = pos.tricks[side], self.win - 1
-        while low < high:
-            mid = (low + high + 1) // 2
-            if self.reaches(pos, mid, False):
-                low = mid
-            else:
-                high = mid - 1
-        return Outcome(low, False, False)
+            return done, done
+        others = sum(pos.tricks) - pos.tricks[side]
+        return bounded(pos.tricks[side], others == 0, self.win,
+                       lambda k: self.reaches(pos, k, False),
+                       lambda: self.reaches(pos, self.win, True))
 
     def reaches(self, pos: Position, k: int, sweep: bool) -> bool:
         """Does the side count ``k`` tricks (with ``sweep``: while the others count none)
