@@ -89,7 +89,7 @@ async def _open(args: argparse.Namespace) -> tuple[AsyncSeat, str | None]:
         if not isinstance(players, int) or isinstance(players, bool):
             raise PlayError("\"players\" in --rules must be 2, 3 or 4", 2)
         seats = ["human"] + [f"bot:{args.level}"] * (players - 1)
-        seat = await AsyncSeat.create(where.base, seats=seats, name=args.name, players=players,
+        seat = await AsyncSeat.create(where.base, seats=seats, name=args.name,
                                       rules=rules or None)
         return seat, (seat.created or {}).get("invite_url")
     if args.spectate:

@@ -129,6 +129,22 @@ def test_refusals_are_api_errors_with_the_codes(server: LocalServer) -> None:
         Client("http://127.0.0.1:1", retries=0).summary(mid)
 
 
+def test_the_number_of_players_may_be_given_in_the_rules_beside_them_or_both(
+        server: LocalServer) -> None:
+    """``create`` sends ``players`` only when given, so rules that name it are enough (as the
+    API allows); given twice it must agree."""
+    client = Client(server.url)
+    cases: list[tuple[int | None, dict[str, Any] | None, int]] = [
+        (None, {"players": 3}, 3), (3, None, 3), (3, {"players": 3}, 3),
+        (None, {"players": 2, "two_player": "talon"}, 2), (None, None, 4)]
+    for players, rules, want in cases:
+        created = client.create(name="Count", players=players, rules=rules)
+        assert client.summary(created["match_id"])["players"] == want, (players, rules)
+    with pytest.raises(ApiError) as disagree:
+        client.create(players=4, rules={"players": 3})
+    assert disagree.value.code == "bad_request"
+
+
 def test_a_refused_socket_ends_the_seat_with_the_code(server: LocalServer) -> None:
     client = Client(server.url)
     created = client.create(seats=SOLO)

@@ -17,6 +17,8 @@ from pathlib import Path
 from typing import Any
 
 
+import pytest
+
 from hokmclient import Client, LocalServer, card_text, my_turn, parse_card
 from hokmclient.cards import RANKS, SUIT_SYMBOL, SUITS
 from tests.conftest import wait_for
@@ -216,6 +218,39 @@ def test_hokm_play_with_a_local_bot_and_no_terminal_plays_the_match_to_its_end(
     assert sum(1 for line in lines if line.startswith("  trick: ")) >= 13
     assert "Local" in [s["name"] for s in summary["seats"]]
     assert "--token=" in done.stderr  # how to take the seat back (a token may start with -)
+
+
+@pytest.mark.parametrize("game", [[], ["--players", "3"], ["--game", "talon"]],
+                         ids=["four", "three", "talon"])
+def test_hokm_play_creates_a_solo_match_from_the_servers_address(
+        server: LocalServer, game: list[str]) -> None:
+    """The README's first command: ``hokm play SERVER`` (no match link) creates a match of the
+    seat and bots of its level, in every game (here with a local bot in the seat and no
+    terminal: a line per trick), and plays it to its end."""
+    done = run("play", server.url, "--bot", "easy", "--level", "easy", "--name", "Solo", *game)
+    assert done.returncode == 0, done.stderr
+    assert "Traceback" not in done.stderr + done.stdout
+    first = done.stdout.splitlines()[0]
+    found = re.match(r"hokm play: seat 0 in match (\w+) on ", first)
+    assert found, first
+    summary = Client(server.url).summary(found.group(1))
+    players = 3 if "3" in game else 2 if "talon" in game else 4
+    assert summary["phase"] == "match_over" and len(summary["seats"]) == players
+    assert summary["rules"]["players"] == players
+    if "talon" in game:
+        assert summary["rules"]["two_player"] == "talon"
+    assert summary["seats"][0]["name"] == "Solo" and summary["seats"][0]["bot"] is None
+    assert all(s["bot"] == "easy" for s in summary["seats"][1:])
+
+
+def test_hokm_play_opens_a_solo_match_in_a_terminal(server: LocalServer,
+                                                    terminal: list[Terminal]) -> None:
+    """``hokm play SERVER`` in a terminal: the table of a new solo match, the seat's hand."""
+    term = Terminal([HOKM, "play", server.url, "--name", "Tess"], env={"NO_COLOR": "1"})
+    terminal.append(term)
+    screen = wait_for(lambda: (s := term.screen()) and (hand_on(s) or "Hakem" in s) and s,
+                      timeout=60, what="the table of the new match")
+    assert "Traceback" not in screen and "error" not in screen.lower(), screen
 
 
 def test_hokm_play_refuses_in_one_line(server: LocalServer) -> None:
