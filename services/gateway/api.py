@@ -116,11 +116,8 @@ class Api:
     async def create(self, request: Request) -> Response:
         self.check_address(request)
         data = await self.body(request)
-        known = {"players", "seats", "rules", "name", "first_hakem", "decks",
-                 "disconnect_timeout"}
-        unknown = sorted(set(data) - known)
-        if unknown:
-            raise InvalidCommand(f"unknown field {unknown[0]!r}")
+        _only(data, {"players", "seats", "rules", "name", "first_hakem", "decks",
+                     "disconnect_timeout"})
         players = data.get("players")
         if players is not None and type(players) is not int:
             raise InvalidCommand("players must be a number")
@@ -153,6 +150,7 @@ class Api:
         self.check_address(request)
         match_id = params.match_id(request)
         data = await self.body(request)
+        _only(data, {"name", "seat"})
         name = data.get("name", "Player")
         seat = data.get("seat")
         if not isinstance(name, str) or (seat is not None and type(seat) is not int):
@@ -212,9 +210,7 @@ class Api:
         else:
             raise InvalidCommand("type must be \"play\", \"choose_trump\", \"discard\" or "
                                  "\"draw_talon\"")
-        unknown = sorted(set(data) - allowed)
-        if unknown:
-            raise InvalidCommand(f"unknown field {unknown[0]!r}")
+        _only(data, allowed)
         version = data.get("version")
         if version is not None and (type(version) is not int or version < 0):
             raise InvalidCommand("version must be a non-negative integer")
@@ -343,6 +339,9 @@ class Api:
         match_id = params.match_id(request)
         data = await self.body(request)
         token = self.required_token(request)
+        if set(data) - {"replace_with"}:  # a bad token is told first, as on every route
+            await self.seat_of(request, match_id)
+            _only(data, {"replace_with"})
         replace_with = data.get("replace_with")
         await run_in_threadpool(self.service.leave, match_id, token, replace_with)
         return JSONResponse({"left": True})
@@ -352,12 +351,23 @@ class Api:
         match_id = params.match_id(request)
         data = await self.body(request)
         token = self.required_token(request)
+        if set(data) - {"level"}:  # a bad token is told first, as on every route
+            await self.seat_of(request, match_id)
+            _only(data, {"level"})
         seat = params.int_path(request, "seat")
         level = data.get("level", "medium")
         if not isinstance(level, str):
             raise InvalidCommand(f"level is one of {', '.join(LEVELS)}")
         await run_in_threadpool(self.service.give_to_bot, match_id, token, seat, level)
         return JSONResponse({"seat": seat, "bot": level})
+
+
+def _only(data: dict[str, Any], allowed: set[str]) -> None:
+    """``bad_request`` naming the first field of a body that its route does not take (so a
+    misspelt field is refused, never silently ignored)."""
+    unknown = sorted(set(data) - allowed)
+    if unknown:
+        raise InvalidCommand(f"unknown field {unknown[0]!r}")
 
 
 def _check_name(name: object) -> None:

@@ -389,7 +389,8 @@ def document() -> dict[str, Any]:
         "paths": {
             "/api/matches": {"post": {
                 "summary": "Create a match; the caller takes the first human seat",
-                "requestBody": _body({"type": "object", "properties": {
+                "requestBody": _body({"type": "object", "additionalProperties": False,
+                                      "properties": {
                     "players": _field(PLAYERS, "also rules.players (they must agree); "
                                                "default 4"),
                     "seats": {"type": "array", "items": {"type": "string",
@@ -415,8 +416,9 @@ def document() -> dict[str, Any]:
             "/api/matches/{match_id}/join": {"post": {
                 "summary": "Claim an open seat",
                 "parameters": [MATCH_ID],
-                "requestBody": _body({"type": "object", "properties": {
-                    "name": {"type": "string"}, "seat": {"type": "integer"}}}),
+                "requestBody": _body({"type": "object", "additionalProperties": False,
+                                      "properties": {"name": {"type": "string"},
+                                                     "seat": {"type": "integer"}}}),
                 "responses": {**_ok("seat and token", _ref("Joined")),
                               **_errors("bad_request", "not_found", "seat_taken",
                                         "match_full", "too_large")},
@@ -469,9 +471,10 @@ def document() -> dict[str, Any]:
             "/api/matches/{match_id}/leave": {"post": {
                 "summary": "Give up the seat (optionally to a bot)", "parameters": [MATCH_ID],
                 "security": TOKEN,
-                "requestBody": _body({"type": "object", "properties": {
-                    "replace_with": {"type": "string",
-                                     "pattern": f"^bot:({'|'.join(LEVELS)})$"}}}),
+                "requestBody": _body({"type": "object", "additionalProperties": False,
+                                      "properties": {"replace_with": {
+                                          "type": "string",
+                                          "pattern": f"^bot:({'|'.join(LEVELS)})$"}}}),
                 "responses": {**_ok("left", {"type": "object", "properties": {
                     "left": {"type": "boolean"}}}),
                               **_errors("bad_request", "bad_token", "not_found",
@@ -483,8 +486,9 @@ def document() -> dict[str, Any]:
                                           "schema": {"type": "integer", "minimum": 0,
                                                      "maximum": 3}}],
                 "security": TOKEN,
-                "requestBody": _body({"type": "object", "properties": {
-                    "level": {"type": "string", "enum": list(LEVELS)}}}),
+                "requestBody": _body({"type": "object", "additionalProperties": False,
+                                      "properties": {"level": {"type": "string",
+                                                               "enum": list(LEVELS)}}}),
                 "responses": {**_ok("the seat's bot"),
                               **_errors("bad_request", "bad_token", "not_found",
                                         "seat_taken", "wrong_phase", "too_large")},

@@ -181,3 +181,35 @@ def test_undocumented_levels_are_refused_everywhere(gw: Gateway) -> None:
         r = gw.post(f"/api/matches/{match_id}/seats/{i % 3 + 1}/bot",
                     json={"level": level}, headers=bearer(token))
         assert r.status_code == 200, r.text
+
+
+# -- unknown fields ---------------------------------------------------------------------------
+
+
+def test_every_body_refuses_a_field_its_route_does_not_take(gw: Gateway) -> None:
+    """A misspelt or unknown field is ``bad_request`` naming it, on every route with a body,
+    and changes nothing (before, join, leave and seat_bot ignored it and acted)."""
+    r = gw.post("/api/matches", json={"seats": ["human"] * 4, "name": "Ann", "player": 4})
+    assert r.status_code == 400 and "'player'" in r.json()["error"]["message"], r.text
+    created = create(gw, seats=["human"] * 4, name="Ann")
+    match_id, token = created["match_id"], created["token"]
+    before = gw.version(match_id)
+    calls = [
+        (f"/api/matches/{match_id}/join", {"name": "Bob", "sit": 2}, None),
+        (f"/api/matches/{match_id}/seats/2/bot", {"level": "easy", "lvl": "hard"}, token),
+        (f"/api/matches/{match_id}/leave", {"replace": "bot:easy"}, token),
+        (f"/api/matches/{match_id}/commands", {"type": "choose_trump", "suit": "S", "x": 1},
+         token),
+    ]
+    for path, body, auth in calls:
+        r = gw.post(path, json=body, headers=bearer(auth) if auth else {})
+        assert r.status_code == 400 and r.json()["error"]["code"] == "bad_request", (path, r.text)
+        assert "unknown field" in r.json()["error"]["message"], r.text
+    assert gw.version(match_id) == before
+    summary = gw.get(f"/api/matches/{match_id}").json()
+    assert [s["empty"] for s in summary["seats"]] == [False, True, True, True]
+    # the same bodies without the stray field are taken
+    assert gw.post(f"/api/matches/{match_id}/join", json={"name": "Bob"}).status_code == 200
+    r = gw.post(f"/api/matches/{match_id}/seats/2/bot", json={"level": "easy"},
+                headers=bearer(token))
+    assert r.status_code == 200, r.text
