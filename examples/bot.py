@@ -30,6 +30,6 @@ def choose(view):
 with Seat.join(sys.argv[1], name=sys.argv[2] if len(sys.argv) > 2 else "Example bot") as seat:
     for view in seat.turns():  # waits on the WebSocket until this seat must decide
         seat.decide(choose(view), view)
-    final = seat.view
-    print(f"match over: team {final['winner']} won {final['score'][0]}-{final['score'][1]}"
-          f" (I was seat {final['seat']}, team {final['seat'] % 2})")
+    won, score, me = seat.view["winner"], seat.view["score"], seat.view["seat"]
+    print(f"match over: team {won} won {score[won]}-{score[1 - won]}"
+          f" (I was seat {me}, team {me % 2})")

@@ -152,7 +152,8 @@ def _seat_label(view: View, seat: int) -> str:
 
 def table(view: View) -> list[Line]:
     """The seats around the table, as seen from one's own seat (or seat 0): with four the
-    partner across, with three the others left and right, with two the opponent across."""
+    partner across, with three the others left and right, with two the opponent across.  Play
+    goes counter-clockwise (rules.md): the next seat sits on one's right, as in the browser."""
     n = int(view.get("players", 4))
     me = view.get("seat") or 0
     phase = view.get("phase")
@@ -167,9 +168,9 @@ def table(view: View) -> list[Line]:
     if n == 2:
         return [[*centre, label((me + 1) % n)], [], [*centre, label(me)]]
     if n == 3:
-        return [[label((me + 1) % n), ("", "      "), label((me + 2) % n)],
+        return [[label((me + 2) % n), ("", "      "), label((me + 1) % n)],
                 [*centre, label(me)]]
-    across, left, right = (me + 2) % n, (me + 1) % n, (me + 3) % n
+    across, left, right = (me + 2) % n, (me + 3) % n, (me + 1) % n
     return [[*centre, label(across)], [label(left), ("", "      "), label(right)],
             [*centre, label(me)]]
 

@@ -105,6 +105,15 @@ def test_room_created_and_joined_by_invite_link_both_play_a_round(
     for p in (a, b):
         p.wait_for_function(
             "() => document.querySelector('.last-result, .banner.result, .banner.over')")
+    # once the next round is dealt the score panel keeps the result, in the words of a player
+    # with a partner: "We win ..." / "They win ..." (the labels "Us" / "Them" are not subjects)
+    for p in (a, b):
+        kept = p.locator(".last-result")
+        kept.wait_for(timeout=60_000)
+        text = kept.inner_text()
+        assert re.match(r"Last round: (We|They) win the round|Last round: (Kot|Hakem koti|"
+                        r"Bavney|Nobody)", text), text
+        assert not re.search(r"\b(Us|Them) (win|took)", text), text
 
 
 @pytest.mark.timeout(300)

@@ -25,7 +25,8 @@ def test_the_example_bot_plays_a_match_to_its_end(server: LocalServer) -> None:
     summary = client.summary(created["match_id"])
     assert summary["phase"] == "match_over" and summary["winner"] in (0, 1)
     seat = [s["name"] for s in summary["seats"]].index("Example")
-    score = summary["score"]
-    assert done.stdout.strip() == (f"match over: team {summary['winner']} won {score[0]}-"
-                                   f"{score[1]} (I was seat {seat}, team {seat % 2})")
+    score, won = summary["score"], summary["winner"]
+    assert score[won] > score[1 - won]  # the winner's score first, as bots.md shows it
+    assert done.stdout.strip() == (f"match over: team {won} won {score[won]}-"
+                                   f"{score[1 - won]} (I was seat {seat}, team {seat % 2})")
     assert len(EXAMPLE.read_text().splitlines()) <= 40

@@ -373,7 +373,9 @@ function mountTable(root, matchId, token, ctl) {
   const myTeam = mySide;
   function resultText(v, r) {
     if (r.winner == null) return t(`result.${r.kind}`, { tricks: (r.tricks || []).join("–"), points: r.points });
-    const team = teamLabel(v, r.winner);
+    // the subject of the sentence: "We" / "They" for a seated partner (the labels are "Us" / "Them")
+    const team = partnered(v) && v.seat != null
+      ? t(sidesOf(v)[r.winner].includes(v.seat) ? "team.we" : "team.they") : teamLabel(v, r.winner);
     const tricks = pair(v, r.tricks, r.winner);
     // with partners a side is "we" / "they"; alone it is one player: texts of their own
     return t(partnered(v) ? `result.${r.kind}` : `result1.${r.kind}`, { team, name: team, tricks, points: r.points });
@@ -540,7 +542,9 @@ function mountTable(root, matchId, token, ctl) {
           cardImage(d.card, "mini"), aces.includes(d.card) ? h("span", { text: drawName(v, d.seat) }) : null))),
         h("p", { text: drawText(v) }));
     } else if (b.kind === "result" && v.result) {
-      fill(E.banner, h("h2", { text: t(`kind.${v.result.kind}`) }), h("p", { text: resultText(v, v.result) }),
+      const lost = v.result.kind === "normal" && v.seat != null && v.result.winner != null
+        && v.result.winner !== mySide(v); // "Round won" is the winners' heading
+      fill(E.banner, h("h2", { text: t(lost ? "kind.normal_lost" : `kind.${v.result.kind}`) }), h("p", { text: resultText(v, v.result) }),
         h("p.score-line", { text: scoreLine(v) }));
     } else if (b.kind === "over") {
       const won = iWon(v);

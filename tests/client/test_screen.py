@@ -1,0 +1,39 @@
+"""The terminal table's seats: play goes counter-clockwise (rules.md, "How to play"), so the
+seat that plays next sits on one's right and the one before on one's left, as in the browser
+client (``static/table.js``: seat + 1 to the right)."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from hokmplay.screen import table
+
+
+def seats_by_row(players: int, me: int) -> list[list[int]]:
+    """The seat numbers of each row of ``table`` for the player in seat ``me``, left to
+    right."""
+    view = {"players": players, "seat": me, "phase": "playing", "turn": None,
+            "seats": [{"name": f"P{s}", "bot": None, "connected": True, "empty": False}
+                      for s in range(players)],
+            "hand_counts": [5] * players, "sides": [[s] for s in range(players)]}
+    rows = table(view)
+    return [[int(m) for text in row for m in re.findall(r"\(seat (\d)", text[1])]
+            for row in rows]
+
+
+@pytest.mark.parametrize("me", range(4))
+def test_four_players_the_next_seat_sits_on_the_right(me: int) -> None:
+    rows = [r for r in seats_by_row(4, me) if r]
+    assert rows == [[(me + 2) % 4], [(me + 3) % 4, (me + 1) % 4], [me]]
+
+
+@pytest.mark.parametrize("me", range(3))
+def test_three_players_the_next_seat_sits_on_the_right(me: int) -> None:
+    rows = [r for r in seats_by_row(3, me) if r]
+    assert rows == [[(me + 2) % 3, (me + 1) % 3], [me]]
+
+
+def test_two_players_the_other_across() -> None:
+    assert [r for r in seats_by_row(2, 1) if r] == [[0], [1]]
