@@ -132,6 +132,8 @@ def _seat_label(view: View, seat: int) -> str:
     counts = view.get("hand_counts") or []
     infos = view.get("seats") or []
     info = infos[seat] if seat < len(infos) else {}
+    if not info or info.get("empty"):
+        return f"open seat (seat {seat})"
     tags = []
     me = view.get("seat")
     if me is not None:

@@ -37,3 +37,11 @@ def test_three_players_the_next_seat_sits_on_the_right(me: int) -> None:
 
 def test_two_players_the_other_across() -> None:
     assert [r for r in seats_by_row(2, 1) if r] == [[0], [1]]
+
+
+def test_an_open_seat_is_named_once() -> None:
+    view = {"players": 4, "seat": None, "phase": "waiting",
+            "seats": [{"name": "Ann", "bot": None, "connected": True, "empty": False}]
+            + [{"name": None, "bot": None, "connected": False, "empty": True}] * 3}
+    texts = [text for row in table(view) for _, text in row if "seat" in text]
+    assert "open seat (seat 1)" in texts and all(t.count("seat 1") <= 1 for t in texts), texts
