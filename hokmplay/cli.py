@@ -138,6 +138,8 @@ def _run(args: argparse.Namespace) -> int:
     from services.clitools import CliError
 
     tty = sys.stdin.isatty() and sys.stdout.isatty()
+    if args.spectate and args.bot:
+        raise CliError("--spectate watches without a seat: a --bot has no seat to play", 2)
     if not tty and not (args.bot or args.spectate):
         raise CliError("playing needs a terminal (without one, --bot LEVEL plays the seat "
                        "and --spectate watches)", 2)

@@ -257,6 +257,7 @@ def test_hokm_play_refuses_in_one_line(server: LocalServer) -> None:
     cases = [
         (("play", "ftp://nowhere/"), 2, "not an http(s) link"),
         (("play", "http://127.0.0.1:1/", "--spectate"), 2, "need a match link"),
+        (("play", f"{server.url}/m/abc", "--spectate", "--bot", "easy"), 2, "no seat to play"),
         (("play", "http://127.0.0.1:1/", "--bot", "easy"), 1, "cannot reach the server"),
         (("play", f"{server.url}/m/nosuchmatch", "--spectate"), 1, "no such match"),
         (("play", f"{server.url}/m/nosuchmatch"), 2, "needs a terminal"),
