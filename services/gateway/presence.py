@@ -122,12 +122,15 @@ class Presence:
         ``PRESENCE_BATCH`` matches, the batches spread over the period: a pass over a thousand
         matches in one go held the event loop long enough to show in every seat's p99."""
         while True:
-            matches = list(followed())
-            batches = max(1, -(-len(matches) // PRESENCE_BATCH))
+            batches = max(1, -(-len(list(followed())) // PRESENCE_BATCH))
             for start in range(0, batches * PRESENCE_BATCH, PRESENCE_BATCH):
                 await sleep(PRESENCE_EVERY_S / batches)
+                # the seats as they are after the wait: a socket that closed meanwhile has had
+                # its entry cleared (``left``), and a list taken before the wait would write it
+                # back, showing the seat connected for another PRESENCE_TTL_MS
+                matches = list(followed())[start:start + PRESENCE_BATCH]
                 if matches:
-                    await self.pass_once(matches[start:start + PRESENCE_BATCH])
+                    await self.pass_once(matches)
 
     async def pass_once(self, matches: list[tuple[str, set[int]]]) -> None:
         client = self._client()

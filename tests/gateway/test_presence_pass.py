@@ -1,0 +1,42 @@
+"""The presence pass writes the seats that have sockets when it runs, not when its period began:
+a socket closed while the pass waited stays cleared (seen: a seat shown connected for 30 s after
+its player closed the page at the end of a match)."""
+
+from __future__ import annotations
+
+import asyncio
+
+import fakeredis
+
+from services.gateway.presence import Presence
+from services.store import keys
+
+
+class Stop(Exception):
+    pass
+
+
+def test_a_socket_closed_during_the_wait_is_not_written_back() -> None:
+    async def scenario() -> dict[bytes, bytes]:
+        redis = fakeredis.FakeAsyncRedis()
+        here = {"m1": {0, 2}}
+        presence = Presence(lambda: redis, "g1", lambda _: None, lambda _: None)
+        waits = 0
+
+        async def sleep(_: float) -> None:
+            nonlocal waits
+            waits += 1
+            if waits == 1:  # seat 0's socket closes while the pass waits (as the hub does)
+                here["m1"].discard(0)
+                await presence.mark("m1", 0, False)
+            elif waits == 2:
+                raise Stop
+
+        try:
+            await presence.run(lambda: [(m, set(s)) for m, s in here.items()], sleep)
+        except Stop:
+            pass
+        return await redis.hgetall(keys.presence("m1"))
+
+    written = asyncio.run(scenario())
+    assert set(written) == {b"2:g1"}, written  # seat 2 refreshed, seat 0 not written back
