@@ -1,8 +1,15 @@
 """``hokm play`` without a terminal (``--bot`` or ``--spectate`` with output to a pipe or a
-file): one line per trick, per round and for the match's end, from the views the seat receives.
+file): one line per trick, per round and for the match's end.
 
-Contract: like the screen, every line is made from a view the server sent (nothing hidden);
-it returns when the match is over, with exit status 0.
+Contract: the lines tell the match from the first view the seat receives to the end, each
+thing once and in the order it happened: a round's header when its trump is named, every
+trick (with the running trick counts), the round's result (with the score) right after its
+last trick, then one "Match over" line, the last.  They are made from the seat's records
+(``GET /events`` with its token: redacted for the seat, or public for a spectator) and the
+views the server sent, so nothing hidden can appear.  The records, not the views, are the
+story: the seat keeps only the newest view, and several records may happen between two views a
+slow reader gets, so a printer that compared views lost tricks and results and printed some
+twice.  It returns when the match is over, with exit status 0.
 """
 
 from __future__ import annotations
@@ -14,42 +21,156 @@ from hokmclient import ApiError, AsyncSeat, card_text, my_turn, over
 from hokmclient.cards import SUIT_SYMBOL
 
 from .bot import LocalBot
-from .screen import dashed, final_score, per_side, result_text, seat_name, team_name
+from .screen import (dashed, final_score, per_side, result_text, seat_name, side_of, sides,
+                     team_name)
+
+View = dict[str, Any]
+Event = dict[str, Any]
+PASSING = frozenset({"network", "rate_limited", "unavailable"})
+"""Failures to read the records that the next view's read makes good (the records stay on the
+server)."""
 
 
-def _trick(view: dict[str, Any], cards: list[dict[str, Any]]) -> str:
+def _cards(view: View, cards: list[dict[str, Any]]) -> str:
     return ", ".join(f"{seat_name(view, c['seat'])} {card_text(c['card'])}" for c in cards)
 
 
+def _zeros(view: View) -> list[int]:
+    """A count of zero for every side."""
+    return [0] * len(sides(view))
+
+
+def _set_points(view: View) -> int | None:
+    """The points that win a set when the match is played in sets (target ``"2x7"``: the
+    view's ``sets`` is then a list and its ``target`` the points of a set), else None."""
+    if view.get("sets") is None:
+        return None
+    return int(view.get("target") or 7)
+
+
+def _key(view: View) -> tuple[Any, ...]:
+    """What changes in a view when something worth a line may have happened (a deal, trump, a
+    trick, a result, the end): a view with the same key calls for no read of the records."""
+    return (view.get("round"), view.get("trump"), view.get("last_trick"), view.get("result"),
+            view.get("phase"))
+
+
 class Printer:
-    """Says what changed between two views, one line per event worth a line."""
+    """Tells the match line by line from its records.
+
+    :meth:`begin` takes the first view (what it shows of the round so far is said, and the
+    running counts start from it); :meth:`follow` is given every later view and reads the
+    records after the last one told when the view shows something new.  Each record is told
+    once, in version order, whatever views arrive."""
 
     def __init__(self, out: IO[str]) -> None:
         self.out = out
-        self.last_trick: Any = None
-        self.result: Any = None
+        self.view: View = {}
+        """The newest view: how seats and sides are named."""
+        self.since = 0
+        """The version of the last record told (or of the first view)."""
+        self.key: tuple[Any, ...] | None = None
         self.round = 0
+        self.hakem: int | None = None
+        self.trick: list[dict[str, Any]] = []
+        self.tricks: list[int] = []
+        self.score: list[int] = []
 
     def say(self, text: str) -> None:
         print(text, file=self.out, flush=True)
 
-    def show(self, view: dict[str, Any]) -> None:
-        if view.get("round", 0) != self.round and view.get("trump"):
-            self.round = view["round"]
-            self.say(f"Round {self.round}: Hakem {seat_name(view, view.get('hakem'))}, trump "
-                     f"{SUIT_SYMBOL[view['trump']]}")
+    # -- the views -------------------------------------------------------------------------
+
+    def begin(self, view: View) -> None:
+        """Start from ``view``: say its round's header (once trump is named), its last trick,
+        its result (while the round is over) or the match's end, and count on from it."""
+        self.view, self.since, self.key = view, int(view["version"]), _key(view)
+        self.round, self.hakem = int(view.get("round") or 0), view.get("hakem")
+        self.trick = list(view.get("trick") or [])
+        self.tricks = list(view.get("tricks") or _zeros(view))
+        self.score = list(view.get("score") or _zeros(view))
+        if view.get("trump"):
+            self._header(view["trump"])
         last = view.get("last_trick")
-        if last and last != self.last_trick:
-            self.last_trick = last
-            self.say(f"  trick: {_trick(view, last['cards'])} -> "
-                     f"{seat_name(view, last['winner'])} (tricks {dashed(view['tricks'])})")
-        if view.get("result") and view["result"] != self.result:
-            self.result = view["result"]
+        if last:
+            self._trick_line(last["cards"], last["winner"])
+        if view.get("result") and view.get("phase") in ("round_over", "match_over"):
             self.say(f"{result_text(view)}; score {per_side(view, 'score')}")
         if over(view):
-            winner = int(view.get("winner") or 0)
-            self.say(f"Match over: {team_name(view, winner)} won, "
-                     f"{final_score(view, winner)}.")  # the winner's points first
+            self._over(int(view.get("winner") or 0), self.score)
+
+    async def follow(self, seat: AsyncSeat, view: View) -> None:
+        """Take ``view`` (a later one than :meth:`begin`'s) and, if it shows something new,
+        tell the records the seat has not told yet.  A passing failure to read them is left to
+        the next view, except the last one (the match over), whose read must succeed."""
+        if int(view["version"]) >= int(self.view.get("version", -1)):
+            self.view = view
+        if int(view["version"]) <= self.since or (_key(view) == self.key and not over(view)):
+            return
+        try:
+            answer = await seat.events(self.since)
+        except ApiError as error:
+            if over(view) or error.code not in PASSING:
+                raise
+            return
+        self.key = _key(view)
+        for record in answer["events"]:
+            if int(record["version"]) > self.since:  # (never twice)
+                for event in record["events"]:
+                    self.tell(event)
+                self.since = int(record["version"])
+
+    # -- the records -----------------------------------------------------------------------
+
+    def tell(self, event: Event) -> None:
+        """Count ``event`` in, and say the line it calls for, if any."""
+        kind = event.get("type")
+        if kind == "round_started":
+            self._deal(event)
+        elif kind == "trump_chosen":
+            self._header(event["suit"])
+        elif kind == "card_played":
+            self.trick.append({"seat": event["seat"], "card": event["card"]})
+        elif kind == "trick_won":
+            seat = int(event["seat"])
+            # banked: the tricks that count now (double_sar keeps a pile: 0, then several)
+            self.tricks[side_of(self.view, seat)] += int(event.get("banked", 1))
+            self._trick_line(self.trick, seat)
+            self.trick = []
+        elif kind == "round_ended":
+            self._round_ended(event)
+        elif kind == "match_ended":
+            self._over(int(event["winner"]), list(event["score"]))
+
+    def _deal(self, event: Event) -> None:
+        self.round, self.hakem = int(event["round"]), event["hakem"]
+        self.trick, self.tricks = [], _zeros(self.view)
+        per_set = _set_points(self.view)
+        if per_set is not None and max(self.score, default=0) >= per_set:
+            self.score = _zeros(self.view)  # a set was won: the points start again (the engine)
+
+    def _header(self, suit: str) -> None:
+        self.say(f"Round {self.round}: Hakem {seat_name(self.view, self.hakem)}, trump "
+                 f"{SUIT_SYMBOL[suit]}")
+
+    def _trick_line(self, cards: list[dict[str, Any]], winner: int) -> None:
+        self.say(f"  trick: {_cards(self.view, cards)} -> {seat_name(self.view, winner)} "
+                 f"(tricks {dashed(self.tricks)})")
+
+    def _round_ended(self, event: Event) -> None:
+        winner = event.get("winner")
+        if winner is not None:
+            self.score[int(winner)] += int(event["points"])
+        # the screen's wording, from the view as it stood at the end of this round
+        at = {**self.view, "round": self.round, "phase": "round_over", "score": self.score,
+              "result": {"winner": winner, "points": event["points"], "kind": event["kind"],
+                         "tricks": list(event["tricks"])}}
+        self.say(f"{result_text(at)}; score {per_side(at, 'score')}")
+
+    def _over(self, winner: int, score: list[int]) -> None:
+        at = {**self.view, "score": score}
+        self.say(f"Match over: {team_name(at, winner)} won, "
+                 f"{final_score(at, winner)}.")  # the winner's points first
 
 
 async def run_lines(seat: AsyncSeat, bot: LocalBot | None, out: IO[str] = sys.stdout) -> int:
@@ -59,13 +180,16 @@ async def run_lines(seat: AsyncSeat, bot: LocalBot | None, out: IO[str] = sys.st
     who = "spectating" if first.get("seat") is None else f"seat {first['seat']}"
     printer.say(f"hokm play: {who} in match {seat.match_id} on {seat.client.base}"
                 + (f", played by the local {bot.level} bot" if bot else ""))
+    printer.begin(first)
     async for view in seat.views():
-        printer.show(view)
+        await printer.follow(seat, view)
         if bot is not None and my_turn(view):
             choice = await bot.choose(seat, view)
             try:
-                printer.show(await seat.decide(choice, view))
+                answer = await seat.decide(choice, view)
             except ApiError as error:
                 if error.code not in ("stale_version", "not_your_turn", "wrong_phase"):
                     raise
+                continue
+            await printer.follow(seat, answer)
     return 0

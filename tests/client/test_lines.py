@@ -1,0 +1,272 @@
+"""``hokm play --bot`` without a terminal tells the whole match, in order: one line per trick
+(with the running trick counts), one result line per round right after its last trick, and one
+"Match over" line, last.  The oracle is the match's true history, read from the public
+``GET /events`` once the match is over, never from the printer's own code.
+
+The first tests run the command (a solo match of each game); the last ones give the printer
+(``run_lines``) a seat whose views skip almost everything, as a slow consumer's do: the lines
+must not depend on which views arrive."""
+
+from __future__ import annotations
+
+import asyncio
+import io
+import re
+from collections.abc import AsyncIterator, Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+import pytest
+
+from hokmclient import Client, LocalServer, card_text
+from hokmclient.cards import SUIT_SYMBOL
+from hokmplay.lines import run_lines
+
+from .test_play_terminal import run
+
+Line = tuple[Any, ...]
+"""A printed line as data: ("round", n, hakem, suit), ("trick", cards, winner, counts),
+("result", n, counts, scores), ("over", winner, points) or ("other", text)."""
+
+GAMES = {"four": [], "two": ["--players", "2"], "talon": ["--game", "talon"],
+         # tricks piled (a trick may count 0, then several) and the score reset after a set
+         "sets": ["--rules", '{"double_sar": true, "target": "2x7"}']}
+
+
+def parse(line: str) -> Line:
+    """What a printed line says (the wording of ``hokmplay.lines``, read back)."""
+    if found := re.fullmatch(r"Round (\d+): Hakem (.+), trump (\S)", line):
+        return ("round", int(found[1]), found[2], found[3])
+    if found := re.fullmatch(r"  trick: (.+) -> (.+) \(tricks ([\d-]+)\)", line):
+        return ("trick", found[1], found[2], found[3])
+    if found := re.fullmatch(r"Round (\d+): .* \(tricks ([\d-]+)\); score (.+)", line):
+        scores = tuple(int(n) for n in re.findall(r" (\d+)(?= · |$)", " " + found[3]))
+        return ("result", int(found[1]), found[2], scores)
+    if found := re.fullmatch(r"Match over: (.+) won, (\d+)-(\d+)\.", line):
+        return ("over", found[1], (int(found[2]), int(found[3])))
+    return ("other", line)
+
+
+@dataclass
+class Story:
+    """The lines a match's records call for, from a starting point (a view's round, trick
+    counts, score and open trick)."""
+
+    name: Callable[[int], str]
+    """How a seat is named (its player's name, or "you")."""
+    team: Callable[[int], str]
+    """How a side is named in the "Match over" line."""
+    sides: list[list[int]]
+    round: int = 0
+    hakem: int = 0
+    counts: list[int] = field(default_factory=list)
+    score: list[int] = field(default_factory=list)
+    trick: list[str] = field(default_factory=list)
+    lines: list[Line] = field(default_factory=list)
+    set_won: bool = False
+
+    def side(self, seat: int) -> int:
+        return next(i for i, side in enumerate(self.sides) if seat in side)
+
+    def tell(self, records: list[dict[str, Any]]) -> list[Line]:
+        for record in records:
+            for event in record["events"]:
+                self.event(event)
+        return self.lines
+
+    def event(self, e: dict[str, Any]) -> None:
+        kind = e["type"]
+        if kind == "round_started":
+            self.round, self.hakem = e["round"], e["hakem"]
+            self.counts, self.trick = [0] * len(self.sides), []
+            if self.set_won:  # (target "2x7") the points start again with the next deal
+                self.score, self.set_won = [0] * len(self.sides), False
+        elif kind == "set_won":
+            self.set_won = True
+        elif kind == "trump_chosen":
+            self.lines.append(("round", self.round, self.name(self.hakem),
+                               SUIT_SYMBOL[e["suit"]]))
+        elif kind == "card_played":
+            self.trick.append(f"{self.name(e['seat'])} {card_text(e['card'])}")
+        elif kind == "trick_won":
+            self.counts[self.side(e["seat"])] += e["banked"]
+            self.lines.append(("trick", ", ".join(self.trick), self.name(e["seat"]),
+                               "-".join(map(str, self.counts))))
+            self.trick = []
+        elif kind == "round_ended":
+            if e["winner"] is not None:
+                self.score[e["winner"]] += e["points"]
+            self.lines.append(("result", self.round, "-".join(map(str, e["tricks"])),
+                               tuple(self.score)))
+        elif kind == "match_ended":
+            won = e["winner"]
+            self.lines.append(("over", self.team(won),
+                               (e["score"][won], e["score"][1 - won])))
+
+
+def history(client: Client, match_id: str) -> list[dict[str, Any]]:
+    """Every record of a finished match (public)."""
+    answer = client.events(match_id, 0)
+    assert answer["events"][-1]["version"] == answer["version"]
+    return list(answer["events"])
+
+
+@dataclass
+class Played:
+    """A solo match played to its end by ``hokm play --bot easy`` (in ``seat``: the ace draw
+    may have moved the creator away from seat 0)."""
+
+    game: str
+    match_id: str
+    seat: int
+    lines: list[str]
+    summary: dict[str, Any]
+    sides: list[list[int]]
+    records: list[dict[str, Any]]
+
+
+@pytest.fixture(scope="module", params=list(GAMES))
+def played(server: LocalServer, request: pytest.FixtureRequest) -> Played:
+    done = run("play", server.url, "--bot", "easy", "--level", "easy", "--name", "Solo",
+               *GAMES[request.param], timeout=120)
+    assert done.returncode == 0, done.stderr
+    lines = done.stdout.splitlines()
+    found = re.match(r"hokm play: seat (\d) in match (\w+) on ", lines[0])
+    assert found, lines[:1]
+    seat, match_id = int(found[1]), found[2]
+    client = Client(server.url)
+    summary = client.summary(match_id)
+    assert summary["phase"] == "match_over" and summary["seats"][seat]["name"] == "Solo"
+    sides = client.replay(match_id, summary["version"])["view"]["sides"]
+    return Played(request.param, match_id, seat, lines, summary, sides,
+                  history(client, match_id))
+
+
+def seat_story(played: Played) -> Story:
+    """The story as the played seat tells it: "you", the others by name; "us" / "them" with
+    partners."""
+    names = [s["name"] for s in played.summary["seats"]]
+    sides = played.sides
+
+    def name(seat: int) -> str:
+        return "you" if seat == played.seat else names[seat]
+
+    def team(side: int) -> str:
+        if len(sides[side]) > 1:
+            return "us" if played.seat in sides[side] else "them"
+        return name(sides[side][0])
+
+    return Story(name, team, sides, score=[0] * len(sides))
+
+
+def test_hokm_play_without_a_terminal_prints_every_trick_and_round_once_in_order(
+        played: Played) -> None:
+    """Every trick of every round once, in order, with the running counts of the history; one
+    result line (with the score) right after each round's last trick; exactly one "Match over"
+    line, the last (two-player games printed it twice; four-player ones lost tricks, results,
+    and printed a round's header before the previous round's result)."""
+    printed = [parse(line) for line in played.lines[1:]]
+    expected = seat_story(played).tell(played.records)
+    assert [line for line in printed if line[0] == "other"] == []
+    assert sum(1 for line in expected if line[0] == "trick") >= 13
+    assert printed == expected
+
+
+def test_hokm_play_without_a_terminal_ends_with_the_matchs_winner_and_score(
+        played: Played) -> None:
+    won, score = played.summary["winner"], played.summary["score"]
+    assert parse(played.lines[-1])[2] == (score[won], score[1 - won])
+    assert sum(1 for line in played.lines if line.startswith("Match over")) == 1
+
+
+# -- the printer given a seat whose views skip most records ------------------------------------
+
+
+class SkippingSeat:
+    """A spectator's seat that receives only the views at ``steps`` (read from the public
+    replay of a finished match) and answers ``events`` from the match's records: what a
+    consumer much slower than the match sees.  The same duck type as ``AsyncSeat`` for
+    ``run_lines`` without a bot."""
+
+    def __init__(self, client: Client, match_id: str, steps: list[int]) -> None:
+        self.match_id = match_id
+        self.client = client
+        self.token = None
+        self.shown = [client.replay(match_id, step)["view"] for step in steps]
+        self.records = history(client, match_id)
+        self.asked: list[int] = []
+
+    async def start(self) -> dict[str, Any]:
+        return self.shown[0]
+
+    async def views(self) -> AsyncIterator[dict[str, Any]]:
+        for view in self.shown:
+            yield view
+
+    async def events(self, since: int = 0) -> dict[str, Any]:
+        self.asked.append(since)
+        return {"version": self.records[-1]["version"],
+                "events": [r for r in self.records if r["version"] > since]}
+
+
+def spectator_story(summary: dict[str, Any], view: dict[str, Any]) -> Story:
+    """The story a spectator is told, from ``view`` on (its counts, score and open trick)."""
+    names = [s["name"] for s in summary["seats"]]
+    sides = [list(side) for side in view["sides"]]
+
+    def team(side: int) -> str:
+        seats = sides[side]
+        return (f"team {side} (seats {', '.join(map(str, seats))})" if len(seats) > 1
+                else names[seats[0]])
+
+    return Story(names.__getitem__, team, sides, round=view["round"],
+                 hakem=view["hakem"] if view["hakem"] is not None else 0,
+                 counts=list(view["tricks"]), score=list(view["score"]),
+                 trick=[f"{names[c['seat']]} {card_text(c['card'])}" for c in view["trick"]])
+
+
+def told(seat: SkippingSeat) -> list[str]:
+    out = io.StringIO()
+    assert asyncio.run(run_lines(seat, None, out)) == 0  # type: ignore[arg-type]
+    return out.getvalue().splitlines()
+
+
+def test_the_printer_tells_everything_from_the_first_and_the_last_view_alone(
+        server: LocalServer, played: Played) -> None:
+    """From the deal of round 1 to the end with no view in between: the whole story, from
+    the records."""
+    client = Client(server.url)
+    first = next(r["version"] for r in played.records
+                 if any(e["type"] == "round_started" for e in r["events"]))
+    seat = SkippingSeat(client, played.match_id, [first, played.records[-1]["version"]])
+    printed = [parse(line) for line in told(seat)[1:]]
+    assert printed == spectator_story(played.summary, seat.shown[0]).tell(
+        [r for r in played.records if r["version"] > first])
+
+
+def test_the_printer_started_in_the_middle_of_a_trick_goes_on_from_there(
+        server: LocalServer, played: Played) -> None:
+    """Started at a view in the middle of round 2's third trick (its header, the last trick
+    and its counts come from that view), then views now and then: every later trick once,
+    with counts going on from the view's, and every later round."""
+    client = Client(server.url)
+    rounds = [r["version"] for r in played.records
+              if any(e["type"] == "round_started" for e in r["events"])]
+    assert len(rounds) >= 2
+    tricks = [r["version"] for r in played.records
+              if r["version"] > rounds[1] and any(e["type"] == "trick_won" for e in r["events"])]
+    start = tricks[1] + 1  # one card into the third trick
+    steps = [start, *range(start + 37, played.records[-1]["version"], 37),
+             played.records[-1]["version"]]
+    seat = SkippingSeat(client, played.match_id, steps)
+    view = seat.shown[0]
+    printed = [parse(line) for line in told(seat)[1:]]
+    story = spectator_story(played.summary, view)
+    last = ", ".join(f"{story.name(c['seat'])} {card_text(c['card'])}"
+                     for c in view["last_trick"]["cards"])
+    opening: list[Line] = [
+        ("round", view["round"], story.name(view["hakem"]), SUIT_SYMBOL[view["trump"]]),
+        ("trick", last, story.name(view["last_trick"]["winner"]),
+         "-".join(map(str, view["tricks"])))]
+    assert printed == opening + story.tell([r for r in played.records if r["version"] > start])
+    assert len(seat.asked) <= len(steps)  # one read of the records per view at most
