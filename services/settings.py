@@ -1,13 +1,81 @@
-"""Settings from the environment, read once at start-up."""
+"""Settings from the environment, read once at start-up.
+
+A value that is not valid is refused by ``Settings.from_env`` (so at the start of ``hokm serve``
+and ``hokm worker``, before anything runs) with a ``SettingError``: one line naming the variable,
+what it must be and what it was given.  An empty value is the default, as if the variable were
+not set.
+"""
 
 from __future__ import annotations
 
+import math
 import os
+from collections.abc import Sequence
 from dataclasses import dataclass
+
+from .clitools import CliError
+
+ANALYSIS_BOTS = ("hard", "medium", "expert")
+"""The values of HOKM_ANALYSIS_BOT (``worker/analysis/jobs.py`` maps them to their searches)."""
+
+
+class SettingError(CliError):
+    """A HOKM_ variable whose value is not valid: ``name`` and the one-line message.  A
+    ``CliError`` (exit status 2, the status of a command started wrongly), and deliberately not
+    a ``ValueError``: the commands report it as it is, in one line, instead of wrapping it."""
+
+    def __init__(self, name: str, must: str, value: str) -> None:
+        super().__init__(f"{name} must be {must} (got {value!r})", 2)
+        self.name = name
+
+
+def _text(name: str) -> str:
+    """The variable's value; empty when unset (or set to blanks)."""
+    return os.environ.get(name, "").strip()
 
 
 def _flag(name: str) -> bool:
-    return os.environ.get(name, "").strip().lower() in ("1", "true", "yes", "on")
+    return _text(name).lower() in ("1", "true", "yes", "on")
+
+
+def env_int(name: str, default: int, minimum: int = 0) -> int:
+    """A whole number of ``minimum`` or more (``default`` when unset or empty)."""
+    text = _text(name)
+    if not text:
+        return default
+    try:
+        value = int(text, 10)
+    except ValueError:
+        value = minimum - 1
+    if value < minimum:
+        raise SettingError(name, f"a whole number of {minimum} or more", text)
+    return value
+
+
+def env_float(name: str, default: float, *, positive: bool = False) -> float:
+    """A finite number of 0 or more, or above 0 when ``positive`` (``default`` when unset or
+    empty)."""
+    text = _text(name)
+    if not text:
+        return default
+    try:
+        value = float(text)
+    except ValueError:
+        value = math.nan
+    if not math.isfinite(value) or value < 0 or (positive and value == 0):
+        raise SettingError(name, "a number above 0" if positive else "a number of 0 or more",
+                           text)
+    return value
+
+
+def env_choice(name: str, default: str, choices: Sequence[str]) -> str:
+    """One of ``choices`` (``default`` when unset or empty)."""
+    text = _text(name)
+    if not text:
+        return default
+    if text not in choices:
+        raise SettingError(name, f"one of {', '.join(choices)}", text)
+    return text
 
 
 @dataclass(frozen=True, slots=True)
@@ -66,6 +134,19 @@ class Settings:
     """The folder where the embedded server keeps its matches across restarts (a journal, see
     ``services/store/journal.py``); None: in memory only.  ``from_env``: HOKM_DATA, else in
     the embedded mode ``default_data_dir()``."""
+    bot_think_s: float = 0.0
+    """A pause before every bot move (HOKM_BOT_THINK_S; read by ``worker/jobs.py``, checked
+    here so that a server or a worker with a bad value does not start)."""
+    analysis_nodes: int | None = None
+    """The post-match analysis's solver nodes per question (HOKM_ANALYSIS_NODES, 0: no limit;
+    None: the analysis's default, ``AnalysisConfig.nodes``).  Read by the workers that run the
+    analysis (``worker/analysis/jobs.py``); checked here too, so that a server or a worker
+    with a bad value does not start."""
+    analysis_bot: str = "hard"
+    """The search whose choice the analysis reports (HOKM_ANALYSIS_BOT, one of
+    ``ANALYSIS_BOTS``)."""
+    analysis_ttl_s: float = 60.0
+    """How long a running analysis job's mark lasts unless refreshed (HOKM_ANALYSIS_TTL)."""
 
     @classmethod
     def from_env(cls) -> Settings:
@@ -73,29 +154,48 @@ class Settings:
             redis_url=os.environ.get("HOKM_REDIS_URL") or None,
             allow_stacked_decks=_flag("HOKM_ALLOW_STACKED_DECKS"),
             queue=os.environ.get("HOKM_QUEUE", "hokm-bots"),
-            bot_timeout_s=float(os.environ.get("HOKM_BOT_TIMEOUT", "3")),
-            max_body=int(os.environ.get("HOKM_MAX_BODY", str(16 * 1024))),
-            rate_per_token=float(os.environ.get("HOKM_RATE_PER_TOKEN", "20")),
-            rate_per_address=float(os.environ.get("HOKM_RATE_PER_ADDRESS", "50")),
+            bot_timeout_s=env_float("HOKM_BOT_TIMEOUT", 3.0),
+            max_body=env_int("HOKM_MAX_BODY", 16 * 1024),
+            rate_per_token=env_float("HOKM_RATE_PER_TOKEN", 20.0),
+            rate_per_address=env_float("HOKM_RATE_PER_ADDRESS", 50.0),
             queue_url=os.environ.get("HOKM_QUEUE_URL") or None,
-            replica_acks=int(os.environ.get("HOKM_REPLICA_ACKS", "0")),
-            replica_wait_ms=int(os.environ.get("HOKM_REPLICA_WAIT_MS", "100")),
+            replica_acks=env_int("HOKM_REPLICA_ACKS", 0),
+            replica_wait_ms=env_int("HOKM_REPLICA_WAIT_MS", 100),
             trusted_proxies=tuple(p.strip() for p in os.environ.get(
                 "HOKM_TRUSTED_PROXIES", "").split(",") if p.strip()),
-            connections_per_address=int(os.environ.get("HOKM_CONNECTIONS_PER_ADDRESS", "64")),
-            request_timeout_s=float(os.environ.get("HOKM_REQUEST_TIMEOUT", "10")),
-            keep_alive_s=float(os.environ.get("HOKM_KEEP_ALIVE", "5")),
-            creates_per_window=int(os.environ.get("HOKM_CREATES_PER_WINDOW", "30")),
-            create_window_s=float(os.environ.get("HOKM_CREATE_WINDOW", "600")),
-            bot_matches=int(os.environ.get("HOKM_BOT_MATCHES", "8")),
-            bot_matches_per_address=int(os.environ.get("HOKM_BOT_MATCHES_PER_ADDRESS", "2")),
-            idle_ttl_s=float(os.environ.get("HOKM_IDLE_TTL", str(24 * 3600))),
-            finished_ttl_s=float(os.environ.get("HOKM_FINISHED_TTL", str(90 * 24 * 3600))),
-            gc_freeze_s=float(os.environ.get("HOKM_GC_FREEZE", "0.05")),
-            gc_thaw_s=float(os.environ.get("HOKM_GC_THAW", "900")),
+            connections_per_address=env_int("HOKM_CONNECTIONS_PER_ADDRESS", 64),
+            request_timeout_s=env_float("HOKM_REQUEST_TIMEOUT", 10.0),
+            keep_alive_s=env_float("HOKM_KEEP_ALIVE", 5.0),
+            creates_per_window=env_int("HOKM_CREATES_PER_WINDOW", 30),
+            create_window_s=env_float("HOKM_CREATE_WINDOW", 600.0),
+            bot_matches=env_int("HOKM_BOT_MATCHES", 8),
+            bot_matches_per_address=env_int("HOKM_BOT_MATCHES_PER_ADDRESS", 2),
+            idle_ttl_s=env_float("HOKM_IDLE_TTL", 24 * 3600.0),
+            finished_ttl_s=env_float("HOKM_FINISHED_TTL", 90 * 24 * 3600.0),
+            gc_freeze_s=env_float("HOKM_GC_FREEZE", 0.05),
+            gc_thaw_s=env_float("HOKM_GC_THAW", 900.0),
             data_dir=os.environ.get("HOKM_DATA") or (
                 None if os.environ.get("HOKM_REDIS_URL") else default_data_dir()),
+            bot_think_s=env_float("HOKM_BOT_THINK_S", 0.0),
+            analysis_nodes=env_analysis_nodes(),
+            analysis_bot=env_analysis_bot(),
+            analysis_ttl_s=env_analysis_ttl_s(),
         )
+
+
+def env_analysis_nodes() -> int | None:
+    """HOKM_ANALYSIS_NODES: a whole number of 0 or more; None when unset."""
+    return env_int("HOKM_ANALYSIS_NODES", 0) if _text("HOKM_ANALYSIS_NODES") else None
+
+
+def env_analysis_bot() -> str:
+    """HOKM_ANALYSIS_BOT: one of ``ANALYSIS_BOTS``, ``hard`` when unset."""
+    return env_choice("HOKM_ANALYSIS_BOT", "hard", ANALYSIS_BOTS)
+
+
+def env_analysis_ttl_s() -> float:
+    """HOKM_ANALYSIS_TTL: seconds above 0, 60 when unset."""
+    return env_float("HOKM_ANALYSIS_TTL", 60.0, positive=True)
 
 
 def default_data_dir() -> str:

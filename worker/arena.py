@@ -286,6 +286,7 @@ def arena(a: str, b: str, deals: int, seed: int = 1, jobs: int = 1,
     err = err or sys.stderr
     if deals < 1:
         raise ValueError(f"deals must be 1 or more (got {deals})")
+    Rules.from_dict(rules)  # fail early on rules the game does not play
     policy_for(a)
     policy_for(b)  # fail early on unknown names
     results: list[DealResult] = []
@@ -389,15 +390,37 @@ def plot(results: Sequence[DealResult], path: str, title: str) -> str:
 
 
 def _rules(text: str) -> dict[str, Any]:
-    """``--rules``: a JSON object of house rules that ``Rules.from_dict`` accepts."""
+    """``--rules``: a JSON object of house rules.  Which rules are valid depends on the game,
+    which ``--players`` and ``--two-player`` may name: :func:`game_rules` checks them together
+    (``_main``), not this parser type alone."""
     from services.clitools import json_object
 
-    rules = json_object(text)
-    try:
-        Rules.from_dict(rules)
-    except ValueError as exc:
-        raise argparse.ArgumentTypeError(str(exc)) from None
-    return rules
+    return json_object(text)
+
+
+class RulesDisagree(ValueError):
+    """An option and ``--rules`` name different games."""
+
+
+def game_rules(rules: dict[str, Any] | None, players: int | None = None,
+               two_player: str | None = None) -> dict[str, Any]:
+    """The house rules of ``--rules`` with the game of ``--players`` / ``--two-player`` added,
+    validated by ``Rules.from_dict`` as one game.  As the API does (``players`` beside the
+    rules and in them), a value given in both places must be the same: ``RulesDisagree``
+    saying which disagree, else ``Rules.from_dict``'s own ``ValueError``."""
+    merged = dict(rules or {})
+    for option, key, value in (("--players", "players", players),
+                               ("--two-player", "two_player", two_player)):
+        if value is None:
+            continue
+        if key in merged:
+            if merged[key] != value:
+                raise RulesDisagree(f"{option} {value} and --rules {key} "
+                                    f"{json.dumps(merged[key], default=str)} disagree")
+        else:
+            merged[key] = value
+    Rules.from_dict(merged)
+    return merged
 
 
 def _main(args: argparse.Namespace) -> int:
@@ -408,15 +431,12 @@ def _main(args: argparse.Namespace) -> int:
             policy_for(name)
         except (ValueError, KeyError) as exc:
             raise CliError(str(exc), 2) from None
-    rules = dict(args.rules or {})
-    if args.players is not None:
-        rules["players"] = args.players
-    if args.two_player is not None:
-        rules["two_player"] = args.two_player
     try:
-        Rules.from_dict(rules)
-    except ValueError as exc:
+        rules = game_rules(args.rules, args.players, args.two_player)
+    except RulesDisagree as exc:
         raise CliError(str(exc), 2) from None
+    except ValueError as exc:
+        raise CliError(f"--rules: {exc}" if args.rules is not None else str(exc), 2) from None
     arena(args.a, args.b, args.deals, args.seed, args.jobs, rules or None,
           progress=not args.quiet, clock=args.clock, plot_path=args.plot)
     return 0
@@ -439,7 +459,9 @@ def register(subparsers: Any) -> None:
     p.add_argument("--jobs", type=positive_int, default=1,
                    help="worker processes (deals in parallel)")
     p.add_argument("--rules", type=_rules, default=None,
-                   help='house rules as JSON, e.g. \'{"satat": true}\' (default: standard)')
+                   help='house rules as JSON, e.g. \'{"satat": true}\', of the game --players '
+                        'and --two-player name (given in both places, they must agree) '
+                        '(default: standard)')
     p.add_argument("--players", type=int, choices=(2, 3, 4), default=None,
                    help="the game: 4 (default), 3, or 2 (with --two-player)")
     p.add_argument("--two-player", choices=("simple", "talon"), default=None,

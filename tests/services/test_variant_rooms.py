@@ -61,6 +61,16 @@ def choose(state: State, seat: int, rng: random.Random) -> Command:
     return PlayCard(rng.choice(legal))
 
 
+def random_to_end(service: MatchService, match_id: str, rng: random.Random) -> State:
+    """Every seat's decisions drawn from ``rng`` (``choose``) until the match is over; the
+    state at the end."""
+    while (state := (loaded := service.load(match_id)).state).phase != MATCH_OVER:
+        seat = service.next_actor(state)
+        assert seat is not None
+        service.handle(match_id, seat, choose(state, seat, rng), version=loaded.version)
+    return state
+
+
 def play_out(service: MatchService, match_id: str, tokens: list[str], rng: random.Random,
              live: dict[int, State], *, until: int | None = None) -> None:
     """Play seeded decisions of the seats (looked up by token) until the match is over (or its

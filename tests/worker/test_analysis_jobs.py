@@ -21,7 +21,7 @@ from services.runtime import Runtime, build_runtime
 from services.store import keys
 from tests.conftest import real_redis_client, redis_db_url, wait_for
 from tests.gateway.helpers import make_settings
-from tests.services.test_variant_rooms import choose, open_room
+from tests.services.test_variant_rooms import open_room, random_to_end
 from worker.analysis.jobs import enqueue, queue
 
 DB = 10
@@ -58,11 +58,7 @@ def finished_match(rt: Runtime, seed: int, rules: dict[str, Any] | None = None
             service.join(match_id, f"P{i}")
     else:
         match_id, _ = open_room(service, rules)
-    rng = random.Random(seed)
-    while (state := (loaded := service.load(match_id)).state).phase != "match_over":
-        seat = service.next_actor(state)
-        assert seat is not None
-        service.handle(match_id, seat, choose(state, seat, rng), version=loaded.version)
+    state = random_to_end(service, match_id, random.Random(seed))
     return match_id, state.deal.round_no
 
 

@@ -19,7 +19,9 @@ import sys
 import time
 from typing import TYPE_CHECKING, Any
 
-from engine.events import CardPlayed, MatchCreated, MatchEnded, TrumpChosen
+from engine.events import (
+    CardPlayed, CardsDiscarded, MatchCreated, MatchEnded, TalonDrawn, TrumpChosen,
+)
 from services.clitools import CliError, positive_int
 from services.store.port import Record
 
@@ -27,6 +29,10 @@ if TYPE_CHECKING:  # the search and RQ load only when the command runs
     from .core import AnalysisConfig
 
 COST_WORDS = {"trick": "a trick", "round": "the round", "kot": "a kot"}
+DECISIONS = (TrumpChosen, CardPlayed, CardsDiscarded, TalonDrawn)
+"""The events that are decisions, each the first of its record: what ``core.analyse_round``
+judges (a move each: the trump, the talon game's discards and draws, every card played), so
+the progress's total is the number of moves the analysis reports."""
 
 
 class Progress:
@@ -59,6 +65,7 @@ def _analyze(args: argparse.Namespace) -> int:
     from .core import rounds_of
     from .jobs import config
 
+    cfg = config()  # a HOKM_ANALYSIS_ setting that is not valid: one line naming it (exit 2)
     records = _records(args)  # one line for a missing match, folder or Redis
     match_id = args.match
     if not any(isinstance(e, MatchEnded) for r in records for e in r.events):
@@ -66,10 +73,6 @@ def _analyze(args: argparse.Namespace) -> int:
     rounds = rounds_of(records)
     tty = sys.stdout.isatty()
     url = os.environ.get("HOKM_REDIS_URL")
-    try:
-        cfg = config()
-    except ValueError as exc:
-        raise CliError(str(exc)) from None
     if url and not args.local:
         results = _through_workers(match_id, rounds, args.wait, tty)
     else:
@@ -113,8 +116,7 @@ def _here(args: argparse.Namespace, records: list[Record], rounds: int, cfg: Ana
     """Every round computed in this process; stored beside the match when it is in Redis."""
     from .core import analyse_round
 
-    total = sum(1 for r in records if r.events and isinstance(r.events[0],
-                                                              (TrumpChosen, CardPlayed)))
+    total = sum(1 for r in records if r.events and isinstance(r.events[0], DECISIONS))
     progress = Progress(total, "decisions", tty)
     count = [0]
 

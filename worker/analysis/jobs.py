@@ -16,13 +16,15 @@ Workers serve this queue after the bot queues (``worker/main.py``): a bot's turn
 behind an analysis that has not started.  Settings (read when a job runs):
 ``HOKM_ANALYSIS_NODES`` (solver nodes per question, ``AnalysisConfig.nodes``),
 ``HOKM_ANALYSIS_BOT`` (the search whose choice is reported: ``hard``, the default, ``medium``
-or ``expert``; tests use ``medium``) and ``HOKM_ANALYSIS_TTL`` (``RUNNING_TTL_S``).
+or ``expert``; tests use ``medium``) and ``HOKM_ANALYSIS_TTL`` (``RUNNING_TTL_S``).  They are
+read and checked by ``services/settings.py`` (``Settings.from_env`` checks them too, so a
+server or a worker with a bad value refuses to start): a bad value is a ``SettingError``
+naming the variable.
 """
 
 from __future__ import annotations
 
 import json
-import os
 import time
 from collections.abc import Sequence
 from typing import Protocol
@@ -32,6 +34,7 @@ from rq.serializers import JSONSerializer
 
 from engine.events import CardPlayed, MatchEnded, RoundStarted
 from services.runtime import Runtime
+from services.settings import env_analysis_bot, env_analysis_nodes, env_analysis_ttl_s
 from services.store.port import AnalysisStore, Record
 from worker.jobs import runtime
 from worker.policies import EXPERT, HARD, MEDIUM
@@ -41,10 +44,11 @@ from .core import AnalysisConfig, analyse_round
 JOB = "worker.analysis.jobs.analyse_round_job"
 QUEUED_TTL_S = 900.0
 """How long a request's mark holds a round that waits in the queue."""
-RUNNING_TTL_S = float(os.environ.get("HOKM_ANALYSIS_TTL", "") or 60.0)
+RUNNING_TTL_S = env_analysis_ttl_s()
 """How long a running job's mark lasts unless refreshed (it is, after every decision):
 ``HOKM_ANALYSIS_TTL`` seconds, 60 by default (a test makes it short)."""
 BOTS = {"hard": HARD, "medium": MEDIUM, "expert": EXPERT}
+"""The searches by HOKM_ANALYSIS_BOT's values (``services.settings.ANALYSIS_BOTS``)."""
 
 
 def queue_name(rt: Runtime) -> str:
@@ -94,13 +98,11 @@ def longest_first(records: Sequence[Record], rounds: Sequence[int]) -> list[int]
 
 
 def config() -> AnalysisConfig:
-    """The analysis settings of this process's environment (see the module docstring)."""
-    default = AnalysisConfig()
-    nodes = os.environ.get("HOKM_ANALYSIS_NODES", "")
-    level = os.environ.get("HOKM_ANALYSIS_BOT", "") or "hard"
-    if level not in BOTS:
-        raise ValueError(f"HOKM_ANALYSIS_BOT is one of {', '.join(BOTS)}")
-    return AnalysisConfig(nodes=int(nodes) if nodes else default.nodes, bot=BOTS[level])
+    """The analysis settings of this process's environment (see the module docstring); a
+    value that is not valid raises ``services.settings.SettingError``, naming the variable."""
+    nodes = env_analysis_nodes()
+    bot = BOTS[env_analysis_bot()]
+    return AnalysisConfig(bot=bot) if nodes is None else AnalysisConfig(nodes=nodes, bot=bot)
 
 
 def analyse_round_job(match_id: str, round_no: int) -> str:

@@ -1,0 +1,63 @@
+"""``hokm analyze MATCH --local``: the progress counts to its total, and the total is every
+decision the analysis reports.  In the talon game the discards and the draws are decisions too
+(``worker/analysis/core.py``): the total once counted only the trumps and the cards played, so
+the progress ran past it (``analysed 413 of 217 decisions``)."""
+
+from __future__ import annotations
+
+import os
+import random
+import re
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import fakeredis
+
+from services.matches import MatchService
+from services.store.journal import DataFolder
+from services.store.redis_streams import RedisStore
+from tests.services.test_variant_rooms import open_room, random_to_end
+
+HOKM = str(Path(sys.executable).parent / "hokm")
+ROOT = Path(__file__).resolve().parents[2]
+FAST = {"HOKM_ANALYSIS_BOT": "medium", "HOKM_ANALYSIS_NODES": "3000"}
+PROGRESS = re.compile(r"analysed (\d+) of (\d+) decisions")
+
+
+def finished_in_folder(folder: Path, rules: dict[str, Any], seed: int) -> str:
+    """A match of ``rules`` played to its end at random, kept in the data folder ``folder``."""
+    server = fakeredis.FakeServer()
+    data = DataFolder.open(folder, server)
+    try:
+        service = MatchService(RedisStore(fakeredis.FakeRedis(server=server)))
+        match_id, _ = open_room(service, rules)
+        random_to_end(service, match_id, random.Random(seed))
+    finally:
+        data.close()
+    return match_id
+
+
+def test_the_talon_games_progress_ends_at_its_total_which_counts_every_decision(
+        tmp_path: Path) -> None:
+    rules = {"players": 2, "two_player": "talon"}
+    match_id = finished_in_folder(tmp_path / "data", rules, seed=1)
+    env = {**{k: v for k, v in os.environ.items() if not k.startswith("HOKM_")}, **FAST}
+    result = subprocess.run([HOKM, "analyze", match_id, "--local", "--data",
+                             str(tmp_path / "data")], env=env, cwd=ROOT, capture_output=True,
+                            text=True, timeout=300)
+    assert result.returncode == 0, result.stderr
+    lines = result.stdout.splitlines()
+    steps = [(int(m[1]), int(m[2])) for line in lines if (m := PROGRESS.fullmatch(line))]
+    assert steps, result.stdout
+    totals = {total for _, total in steps}
+    assert len(totals) == 1, steps
+    (total,) = totals
+    assert all(done <= total for done, _ in steps), steps
+    assert steps[-1] == (total, total)
+    # the summary's decisions column, one row per seat, adds up to the total
+    table = lines[lines.index("seat  decisions  cost a trick  cost the round  cost a kot") + 1:]
+    rows = [line.split() for line in table[:rules["players"]]]
+    assert [int(row[0]) for row in rows] == list(range(rules["players"]))
+    assert sum(int(row[1]) for row in rows) == total
