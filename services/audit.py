@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import argparse
 import base64
+import binascii
 import json
 import os
 import sys
@@ -238,12 +239,23 @@ def export_lines(records: Iterable[Record]) -> Iterator[str]:
 
 def read_export(stream: IO[str]) -> list[Record]:
     """Records from an export file, decoded from their raw bytes (the readable fields are only
-    for people)."""
+    for people).  ``ValueError`` naming the line for a line that is not an exported record
+    (``json.JSONDecodeError`` for one that is not JSON; ``CorruptRecord`` for bytes that do
+    not decode)."""
     records = []
-    for line in stream:
-        if line.strip():
-            data = json.loads(line)
-            records.append(decode(int(data["version"]), base64.b64decode(data["payload"])))
+    for number, line in enumerate(stream, 1):
+        if not line.strip():
+            continue
+        data = json.loads(line)
+        if not isinstance(data, dict) or type(data.get("version")) is not int \
+                or not isinstance(data.get("payload"), str):
+            raise ValueError(f"line {number} is not a record: it needs a version (a number) "
+                             "and a payload (base64)")
+        try:
+            payload = base64.b64decode(data["payload"], validate=True)
+        except binascii.Error:
+            raise ValueError(f"line {number}: the payload is not base64") from None
+        records.append(decode(data["version"], payload))
     return records
 
 
@@ -301,9 +313,14 @@ def _records(args: argparse.Namespace) -> list[Record]:
     from .store.codec import CorruptRecord
 
     if getattr(args, "file", None):
+        if args.match:
+            raise CliError("give a match id or --file, not both (the file names its match)", 2)
         try:
             with open(args.file, encoding="utf-8") as f:
-                return read_export(f)
+                records = read_export(f)
+            if not records:
+                raise CliError(f"{args.file} holds no records (hokm export writes one a line)")
+            return records
         except CorruptRecord:
             raise  # a record that does not decode: for verify, a failure like any other
         except json.JSONDecodeError:

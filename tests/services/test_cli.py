@@ -347,3 +347,31 @@ def test_the_data_folder_setting(monkeypatch: pytest.MonkeyPatch, tmp_path: Path
     monkeypatch.delenv("HOKM_DATA")
     monkeypatch.setenv("HOKM_REDIS_URL", "redis://127.0.0.1:6379/0")
     assert Settings.from_env().data_dir is None  # with a Redis, no default folder
+
+
+def test_export_files_that_are_not_exports_are_named_in_one_line(data: tuple[Path, str],
+                                                                tmp_path: Path) -> None:
+    """verify and replay --file refuse, in one line that says what is wrong: an empty file
+    (it used to verify as 'OK: 0 records'), a line without a version or payload, a payload
+    that is not base64, and a match id beside --file (it used to be ignored)."""
+    folder, match_id = data
+    good = tmp_path / "good.jsonl"
+    assert run("export", match_id, "--data", str(folder), "-o", str(good)).returncode == 0
+    files = {"empty": "\n", "fields": '{"v": 1}\n', "types": '{"version": "1", "payload": ""}\n',
+             "base64": '{"version": 1, "payload": "not base64!"}\n'}
+    for name, text in files.items():
+        (tmp_path / f"{name}.jsonl").write_text(text)
+    jobs = [(command, "--file", str(tmp_path / f"{name}.jsonl"))
+            for command in ("verify", "replay") for name in files]
+    jobs.append(("verify", match_id, "--file", str(good)))
+    said = {tuple(r.args[1:]): (r, assert_one_line_error(r)) for r in parallel(jobs)}
+    for command in ("verify", "replay"):
+        assert "holds no records" in said[(command, "--file", str(tmp_path / "empty.jsonl"))][1]
+        for name in ("fields", "types"):
+            assert "line 1 is not a record" in said[(command, "--file",
+                                                    str(tmp_path / f"{name}.jsonl"))][1]
+        assert "line 1: the payload is not base64" in said[
+            (command, "--file", str(tmp_path / "base64.jsonl"))][1]
+    both, text = said[("verify", match_id, "--file", str(good))]
+    assert both.returncode == 2 and "not both" in text
+    assert run("verify", "--file", str(good)).returncode == 0  # the export itself verifies
