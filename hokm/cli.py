@@ -5,8 +5,13 @@ Sub-commands import their modules lazily so ``hokm --help`` stays fast and a mis
 piece never breaks the others.
 
 Errors: one line on stderr and a non-zero exit, never a traceback (``services/clitools.py``);
-``main`` turns what a sub-command raises into that line.  Cards in the terminal are written
-as rank and suit symbol (``10♦``, ``Q♠``; ``services.audit.card_text``), the notation of
+``main`` turns what a sub-command raises into that line.  Ctrl+C ends any command quietly with
+status 130 (or as the command itself handles it: ``hokm serve``, ``hokm worker``, ``hokm
+play``); while the command is starting (the parser imports the sub-commands' modules, about a
+second) and once it is over, SIGINT exits at once, with no unwinding that could print a
+traceback (``main``).  ``--data ""`` is refused by every command that takes ``--data`` (an
+empty ``HOKM_DATA`` counts as unset, as the settings read it).  Cards in the terminal are
+written as rank and suit symbol (``10♦``, ``Q♠``; ``services.audit.card_text``), the notation of
 ``hokm replay``; the API and the logs keep the two-letter codes (``TD``, ``QS``).
 """
 
@@ -14,8 +19,11 @@ from __future__ import annotations
 
 import argparse
 import os
+import signal
 import sys
+import threading
 from collections.abc import Sequence
+from typing import Any
 
 from services.clitools import CliError, HokmParser, non_negative_int, say
 
@@ -101,9 +109,21 @@ def _register_plugins(sub: argparse._SubParsersAction) -> None:  # type: ignore[
         module.register(sub)
 
 
+class _CommandParser(HokmParser):
+    """The ``hokm`` parser: also refuses what one option means across the sub-commands."""
+
+    def parse_known_args(self, args: Any = None, namespace: Any = None) -> Any:
+        parsed, extras = super().parse_known_args(args, namespace)
+        if getattr(parsed, "data", None) == "":  # an empty path would be the current folder
+            subcommands(self)[parsed.cmd].error(
+                "argument --data: the data folder is empty (give a folder, or leave --data out "
+                "for the default)")
+        return parsed, extras
+
+
 def build_parser() -> argparse.ArgumentParser:
     """The ``hokm`` parser with every sub-command registered."""
-    parser = HokmParser(prog="hokm", description="Hokm: play, serve, audit.")
+    parser = _CommandParser(prog="hokm", description="Hokm: play, serve, audit.")
     sub = parser.add_subparsers(dest="cmd", required=True, parser_class=HokmParser,
                                 metavar="COMMAND")
     demo = sub.add_parser("demo", help="print a match between random players")
@@ -123,11 +143,44 @@ def subcommands(parser: argparse.ArgumentParser) -> dict[str, argparse.ArgumentP
     return {}
 
 
+def _exit_interrupted(signum: int, frame: object) -> None:
+    """SIGINT while no command runs: exit at once, quietly (nothing is under way to stop)."""
+    os._exit(130)
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Run ``hokm``; returns the exit status.  A failure is one line on stderr (see the module
-    docstring); ``HOKM_DEBUG=1`` lets an unexpected error show its traceback."""
-    parser = build_parser()
-    args = parser.parse_args(argv)
+    docstring); ``HOKM_DEBUG=1`` lets an unexpected error show its traceback.
+
+    Ctrl+C: while the parser is built and the arguments read, and, as the program (``argv``
+    None: the ``hokm`` script, ``python -m hokm``) after the command too, through the
+    interpreter's exit, SIGINT ends the process at once with status 130
+    (``_exit_interrupted``); the command runs with the handler ``main`` was called with (Python's
+    KeyboardInterrupt), which it may replace.  Called with ``argv`` (tests), ``main`` gives that
+    handler back.  Off the main thread, or where SIGINT is ignored, it changes nothing."""
+    previous = signal.getsignal(signal.SIGINT)
+    handles = (threading.current_thread() is threading.main_thread()
+               and previous != signal.SIG_IGN)
+    if previous is None:  # a handler not set from Python: Python's own is the default
+        previous = signal.default_int_handler
+    if handles:
+        signal.signal(signal.SIGINT, _exit_interrupted)
+    try:
+        parser = build_parser()
+        args = parser.parse_args(argv)
+        if handles:
+            signal.signal(signal.SIGINT, previous)
+        try:
+            return _run(args)
+        except KeyboardInterrupt:  # while an error was being reported
+            return 130
+    finally:
+        if handles:
+            signal.signal(signal.SIGINT, _exit_interrupted if argv is None else previous)
+
+
+def _run(args: argparse.Namespace) -> int:
+    """Run the sub-command of ``args``; returns the exit status (errors: one line)."""
     command = f"hokm {args.cmd}"
     try:
         result: int = args.func(args)

@@ -1,0 +1,177 @@
+"""``hokm worker`` stops on SIGTERM and on Ctrl+C: every process of it, once, cleanly.
+
+Real ``hokm worker`` commands (one and two processes) on a private ``redis-server``, stopped by
+real signals: SIGTERM to the command, SIGINT to it alone, and Ctrl+C (SIGINT to its process
+group, as a terminal sends it), while idle, while its processes are still starting, and in the
+middle of a bot turn.  Each time the command exits 0 with its "stopped" line once and no
+traceback, none of its processes is left running, and every RQ worker registered its death; a
+turn in progress is finished, not dropped (RQ's warm shutdown)."""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import re
+import signal
+import subprocess
+import sys
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+import pytest
+import redis
+from rq import Worker
+from rq.job import Job, JobStatus
+from rq.serializers import JSONSerializer
+
+from services.bots import RQScheduler, job_id
+from services.matches import MatchService
+from services.store.redis_streams import RedisStore
+from tests.conftest import PrivateRedis, wait_for
+
+pytestmark = pytest.mark.redis
+
+HOKM = str(Path(sys.executable).parent / "hokm")
+QUEUE = "hokm-stop-test"
+STOPPED = re.compile(r"hokm worker: stopped after (\d+) bot turns\.")
+STEP = 0.05
+"""How often these tests look at the processes and the Redis while waiting for something."""
+WAIT_S = 60.0
+"""Deadline for the worker's start and for its stop (never reached when all is well)."""
+
+
+class Run:
+    """One ``hokm worker`` command in a process group of its own, its output in files."""
+
+    def __init__(self, server: PrivateRedis, folder: Path, processes: int,
+                 **env: str) -> None:
+        base = {k: v for k, v in os.environ.items() if not k.startswith("HOKM_")}
+        self.out, self.err = folder / "out.txt", folder / "err.txt"
+        self.client = redis.Redis.from_url(server.url)
+        with self.out.open("w") as out, self.err.open("w") as err:
+            self.proc = subprocess.Popen(
+                [HOKM, "worker", "--processes", str(processes)],
+                env={**base, "HOKM_REDIS_URL": server.url, "HOKM_QUEUE": QUEUE, **env},
+                stdout=out, stderr=err, start_new_session=True)
+
+    def started(self) -> bool:
+        """The start line is printed (the worker processes are being started)."""
+        return "playing bot turns" in self.out.read_text()
+
+    def workers(self) -> list[Worker]:
+        return Worker.all(connection=self.client)
+
+    def idle(self, processes: int) -> bool:
+        """Every RQ worker is registered and waits for a job."""
+        workers = self.workers()
+        return len(workers) == processes and all(w.get_state() == "idle" for w in workers)
+
+    def group(self) -> list[int]:
+        """The running processes of the command's process group (it and the worker processes
+        it started, which stay in it, even once it has gone)."""
+        return group_of(self.proc.pid)
+
+    def stopped(self) -> bool:
+        """The command and every process it started have ended."""
+        return self.proc.poll() is not None and not self.group()
+
+    def kill(self) -> None:
+        """Whatever is left, SIGKILLed."""
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(self.proc.pid, signal.SIGKILL)
+        self.proc.wait(timeout=30)
+
+    def assert_stopped_cleanly(self) -> int:
+        """The checks of a clean stop; returns the bot turns the stopped line counts."""
+        wait_for(self.stopped, WAIT_S, STEP, "the end of the worker and of all its processes")
+        out, err = self.out.read_text(), self.err.read_text()
+        where = f"rc {self.proc.returncode}, stdout {out!r}, stderr {err!r}"
+        assert self.proc.returncode == 0, where
+        assert "Traceback" not in out + err, where
+        lines = out.strip().splitlines()
+        assert sum("stopped" in line for line in lines) == 1, where
+        played = STOPPED.fullmatch(lines[-1])
+        assert played, where
+        assert self.workers() == [], where  # every RQ worker registered its death
+        return int(played.group(1))
+
+
+def group_of(pgid: int) -> list[int]:
+    """The running processes (not zombies) of process group ``pgid``, from ``/proc``."""
+    found = []
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            fields = (entry / "stat").read_text().rsplit(")", 1)[1].split()
+        except (FileNotFoundError, ProcessLookupError):
+            continue  # it ended meanwhile
+        if int(fields[2]) == pgid and fields[0] != "Z":  # fields: state, ppid, pgrp, ...
+            found.append(int(entry.name))
+    return found
+
+
+@pytest.fixture
+def server(private_redis: Callable[..., PrivateRedis]) -> PrivateRedis:
+    server = private_redis("--appendonly", "no")
+    server.start()
+    return server
+
+
+@pytest.fixture
+def run(server: PrivateRedis, tmp_path: Path) -> Iterator[Callable[..., Run]]:
+    runs: list[Run] = []
+
+    def start(processes: int, **env: str) -> Run:
+        runs.append(Run(server, tmp_path, processes, **env))
+        return runs[-1]
+
+    yield start
+    for r in runs:
+        r.kill()
+
+
+SIGNALS: dict[str, Callable[[int], None]] = {
+    "SIGTERM": lambda pid: os.kill(pid, signal.SIGTERM),
+    "SIGINT": lambda pid: os.kill(pid, signal.SIGINT),
+    "Ctrl+C": lambda pid: os.killpg(pid, signal.SIGINT),
+}
+
+
+@pytest.mark.parametrize("processes", [1, 2])
+@pytest.mark.parametrize("how", list(SIGNALS))
+def test_an_idle_worker_stops_with_every_process(run: Callable[..., Run], processes: int,
+                                                 how: str) -> None:
+    worker = run(processes)
+    wait_for(lambda: worker.idle(processes), WAIT_S, STEP, "the RQ workers waiting for jobs")
+    SIGNALS[how](worker.proc.pid)
+    assert worker.assert_stopped_cleanly() == 0
+
+
+@pytest.mark.parametrize("how", ["SIGTERM", "Ctrl+C"])
+def test_a_worker_stopped_while_its_processes_start_stops_with_every_process(
+        run: Callable[..., Run], how: str) -> None:
+    worker = run(2)
+    wait_for(worker.started, WAIT_S, STEP, "the start line")
+    SIGNALS[how](worker.proc.pid)
+    worker.assert_stopped_cleanly()
+
+
+def test_a_turn_in_progress_is_played_to_its_end(run: Callable[..., Run],
+                                                 server: PrivateRedis) -> None:
+    client = redis.Redis.from_url(server.url)
+    service = MatchService(RedisStore(client), scheduler=RQScheduler(client, QUEUE, 3.0))
+    worker = run(2, HOKM_BOT_THINK_S="2")  # each bot turn takes two seconds
+    wait_for(lambda: worker.idle(2), WAIT_S, STEP, "the RQ workers waiting for jobs")
+    match_id = service.create(seats=["bot:easy"] * 4)["match_id"]
+    loaded = service.load(match_id)
+    seat = service.next_actor(loaded.state)
+    assert seat is not None
+    job = Job.fetch(job_id(match_id, loaded.version, seat), connection=client,
+                    serializer=JSONSerializer)
+    wait_for(lambda: job.get_status(refresh=True) == JobStatus.STARTED, WAIT_S, STEP,
+             "a worker process in the middle of the first bot turn")
+    os.kill(worker.proc.pid, signal.SIGTERM)
+    assert worker.assert_stopped_cleanly() >= 1
+    assert not client.exists(job.key)  # succeeded (kept 0 s), not failed (kept an hour)
+    assert service.load(match_id).version > loaded.version  # the turn's move is in the match
