@@ -4,12 +4,11 @@ its player closed the page at the end of a match)."""
 
 from __future__ import annotations
 
-import asyncio
-
 import fakeredis
 
 from services.gateway.presence import Presence
 from services.store import keys
+from tests.conftest import run_async
 
 
 class Stop(Exception):
@@ -38,5 +37,5 @@ def test_a_socket_closed_during_the_wait_is_not_written_back() -> None:
             pass
         return await redis.hgetall(keys.presence("m1"))
 
-    written = asyncio.run(scenario())
+    written = run_async(scenario(), timeout=60)  # (the browser tests keep a loop running)
     assert set(written) == {b"2:g1"}, written  # seat 2 refreshed, seat 0 not written back
