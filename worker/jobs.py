@@ -14,7 +14,6 @@ It also plays for a human who has been away longer than the room's ``disconnect_
 from __future__ import annotations
 
 import logging
-import os
 import random
 import threading
 import time
@@ -25,6 +24,7 @@ from services.bots import RQScheduler
 from services.errors import HokmError
 from services.matches import MatchService, bots_only
 from services.runtime import Runtime, build_runtime
+from services.settings import env_float
 from services.store import keys
 
 from .history import Histories
@@ -37,7 +37,7 @@ _runtime: Runtime | None = None
 _histories = Histories()
 _rng = random.Random()
 SUBSTITUTE_LEVEL = "medium"
-THINK_S = float(os.environ.get("HOKM_BOT_THINK_S", "0") or 0)
+THINK_S = env_float("HOKM_BOT_THINK_S", 0.0)  # (checked at start: Settings.from_env)
 
 
 _thread_runtime = threading.local()

@@ -83,6 +83,14 @@ class Judged:
         return Judged(shown, low, high)
 
 
+def settled(bounds: tuple[Outcome, Outcome]) -> Outcome:
+    """The outcome the bounds pin down; ``SolverLimit`` when a question stopped short."""
+    low, high = bounds
+    if low != high:
+        raise SolverLimit
+    return low
+
+
 def bounded(mine: int, clean: bool, win: int, reaches: Callable[[int], bool],
             sweeps: Callable[[], bool]) -> tuple[Outcome, Outcome]:
     """The bounds of a side's outcome that its questions settle before one stops at the budget
@@ -161,10 +169,7 @@ class Judge:
     def outcome(self, state: FastState) -> Outcome:
         """The side's double-dummy result from ``state`` (a round over or going on);
         ``SolverLimit`` past the budget."""
-        low, high = self.bounds(state)
-        if low != high:
-            raise SolverLimit
-        return low
+        return settled(self.bounds(state))
 
     def bounds(self, state: FastState) -> tuple[Outcome, Outcome]:
         """``bounded``'s bounds of the side's result from ``state``."""

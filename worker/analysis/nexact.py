@@ -34,9 +34,8 @@ from engine.rules import Rules
 from worker.policies.fast import legal, trick_winner_index
 from worker.policies.nseat import model_play
 from worker.policies.nsolver import NSolver, count_trick
-from worker.policies.solver import SolverLimit
 
-from .exact import SWEEP_KINDS, Judged, Outcome, bounded
+from .exact import SWEEP_KINDS, Judged, Outcome, bounded, settled
 
 
 @dataclass(slots=True)
@@ -110,10 +109,7 @@ class NJudge:
 
     def outcome(self, pos: Position) -> Outcome:
         """The exact outcome; ``SolverLimit`` past the budget."""
-        low, high = self.bounds(pos)
-        if low != high:
-            raise SolverLimit
-        return low
+        return settled(self.bounds(pos))
 
     def bounds(self, pos: Position) -> tuple[Outcome, Outcome]:
         """``exact.bounded``'s bounds of the seat's result from ``pos``."""
