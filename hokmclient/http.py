@@ -125,7 +125,7 @@ def _answer(response: httpx.Response) -> JSON:
     raise ApiError(code, response.text[:200].strip(), response.status_code, retry_after)
 
 
-def _pause(error: ApiError, attempt: int) -> float:
+def retry_pause(error: ApiError, attempt: int) -> float:
     """Seconds to wait before attempt ``attempt + 1``."""
     if error.retry_after is not None:
         return float(min(error.retry_after, MAX_BACKOFF_S))
@@ -271,7 +271,7 @@ class Client(_Calls[JSON]):
                 again = error.retryable or (isinstance(error, NetworkError) and call.repeatable)
                 if not again or attempt >= self.retries:
                     raise
-                time.sleep(_pause(error, attempt))  # backoff before a retry, not a wait
+                time.sleep(retry_pause(error, attempt))  # backoff before a retry, not a wait
                 attempt += 1
 
     def close(self) -> None:
@@ -310,7 +310,7 @@ class AsyncClient(_Calls[Awaitable[JSON]]):
                 again = error.retryable or (isinstance(error, NetworkError) and call.repeatable)
                 if not again or attempt >= self.retries:
                     raise
-                await asyncio.sleep(_pause(error, attempt))
+                await asyncio.sleep(retry_pause(error, attempt))
                 attempt += 1
 
     def _run(self, call: Call) -> Awaitable[JSON]:

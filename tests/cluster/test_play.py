@@ -24,7 +24,8 @@ from typing import Any
 import pytest
 
 from hokmclient import AsyncSeat, LocalServer
-from hokmclient.errors import ApiError
+from hokmclient.errors import RETRYABLE, ApiError
+from hokmclient.http import retry_pause
 from hokmclient.local import NO_LIMITS
 from services.audit import check
 from services.store import connect
@@ -89,6 +90,11 @@ class Table:
         self.frames: dict[str, list[tuple[str, int, int]]] = {"seat": [], "spectator": []}
         self.reconnects: dict[str, int] = {}
         self.refusals: list[dict[str, Any]] = []
+        self.retried: list[dict[str, Any]] = []  # refusals that did nothing, sent again
+        # with a gate: the first command after version 30 waits for ``gate`` (``held`` is set
+        # while it waits), so a test can send it into a failover
+        self.gate: asyncio.Event | None = None
+        self.held: asyncio.Event | None = None
         self.match_id = ""
 
     def _log(self, who: str) -> Any:
@@ -113,6 +119,10 @@ class Table:
             self.reconnects = {"seat": 0, "spectator": 0}
             async for view in seat.turns():
                 choice = self.rng.choice(view["legal"])
+                if self.gate is not None and self.held is not None and view["version"] > 30:
+                    self.held.set()
+                    await self.gate.wait()
+                    self.gate = None
                 if self.over_ws:
                     body = ({"type": "choose_trump", "suit": choice}
                             if view["phase"] == "choosing_trump"
@@ -133,8 +143,12 @@ class Table:
     async def _over_socket(self, seat: AsyncSeat, command: dict[str, Any]) -> None:
         """Send ``command`` over the seat's socket; the answer is the next view, or an error
         frame on this socket.  A socket that is reconnecting (the client does by itself) gets
-        the same command again once it is back: the command id makes that idempotent."""
+        the same command again once it is back, and so does a command refused as ``unavailable``
+        (the store failing over did nothing with it), after the HTTP client's own backoff: the
+        command id makes both idempotent.  (Taking that refusal as the answer left the match
+        waiting for a command nobody would send again.)"""
         at = command["version"]
+        attempt = 0
         while True:
             refused, reconnects, sent = len(seat.errors), seat.reconnects, False
             if seat.connected:
@@ -148,8 +162,16 @@ class Table:
                         or (seat.connected and (not sent or seat.reconnects > r)))
 
             await seat.wait(answered, 60)
-            if seat.version > at or len(seat.errors) > refused:
-                self.refusals.extend(seat.errors[refused:])
+            if seat.version > at:
+                return
+            if len(seat.errors) > refused:
+                new = seat.errors[refused:]
+                if all(e.get("code") in RETRYABLE for e in new) and attempt < 30:
+                    self.retried.extend(new)
+                    await asyncio.sleep(retry_pause(ApiError(new[-1]["code"]), attempt))  # backoff
+                    attempt += 1
+                    continue
+                self.refusals.extend(new)
                 return
 
 
@@ -232,16 +254,23 @@ def test_a_primary_killed_in_play_loses_no_match(private_cluster: Any) -> None:
     try:
         tables = [Table(deployment.gateways, i) for i in range(8)]
 
+        # the first table's human holds a command over its socket until its match's primary
+        # is killed, then sends it into the failover
+        first, gate, held = tables[0], asyncio.Event(), asyncio.Event()
+        first.gate, first.held = gate, held
+
         async def scenario() -> list[dict[str, Any]]:
             playing = asyncio.ensure_future(play_all(tables, 240))
             deadline = time.monotonic() + 120
-            while sum(1 for t in tables if len(t.versions["seat"]) > 30) < 4:
+            while (sum(1 for t in tables if len(t.versions["seat"]) > 30) < 4
+                   or not held.is_set()):
                 assert time.monotonic() < deadline, progress(tables, deployment)
                 await asyncio.sleep(0.05)  # (a poll, not a wait: the kill comes mid-play)
                 if playing.done():
                     break
-            victim = cluster.primary_of(f"hokm:{{{tables[0].match_id}}}:log")
+            victim = cluster.primary_of(f"hokm:{{{first.match_id}}}:log")
             cluster.kill(victim[1])
+            gate.set()
             await asyncio.get_running_loop().run_in_executor(
                 None, lambda: cluster.wait_failover(victim[1]))
             try:
