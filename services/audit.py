@@ -38,7 +38,7 @@ from engine.events import (
     RoundStarted, SecretRevealed, SeatLeft, SeatTaken, SetWon, TalonDrawn, TrickWon, TrumpChosen,
 )
 
-from .store.codec import decode, digest_of, encode
+from .store.codec import CorruptRecord, decode, digest_of, encode
 from .store.port import Record
 
 
@@ -237,11 +237,66 @@ def export_lines(records: Iterable[Record]) -> Iterator[str]:
         }, separators=(",", ":"))
 
 
+class MismatchedExport(CorruptRecord):
+    """An export line whose readable fields say something its payload does not (edited by
+    hand, or by a tool that forgot the payload): ``hokm verify --file`` fails on it."""
+
+
+def _difference(line: Any, payload: Any, where: str = "") -> str | None:
+    """The first place where ``line`` (a readable field as the file holds it) differs from
+    ``payload`` (the same field as the record's bytes give it), as ``events[3].card``."""
+    if isinstance(payload, dict) and isinstance(line, dict):
+        for key in payload.keys() | line.keys():
+            if key not in payload or key not in line:
+                return f"{where}.{key}".lstrip(".")
+            found = _difference(line[key], payload[key], f"{where}.{key}")
+            if found is not None:
+                return found
+        return None
+    if isinstance(payload, list) and isinstance(line, list) and len(line) == len(payload):
+        for i, (a, b) in enumerate(zip(line, payload, strict=True)):
+            found = _difference(a, b, f"{where}[{i}]")
+            if found is not None:
+                return found
+        return None
+    # equal and of one type (True is not 1), but 5 and 5.0 are one number
+    same = line == payload and (type(line) is type(payload)
+                                or {type(line), type(payload)} <= {int, float})
+    return None if same else where.lstrip(".")
+
+
+def _check_readable(number: int, data: dict[str, Any], record: Record) -> None:
+    """``MismatchedExport`` naming line ``number`` if a readable field of it (any it has of
+    those ``export_lines`` writes) is not what the payload holds."""
+    expected = json.loads(next(export_lines([record])))
+    for key, value in expected.items():
+        if key == "payload" or key not in data:
+            continue
+        place = _difference(data[key], value, key)
+        if place is not None:
+            raise MismatchedExport(
+                f"line {number} (record {record.version}): {place} is "
+                f"{json.dumps(_at(data, place))} but the record's bytes hold "
+                f"{json.dumps(_at(expected, place))} (the readable fields were changed)")
+
+
+def _at(data: Any, place: str) -> Any:
+    """The value at ``place`` (``events[3].card``) of ``data``; None where it is missing."""
+    for part in place.replace("[", ".[").split("."):
+        if part.startswith("["):
+            index = int(part[1:-1])
+            data = data[index] if isinstance(data, list) and index < len(data) else None
+        else:
+            data = data.get(part) if isinstance(data, dict) else None
+    return data
+
+
 def read_export(stream: IO[str]) -> list[Record]:
-    """Records from an export file, decoded from their raw bytes (the readable fields are only
-    for people).  ``ValueError`` naming the line for a line that is not an exported record
-    (``json.JSONDecodeError`` for one that is not JSON; ``CorruptRecord`` for bytes that do
-    not decode)."""
+    """Records from an export file, decoded from their raw bytes; the readable fields a line
+    has must say what the bytes hold (``MismatchedExport`` naming the line otherwise: they
+    are what a person reads, so an edited one must not pass for the record).  ``ValueError``
+    naming the line for a line that is not an exported record (``json.JSONDecodeError`` for
+    one that is not JSON; ``CorruptRecord`` for bytes that do not decode)."""
     records = []
     for number, line in enumerate(stream, 1):
         if not line.strip():
@@ -255,7 +310,9 @@ def read_export(stream: IO[str]) -> list[Record]:
             payload = base64.b64decode(data["payload"], validate=True)
         except binascii.Error:
             raise ValueError(f"line {number}: the payload is not base64") from None
-        records.append(decode(data["version"], payload))
+        record = decode(data["version"], payload)
+        _check_readable(number, data, record)
+        records.append(record)
     return records
 
 
@@ -264,13 +321,19 @@ def read_export(stream: IO[str]) -> list[Record]:
 def _where(args: argparse.Namespace) -> str:
     """Where the matches are read from: ``HOKM_REDIS_URL``, else the data folder."""
     from .clitools import redact_url
-    from .settings import default_data_dir
 
     url = os.environ.get("HOKM_REDIS_URL")
     if url:
         return f"Redis at {redact_url(url)}"
-    folder = getattr(args, "data", None) or os.environ.get("HOKM_DATA") or default_data_dir()
-    return f"the data folder {folder}"
+    return f"the data folder {_folder(args)}"
+
+
+def _folder(args: argparse.Namespace) -> str:
+    """The data folder read: ``--data``, else ``HOKM_DATA`` (an empty one is unset), else the
+    default."""
+    from .settings import default_data_dir, env_text
+
+    return getattr(args, "data", None) or env_text("HOKM_DATA") or default_data_dir()
 
 
 def _client(args: argparse.Namespace, match_id: str | None) -> Any:
@@ -280,22 +343,21 @@ def _client(args: argparse.Namespace, match_id: str | None) -> Any:
     import redis
 
     from .clitools import CliError, unreachable
-    from .settings import default_data_dir
     from .store import journal
 
     url = os.environ.get("HOKM_REDIS_URL")
     if url:
         from .store import connect
 
-        try:
+        try:  # (a URL parse() refuses is a BadStoreUrl: one line naming the variable, exit 2)
             client = connect.sync_client(connect.parse(url))  # one Redis, or a cluster
             client.ping()
-        except ValueError as exc:
-            raise CliError(f"HOKM_REDIS_URL is not a Redis URL ({exc})") from None
+        except ValueError as exc:  # what redis-py refuses in a URL that parse() let through
+            raise CliError(f"HOKM_REDIS_URL is not a Redis URL ({exc})", 2) from None
         except redis.RedisError as exc:
             raise unreachable(url, exc) from None
         return client
-    folder = getattr(args, "data", None) or os.environ.get("HOKM_DATA") or default_data_dir()
+    folder = _folder(args)
     try:
         server = journal.load(folder, match_id)
     except FileNotFoundError:
@@ -310,8 +372,10 @@ def _client(args: argparse.Namespace, match_id: str | None) -> Any:
 
 def _records(args: argparse.Namespace) -> list[Record]:
     from .clitools import CliError
-    from .store.codec import CorruptRecord
 
+    if getattr(args, "data", None) and os.environ.get("HOKM_REDIS_URL"):
+        raise CliError("--data is for the embedded server's data folder: with HOKM_REDIS_URL "
+                       "the matches are read from that Redis", 2)
     if getattr(args, "file", None):
         if args.match:
             raise CliError("give a match id or --file, not both (the file names its match)", 2)
@@ -362,6 +426,10 @@ def _replay(args: argparse.Namespace) -> int:
         records[0].events[0], MatchCreated) else 4
     if args.seat is not None and args.seat >= players:
         raise CliError(f"--seat {args.seat}: this match has seats 0 to {players - 1}", 2)
+    last = records[-1].version
+    if args.step is not None and args.step > last:
+        raise CliError(f"--step {args.step}: this match has records 1 to {last} (0: before "
+                       "the first)", 2)
     for line in describe(records, args.seat, args.step, colour):
         print(line)
     return 0
@@ -380,8 +448,6 @@ def _export(args: argparse.Namespace) -> int:
 
 
 def _verify(args: argparse.Namespace) -> int:
-    from .store.codec import CorruptRecord
-
     try:
         records = _records(args)
     except CorruptRecord as exc:

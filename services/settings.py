@@ -4,16 +4,26 @@ A value that is not valid is refused by ``Settings.from_env`` (so at the start o
 and ``hokm worker``, before anything runs) with a ``SettingError``: one line naming the variable,
 what it must be and what it was given.  An empty value is the default, as if the variable were
 not set.
+
+Zero: where 0 would leave the server unusable (no request body fits, every request or bot turn
+times out at once, a window of no time) the minimum is above it; where a limit can be lifted,
+0 means "no limit" or "off" (the rates, the quotas, the connection cap, the TTLs, the garbage
+collector's timers), as each field says.
 """
 
 from __future__ import annotations
 
+import ipaddress
 import math
 import os
 from collections.abc import Sequence
 from dataclasses import dataclass
 
 from .clitools import CliError
+
+MIN_BODY = 1024
+"""The least HOKM_MAX_BODY: the API's requests and commands (a create with every rule and a
+long name included) stay well under a KiB; below that the game cannot be played."""
 
 ANALYSIS_BOTS = ("hard", "medium", "expert")
 """The values of HOKM_ANALYSIS_BOT (``worker/analysis/jobs.py`` maps them to their searches)."""
@@ -24,14 +34,20 @@ class SettingError(CliError):
     ``CliError`` (exit status 2, the status of a command started wrongly), and deliberately not
     a ``ValueError``: the commands report it as it is, in one line, instead of wrapping it."""
 
-    def __init__(self, name: str, must: str, value: str) -> None:
-        super().__init__(f"{name} must be {must} (got {value!r})", 2)
+    def __init__(self, name: str, must: str, value: str | None) -> None:
+        got = "it is not set" if value is None else f"got {value!r}"
+        super().__init__(f"{name} must be {must} ({got})", 2)
         self.name = name
 
 
 def _text(name: str) -> str:
     """The variable's value; empty when unset (or set to blanks)."""
     return os.environ.get(name, "").strip()
+
+
+def env_text(name: str, default: str = "") -> str:
+    """A text setting: its value without surrounding blanks, ``default`` when unset or empty."""
+    return _text(name) or default
 
 
 def _flag(name: str) -> bool:
@@ -52,9 +68,10 @@ def env_int(name: str, default: int, minimum: int = 0) -> int:
     return value
 
 
-def env_float(name: str, default: float, *, positive: bool = False) -> float:
-    """A finite number of 0 or more, or above 0 when ``positive`` (``default`` when unset or
-    empty)."""
+def env_float(name: str, default: float, *, positive: bool = False,
+              minimum: float = 0.0) -> float:
+    """A finite number of ``minimum`` (0 unless given) or more, or above 0 when ``positive``
+    (``default`` when unset or empty)."""
     text = _text(name)
     if not text:
         return default
@@ -62,9 +79,9 @@ def env_float(name: str, default: float, *, positive: bool = False) -> float:
         value = float(text)
     except ValueError:
         value = math.nan
-    if not math.isfinite(value) or value < 0 or (positive and value == 0):
-        raise SettingError(name, "a number above 0" if positive else "a number of 0 or more",
-                           text)
+    if not math.isfinite(value) or value < minimum or (positive and value <= 0):
+        raise SettingError(name, "a number above 0" if positive else
+                           f"a number of {minimum:g} or more", text)
     return value
 
 
@@ -78,6 +95,42 @@ def env_choice(name: str, default: str, choices: Sequence[str]) -> str:
     return text
 
 
+def env_proxies(name: str) -> tuple[str, ...]:
+    """Comma-separated IP addresses and networks (``10.0.0.5``, ``10.1.0.0/16``, IPv6 alike),
+    or ``*`` alone (every peer: only for a gateway that nothing but its proxy can reach); ()
+    when unset or empty.  A network with host bits set is read as the network it lies in
+    (``10.0.0.5/8``: ``10.0.0.0/8``), the form both readers of the list expect
+    (``services/gateway/app.py``'s forwarding headers, ``server.py``'s connection cap)."""
+    text = _text(name)
+    parts = [p.strip() for p in text.split(",") if p.strip()]
+    if parts == ["*"]:
+        return ("*",)
+    found = []
+    for part in parts:
+        try:
+            if "/" in part:
+                found.append(str(ipaddress.ip_network(part, strict=False)))
+            else:
+                found.append(str(ipaddress.ip_address(part)))
+        except ValueError:
+            raise SettingError(name, "IP addresses or networks separated by commas, such as "
+                               f"10.0.0.5,10.1.0.0/16 ({part!r} is neither)", text) from None
+    return tuple(found)
+
+
+def env_store_url(name: str) -> str | None:
+    """A Redis URL (``services/store/connect.py`` says which forms); None when unset or empty.
+    Blanks alone are not taken for unset: the commands that read the variable themselves
+    (``hokm worker``) would take them for a URL."""
+    text = os.environ.get(name, "")
+    if not text:
+        return None
+    from .store.connect import parse  # (connect imports this module)
+
+    parse(text, name)
+    return text
+
+
 @dataclass(frozen=True, slots=True)
 class Settings:
     redis_url: str | None
@@ -86,9 +139,12 @@ class Settings:
     (``redis+cluster://host:port,host:port``; ``services/store/connect.py``)."""
     allow_stacked_decks: bool
     queue: str
+    """The RQ queue of bot turns (HOKM_QUEUE; bots-only matches use ``<queue>-bots-only``)."""
     bot_timeout_s: float
-    """A bot turn not played after this long is re-enqueued (a worker died mid-job)."""
+    """A bot turn not played after this long is re-enqueued (a worker died mid-job); above 0
+    (0 would enqueue every turn again at once)."""
     max_body: int
+    """Bytes of a request body or a WebSocket frame: ``MIN_BODY`` or more."""
     rate_per_token: float
     """Commands per second allowed per token (burst of 4x)."""
     rate_per_address: float
@@ -101,7 +157,8 @@ class Settings:
     acknowledged (HOKM_REPLICA_ACKS; 0: asynchronous replication, as Redis does by default;
     ``services/store/replicas.py``)."""
     replica_wait_ms: int = 100
-    """How long an append waits for those replicas (HOKM_REPLICA_WAIT_MS)."""
+    """How long an append waits for those replicas (HOKM_REPLICA_WAIT_MS): 1 or more, since
+    Redis's ``WAIT`` with 0 waits for ever."""
     trusted_proxies: tuple[str, ...] = ()
     """Addresses (or networks, ``10.0.0.0/8``) of the proxies whose ``X-Forwarded-For`` is
     believed (HOKM_TRUSTED_PROXIES, comma-separated).  Nobody by default: the TCP peer is the
@@ -109,12 +166,15 @@ class Settings:
     connections_per_address: int = 64
     """Connections open at once from one client address (0: no limit)."""
     request_timeout_s: float = 10.0
-    """A request's head and body must arrive within this time (slow clients are cut off)."""
+    """A request's head and body must arrive within this time (slow clients are cut off);
+    above 0."""
     keep_alive_s: float = 5.0
-    """Idle keep-alive connections are closed after this."""
+    """Idle keep-alive connections are closed after this: 1 or more (uvicorn counts it in
+    whole seconds)."""
     creates_per_window: int = 30
     """Matches one client address may create per ``create_window_s`` (0: no limit)."""
     create_window_s: float = 600.0
+    """... per this many seconds: above 0 (the window the creates are counted in)."""
     bot_matches: int = 8
     """Bots-only matches (nobody seated, only watchers) playing at once, all gateways
     together (0: no limit)."""
@@ -150,32 +210,38 @@ class Settings:
 
     @classmethod
     def from_env(cls) -> Settings:
+        """The settings of the environment; ``SettingError`` for the first value that is not
+        valid (a Redis URL too: ``BadStoreUrl``, a ``SettingError``)."""
+        redis_url = env_store_url("HOKM_REDIS_URL")
+        queue_url = env_store_url("HOKM_QUEUE_URL")
+        if redis_url is not None:
+            from .store.connect import queue_url as queue_of
+
+            queue_of(redis_url, queue_url)  # a cluster needs a queue of its own
         return cls(
-            redis_url=os.environ.get("HOKM_REDIS_URL") or None,
+            redis_url=redis_url,
             allow_stacked_decks=_flag("HOKM_ALLOW_STACKED_DECKS"),
-            queue=os.environ.get("HOKM_QUEUE", "hokm-bots"),
-            bot_timeout_s=env_float("HOKM_BOT_TIMEOUT", 3.0),
-            max_body=env_int("HOKM_MAX_BODY", 16 * 1024),
+            queue=env_text("HOKM_QUEUE", "hokm-bots"),
+            bot_timeout_s=env_float("HOKM_BOT_TIMEOUT", 3.0, positive=True),
+            max_body=env_int("HOKM_MAX_BODY", 16 * 1024, minimum=MIN_BODY),
             rate_per_token=env_float("HOKM_RATE_PER_TOKEN", 20.0),
             rate_per_address=env_float("HOKM_RATE_PER_ADDRESS", 50.0),
-            queue_url=os.environ.get("HOKM_QUEUE_URL") or None,
+            queue_url=queue_url,
             replica_acks=env_int("HOKM_REPLICA_ACKS", 0),
-            replica_wait_ms=env_int("HOKM_REPLICA_WAIT_MS", 100),
-            trusted_proxies=tuple(p.strip() for p in os.environ.get(
-                "HOKM_TRUSTED_PROXIES", "").split(",") if p.strip()),
+            replica_wait_ms=env_int("HOKM_REPLICA_WAIT_MS", 100, minimum=1),
+            trusted_proxies=env_proxies("HOKM_TRUSTED_PROXIES"),
             connections_per_address=env_int("HOKM_CONNECTIONS_PER_ADDRESS", 64),
-            request_timeout_s=env_float("HOKM_REQUEST_TIMEOUT", 10.0),
-            keep_alive_s=env_float("HOKM_KEEP_ALIVE", 5.0),
+            request_timeout_s=env_float("HOKM_REQUEST_TIMEOUT", 10.0, positive=True),
+            keep_alive_s=env_float("HOKM_KEEP_ALIVE", 5.0, minimum=1.0),
             creates_per_window=env_int("HOKM_CREATES_PER_WINDOW", 30),
-            create_window_s=env_float("HOKM_CREATE_WINDOW", 600.0),
+            create_window_s=env_float("HOKM_CREATE_WINDOW", 600.0, positive=True),
             bot_matches=env_int("HOKM_BOT_MATCHES", 8),
             bot_matches_per_address=env_int("HOKM_BOT_MATCHES_PER_ADDRESS", 2),
             idle_ttl_s=env_float("HOKM_IDLE_TTL", 24 * 3600.0),
             finished_ttl_s=env_float("HOKM_FINISHED_TTL", 90 * 24 * 3600.0),
             gc_freeze_s=env_float("HOKM_GC_FREEZE", 0.05),
             gc_thaw_s=env_float("HOKM_GC_THAW", 900.0),
-            data_dir=os.environ.get("HOKM_DATA") or (
-                None if os.environ.get("HOKM_REDIS_URL") else default_data_dir()),
+            data_dir=env_text("HOKM_DATA") or (None if redis_url else default_data_dir()),
             bot_think_s=env_float("HOKM_BOT_THINK_S", 0.0),
             analysis_nodes=env_analysis_nodes(),
             analysis_bot=env_analysis_bot(),

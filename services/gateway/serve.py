@@ -6,10 +6,11 @@ in-process bot worker, nothing to install; its matches are kept in a data folder
 it, the gateway uses that Redis and bot turns go to external ``hokm worker`` processes; run
 several ``hokm serve --port ...`` behind a load balancer to scale out.
 
-Start-up, in this order, each failure being one line on stderr and exit status 1: the port is
-bound (a busy port fails here, before anything else happens), the runtime is built (the data
-folder locked, replayed and its unfinished matches resumed; or the Redis pinged), and only then
-is the address printed and the server run.
+Start-up, in this order, each failure being one line on stderr: the settings are read (a value
+that is not valid names its variable, exit status 2), the port is bound (a busy port fails here,
+exit status 1, before anything else happens), the runtime is built (the data folder locked,
+replayed and its unfinished matches resumed; or the Redis pinged), and only then is the address
+printed and the server run.
 """
 
 from __future__ import annotations
@@ -34,10 +35,9 @@ from .server import bind, limits_of, run
 
 
 def _settings(args: argparse.Namespace) -> Settings:
-    try:
-        settings = Settings.from_env()
-    except ValueError as exc:
-        raise CliError(f"a HOKM_ setting is not valid ({exc})") from None
+    """The settings, before anything starts: a value that is not valid raises its
+    ``SettingError`` (one line naming the variable, exit 2: ``services/settings.py``)."""
+    settings = Settings.from_env()
     if args.data is not None:
         if settings.redis_url is not None:
             raise CliError("--data is for the embedded server: with HOKM_REDIS_URL the matches "
@@ -62,8 +62,8 @@ def _run(args: argparse.Namespace) -> int:
             rt = build_runtime(settings)
         except JournalError as exc:
             raise CliError(str(exc)) from None
-        except ValueError as exc:  # a HOKM_ setting, or a store URL, that is not valid
-            raise CliError(str(exc)) from None
+        except ValueError as exc:  # what redis-py refuses in a URL that parse() let through
+            raise CliError(str(exc), 2) from None
         except redis.RedisError as exc:
             assert settings.redis_url is not None
             raise unreachable(settings.redis_url, exc) from None

@@ -9,6 +9,9 @@
 
 RQ cannot use a cluster, so the bot queue has a URL of its own (``HOKM_QUEUE_URL``): it
 defaults to the match store's when that is a single Redis, and must be given with a cluster.
+
+A URL that is none of these is a ``BadStoreUrl``: a ``SettingError`` naming the variable it
+came from, so every command reports it as it reports any bad setting (one line, exit 2).
 """
 
 from __future__ import annotations
@@ -23,11 +26,28 @@ from redis.asyncio.cluster import ClusterNode as AsyncClusterNode
 from redis.asyncio.cluster import RedisCluster as AsyncRedisCluster
 from redis.cluster import ClusterNode, RedisCluster
 
+from services.clitools import redact_url
+from services.settings import SettingError
+
 CLUSTER_SCHEMES = ("redis+cluster", "rediss+cluster")
+FORMS = ("redis://host:port/db, or redis+cluster://host:port,host:port for a Redis "
+         "Cluster")
+"""The forms of a store URL, as the errors name them."""
 
 
-class BadStoreUrl(ValueError):
-    """A URL that names no Redis (worded for a person, one line)."""
+class BadStoreUrl(SettingError):
+    """A URL that names no Redis: ``name`` is the variable it was read from, the message one
+    line that names it (the password, if any, left out)."""
+
+    def __init__(self, name: str, must: str, url: str | None) -> None:
+        super().__init__(name, must, None if url is None else _shown(url))
+
+
+def _shown(url: str) -> str:
+    try:
+        return redact_url(url)
+    except ValueError:  # a port that is not a number: redact_url cannot take it apart
+        return "<the URL given>" if "@" in url else url
 
 
 @dataclass(frozen=True, slots=True)
@@ -42,14 +62,19 @@ class Target:
     tls: bool = False
 
 
-def parse(url: str) -> Target:
-    """``BadStoreUrl`` for anything that is not one of the forms above."""
+def parse(url: str, name: str = "HOKM_REDIS_URL") -> Target:
+    """``BadStoreUrl`` naming the variable ``name`` for anything that is not one of the forms
+    above (a single Redis's URL as redis-py reads it: a port that is not a number fails here,
+    not at the first connection)."""
     scheme = url.split("://", 1)[0].lower() if "://" in url else ""
     if scheme in ("redis", "rediss", "unix"):
+        try:
+            redis.connection.parse_url(url)  # type: ignore[no-untyped-call]
+        except ValueError as exc:
+            raise BadStoreUrl(name, f"a Redis URL ({exc})", url) from None
         return Target(url, False)
     if scheme not in CLUSTER_SCHEMES:
-        raise BadStoreUrl(f"{url!r} is not a Redis URL (redis://host:port/db, or "
-                          "redis+cluster://host:port,host:port for a Redis Cluster)")
+        raise BadStoreUrl(name, f"a Redis URL: {FORMS}", url)
     rest = url.split("://", 1)[1]
     username = password = None
     if "@" in rest:
@@ -65,7 +90,8 @@ def parse(url: str) -> Target:
         except ValueError:
             port = None
         if not found.hostname or port is None:
-            raise BadStoreUrl(f"{url!r}: every seed node is host:port (got {part!r})")
+            raise BadStoreUrl(name, f"a Redis Cluster URL whose seed nodes are each host:port "
+                                    f"({part.strip()!r} is not)", url)
         seeds.append((found.hostname, port))
     return Target(url, True, tuple(seeds), username, password, scheme.startswith("rediss"))
 
@@ -99,14 +125,15 @@ def async_client(target: Target, **options: Any) -> Any:
 
 
 def queue_url(store_url: str, queue: str | None) -> str:
-    """The URL of RQ's Redis: ``queue`` if given, else the store's when that is a single
-    Redis; ``BadStoreUrl`` for a cluster without one."""
+    """The URL of RQ's Redis: ``queue`` (HOKM_QUEUE_URL) if given, else the store's
+    (HOKM_REDIS_URL) when that is a single Redis; ``BadStoreUrl`` for a cluster without one."""
     if queue:
-        if parse(queue).cluster:
-            raise BadStoreUrl("HOKM_QUEUE_URL must be a single Redis (RQ does not support "
-                              "Redis Cluster)")
+        if parse(queue, "HOKM_QUEUE_URL").cluster:
+            raise BadStoreUrl("HOKM_QUEUE_URL", "a single Redis (RQ does not support Redis "
+                              "Cluster)", queue)
         return queue
     if parse(store_url).cluster:
-        raise BadStoreUrl("with a Redis Cluster in HOKM_REDIS_URL, set HOKM_QUEUE_URL to a "
-                          "single Redis for the bot queue (RQ does not support Redis Cluster)")
+        raise BadStoreUrl("HOKM_QUEUE_URL", "set to a single Redis for the bot queue when "
+                          "HOKM_REDIS_URL is a Redis Cluster (RQ does not support Redis "
+                          "Cluster)", None)
     return store_url

@@ -437,7 +437,9 @@ def read(path: str | os.PathLike[str]) -> Reading:
     except JournalDamaged:
         raise
     except Exception as exc:  # msgpack's own errors: bytes that are not msgpack
-        raise JournalDamaged(f"{path} is damaged at byte {offset}: {exc}") from None
+        # (some of them, FormatError for one, come without a message)
+        why = str(exc).strip() or f"bytes that are not msgpack ({type(exc).__name__})"
+        raise JournalDamaged(f"{path} is damaged at byte {offset}: {why}") from None
     reading.torn_bytes = len(data) - offset
     return reading
 

@@ -375,3 +375,66 @@ def test_export_files_that_are_not_exports_are_named_in_one_line(data: tuple[Pat
     both, text = said[("verify", match_id, "--file", str(good))]
     assert both.returncode == 2 and "not both" in text
     assert run("verify", "--file", str(good)).returncode == 0  # the export itself verifies
+
+
+def test_replay_refuses_a_step_past_the_last_record(data: tuple[Path, str]) -> None:
+    """``--step 999`` of a shorter match printed "after record 999" as if there were one."""
+    folder, match_id = data
+    exported = run("export", match_id, "--data", str(folder))
+    assert exported.returncode == 0, exported.stderr
+    records = len(exported.stdout.splitlines())  # one a line
+    line = assert_one_line_error(run("replay", match_id, "--data", str(folder), "--step",
+                                     str(records + 1)), 2)
+    assert f"--step {records + 1}: this match has records 1 to {records}" in line
+    within = run("replay", match_id, "--data", str(folder), "--step", str(records))
+    assert within.returncode == 0 and f"after record {records}:" in within.stdout
+
+
+def test_the_audit_commands_refuse_data_with_a_redis_url(data: tuple[Path, str]) -> None:
+    """With HOKM_REDIS_URL set, --data was silently ignored (serve refuses it)."""
+    folder, match_id = data
+    jobs = [(name, match_id, "--data", str(folder)) for name in ("replay", "export", "verify")]
+    for result in parallel(jobs, env={"HOKM_REDIS_URL": UNREACHABLE}):
+        line = assert_one_line_error(result, 2)
+        assert "--data is for the embedded server's data folder" in line, line
+        assert "HOKM_REDIS_URL" in line and result.stdout == ""
+
+
+def test_verify_file_fails_on_an_edited_readable_field(data: tuple[Path, str],
+                                                      tmp_path: Path) -> None:
+    """Only the payload was checked: an export whose readable card was changed verified OK."""
+    folder, match_id = data
+    exported = tmp_path / "e.jsonl"
+    assert run("export", match_id, "--data", str(folder), "-o", str(exported)).returncode == 0
+    lines = exported.read_text().splitlines()
+    number = next(n for n, line in enumerate(lines, 1) if '"card":' in line)
+    card = re.search(r'"card":"(\w\w)"', lines[number - 1])
+    assert card is not None
+    other = "2C" if card.group(1) != "2C" else "3C"
+    lines[number - 1] = lines[number - 1].replace(f'"card":"{card.group(1)}"',
+                                                  f'"card":"{other}"', 1)
+    edited = tmp_path / "edited.jsonl"
+    edited.write_text("\n".join(lines) + "\n")
+    verified = run("verify", "--file", str(edited))
+    assert verified.returncode == 1, verified.stdout
+    assert verified.stdout.startswith(f"FAIL line {number} "), verified.stdout
+    assert f'"{other}" but the record\'s bytes hold "{card.group(1)}"' in verified.stdout
+    assert "OK" not in verified.stdout and "Traceback" not in verified.stderr
+    replayed = assert_one_line_error(run("replay", "--file", str(edited)), 1)
+    assert f"line {number} " in replayed
+    assert run("verify", "--file", str(exported)).returncode == 0  # the export itself is OK
+
+
+def test_a_damaged_journal_is_named_with_its_reason(tmp_path: Path) -> None:
+    """``… is damaged at byte N: `` ended with an empty reason for some msgpack errors."""
+    import msgpack
+
+    from services.store import journal
+
+    folder = tmp_path / "data"
+    folder.mkdir()
+    header = msgpack.packb({"hokm-journal": journal.VERSION})
+    (folder / journal.JOURNAL).write_bytes(header + b"\xc1" + msgpack.packb([1.0, []]))
+    line = assert_one_line_error(run("serve", "--port", "0", "--data", str(folder)), 1)
+    assert line.endswith(f"is damaged at byte {len(header)}: bytes that are not msgpack "
+                         "(FormatError)"), line

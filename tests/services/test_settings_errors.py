@@ -2,7 +2,10 @@
 what it must be (exit status 2), at the start of ``hokm serve`` and ``hokm worker`` (the
 analysis's settings too, which only the analysis jobs use: a server started with a bad
 ``HOKM_ANALYSIS_BOT`` used to answer every analysis request ``202`` for ever) and by
-``hokm analyze``; an empty value is the default."""
+``hokm analyze``; an empty value is the default.  Also refused: a 0 that would leave the
+server unusable (where 0 is not "off"), a trusted proxy that is no address or network (it
+used to crash ``hokm serve`` after its start line, or to be ignored), and a Redis URL that is
+none (it used to exit 1 with a message naming no variable)."""
 
 from __future__ import annotations
 
@@ -17,20 +20,38 @@ import pytest
 
 from services.matches import MatchService
 from services.settings import ANALYSIS_BOTS, SettingError, Settings
+from services.store.connect import FORMS
 from services.store.journal import DataFolder
 from services.store.redis_streams import RedisStore
 from tests.services.test_audit import finished_match
 
 HOKM = str(Path(sys.executable).parent / "hokm")
+PROXIES = "IP addresses or networks separated by commas, such as 10.0.0.5,10.1.0.0/16"
 ROOT = Path(__file__).resolve().parents[2]
 UNREACHABLE = "redis://127.0.0.1:1/0"
 
 BAD = [
     ("HOKM_RATE_PER_ADDRESS", "abc", "a number of 0 or more"),
     ("HOKM_RATE_PER_TOKEN", "-1", "a number of 0 or more"),
-    ("HOKM_BOT_TIMEOUT", "nan", "a number of 0 or more"),
+    ("HOKM_BOT_TIMEOUT", "nan", "a number above 0"),
+    ("HOKM_BOT_TIMEOUT", "0", "a number above 0"),
     ("HOKM_BOT_THINK_S", "1s", "a number of 0 or more"),
-    ("HOKM_MAX_BODY", "16k", "a whole number of 0 or more"),
+    ("HOKM_MAX_BODY", "16k", "a whole number of 1024 or more"),
+    ("HOKM_MAX_BODY", "0", "a whole number of 1024 or more"),
+    ("HOKM_REQUEST_TIMEOUT", "0", "a number above 0"),
+    ("HOKM_KEEP_ALIVE", "0", "a number of 1 or more"),
+    ("HOKM_CREATE_WINDOW", "0", "a number above 0"),
+    ("HOKM_REPLICA_WAIT_MS", "0", "a whole number of 1 or more"),
+    ("HOKM_TRUSTED_PROXIES", "10.0.0.0/33", f"{PROXIES} ('10.0.0.0/33' is neither)"),
+    ("HOKM_TRUSTED_PROXIES", "notanip", f"{PROXIES} ('notanip' is neither)"),
+    ("HOKM_TRUSTED_PROXIES", "10.0.0.5, bogus", f"{PROXIES} ('bogus' is neither)"),
+    ("HOKM_TRUSTED_PROXIES", "*,10.0.0.5", f"{PROXIES} ('*' is neither)"),
+    ("HOKM_REDIS_URL", "foo://x", f"a Redis URL: {FORMS}"),
+    ("HOKM_REDIS_URL", "redis://127.0.0.1:port/0",
+     "a Redis URL (Port could not be cast to integer value as 'port')"),
+    ("HOKM_REDIS_URL", "redis+cluster://a:7000,b",
+     "a Redis Cluster URL whose seed nodes are each host:port ('b' is not)"),
+    ("HOKM_QUEUE_URL", "bar", f"a Redis URL: {FORMS}"),
     ("HOKM_CONNECTIONS_PER_ADDRESS", "1.5", "a whole number of 0 or more"),
     ("HOKM_IDLE_TTL", "a day", "a number of 0 or more"),
     ("HOKM_REPLICA_ACKS", "-2", "a whole number of 0 or more"),
@@ -76,7 +97,13 @@ def test_empty_values_are_the_defaults_and_good_ones_are_read(
     default = Settings.from_env()
     for name, _, _ in BAD:
         no_settings.setenv(name, "")
+    for name in ("HOKM_QUEUE", "HOKM_DATA"):  # text settings: an empty queue name was used
+        no_settings.setenv(name, "")
     assert Settings.from_env() == default
+    assert (default.queue, default.redis_url, default.queue_url, default.trusted_proxies) == \
+        ("hokm-bots", None, None, ())
+    no_settings.setenv("HOKM_QUEUE", "  ")
+    assert Settings.from_env().queue == "hokm-bots"
     assert (default.rate_per_address, default.max_body, default.analysis_bot,
             default.analysis_nodes, default.analysis_ttl_s) == (50.0, 16384, "hard", None, 60.0)
     no_settings.setenv("HOKM_RATE_PER_ADDRESS", "0")
@@ -86,6 +113,51 @@ def test_empty_values_are_the_defaults_and_good_ones_are_read(
     read = Settings.from_env()
     assert (read.rate_per_address, read.analysis_bot, read.analysis_nodes,
             read.analysis_ttl_s) == (0.0, "medium", 3000, 0.5)
+
+
+def test_zero_is_off_where_a_limit_can_be_lifted_and_good_values_are_read(
+        no_settings: pytest.MonkeyPatch) -> None:
+    off = ("HOKM_RATE_PER_TOKEN", "HOKM_RATE_PER_ADDRESS", "HOKM_CREATES_PER_WINDOW",
+           "HOKM_BOT_MATCHES", "HOKM_BOT_MATCHES_PER_ADDRESS", "HOKM_CONNECTIONS_PER_ADDRESS",
+           "HOKM_IDLE_TTL", "HOKM_FINISHED_TTL", "HOKM_GC_FREEZE", "HOKM_GC_THAW",
+           "HOKM_REPLICA_ACKS", "HOKM_BOT_THINK_S", "HOKM_ANALYSIS_NODES")
+    for name in off:
+        no_settings.setenv(name, "0")
+    read = Settings.from_env()
+    assert (read.rate_per_token, read.rate_per_address, read.creates_per_window,
+            read.bot_matches, read.bot_matches_per_address, read.connections_per_address,
+            read.idle_ttl_s, read.finished_ttl_s, read.gc_freeze_s, read.gc_thaw_s,
+            read.replica_acks, read.bot_think_s, read.analysis_nodes) == (0,) * len(off)
+    no_settings.setenv("HOKM_MAX_BODY", "1024")
+    no_settings.setenv("HOKM_KEEP_ALIVE", "1")
+    no_settings.setenv("HOKM_REQUEST_TIMEOUT", "0.5")
+    no_settings.setenv("HOKM_QUEUE", " my-queue ")
+    no_settings.setenv("HOKM_TRUSTED_PROXIES", " 10.0.0.5, 10.1.2.3/16,,::1 ,fd00::/8")
+    no_settings.setenv("HOKM_REDIS_URL", "redis+cluster://a:7000,b:7001")
+    no_settings.setenv("HOKM_QUEUE_URL", "redis://q:6379/0")
+    read = Settings.from_env()
+    assert (read.max_body, read.keep_alive_s, read.request_timeout_s, read.queue) == \
+        (1024, 1.0, 0.5, "my-queue")
+    # a network is written as the network (what uvicorn's forwarding-headers check reads)
+    assert read.trusted_proxies == ("10.0.0.5", "10.1.0.0/16", "::1", "fd00::/8")
+    assert (read.redis_url, read.queue_url) == ("redis+cluster://a:7000,b:7001",
+                                                "redis://q:6379/0")
+    no_settings.setenv("HOKM_TRUSTED_PROXIES", "*")
+    assert Settings.from_env().trusted_proxies == ("*",)
+
+
+def test_a_cluster_without_a_queue_url_is_refused_naming_it(
+        no_settings: pytest.MonkeyPatch) -> None:
+    no_settings.setenv("HOKM_REDIS_URL", "redis+cluster://:secret@a:7000")
+    with pytest.raises(SettingError) as caught:
+        Settings.from_env()
+    assert caught.value.name == "HOKM_QUEUE_URL" and caught.value.code == 2
+    assert "(it is not set)" in caught.value.message
+    no_settings.setenv("HOKM_QUEUE_URL", "redis+cluster://:secret@b:7000")
+    with pytest.raises(SettingError) as caught:
+        Settings.from_env()
+    assert caught.value.message.startswith("HOKM_QUEUE_URL must be a single Redis")
+    assert "secret" not in caught.value.message  # the password is not printed
 
 
 def test_the_analysis_config_uses_the_same_checks(no_settings: pytest.MonkeyPatch) -> None:
@@ -106,6 +178,10 @@ def test_the_analysis_config_uses_the_same_checks(no_settings: pytest.MonkeyPatc
 @pytest.mark.parametrize(("name", "value", "must"), [
     ("HOKM_ANALYSIS_BOT", "nope", "one of hard, medium, expert"),
     ("HOKM_RATE_PER_ADDRESS", "abc", "a number of 0 or more"),
+    # it printed its start line, then "unexpected error: ValueError ...", exit 1
+    ("HOKM_TRUSTED_PROXIES", "10.0.0.0/33", f"{PROXIES} ('10.0.0.0/33' is neither)"),
+    ("HOKM_MAX_BODY", "0", "a whole number of 1024 or more"),
+    ("HOKM_REDIS_URL", "foo://x", f"a Redis URL: {FORMS}"),
 ])
 def test_serve_refuses_to_start(tmp_path: Path, name: str, value: str, must: str) -> None:
     """The server never starts (before: it ran, and every analysis stayed pending)."""
@@ -128,13 +204,42 @@ def test_serve_refuses_to_start(tmp_path: Path, name: str, value: str, must: str
     assert line == f"hokm serve: {name} must be {must} (got {value!r})"
 
 
-def test_worker_refuses_to_start() -> None:
+@pytest.mark.parametrize(("env", "said"), [
+    ({"HOKM_ANALYSIS_BOT": "nope"}, "HOKM_ANALYSIS_BOT must be one of hard, medium, expert "
+                                    "(got 'nope')"),
+    ({"HOKM_REDIS_URL": "foo://"}, f"HOKM_REDIS_URL must be a Redis URL: {FORMS} "
+                                   "(got 'foo://')"),
+    ({"HOKM_QUEUE_URL": "bar"}, f"HOKM_QUEUE_URL must be a Redis URL: {FORMS} (got 'bar')"),
+])
+def test_worker_refuses_to_start(env: dict[str, str], said: str) -> None:
     result = subprocess.run([HOKM, "worker", "--burst"], cwd=ROOT, capture_output=True,
                             text=True, timeout=60,
-                            env=clean_env(HOKM_REDIS_URL=UNREACHABLE, HOKM_ANALYSIS_BOT="nope"))
+                            env=clean_env(**{"HOKM_REDIS_URL": UNREACHABLE, **env}))
     line = one_line(result.stdout, result.stderr, result.returncode)
-    assert line == "hokm worker: HOKM_ANALYSIS_BOT must be one of hard, medium, expert " \
-                   "(got 'nope')"
+    assert line == f"hokm worker: {said}"
+
+
+@pytest.mark.parametrize("command", [("replay", "m"), ("export", "m"), ("verify", "m")])
+def test_the_audit_commands_name_a_bad_redis_url(command: tuple[str, ...]) -> None:
+    result = subprocess.run([HOKM, *command], cwd=ROOT, capture_output=True, text=True,
+                            timeout=60, env=clean_env(HOKM_REDIS_URL="foo://x"))
+    line = one_line(result.stdout, result.stderr, result.returncode)
+    assert line == f"hokm {command[0]}: HOKM_REDIS_URL must be a Redis URL: {FORMS} " \
+                   "(got 'foo://x')"
+
+
+@pytest.mark.redis
+def test_an_empty_queue_name_is_the_default_queue() -> None:
+    """``HOKM_QUEUE=`` served the queues "" and "-bots-only"."""
+    from tests.conftest import real_redis_client, redis_db_url
+
+    real_redis_client(12).flushdb()  # (a database no other test uses) nothing queued: burst ends
+    result = subprocess.run([HOKM, "worker", "--burst"], cwd=ROOT, capture_output=True,
+                            text=True, timeout=120,
+                            env=clean_env(HOKM_REDIS_URL=redis_db_url(12), HOKM_QUEUE=""))
+    assert result.returncode == 0, result.stderr
+    first = result.stdout.splitlines()[0]
+    assert "playing bot turns from hokm-bots, hokm-bots-bots-only" in first, first
 
 
 @pytest.fixture
