@@ -6,9 +6,12 @@ suits for the Hakem, keep or discard for the talon game's draw) and Enter makes 
 one; typing a card (``QH``, ``10d``, ``q♥``), a suit letter or ``K`` / ``D`` and Enter makes
 that one instead (Backspace and Escape edit what was typed).  The talon game's discard is
 several cards: Space (or a typed card and Enter) marks or unmarks one, and Enter lays the
-marked cards aside once there are as many as the view asks.  A refused command shows the
-server's words and the player chooses again.  Ctrl+C (or Ctrl+Q) quits.  With a local bot
-the bot decides and the keys only quit.  The socket reconnects by itself
+marked cards aside once there are as many as the view asks (a card beyond that many is not
+marked: the message says to unmark one first).  The screen is fitted to the terminal's width
+and height (:func:`hokmplay.screen.fit`): whose turn it is, the message and the keys stay in
+sight however small the terminal.  A refused command shows the server's words and the player
+chooses again.  Ctrl+C (or Ctrl+Q) quits.  With a local bot the bot decides and the keys only
+quit.  The socket reconnects by itself
 (:class:`hokmclient.AsyncSeat`); the header shows whether it is connected.
 """
 
@@ -62,8 +65,9 @@ class PlayApp:
         self._legal: list[str] = []
         self._tasks: set[asyncio.Task[None]] = set()
         self.app: Application[int] = Application(
+            # render() wraps the lines itself (between words, never inside a card)
             layout=Layout(Window(FormattedTextControl(self._text, focusable=True,
-                                                      show_cursor=False), wrap_lines=True)),
+                                                      show_cursor=False), wrap_lines=False)),
             key_bindings=self._keys(), style=STYLE, full_screen=True, mouse_support=False,
             refresh_interval=0.5)
 
@@ -83,10 +87,12 @@ class PlayApp:
                 self.cursor.marked = []
             else:
                 self.cursor.marked = [c for c in self.cursor.marked if c in legal]
+        size = self.app.output.get_size()
         out: StyleAndTextTuples = []
-        for line in render(view, self.cursor):
+        for i, line in enumerate(render(view, self.cursor, size.columns, size.rows)):
+            if i:  # no newline after the last: it would be a row more than the screen
+                out.append(("", "\n"))
             out.extend(line)
-            out.append(("", "\n"))
         return out
 
     def _changed(self, view: dict[str, Any]) -> None:
@@ -131,7 +137,7 @@ class PlayApp:
             view = self.seat.view
             if view is not None and to_discard(view) and self.bot is None:
                 legal = list(view["legal"])
-                self._toggle(legal[self.cursor.selected % len(legal)])
+                self._toggle(legal[self.cursor.selected % len(legal)], to_discard(view))
 
         @kb.add("<any>")
         def _type(event: KeyPressEvent) -> None:
@@ -176,10 +182,16 @@ class PlayApp:
         self.cursor.message = ""
         self._spawn(self._decide(choice, view))
 
-    def _toggle(self, code: str) -> None:
+    def _toggle(self, code: str, need: int) -> None:
+        """Mark ``code`` to lay aside, or unmark it; a mark beyond the ``need`` cards the view
+        asks for is refused with a message (as the browser refuses a card too many)."""
         marked = self.cursor.marked
         if code in marked:
             marked.remove(code)
+        elif len(marked) >= need:
+            self.cursor.message = (f"You already marked {need} cards: unmark one (Space on a "
+                                   f"marked card) before marking {card_text(code)}.")
+            return
         else:
             marked.append(code)
         self.cursor.message = ""
@@ -194,7 +206,7 @@ class PlayApp:
                 self.cursor.message = (f"{typed!r} is not a card of your hand." if code is None
                                        else f"{card_text(code)} is not in your hand.")
                 return
-            self._toggle(code)
+            self._toggle(code, need)
             return
         if len(self.cursor.marked) != need:
             self.cursor.message = (f"Mark exactly {need} cards with Space first "

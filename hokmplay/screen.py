@@ -9,13 +9,18 @@ remembered beyond it, so nothing hidden can appear.  Cards are written ``Q♥``/
 parentheses and the selected one in brackets, so the screen means the same without colour.
 
 A line is a list of ``(style, text)`` fragments (prompt_toolkit's formatted text); styles are
-``class:`` names styled by ``hokmplay.app.STYLE``.
+``class:`` names styled by ``hokmplay.app.STYLE``.  Given the terminal's size, :func:`render`
+fits the screen to it (:func:`wrap`, :func:`fit`): a long line breaks between words (a card
+with its marks is one word), never inside one, and the status at the bottom (whose turn, the
+message, the keys) always stays on the screen.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 from typing import Any
+
+from prompt_toolkit.utils import get_cwidth
 
 from hokmclient.cards import RED, SUIT_NAME, SUIT_SYMBOL, card_text
 
@@ -370,10 +375,98 @@ def status(view: View, cursor: Cursor) -> list[Line]:
     return lines
 
 
-def render(view: View | None, cursor: Cursor) -> list[Line]:
-    """The whole screen for ``view``."""
+WRAP_INDENT = 2
+"""Columns a wrapped line's continuation is indented by, so it reads as the same line."""
+
+
+def wrap(line: Line, width: int) -> list[Line]:
+    """``line`` as lines at most ``width`` columns wide: unchanged if it fits, else broken at
+    spaces (the spaces at a break dropped, continuations indented by :data:`WRAP_INDENT`).  A
+    word is a run of characters without a space, whatever its fragments (``[A♦]`` is one), and
+    is split only if it is wider than a whole line.  Styles are kept character by character."""
+    if width < 1 or sum(get_cwidth(text) for _, text in line) <= width:
+        return [line]
+    indent = WRAP_INDENT if width > 2 * WRAP_INDENT else 0
+    chars = [(style, ch) for style, text, *_ in line for ch in text]
+    words: list[list[tuple[str, str]]] = []  # alternating runs of spaces and of the rest
+    for style, ch in chars:
+        if words and (words[-1][-1][1] == " ") == (ch == " "):
+            words[-1].append((style, ch))
+        else:
+            words.append([(style, ch)])
+    rows: list[list[tuple[str, str]]] = [[]]
+    used = start = 0  # columns used in the last row, and by its indent
+
+    def new_row() -> None:
+        nonlocal used, start
+        while rows[-1] and rows[-1][-1][1] == " ":  # no trailing spaces at a break
+            rows[-1].pop()
+        if rows[-1]:
+            rows.append([("", " ")] * indent)
+            used = start = indent
+        else:  # the row held only spaces (a wide centring): the word goes there instead
+            used = start = 0
+
+    for word in words:
+        size = sum(get_cwidth(ch) for _, ch in word)
+        if word[0][1] == " ":
+            if used > start or len(rows) == 1:  # none at a continuation's start
+                rows[-1] += word
+                used += size
+            continue
+        if used + size > width and used > start:
+            new_row()
+        for style, ch in word:  # a word wider than a line is split where it must be
+            if used + get_cwidth(ch) > width and used > start:
+                new_row()
+            rows[-1].append((style, ch))
+            used += get_cwidth(ch)
+    while rows[-1] and rows[-1][-1][1] == " ":
+        rows[-1].pop()
+    return [_fragments(row) for row in rows]
+
+
+def _fragments(chars: list[tuple[str, str]]) -> Line:
+    """Characters back into fragments, one per run of a style."""
+    out: Line = []
+    for style, ch in chars:
+        if out and out[-1][0] == style:
+            out[-1] = (style, out[-1][1] + ch)
+        else:
+            out.append((style, ch))
+    return out
+
+
+def fit(body: list[Line], foot: list[Line], width: int, height: int | None) -> list[Line]:
+    """``body`` then ``foot``, wrapped to ``width`` and cut to ``height`` rows: the foot (the
+    status, the message, the keys) is kept whole, as much of it as the height allows from its
+    end; if the body does not fit above it, its blank lines go first and then its first lines
+    (the header), whole lines at a time, so the hand, the trick and the table stay next to the
+    status."""
+    top = [wrap(line, width) for line in body]
+    bottom = [row for line in foot for row in wrap(line, width)]
+    rows = sum(len(rows) for rows in top)
+    if height is None or rows + len(bottom) <= height:
+        return [row for rows in top for row in rows] + bottom
+    if len(bottom) >= height:
+        return bottom[len(bottom) - max(height, 0):]
+    room = height - len(bottom)
+    while rows > room and [[]] in top:
+        top.remove([[]])
+        rows -= 1
+    while rows > room and len(top) > 1:
+        rows -= len(top.pop(0))
+    kept = [row for rows in top for row in rows]
+    return kept[max(len(kept) - room, 0):] + bottom
+
+
+def render(view: View | None, cursor: Cursor, width: int | None = None,
+           height: int | None = None) -> list[Line]:
+    """The whole screen for ``view``; fitted to a terminal ``width`` columns wide (and
+    ``height`` rows high) by :func:`fit` when given."""
     if view is None:
-        return [[("", "Connecting…")], [("class:msg", cursor.message)]]
+        foot: list[Line] = [[("", "Connecting…")], [("class:msg", cursor.message)]]
+        return foot if width is None else fit([], foot, width, height)
     lines = header(view, cursor)
     lines.append([])
     lines += table(view)
@@ -390,8 +483,9 @@ def render(view: View | None, cursor: Cursor) -> list[Line]:
     else:
         lines.append(hand_line(view, cursor))
     lines.append([])
-    lines += status(view, cursor)
-    return lines
+    if width is None:
+        return lines + status(view, cursor)
+    return fit(lines, status(view, cursor), width, height)
 
 
 def plain(lines: list[Line]) -> str:

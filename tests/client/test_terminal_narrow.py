@@ -1,0 +1,85 @@
+"""``hokm play`` in a small real terminal (tmux, a 60x16 pane, as a player on a laptop split
+might have it): the three-player Hakem's 17 cards wrap between cards, the header between
+words, and a card refused at the keyboard still shows its message above the keys' line."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from hokmclient import Client, LocalServer, card_text, my_turn, parse_card
+from tests.conftest import wait_for
+
+from .test_play_terminal import HOKM, deck
+from .test_screen_fit import hand_rows as shown_hand
+from .tmux import Terminal
+
+COLUMNS, ROWS = 60, 16
+
+
+def shrink(term: Terminal, columns: int, rows: int) -> None:
+    """Resize the terminal's window (the client hears of it by SIGWINCH)."""
+    term._run("resize-window", "-t", "play", "-x", str(columns), "-y", str(rows))
+    wait_for(lambda: term._run("display-message", "-p", "-t", "play",
+                               "#{pane_width}x#{pane_height}").strip() == f"{columns}x{rows}",
+             timeout=30, what="the pane resized")
+
+
+def until(term: Terminal, test: Callable[[str], bool], what: str) -> str:
+    """Wait for a screen that passes ``test`` and return it; fail showing the last screen."""
+    def probe() -> str | None:
+        screen = term.screen()
+        return screen if test(screen) else None
+    try:
+        return wait_for(probe, timeout=30, what=what)
+    except AssertionError as failed:
+        raise AssertionError(f"{failed}; the screen:\n{term.screen()}") from None
+
+
+def hand_rows(screen: str) -> list[str] | None:
+    """The hand's rows as the screen shows them (``test_screen_fit.hand_rows``), or None
+    before the hand is on the screen."""
+    return shown_hand(screen) if "\nYour hand: " in "\n" + screen else None
+
+
+def shows_hand(screen: str, view: dict[str, Any]) -> bool:
+    rows = hand_rows(screen)
+    return rows is not None and "Your turn" in screen and [
+        parse_card(t.strip("()[]")) for row in rows for t in row.split()] == view["hand"]
+
+
+def test_a_narrow_terminal_wraps_between_cards_and_keeps_the_message(
+        server: LocalServer, terminal: list[Terminal]) -> None:
+    client = Client(server.url)
+    created = client.create(players=3, rules={"players": 3},
+                            seats=["human", "bot:easy", "bot:easy"], name="Tess",
+                            first_hakem=0, decks=[deck(21)])
+    mid, token = created["match_id"], created["token"]
+    term = Terminal([HOKM, "play", created["invite_url"], f"--token={token}"])
+    terminal.append(term)
+    shrink(term, COLUMNS, ROWS)
+    wait_for(lambda: "Choose trump: " in term.screen(), timeout=30, what="the choice of trump")
+    term.type("S")
+    term.keys("Enter")
+    view = wait_for(lambda: (v := client.view(mid, token)["view"])["phase"] == "playing"
+                    and my_turn(v) and v, timeout=30, what="the Hakem's lead")
+    assert len(view["hand"]) == 17
+    screen = until(term, lambda s: shows_hand(s, view), "the 17 cards, whole, on the screen")
+    rows = hand_rows(screen) or []
+    assert len(rows) > 1, screen  # 17 cards do not fit in 60 columns: the hand wrapped ...
+    # ... between cards, and the header between words
+    assert "you are seat 0" in " ".join(screen.split()), screen
+    assert f"match {mid}" in screen
+    # a card that is not the seat's to play, typed: the refusal and the keys stay in sight
+    other = next(c for c in deck(1) if c not in view["legal"])
+    term.type(other)
+    term.keys("Enter")
+    words = f"{card_text(other)} is not yours to play now."
+    screen = until(term, lambda s: words in s, "the refusal on the screen")
+    lines = screen.rstrip("\n").splitlines()
+    assert len(lines) <= ROWS and lines[-1] == "Ctrl+C: quit" and lines[-2] == words, screen
+    assert "Your turn" in screen and shows_hand(screen, view)
+    assert client.view(mid, token)["view"]["version"] == view["version"]  # nothing was sent
+    term.keys("C-c")
+    wait_for(lambda: term.exit_status() is not None, timeout=30, what="hokm play quitting")
+    assert term.exit_status() == 0 and "Traceback" not in term.screen()
