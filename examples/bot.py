@@ -2,9 +2,8 @@
 
     python examples/bot.py http://127.0.0.1:8000/m/MATCH [NAME]
 
-It claims an open seat from the invite link and plays the match to its end.  Its rule: as
-Hakem, name the suit it holds most of; when it can win the trick, its lowest card that wins;
-otherwise its lowest card.
+It claims an open seat from the invite link and plays the match to its end, in any game (four,
+three or two players, the talon game too); choose(view) is its whole strategy.
 """
 
 import sys
@@ -12,24 +11,30 @@ import sys
 from hokmclient import Seat, rank_of, suit_of
 
 
-def winning(card, view):
-    """Would ``card`` beat every card of the open trick?"""
-    lead = view["trick"][0]["card"] if view["trick"] else card
-    def power(c):  # trump beats the suit led, which beats the rest
-        return rank_of(c) + 100 * (suit_of(c) == view["trump"]) + 50 * (suit_of(c) == suit_of(lead))
-    return all(power(card) > power(t["card"]) for t in view["trick"])
+def worth(card, view, lead=None):  # a trump beats the suit led, which beats the rest
+    return rank_of(card) + 100 * (suit_of(card) == view["trump"]) + 50 * (suit_of(card) == lead)
+
+
+def winning(card, view):  # would this card beat every card of the open trick?
+    lead = suit_of(view["trick"][0]["card"]) if view["trick"] else suit_of(card)
+    return all(worth(card, view, lead) > worth(t["card"], view, lead) for t in view["trick"])
 
 
 def choose(view):
-    if view["phase"] == "choosing_trump":
+    if view["phase"] == "choosing_trump":  # the suit it holds most of
         return max(view["legal"], key=lambda s: sum(suit_of(c) == s for c in view["hand"]))
+    if view["phase"] == "discarding":  # the talon game: as many cards as asked, the lowest
+        return sorted(view["legal"], key=lambda c: worth(c, view))[:view["talon"]["discard"]]
+    if view["phase"] == "drawing":  # the talon game: keep its top card if a trump or J+
+        return "keep" if worth(view["talon"]["top"], view) >= rank_of("JS") else "discard"
     winners = [c for c in view["legal"] if winning(c, view)]
-    return min(winners or view["legal"], key=rank_of)
+    return min(winners or view["legal"], key=rank_of)  # the lowest that wins, or the lowest
 
 
 with Seat.join(sys.argv[1], name=sys.argv[2] if len(sys.argv) > 2 else "Example bot") as seat:
     for view in seat.turns():  # waits on the WebSocket until this seat must decide
         seat.decide(choose(view), view)
-    won, score, me = seat.view["winner"], seat.view["score"], seat.view["seat"]
-    print(f"match over: team {won} won {score[won]}-{score[1 - won]}"
-          f" (I was seat {me}, team {me % 2})")
+    end, me = seat.view, seat.view["seat"]  # "sides": two teams of two, or a seat a side
+    won, mine = end["winner"], [me in seats for seats in end["sides"]].index(True)
+    rest = "-".join(str(points) for side, points in enumerate(end["score"]) if side != won)
+    print(f"match over: team {won} won {end['score'][won]}-{rest} (I was seat {me}, team {mine})")

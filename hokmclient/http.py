@@ -7,7 +7,10 @@ Both have the same methods with the same arguments; each returns the API's JSON 
 Retries (contract):
 
 * ``429 rate_limited`` and ``503 unavailable`` did nothing on the server: every request is sent
-  again after its ``Retry-After`` (at most ``retries`` times, then the error is raised);
+  again after its ``Retry-After`` (at most ``retries`` times, then the error is raised), unless
+  ``Retry-After`` is longer than the longest pause the library makes (:data:`MAX_BACKOFF_S`):
+  a limit that lasts (the matches created per address in a window of minutes) is raised at
+  once, with ``retry_after``, for the caller to wait out or give up;
 * a broken connection may or may not have applied the request: only requests that are safe to
   repeat are sent again: reads (GET), and commands, which always carry a command ``id`` (the
   server answers a repeated id with the original answer and applies it once);
@@ -130,6 +133,18 @@ def retry_pause(error: ApiError, attempt: int) -> float:
     if error.retry_after is not None:
         return float(min(error.retry_after, MAX_BACKOFF_S))
     return float(min(0.05 * 2.0 ** attempt, MAX_BACKOFF_S))
+
+
+def should_retry(error: ApiError, call: Call, attempt: int, retries: int) -> bool:
+    """Is ``call``, refused or broken with ``error`` at attempt ``attempt``, sent again (the
+    module docstring's rules)?"""
+    if attempt >= retries:
+        return False
+    if isinstance(error, NetworkError):
+        return call.repeatable
+    # a Retry-After past the longest backoff is a limit that lasts: sleeping a few seconds and
+    # asking again would only be refused again (and use up the attempts), so raise at once
+    return error.retryable and (error.retry_after is None or error.retry_after <= MAX_BACKOFF_S)
 
 
 class _Calls(Generic[R]):
@@ -268,8 +283,7 @@ class Client(_Calls[JSON]):
                                        ) from exc
                 return _answer(response)
             except ApiError as error:
-                again = error.retryable or (isinstance(error, NetworkError) and call.repeatable)
-                if not again or attempt >= self.retries:
+                if not should_retry(error, call, attempt, self.retries):
                     raise
                 time.sleep(retry_pause(error, attempt))  # backoff before a retry, not a wait
                 attempt += 1
@@ -307,8 +321,7 @@ class AsyncClient(_Calls[Awaitable[JSON]]):
                                        ) from exc
                 return _answer(response)
             except ApiError as error:
-                again = error.retryable or (isinstance(error, NetworkError) and call.repeatable)
-                if not again or attempt >= self.retries:
+                if not should_retry(error, call, attempt, self.retries):
                     raise
                 await asyncio.sleep(retry_pause(error, attempt))
                 attempt += 1

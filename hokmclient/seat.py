@@ -9,13 +9,20 @@ Contract:
   bad request: those end the seat with :class:`~hokmclient.errors.ApiError`): after 0.1 s,
   doubling to at most 5 s, with ``since=<version held>``; the server's ``missed`` records (what
   happened while it was away, redacted for the seat) are appended to ``missed`` and passed to
-  ``on_missed``.  ``reconnects`` counts the reconnections.
+  ``on_missed``.  ``reconnects`` counts the reconnections.  Any other failure of the socket's
+  task (an ``on_view`` callback raising, a URL the socket library refuses) also ends the seat:
+  every wait raises :class:`~hokmclient.errors.NetworkError`, its ``__cause__`` the failure.
+* :meth:`~AsyncSeat.start` raises ``NetworkError`` when no view arrives within its
+  ``timeout`` (the server is down or cannot be reached; it names the last failure) and stops
+  the socket's task: the seat is as before the call.
 * Waiting never polls: :meth:`~AsyncSeat.turn` and :meth:`~AsyncSeat.wait` sleep until the
   socket delivers a view that satisfies them.
 * Commands (:meth:`~AsyncSeat.play`, :meth:`~AsyncSeat.choose_trump`,
   :meth:`~AsyncSeat.discard`, :meth:`~AsyncSeat.draw_talon`, :meth:`~AsyncSeat.decide`) go
   over HTTP with a command id, so their answer (or refusal, as ``ApiError``) is definite and a
-  retry is applied once; the answer's view becomes ``view``.
+  retry is applied once; the answer's view becomes ``view``.  :meth:`~AsyncSeat.send` sends
+  one over the socket: the server's refusal (an error frame after the socket's view, with the
+  command's ``id`` or none) is appended to ``errors``.
 * A seat's ``view`` holds only what the server sent for its token: the library adds nothing.
 """
 
@@ -28,11 +35,12 @@ import logging
 import random
 from collections.abc import AsyncIterator, Callable
 from typing import Any
+from urllib.parse import urlencode
 
 import websockets
 from websockets.asyncio.client import ClientConnection, connect
 
-from .errors import CLOSE_CODES, ApiError
+from .errors import CLOSE_CODES, ApiError, NetworkError
 from .http import JSON, KIND_OF_PHASE, AsyncClient, Choice, command, command_for
 from .links import Link, parse_link
 
@@ -41,6 +49,8 @@ FIRST_DELAY_S = 0.1
 MAX_DELAY_S = 5.0
 DECIDING = tuple(KIND_OF_PHASE)
 """The phases in which the match waits for a seat's decision."""
+SEAT_OPTIONS = frozenset({"on_view", "on_missed", "on_frame", "since"})
+"""The keywords of :meth:`AsyncSeat.create` that go to the seat; the others to the request."""
 
 
 def my_turn(view: JSON) -> bool:
@@ -81,7 +91,8 @@ class AsyncSeat:
         self.missed: list[JSON] = []
         """Every record the server sent in ``missed`` frames, in order."""
         self.errors: list[JSON] = []
-        """Error frames received for commands sent over the socket (:meth:`send`)."""
+        """Error frames received for commands sent over the socket (:meth:`send`), with their
+        command's ``id`` or without one."""
         self.reconnects = 0
         self.connected = False
         self._owns = owns_client
@@ -93,6 +104,9 @@ class AsyncSeat:
         self._ws: ClientConnection | None = None
         self._task: asyncio.Task[None] | None = None
         self._last_error: JSON | None = None
+        """The error frame that refused the socket before its view (it names a 44xx close)."""
+        self._failure = ""
+        """Why the last connection ended or failed (for ``start``'s ``NetworkError``)."""
 
     # -- making one --------------------------------------------------------------------------
 
@@ -114,14 +128,19 @@ class AsyncSeat:
                      rules: JSON | None = None, name: str | None = None,
                      **kw: Any) -> AsyncSeat:
         """Create a match on ``server`` and take its first human seat (``seats`` as in
-        ``POST /api/matches``; a solo match is ``["human", "bot:medium", ...]``)."""
+        ``POST /api/matches``; a solo match is ``["human", "bot:medium", ...]``).  The
+        keywords of the seat (:data:`SEAT_OPTIONS`: ``on_view``, ``on_missed``, ``on_frame``,
+        ``since``) go to it; every other one (``players``, ``disconnect_timeout``,
+        ``first_hakem``...) to the create request, as :meth:`AsyncClient.create` takes them."""
+        options = {k: v for k, v in kw.items() if k not in SEAT_OPTIONS}
         client = AsyncClient(parse_link(server).base)
         try:
-            created = await client.create(seats=seats, rules=rules, name=name)
+            created = await client.create(seats=seats, rules=rules, name=name, **options)
         except BaseException:
             await client.aclose()
             raise
-        seat = cls(client, created["match_id"], created["token"], owns_client=True, **kw)
+        seat = cls(client, created["match_id"], created["token"], owns_client=True,
+                   **{k: v for k, v in kw.items() if k in SEAT_OPTIONS})
         seat.created = created
         return seat
 
@@ -150,19 +169,39 @@ class AsyncSeat:
     @property
     def ws_url(self) -> str:
         link = Link(self.client.base, self.match_id)
-        query = []
+        query: dict[str, str | int] = {}
         if self.token:
-            query.append(f"token={self.token}")
+            query["token"] = self.token  # encoded: a token is the caller's string
         since = self.version if self.view is not None else self._since
         if since is not None:
-            query.append(f"since={since}")
-        return f"{link.ws_base}/api/matches/{self.match_id}/ws?{'&'.join(query)}"
+            query["since"] = since
+        return f"{link.ws_base}/api/matches/{self.match_id}/ws?{urlencode(query)}"
 
     async def start(self, timeout: float = 30.0) -> JSON:
-        """Open the socket and wait for the first view (which it returns)."""
+        """Open the socket and wait for the first view (which it returns); ``NetworkError``
+        (and the socket's task stopped) if none arrives within ``timeout`` seconds."""
         if self._task is None:
-            self._task = asyncio.get_running_loop().create_task(self._follow())
-        return await self.wait(lambda v: True, timeout)
+            self._task = asyncio.get_running_loop().create_task(self._guarded())
+        try:
+            return await self.wait(lambda v: True, timeout)
+        except TimeoutError:
+            if self.view is not None:  # (a view arrived as the time ran out)
+                return self.view
+            await self._stop_task()
+            raise NetworkError(
+                f"no view of match {self.match_id} from {self.client.base} within {timeout} s"
+                + (f" (the socket: {self._failure})" if self._failure else "")) from None
+
+    async def _guarded(self) -> None:
+        """:meth:`_follow`, and the seat ended if it fails in a way it does not handle (so no
+        wait is left sleeping on a socket that is gone)."""
+        try:
+            await self._follow()
+        except Exception as failed:  # (not a cancellation: that is a BaseException)
+            log.error("the socket of %s failed", self.match_id, exc_info=True)
+            error = NetworkError(f"the socket failed: {type(failed).__name__}: {failed}")
+            error.__cause__ = failed
+            await self._end(error)
 
     async def _follow(self) -> None:
         delay = FIRST_DELAY_S
@@ -185,6 +224,7 @@ class AsyncSeat:
             finally:
                 self._ws = None
                 self.connected = False
+            self._failure = reason
             if code is not None and code in CLOSE_CODES:
                 error = self._last_error or {}
                 await self._end(ApiError(CLOSE_CODES[code], str(error.get("message", "")),
@@ -202,6 +242,8 @@ class AsyncSeat:
             message = json.loads(raw)
         except ValueError:
             return
+        if not isinstance(message, dict):
+            return
         if self.on_frame is not None:
             self.on_frame(message)
         kind = message.get("type")
@@ -213,7 +255,10 @@ class AsyncSeat:
             if self.on_missed is not None:
                 self.on_missed(message)
         elif kind == "error":
-            if message.get("id") is not None:
+            # A refused command comes after the socket's view (the server sends the view as
+            # the socket joins, before it reads a frame); before it, the error refuses the
+            # socket itself and names the 44xx close that follows.
+            if self.connected or message.get("id") is not None:
                 self.errors.append(message)
             else:
                 self._last_error = message
@@ -253,7 +298,11 @@ class AsyncSeat:
                     raise self._fatal
                 await self._changed.wait()
 
-        return await asyncio.wait_for(until(), timeout)
+        # asyncio.timeout, not wait_for: it runs ``until`` in this task, so the caller resumes
+        # with the view it returns still the newest (wait_for's task of its own lets frames
+        # arrive in between: a caller reading the seat then would skip views)
+        async with asyncio.timeout(timeout):
+            return await until()
 
     async def turn(self, timeout: float | None = None) -> JSON:
         """The view at which this seat must decide next, or the final view once the match is
@@ -362,13 +411,16 @@ class AsyncSeat:
         if self._ws is not None:
             with contextlib.suppress(Exception):
                 await self._ws.close()
+        await self._stop_task()
+        if self._owns:
+            await self.client.aclose()
+
+    async def _stop_task(self) -> None:
         if self._task is not None:
             self._task.cancel()
             with contextlib.suppress(asyncio.CancelledError, Exception):
                 await self._task
             self._task = None
-        if self._owns:
-            await self.client.aclose()
 
     async def __aenter__(self) -> AsyncSeat:
         await self.start()

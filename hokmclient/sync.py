@@ -2,8 +2,9 @@
 its own, in a background thread, so a plain script can follow a match without asyncio.
 
 Contract: every method of :class:`Seat` is the same-named method of ``AsyncSeat`` run to its
-end (or its ``timeout``) and returns its result or raises its exception; ``view``,
-``missed``, ``reconnects`` read the live seat.  ``on_view``/``on_missed`` callbacks run in the
+end (or its ``timeout``) and returns its result or raises its exception (:meth:`Seat.turns`
+and :meth:`Seat.views` are plain iterators); ``view``, ``missed``, ``errors``, ``reconnects``
+read the live seat.  ``on_view``/``on_missed`` callbacks run in the
 background thread.  Close the seat (or use ``with``) to stop the thread.
 """
 
@@ -69,7 +70,9 @@ class Seat:
     @classmethod
     def create(cls, server: str, *, seats: list[str] | None = None, rules: JSON | None = None,
                name: str | None = None, **kw: Any) -> Seat:
-        """Create a match on ``server`` and take its first human seat."""
+        """Create a match on ``server`` and take its first human seat; the seat's keywords
+        (``on_view``...) go to the seat, the others (``players``, ``disconnect_timeout``...) to
+        the create request (:meth:`AsyncSeat.create`)."""
         return cls(AsyncSeat.create(server, seats=seats, rules=rules, name=name, **kw))
 
     @classmethod
@@ -115,6 +118,10 @@ class Seat:
         return self.aseat.missed
 
     @property
+    def errors(self) -> list[JSON]:
+        return self.aseat.errors
+
+    @property
     def reconnects(self) -> int:
         return self.aseat.reconnects
 
@@ -137,13 +144,33 @@ class Seat:
         """Each view at which this seat must decide, until the match is over (``timeout``:
         the longest wait for one)."""
         while True:
-            view = self.turn(timeout)
+            view, seen = self._run(self._now(self.aseat.turn(timeout)))
             if over(view):
                 return
-            seen = self.aseat._seq
             yield view
             if self.aseat._seq == seen:
-                self.wait(lambda v, s=seen: self.aseat._seq > s, timeout)
+                self._run(self._newer(seen, timeout))
+
+    def views(self, timeout: float | None = None) -> Iterator[JSON]:
+        """Every new view as it arrives (a consumer slower than the match sees the newest only),
+        until the match is over (``timeout``: the longest wait for one)."""
+        seen = -1
+        while True:
+            view, seen = self._run(self._newer(seen, timeout))
+            yield view
+            if over(view):
+                return
+
+    async def _now(self, waited: Coroutine[Any, Any, JSON]) -> tuple[JSON, int]:
+        """The view ``waited`` returns and the seat's change number, read together in the
+        seat's loop: read from this thread, the number could count views that arrived after,
+        and waiting for a change past it could sleep through the last view of the match."""
+        view = await waited
+        return view, self.aseat._seq
+
+    def _newer(self, seen: int, timeout: float | None) -> Coroutine[Any, Any, tuple[JSON, int]]:
+        """The view once there is one newer than change ``seen``, and its change number."""
+        return self._now(self.aseat.wait(lambda v: self.aseat._seq > seen, timeout))
 
     def drop(self) -> None:
         self._loop.loop.call_soon_threadsafe(self.aseat.drop)
@@ -184,7 +211,11 @@ class Seat:
             self._loop.stop()
 
     def __enter__(self) -> Seat:
-        self.start()
+        try:
+            self.start()
+        except BaseException:
+            self.close()  # (``with`` calls no __exit__ when __enter__ fails: stop the thread)
+            raise
         return self
 
     def __exit__(self, *exc: object) -> None:
