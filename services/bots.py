@@ -5,8 +5,11 @@ arguments.  The job id is derived from (match, version, seat) and a set-if-absen
 duplicate enqueue a no-op (RQ itself would queue a second job under the same id).  Every scheduled
 turn is also written to a sorted set with a deadline; ``recover_stalled`` (run by every worker
 process about twice a second) re-enqueues turns still pending after their deadline, which is how a
-turn survives a worker killed mid-job within seconds rather than RQ's minutes.  ``claim`` lets a
-bot job keep the next bot turn of its match for itself when the queue is idle (worker/jobs.py).
+turn survives a worker killed mid-job within seconds rather than RQ's minutes.  A turn being played
+has its deadline moved on by its worker's watchdog meanwhile (``extend``), so only a turn whose
+worker died (or that waited in the queue past its deadline) is enqueued again, however long the
+bot thinks.  ``claim`` lets a bot job keep the next bot turn of its match for itself when the
+queue is idle (worker/jobs.py).
 
 Fair scheduling: turns of bots-only matches (nobody seated waits for them) go to a queue of
 their own, ``<queue>-bots-only``.  Workers listen to the main queue first (RQ takes a job from
@@ -18,7 +21,7 @@ more than the one decision a worker is in.
 from __future__ import annotations
 
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from typing import Any
 
 import redis
@@ -117,6 +120,18 @@ class RQScheduler:
 
     def done(self, match_id: str, seat: int, version: int) -> None:
         self.client.zrem(keys.PENDING_BOTS, member(match_id, version, seat))
+
+    def extend(self, turns: Iterable[tuple[str, int, int]]) -> None:
+        """Move the deadline of these turns (match, seat, version), which are being played, to
+        ``timeout_s`` from now: a worker's heartbeat for the turns in its hands, so that the
+        watchdogs enqueue a turn again only once its worker has stopped beating (died).  One
+        round trip (none without turns).  ``ZADD XX GT``: a turn done meanwhile is not marked
+        pending again, and a deadline is never brought forward."""
+        deadline = self.clock() + self.timeout_s
+        deadlines = {member(match_id, version, seat): deadline
+                     for match_id, seat, version in turns}
+        if deadlines:
+            self.client.zadd(keys.PENDING_BOTS, deadlines, xx=True, gt=True)
 
     def recover_stalled(self, still_due: Callable[[str, int, int], bool],
                         is_bots_only: Callable[[str], bool] = lambda match_id: False) -> int:

@@ -126,10 +126,33 @@ def _play(rt: Runtime, service: MatchService, match_id: str, seat: int, version:
 
     The turn's pending mark is removed once the turn is settled (played, refused, or found
     moved on).  If the store fails instead (a failover under way), the job fails and the mark
-    stays: the watchdog enqueues the turn again after its deadline, until the store answers."""
-    settled = _settle(rt, service, match_id, seat, version, fresh=fresh)
-    rt.scheduler.done(match_id, seat, version)
+    stays: the watchdog enqueues the turn again after its deadline, until the store answers.
+
+    Meanwhile the turn is in this process's hands (``turns_in_hand``): the watchdog moves its
+    deadline on while it is played, however long the bot thinks (``HOKM_BOT_THINK_S``)."""
+    held = (rt.scheduler, match_id, seat, version)
+    with _hands_lock:
+        _in_hand.add(held)
+    try:
+        settled = _settle(rt, service, match_id, seat, version, fresh=fresh)
+        rt.scheduler.done(match_id, seat, version)
+    finally:
+        with _hands_lock:
+            _in_hand.discard(held)
     return settled
+
+
+_in_hand: set[tuple[RQScheduler, str, int, int]] = set()
+"""The bot turns being played in this process, with their scheduler (``_play``)."""
+_hands_lock = threading.Lock()
+
+
+def turns_in_hand(scheduler: RQScheduler) -> list[tuple[str, int, int]]:
+    """The turns (match, seat, version) of ``scheduler`` being played in this process now: the
+    watchdog extends their deadlines (``RQScheduler.extend``)."""
+    with _hands_lock:
+        return [(match_id, seat, version)
+                for owner, match_id, seat, version in _in_hand if owner is scheduler]
 
 
 def _settle(rt: Runtime, service: MatchService, match_id: str, seat: int, version: int, *,

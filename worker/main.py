@@ -7,9 +7,17 @@ about 4.5 ms in-process (``bench/bots.py`` measures both), for no isolation we n
 plays the bot turns that follow its own while the queue is idle (``worker/jobs.py``).
 Scale out by running more processes (``--processes``) or more hosts.
 
-Every worker process also runs the watchdog: about twice a second it re-enqueues bot turns that
-are overdue (their worker died mid-job), so a turn is recovered within seconds, and schedules a
-stand-in move for a human whose turn it is and who has been away past the room's timeout.
+Every worker process also runs the watchdog: about twice a second it moves on the deadlines of
+the bot turns this process is playing (``RQScheduler.extend``), re-enqueues bot turns that are
+overdue (their worker died mid-job), so a turn is recovered within seconds, and schedules a
+stand-in move for a human whose turn it is and who has been away past the room's timeout.  While
+the Redis does not answer it says so once, and once more when it answers again.
+
+A Redis outage does not end a worker: a job that meets it fails (its turn stays pending, so the
+watchdog enqueues it again), and when RQ itself cannot reach the Redis its worker leaves its loop
+(``BotWorker``); the process logs one line, waits until the Redis answers and starts a new RQ
+worker (``_work``).  With ``--processes`` N a process that ends unexpectedly all the same
+(killed, a bug) is replaced, with a log line, at most once a second (``_pool``).
 
 Output: one line at start (processes, queues, Redis), then a line every ``PROGRESS_EVERY_S``
 in which bot turns were played (how many, all processes together; never one per move), and a
@@ -41,15 +49,23 @@ import time
 from collections.abc import Iterator
 from typing import Any
 
+import redis
 from rq import SimpleWorker
 from rq.exceptions import StopRequested
 from rq.serializers import JSONSerializer
 from rq.timeouts import TimerDeathPenalty
 
 from services.runtime import Runtime
+from services.store.port import StoreUnavailable
 
 log = logging.getLogger("hokm.worker")
 WATCH_INTERVAL_S = 0.5
+REDIS_DOWN = (StoreUnavailable, redis.ConnectionError, redis.TimeoutError)
+"""What a Redis that does not answer (restarting, failing over) raises: expected, logged in one
+line, never with a traceback."""
+RESTART_PAUSE_S = 1.0
+"""Least time between the starts of a worker (an RQ worker after it lost its Redis, a process of
+``--processes`` after it ended): a worker that fails at once never spins."""
 
 
 HEARTBEAT_EVERY_S = 5.0
@@ -117,10 +133,49 @@ class BotWorker(SimpleWorker):
     """
 
     _last_beat = 0.0
+    max_connection_wait_time = float(DEQUEUE_WAIT_S)
+    """RQ waits up to a minute between two tries of a dequeue that cannot reach the Redis: a
+    second here, so that it goes on soon after the Redis is back, and a stop signal is acted on
+    within about a second meanwhile too."""
+    lost: BaseException | None = None
+    """Why RQ could not go on with its Redis (it went away in the middle of a job), if it could
+    not: the worker then leaves its loop and ``_work`` starts another one."""
+    drained = False
+    """Whether a dequeue found nothing to do (in ``--burst``: the normal end)."""
+    asked_to_stop = False
+    """Whether a stop signal came (RQ notes it only when a job is in hand)."""
 
     @property
     def dequeue_timeout(self) -> int:
         return DEQUEUE_WAIT_S
+
+    def dequeue_job_and_maintain_ttl(self, timeout: int | None,
+                                     max_idle_time: int | None = None) -> Any:
+        found = super().dequeue_job_and_maintain_ttl(timeout, max_idle_time)
+        if found is None:
+            self.drained = True
+        return found
+
+    def execute_job(self, job: Any, queue: Any) -> None:
+        """RQ's, but a Redis that stops answering meanwhile ends the worker's loop quietly
+        instead of with RQ's "unhandled exception" and a traceback.  The job failed on it (the
+        turn stays pending: the watchdog enqueues it again), and RQ could not record that."""
+        try:
+            super().execute_job(job, queue)
+        except REDIS_DOWN as exc:
+            self.lost = exc
+            raise StopRequested() from exc  # RQ's loop ends on it, then ``teardown``
+
+    def teardown(self) -> None:
+        """RQ's, tolerating a Redis that does not answer: the worker's death is then registered
+        by ``_work`` once it does (``_retire``)."""
+        try:
+            super().teardown()  # type: ignore[no-untyped-call]
+        except REDIS_DOWN as exc:
+            self.lost = self.lost or exc
+            thread = getattr(self, "pubsub_thread", None)
+            if thread is not None:
+                thread.stop()  # RQ's unsubscribe did not get that far
 
     def heartbeat(self, timeout: int | None = None, pipeline: Any = None) -> None:
         if pipeline is None:
@@ -138,6 +193,10 @@ class BotWorker(SimpleWorker):
         super()._install_signal_handlers()  # type: ignore[no-untyped-call]
         if _stop_noted:  # a stop signal came while the worker started: stop before a job
             self._stop_requested = True
+
+    def request_stop(self, signum: int, frame: Any) -> None:
+        self.asked_to_stop = True
+        super().request_stop(signum, frame)  # type: ignore[no-untyped-call]
 
     def handle_job_success(self, job: Any, *args: Any, **kwargs: Any) -> None:
         super().handle_job_success(job, *args, **kwargs)
@@ -169,20 +228,40 @@ class ThreadWorker(BotWorker):
 
 
 def start_watchdog(rt: Runtime, stop: threading.Event) -> threading.Thread:
+    """The watchdog's thread (see the module's docstring), until ``stop`` is set.  A Redis that
+    does not answer is logged once when passes start failing on it and once when one succeeds
+    again; any other failure (a bug) with its traceback, each time."""
     from services.bots import recover_away
 
-    from .jobs import away_due, is_bots_only, set_runtime, still_due
+    from .jobs import away_due, is_bots_only, set_runtime, still_due, turns_in_hand
 
     def loop() -> None:
         set_runtime(rt, this_thread=True)
+        failing = False
         while not stop.wait(WATCH_INTERVAL_S):
             try:
+                rt.scheduler.extend(turns_in_hand(rt.scheduler))
                 rt.scheduler.recover_stalled(still_due, is_bots_only)
                 recover_away(rt.client, rt.scheduler, away_due)
+            except REDIS_DOWN as exc:
+                if not failing:
+                    log.warning("watchdog: the Redis does not answer (%s); trying again every "
+                                "%.1f s", _reason(exc), WATCH_INTERVAL_S)
+                failing = True
+                continue
             except Exception:  # keep watching whatever one pass met
                 log.exception("watchdog pass failed")
+            if failing:
+                log.warning("watchdog: the Redis answers again")
+                failing = False
 
     return _start_thread(loop, "hokm-watchdog")
+
+
+def _reason(exc: BaseException) -> str:
+    """An exception in a few words, for a log line."""
+    text = str(exc).strip().splitlines()
+    return text[0] if text else type(exc).__name__
 
 
 def start_in_process(rt: Runtime) -> threading.Event:
@@ -215,6 +294,27 @@ def _thread_worker(rt: Runtime, queues: list[Any], stop: threading.Event, name: 
     _start_thread(run, name)
 
 
+class _Seldom(logging.Filter):
+    """Lets RQ's "could not connect to Redis instance" through at most once a minute: RQ logs
+    it at every try while its Redis is away (every second with ``BotWorker``, and every two
+    seconds from its pubsub thread)."""
+
+    EVERY_S = 60.0
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.last = -self.EVERY_S
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        if "could not connect to Redis instance" not in str(record.msg):
+            return True
+        now = time.monotonic()
+        if now - self.last < self.EVERY_S:
+            return False
+        self.last = now
+        return True
+
+
 def _work(burst: bool) -> None:
     """One worker process (``hokm worker``, or each of its ``--processes``) until it stops."""
     for signum in STOP_SIGNALS:  # a child of `_pool` had its handler: `_note_stop` until RQ's
@@ -224,6 +324,7 @@ def _work(burst: bool) -> None:
         return
     from .jobs import runtime
 
+    logging.getLogger("rq.worker").addFilter(_Seldom())
     rt = runtime()
     stop = threading.Event()
     start_watchdog(rt, stop)
@@ -231,30 +332,96 @@ def _work(burst: bool) -> None:
     # queue of the list
     from .analysis.jobs import queue as analysis_queue
 
-    worker = BotWorker([*rt.scheduler.queues, analysis_queue(rt)],
-                       connection=rt.scheduler.client, serializer=JSONSerializer)
+    queues = [*rt.scheduler.queues, analysis_queue(rt)]
     try:
-        worker.work(burst=burst, logging_level="WARNING", with_scheduler=False)
-    except SystemExit:
-        pass  # RQ's cold shutdown (a second stop signal): stopped all the same
+        while _serve(rt, queues, burst):
+            pass
     finally:
         stop.set()
 
 
+def _serve(rt: Runtime, queues: list[Any], burst: bool) -> bool:
+    """One RQ worker until it stops; whether to start another: it stopped without being asked
+    to (it lost its Redis, or RQ quit on an error it logged), and the Redis answers again.  A
+    stop signal meanwhile ends it all (False)."""
+    worker = BotWorker(queues, connection=rt.scheduler.client, serializer=JSONSerializer)
+    try:
+        try:
+            worker.work(burst=burst, logging_level="WARNING", with_scheduler=False)
+        finally:  # RQ's handlers are for its loop: from here on a stop signal is only noted
+            for signum in STOP_SIGNALS:
+                signal.signal(signum, _note_stop)
+    except (SystemExit, StopRequested):
+        return False  # RQ's cold shutdown (a second stop signal), or a stop as the loop ended
+    except REDIS_DOWN as exc:  # it could not even start (or, for RQ, end)
+        worker.lost = worker.lost or exc
+    if worker.asked_to_stop or _stop_noted or (burst and worker.drained):
+        return False
+    if worker.lost is not None:
+        log.warning("the RQ worker lost its Redis (%s): the worker goes on once it answers",
+                    _reason(worker.lost))
+    else:
+        log.warning("the RQ worker quit on the error above: another one starts")
+    if not _await_redis(rt.scheduler.client):
+        return False
+    _retire(worker)
+    if worker.lost is not None:
+        log.warning("the Redis answers again: the worker goes on")
+    return True
+
+
+def _await_redis(client: Any) -> bool:
+    """Wait until ``client``'s Redis answers (at least ``RESTART_PAUSE_S``); False if a stop
+    signal came first.  Sleeps a fraction of a second at a time, so a stop is acted on soon."""
+    started = time.monotonic()
+    while not _stop_noted:
+        if time.monotonic() - started >= RESTART_PAUSE_S:
+            try:
+                client.ping()
+                return True
+            except redis.RedisError:
+                pass
+        time.sleep(WATCH_INTERVAL_S)
+    return False
+
+
+def _retire(worker: BotWorker) -> None:
+    """Register the death of an RQ worker that ended without reaching its Redis (monitoring
+    would list it for minutes), now that the Redis answers; best effort."""
+    with contextlib.suppress(redis.RedisError):
+        worker.register_death()  # type: ignore[no-untyped-call]
+
+
 def _pool(processes: int, burst: bool) -> None:
     """``processes`` worker processes (``_work``) until every one has ended; a stop signal to
-    this process is passed on to each (see the module's docstring)."""
+    this process is passed on to each (see the module's docstring).  A process that ends before
+    any stop signal (killed, a bug; in ``--burst`` also a failure) is replaced, with a log line,
+    at most once every ``RESTART_PAUSE_S``."""
     from multiprocessing.connection import wait
 
     context = multiprocessing.get_context("fork")  # the processes share the turn counter
-    procs = [context.Process(target=_work, args=(burst,), name=f"hokm-worker-{n}")
-             for n in range(1, processes + 1)]
     running: dict[int, Any] = {}  # pid -> process, until it is reaped
+    started: dict[str, float] = {}  # process name -> when its latest process started
+    due: dict[str, float] = {}  # process name -> when its replacement is to start
+    stopping = False
 
     def forward(signum: int, frame: object) -> None:
+        nonlocal stopping
+        stopping = True
         for pid in list(running):
             with contextlib.suppress(ProcessLookupError):
                 os.kill(pid, signum)
+
+    def start(name: str) -> None:
+        """Start process ``name``; call with the stop signals blocked (see below)."""
+        p = context.Process(target=_child, args=(burst, wake_r, wake_w), name=name)
+        p.start()
+        assert p.pid is not None
+        running[p.pid] = p
+        started[name] = time.monotonic()
+        if stopping:  # `forward` ran while it started (a pending handler can run here)
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(p.pid, signal.SIGTERM)
 
     # The children start with the stop signals blocked (so that none runs `forward` or dies
     # of one before `_work` sets its own handlers); one sent to this process meanwhile is
@@ -262,24 +429,23 @@ def _pool(processes: int, burst: bool) -> None:
     with _stop_signals_blocked():
         if _stop_noted:
             return
-        for signum in STOP_SIGNALS:
-            signal.signal(signum, forward)
-        try:
-            for p in procs:
-                p.start()
-                assert p.pid is not None
-                running[p.pid] = p
-        except BaseException:
-            forward(signal.SIGTERM, None)
-            raise
         # a signal also wakes the wait below (its handler runs only once the wait returns)
         wake_r, wake_w = os.pipe()
         os.set_blocking(wake_r, False)
         os.set_blocking(wake_w, False)
+        for signum in STOP_SIGNALS:
+            signal.signal(signum, forward)
         previous_fd = signal.set_wakeup_fd(wake_w, warn_on_full_buffer=False)
+        try:
+            for n in range(1, processes + 1):
+                start(f"hokm-worker-{n}")
+        except BaseException:
+            forward(signal.SIGTERM, None)
+            raise
     try:
-        while running:
-            ready = wait([*(p.sentinel for p in running.values()), wake_r])
+        while running or (due and not stopping):
+            timeout = max(0.0, min(due.values()) - time.monotonic()) if due else None
+            ready = wait([*(p.sentinel for p in running.values()), wake_r], timeout)
             if wake_r in ready:
                 with contextlib.suppress(BlockingIOError):
                     os.read(wake_r, 512)
@@ -287,10 +453,41 @@ def _pool(processes: int, burst: bool) -> None:
                 if p.sentinel in ready:  # it has ended: no signal to it once it is reaped
                     del running[pid]
                     p.join()
+                    if not stopping and not (burst and p.exitcode == 0):
+                        log.warning("worker process %s (pid %d) ended unexpectedly (%s): "
+                                    "another one takes its place", p.name, pid,
+                                    _ending(p.exitcode))
+                        due[p.name] = started[p.name] + RESTART_PAUSE_S
+            with _stop_signals_blocked():
+                if stopping:
+                    due.clear()
+                now = time.monotonic()
+                for name, at in list(due.items()):
+                    if at <= now:
+                        del due[name]
+                        start(name)
     finally:
         signal.set_wakeup_fd(previous_fd)
         os.close(wake_r)
         os.close(wake_w)
+
+
+def _child(burst: bool, *fds: int) -> None:
+    """A process of ``_pool``: without the pool's wake-up pipe (``fds``), then ``_work``."""
+    signal.set_wakeup_fd(-1)
+    for fd in fds:
+        os.close(fd)
+    _work(burst)
+
+
+def _ending(exitcode: int | None) -> str:
+    """How a process ended, in words."""
+    if exitcode is not None and exitcode < 0:
+        try:
+            return f"killed by {signal.Signals(-exitcode).name}"
+        except ValueError:
+            return f"killed by signal {-exitcode}"
+    return f"exit status {exitcode}"
 
 
 def _report(counter: Any, stop: threading.Event) -> None:
@@ -305,8 +502,6 @@ def _report(counter: Any, stop: threading.Event) -> None:
 
 
 def _run(args: argparse.Namespace) -> int:
-    import redis
-
     from services.clitools import CliError, redact_url, unreachable
     from services.runtime import build_runtime
 
@@ -317,18 +512,22 @@ def _run(args: argparse.Namespace) -> int:
                        "`hokm serve` without it, runs its own bot worker)", 2)
     logging.basicConfig(level=logging.WARNING,
                         format="%(asctime)s %(levelname)s %(name)s %(message)s")
+    where = url
     try:
         rt = build_runtime()
         rt.client.ping()
+        where = rt.settings.queue_url or url  # RQ's Redis (HOKM_QUEUE_URL), checked as well
+        rt.scheduler.client.ping()
     except ValueError as exc:
         raise CliError(f"a HOKM_ setting is not valid ({exc})") from None
     except redis.RedisError as exc:
-        raise unreachable(url, exc) from None
+        raise unreachable(where, exc) from None
     from .analysis.jobs import queue_name
 
     queues = ", ".join(q.name for q in rt.scheduler.queues)
     queues += f" (post-match analyses from {queue_name(rt)})"
-    rt.client.close()
+    rt.client.close()  # no connection the processes would share
+    rt.scheduler.client.close()
     _turns = multiprocessing.get_context("fork").Value("q", 0)
     processes = "1 process" if args.processes == 1 else f"{args.processes} processes"
     # from the start line on, a stop signal stops the worker (and its last line is printed)

@@ -23,6 +23,7 @@ import redis
 from rq import Worker
 from rq.job import Job, JobStatus
 from rq.serializers import JSONSerializer
+from rq.worker import BaseWorker
 
 from services.bots import RQScheduler, job_id
 from services.matches import MatchService
@@ -58,7 +59,7 @@ class Run:
         """The start line is printed (the worker processes are being started)."""
         return "playing bot turns" in self.out.read_text()
 
-    def workers(self) -> list[Worker]:
+    def workers(self) -> list[BaseWorker]:
         return Worker.all(connection=self.client)
 
     def idle(self, processes: int) -> bool:
