@@ -3,11 +3,14 @@ client library (to prepare a room, or a finished match for the replay viewer).""
 
 from __future__ import annotations
 
+import asyncio
 import re
 import time
 from typing import Any
 
-from hokmclient import Client, Seat
+from hokmclient import AsyncSeat, Client, Seat, over
+from hokmclient.http import command_for
+from tests.conftest import run_async
 
 HAND_ENABLED = ".hand-cards button.card:not([disabled])"
 SUIT_ENABLED = ".trump-choice button.suit-btn:not([disabled])"
@@ -98,3 +101,45 @@ def finish_match_over_http(base: str, level: str = "easy") -> str:
         for view in seat.turns(timeout=60):
             seat.decide(view["legal"][0], view)
         return seat.match_id
+
+
+def humans_match(base: str, players: int, names: list[str]) -> tuple[str, list[str]]:
+    """A room of ``players`` human seats, every seat taken over HTTP (``names`` in seat order
+    of joining).  Returns the match id and the players' tokens (the first is the creator's)."""
+    with Client(base) as client:
+        created = client.create(players=players, seats=["human"] * players,
+                                rules={"players": players, "target": 7}, name=names[0])
+        match_id = str(created["match_id"])
+        tokens = [str(created["token"])]
+        for name in names[1:players]:
+            tokens.append(str(client.join(match_id, name=name)["token"]))
+    return match_id, tokens
+
+
+def finish_humans_match(base: str, players: int, names: list[str]) -> tuple[str, dict[int, str]]:
+    """A match of human seats played to its end, every seat choosing ``legal[0]`` over its
+    WebSocket (a few seconds: no request per view, so the per-address HTTP limit is not in the
+    way; a command refused as too fast is sent again after a pause).  Returns the match id and
+    the tokens by the seat each ended in (the ace draw may move the four-player seats)."""
+    match_id, tokens = humans_match(base, players, names)
+
+    async def play(token: str) -> tuple[int, str]:
+        async with AsyncSeat.resume(f"{base}/m/{match_id}", token) as seat:
+            while not over(view := await seat.turn()):
+                at, refused = int(view["version"]), len(seat.errors)
+
+                def answered(v: dict[str, Any], at: int = at, refused: int = refused) -> bool:
+                    return int(v["version"]) > at or len(seat.errors) > refused
+
+                await seat.send(command_for(view, view["legal"][0]))
+                # the next view, or a refusal (a stale view: look again; too fast: pause)
+                await seat.wait(answered)
+                if len(seat.errors) > refused and seat.errors[-1].get("code") == "rate_limited":
+                    await asyncio.sleep(0.1)
+            return int(view["seat"]), token
+
+    async def everyone() -> list[tuple[int, str]]:
+        return list(await asyncio.wait_for(
+            asyncio.gather(*(play(token) for token in tokens)), timeout=120))
+
+    return match_id, dict(run_async(everyone(), timeout=150))

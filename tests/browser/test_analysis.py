@@ -71,8 +71,9 @@ def canned_move(version: int, seat: int, kind: str, played: str, index: int,
             "win_chance": round(0.5 + 0.4 * math.sin(index / 4), 3)}
 
 
-def canned_analysis(base: str, match_id: str) -> dict[str, Any]:
-    """An analysis in the endpoint's format whose moves are the match's real moves."""
+def canned_analysis(base: str, match_id: str, players: int = 4) -> dict[str, Any]:
+    """An analysis in the endpoint's format whose moves are the match's real moves (a match of
+    ``players`` seats)."""
     records = http(base, "GET", f"/api/matches/{match_id}/events?since=0")["events"]
     rounds: list[dict[str, Any]] = []
     for record in records:
@@ -96,7 +97,7 @@ def canned_analysis(base: str, match_id: str) -> dict[str, Any]:
                 rounds[-1]["result"] = {"winner_side": e["winner"], "kind": e["kind"],
                                         "tricks": e["tricks"]}
     seats = []
-    for s in range(4):
+    for s in range(players):
         mine = [m for r in rounds for m in r["moves"] if m["seat"] == s]
         seats.append({"seat": s, "moves": len(mine),
                       **{f"cost_{c}": sum(m["cost"] == c for m in mine)
@@ -261,6 +262,77 @@ def test_the_analysis_on_a_phone_in_persian(
     page.keyboard.press("ArrowLeft")  # forward, right to left
     page.locator("svg.an-chart[data-here='11']").wait_for()
     assert step_of(page) == moves[10]["version"]
+
+
+MARKS_JS = """
+() => [...document.querySelectorAll('#rp-analysis .an-mark')]
+  .filter((el) => el.getClientRects().length).map((el) => {
+    const rtl = getComputedStyle(el.parentElement).direction === 'rtl';
+    const box = (node, i) => {
+      const r = document.createRange();
+      r.setStart(node, i);
+      r.setEnd(node, i + 1);
+      return r.getBoundingClientRect();
+    };
+    // the first letter of the words after the mark, and how far it is from the mark
+    let node = el.nextSibling, gap = null;
+    for (; node && gap === null; node = node.nextSibling) {
+      const i = node.nodeType === 3 ? node.textContent.search(/\\S/) : -1;
+      if (i < 0) continue;
+      const m = el.getBoundingClientRect(), c = box(node, i);
+      gap = rtl ? m.left - c.right : c.left - m.right;
+    }
+    const text = el.firstChild;
+    const order = text && text.textContent.length === 2
+      ? (box(text, 0).left < box(text, 1).left ? 'ltr' : 'rtl') : null;
+    return { where: el.parentElement.tagName, tag: el.tagName, dir: el.getAttribute('dir'),
+      text: el.textContent, gap, order };
+  })
+"""
+"""Each mark of the analysis on the page: its element, its text, the space between it and the
+words it marks (px, None when no words follow it in its element) and the order its two signs
+are drawn in."""
+
+
+def assert_marks_isolated(page: Any, where: str) -> None:
+    """Every mark is a left-to-right isolate ("?!" drawn as "?!" in any language), apart from
+    the words it marks (a space, not glued to the first word)."""
+    marks = page.evaluate(MARKS_JS)
+    assert {m["where"] for m in marks} >= {"LI", "P", "BUTTON", "TH"}, marks
+    for m in marks:
+        assert (m["tag"], m["dir"]) == ("BDI", "ltr") and m["text"] in ("?!", "?", "??"), (
+            where, m)
+        assert m["order"] in (None, "ltr"), (where, m)
+        assert m["gap"] is None or m["gap"] >= 2, (where, m)
+
+
+@pytest.fixture(scope="module")
+def analysed_two(gateway: str) -> tuple[str, dict[str, Any]]:
+    match_id = bots_only_match(gateway, 2)
+    return match_id, canned_analysis(gateway, match_id, players=2)
+
+
+@pytest.mark.timeout(120)
+def test_the_analysis_of_a_two_player_match_speaks_of_one_player(
+        new_client: Any, analysed_two: tuple[str, dict[str, Any]]) -> None:
+    """A side is one seat: the graph's title is about one player ("… wins the round"); the
+    marks read the same way round in Persian as in English, a space from their words."""
+    match_id, answer = analysed_two
+    moves = answer["rounds"][0]["moves"]
+    page = new_client(viewport=DESKTOP).page
+    serve_canned(page, answer, pending=0)
+    page.goto(f"/replay/{match_id}?analysis=1&step={moves[3]['version']}")
+    page.locator("#an-move[data-cost=round]").wait_for()
+    seat0 = page.locator(".replay .seat.pos-bottom .name").inner_text()
+    title = page.locator(".an-graph figcaption strong").inner_text()
+    assert title == f"Round 1: the chance that {seat0} wins the round, move by move", title
+    assert page.locator("table.an-seats tbody tr").count() == 2
+    assert_marks_isolated(page, "en")
+    page.locator("#lang-select").select_option("fa")
+    page.get_by_role("button", name="پنهان کردن تحلیل").wait_for()
+    title = page.locator(".an-graph figcaption strong").inner_text()
+    assert seat0 in title and "ببرد" in title and "ببرند" not in title, title  # singular
+    assert_marks_isolated(page, "fa")
 
 
 @pytest.mark.timeout(120)

@@ -11,8 +11,10 @@ import pytest
 
 from engine.decide import MAX_NAME
 
+from tests.conftest import wait_for
+
 from .conftest import DESKTOP, PHONE
-from .helpers import click_one_move, http, state
+from .helpers import click_one_move, http, humans_match, state
 
 pytestmark = pytest.mark.browser
 
@@ -140,3 +142,52 @@ def test_name_fields_take_the_servers_longest_name_and_it_fits(
         "n => [...document.querySelectorAll('.seat .name')].filter(e => e.textContent === n)"
         ".length === 2", arg=long)
     assert_names_fit(page, long, "room")
+
+
+IN_VIEW_JS = """
+() => {
+  const els = [...document.querySelectorAll(
+    '.hand-cards button.card, .trump-choice button.suit-btn')];
+  const out = els.filter((e) => {
+    const r = e.getBoundingClientRect();
+    return r.top < 0 || r.bottom > innerHeight || r.left < 0 || r.right > innerWidth;
+  }).map((e) => `${e.dataset.card || e.dataset.suit} at ${e.getBoundingClientRect().top | 0}` +
+    `-${e.getBoundingClientRect().bottom | 0} (screen ${innerHeight})`);
+  return { out, cards: document.querySelectorAll('.hand-cards button.card').length };
+}
+"""
+"""The hand's cards and the trump buttons that are not wholly on the screen as it is."""
+
+
+def hakem_token(base: str, match_id: str, tokens: list[str]) -> str:
+    """The token of the seat choosing trump, once the first Hakem is drawn."""
+    def choosing() -> str | None:
+        for token in tokens:
+            v = http(base, "GET", f"/api/matches/{match_id}/view", token=token)["view"]
+            if v["phase"] == "choosing_trump" and v["turn"] == v["seat"]:
+                return token
+        return None
+    return wait_for(choosing, timeout=30, every=0.1, what="a Hakem choosing trump")
+
+
+@pytest.mark.timeout(120)
+@pytest.mark.parametrize(("players", "viewport"), [
+    (2, {"width": 390, "height": 844}), (4, PHONE)], ids=["two-390x844", "four-360x740"])
+def test_a_hakem_on_a_phone_sees_the_five_cards_with_the_trump_buttons(
+        new_client: Any, gateway: str, players: int, viewport: dict[str, int]) -> None:
+    """Choosing trump on a phone, the Hakem's five cards are on the screen with the four suit
+    buttons, without scrolling (the empty trick gives up its height meanwhile)."""
+    match_id, tokens = humans_match(gateway, players, ["Dara", "Roxana", "Kian", "Shirin"])
+    token = hakem_token(gateway, match_id, tokens)
+    page = new_client(viewport=viewport).page
+    page.goto("/")
+    page.evaluate("([id, tok]) => localStorage.setItem('hokm.token.' + id, tok)",
+                  [match_id, token])
+    page.goto(f"/m/{match_id}")
+    page.wait_for_function(
+        "() => document.querySelectorAll('.trump-choice button.suit-btn').length === 4"
+        " && document.querySelectorAll('.hand-cards button.card').length === 5")
+    seen = page.evaluate(IN_VIEW_JS)
+    assert seen["cards"] == 5 and not seen["out"], seen
+    covered = page.evaluate(UNCOVERED_JS)  # and nothing covers them
+    assert covered is not None and not covered["problems"], covered

@@ -47,6 +47,7 @@ def test_replay_viewer_steps_through_a_finished_match(
     page.get_by_label("Step", exact=True).fill(str(mid))
     page.wait_for_function(f"() => /step={mid}$/.test(location.search)")
     assert step_text(page) == (mid, n)
+    assert page.locator(".replay table.score thead th").first.inner_text() == "Team"
     counts = page.eval_on_selector_all(
         ".replay .seat .revealed", "els => els.map(e => e.querySelectorAll('.card').length)")
     assert len(counts) == 4 and sum(counts) > 0
@@ -139,7 +140,7 @@ def test_every_interactive_element_has_an_accessible_name(
     page.wait_for_function("() => /\\d/.test(document.querySelector('#rp-counter')?.textContent)")
     assert_named(page, "replay")
     page.goto(f"/m/{finished_match}")  # no token here: the match summary
-    page.get_by_role("heading", name="Join the match").wait_for()
+    page.get_by_role("heading", name="Match over").wait_for()
     assert_named(page, "join")
     page.goto("/")
     page.get_by_role("button", name="Play solo").click()
@@ -166,6 +167,21 @@ def test_language_files_have_the_same_keys() -> None:
         h = json.loads((STATIC / "howto" / f"{lang}.json").read_text())
         assert set(h) == set(howto) and set(h["examples"]) == set(howto["examples"]), lang
         assert len(h["sections"]) == len(howto["sections"]), lang
+
+
+def test_texts_fit_one_opponent_and_say_the_house_rules_are_standard() -> None:
+    """With two players there is one other player: the one-player kot says "anyone else", not
+    "the others", and the two-player seats hint is a text of its own (the opponent sits
+    opposite, not to the right).  A room that changes no house rule says its *house rules* are
+    the standard ones (in the words the table uses for them), not that it plays "the standard
+    game" (under the name of a game for two, that read as being about the game)."""
+    others = {"en": "the others", "de": "die anderen", "sv": "de andra", "nl": "de anderen",
+              "es": "los demás", "fa": "دیگران"}
+    for lang in LANGS:
+        data = json.loads((STATIC / "i18n" / f"{lang}.json").read_text())
+        assert others[lang] not in data["result1.kot"], (lang, data["result1.kot"])
+        assert data.get("start.seats_hint_two") not in (None, data["start.seats_hint_alone"]), lang
+        assert data["table.house_rules"].lower() in data["howto.room_standard"].lower(), lang
 
 
 @pytest.mark.timeout(120)
@@ -222,7 +238,7 @@ def test_a_token_the_server_refuses_leads_back_to_the_invite_page(
     page.goto("/")
     page.evaluate("id => localStorage.setItem('hokm.token.' + id, 'not-a-token')", finished_match)
     page.goto(f"/m/{finished_match}")
-    page.get_by_role("heading", name="Join the match").wait_for()
+    page.get_by_role("heading", name="Match over").wait_for()
     page.get_by_text("no longer valid").wait_for()
     assert page.evaluate("id => localStorage.getItem('hokm.token.' + id)", finished_match) is None
     page.goto("/m/no-such-match")

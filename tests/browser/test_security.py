@@ -157,7 +157,7 @@ def test_no_page_breaks_the_content_security_policy(new_client: Any, finished_ma
     page.wait_for_function("() => /step=41$/.test(location.search)")
     csp.close_page("the replay viewer")
     page.goto(f"/m/{finished_match}")  # no seat here: the summary of a finished match
-    page.get_by_role("heading", name="Join the match").wait_for()
+    page.get_by_role("heading", name="Match over").wait_for()
     page.get_by_role("link", name="Watch the replay").wait_for()
     csp.close_page("the join page")
     # the browser logged each control violation as a console error, and nothing else about CSP

@@ -246,7 +246,7 @@ def bots_only(base: str, players: int, rules: dict[str, Any]) -> str:
 @pytest.mark.parametrize("game", ["talon", "three"])
 def test_the_replay_of_a_finished_game(new_client: Any, gateway: str, game: str) -> None:
     """The replay viewer seats two or three players (no empty seat), a side per player in the
-    score, and tells the talon game's steps in words."""
+    score (a column of players, not of teams), and tells the talon game's steps in words."""
     rules = {"two_player": "talon"} if game == "talon" else {}
     match_id = bots_only(gateway, PLAYERS[game], rules)
     page = new_client(viewport=DESKTOP).page
@@ -256,10 +256,20 @@ def test_the_replay_of_a_finished_game(new_client: Any, gateway: str, game: str)
       seats: [...document.querySelectorAll('.replay .board .seat:not([hidden])')]
         .map((s) => s.querySelector('.name')?.textContent),
       rows: document.querySelectorAll('.replay table.score tbody tr').length,
+      column: document.querySelector('.replay table.score thead th').textContent,
       events: document.querySelector('#rp-events').textContent })""")
     assert len(seen["seats"]) == PLAYERS[game] and all(seen["seats"]), seen
-    assert seen["rows"] == PLAYERS[game], seen
+    assert seen["rows"] == PLAYERS[game] and seen["column"] == "Player", seen
     assert not re.search(r"\b[a-z]+_[a-z_]+\b", seen["events"]), seen  # no raw event type
+    # the step that ends the match: to its winner, the winner's points first, then the others'
+    summary = http(gateway, "GET", f"/api/matches/{match_id}")
+    won, score, names = summary["winner"], summary["score"], summary["seats"]
+    final = "–".join(str(p) for p in [score[won]] + [p for i, p in enumerate(score) if i != won])
+    records = http(gateway, "GET", f"/api/matches/{match_id}/events?since=0")["events"]
+    end = next(r["version"] for r in records
+               if any(e["type"] == "match_ended" for e in r["events"]))
+    page.goto(f"/replay/{match_id}?step={end}")
+    page.locator("#rp-events").get_by_text(f"Match to {names[won]['name']} ({final})").wait_for()
 
 
 @pytest.mark.timeout(120)
@@ -324,6 +334,8 @@ def test_how_to_play_has_a_section_per_game_in_every_language(
     link = page.locator(".room-rules a[href='#variant-three']")
     assert link.inner_text() == "سه نفره"
     assert page.locator(".room-rules dt").count() >= 3  # target, must trump, satat: no teams
+    # no rule changed: the house rules are standard (said of the rules, not of the game)
+    assert "قوانین خانگی" in page.locator(".room-rules p").nth(1).inner_text()
     assert "rules.teams" not in page.locator(".room-rules").inner_text()
 
 
@@ -334,7 +346,11 @@ def test_a_room_for_three_created_and_joined_by_invite_link(new_client: Any) -> 
     table against a bot, and nothing covers the host's trick or hand on the desktop table."""
     host, guest = new_client(viewport=DESKTOP).page, new_client(viewport=PHONE).page
     host.goto("/")
+    hint = host.locator("form.room fieldset").nth(1).locator("> p.hint")  # the seats' hint
+    host.get_by_role("radio", name="Two players", exact=True).check()
+    assert "opposite" in hint.inner_text() and "right" not in hint.inner_text()  # one opponent
     host.get_by_role("radio", name="Three players", exact=True).check()
+    assert "to your right" in hint.inner_text()  # the next in playing order
     assert host.get_by_label("Teams").is_hidden() and host.get_by_label("Seat 4").is_hidden()
     link = open_room(host, "Host", {"Seat 2": "human", "Seat 3": "bot:easy"}, "Three players")
     guest.goto(link)

@@ -12,6 +12,11 @@ import { announce, errorText } from "./ui.js";
 
 /** Worse costs get more question marks, as on chess sites (the legend spells them out). */
 export const MARKS = { trick: "?!", kot: "?", round: "??" };
+/** A mark as an element of its own: a left-to-right isolate (so "?!" reads "?!" in a
+ *  right-to-left language too, whatever the words around it), hidden from screen readers (the
+ *  words say the cost).  The space before the words goes outside it: inside, a right-to-left
+ *  line would put it on the far side and glue the mark to the word. */
+const mark = (cost, cls = "") => h(`bdi.an-mark${cls}`, { dir: "ltr", "aria-hidden": "true", text: MARKS[cost] });
 const COSTS = ["trick", "kot", "round"];
 const POLL_MS = 1000;
 const TRANSIENT = new Set(["network", "unavailable", "rate_limited"]);
@@ -178,7 +183,7 @@ export class AnalysisPanel {
 
   legend() {
     return h("ul.an-legend", { "aria-label": t("an.legend") }, ...COSTS.map((c) =>
-      h(`li.cost-${c}`, {}, h("span.an-mark", { "aria-hidden": "true", text: MARKS[c] }), " ", t(`an.cost.${c}`))));
+      h(`li.cost-${c}`, {}, mark(c), " ", t(`an.cost.${c}`))));
   }
 
   /** The move last made: what was played against the best choices, and the bot's view. */
@@ -193,7 +198,7 @@ export class AnalysisPanel {
     const best = (m.best || []).map((c) => choiceName(m, c)).join(", ");
     const verdict = m.cost
       ? h(`p.an-verdict.cost-${m.cost}`, { "data-cost": m.cost },
-        h("span.an-mark", { "aria-hidden": "true", text: MARKS[m.cost] }), " ", t(`an.costly.${m.cost}`))
+        mark(m.cost), " ", t(`an.costly.${m.cost}`))
       // no cost claimed for a choice outside the best: a judgement by playout (its note says)
       : (m.best || []).includes(m.played) ? h("p.an-verdict", { text: t("an.good") }) : null;
     // (the talon's decisions and its trump have a choice but no estimate of their own)
@@ -243,13 +248,14 @@ export class AnalysisPanel {
     const toPoint = (j) => this.jump(j === 0 ? Math.max(0, moves[0].version - 1) : moves[j - 1].version);
     const line = vals.map((p, j) => `${X(j).toFixed(1)},${Y(p).toFixed(1)}`).join(" ");
     const area = `${X(0).toFixed(1)},${Y(0)} ${line} ${X(n).toFixed(1)},${Y(0)}`;
+    // side 0 is a pair with four players ("… that Dara & Kian win"), else one seat ("… wins")
     const team = this.players === 4 ? t("team.pair", { a: this.nameOf(0), b: this.nameOf(2) }) : this.nameOf(0);
-    const title = t("an.graph", { n: round.round + 1, team });
+    const title = this.players === 4 ? t("an.graph", { n: round.round + 1, team }) : t("an.graph1", { n: round.round + 1, name: team });
     const points = vals.map((p, j) => {
       const cost = j > 0 ? moves[j - 1].cost : null;
       const cls = ["an-pt", cost ? `cost-${cost}` : "", j === here ? "here" : ""].filter(Boolean).join(" ");
       return svg("g", {}, svg("circle", { class: cls, cx: X(j).toFixed(1), cy: Y(p).toFixed(1), r: k * (j === here ? 7 : cost ? 5.5 : 3.5), "data-j": j }),
-        cost ? svg("text", { class: `an-pt-mark cost-${cost}`, x: X(j).toFixed(1), y: (Y(p) > H / 2 ? Y(p) - 10 * k : Y(p) + 20 * k).toFixed(1), "text-anchor": "middle" }, MARKS[cost]) : null);
+        cost ? svg("text", { class: `an-pt-mark cost-${cost}`, x: X(j).toFixed(1), y: (Y(p) > H / 2 ? Y(p) - 10 * k : Y(p) + 20 * k).toFixed(1), "text-anchor": "middle", direction: "ltr" }, MARKS[cost]) : null);
     });
     const valueText = t("an.chance_now", { team, pct: pct(vals[here]) });
     // a slider for the keyboard: arrows go point by point, Home and End to the round's ends
@@ -289,7 +295,7 @@ export class AnalysisPanel {
   costly(round) {
     const items = round.moves.filter((m) => m.cost).map((m) => {
       const b = h("button.an-jump", { type: "button", "data-focus": `v${m.version}`, "data-version": String(m.version), "data-cost": m.cost },
-        h(`span.an-mark.cost-${m.cost}`, { "aria-hidden": "true", text: MARKS[m.cost] }), " ",
+        mark(m.cost, `.cost-${m.cost}`), " ",
         t("an.costly_item", { name: this.nameOf(m.seat), card: choiceName(m, m.played), cost: t(`an.cost.${m.cost}`) }));
       b.addEventListener("click", () => this.jump(m.version));
       return h("li", {}, b);
@@ -302,7 +308,7 @@ export class AnalysisPanel {
     const col = (k) => h("th", { scope: "col", text: t(k) });
     return h("table.score.an-seats", {}, h("caption", { text: t("an.seats") }),
       h("thead", {}, h("tr", {}, col("an.col_seat"), col("an.col_moves"),
-        ...COSTS.map((c) => h("th", { scope: "col" }, h("span.an-mark", { "aria-hidden": "true", text: MARKS[c] + " " }), t(`an.cost.${c}`))))),
+        ...COSTS.map((c) => h("th", { scope: "col" }, mark(c), " ", t(`an.cost.${c}`))))),
       h("tbody", {}, ...this.data.seats.map((s) => h("tr", { "data-seat": String(s.seat) },
         h("th", { scope: "row", text: this.nameOf(s.seat) }), h("td", { text: String(s.moves) }),
         ...COSTS.map((c) => h("td", { text: String(s[`cost_${c}`] ?? 0) }))))));

@@ -8,7 +8,12 @@ import { toast, copyText, errorText } from "./ui.js";
 import { AnalysisPanel } from "./analysis.js";
 
 const POS = ["bottom", "right", "top", "left"];
-const winFirst = (a, w) => (a && a.length === 2 ? `${a[w]}–${a[1 - w]}` : (a || []).join("–"));
+/** "a–b(–c)": the winner's number first, then the others in order (as the table says it). */
+const winFirst = (a, w) => {
+  const all = a || [];
+  if (w == null || !(w in all)) return all.join("–");
+  return [all[w], ...all.filter((_, i) => i !== w)].join("–");
+};
 
 export function mount(root, [matchId]) {
   document.title = `Hokm — ${t("replay.title")}`;
@@ -101,6 +106,7 @@ export function mount(root, [matchId]) {
   // and the seats take the table's places: two face each other, three sit bottom, right, left.
   const sidesOf = (v) => v.sides || [[0, 2], [1, 3]];
   const alone = (v) => sidesOf(v).every((side) => side.length === 1);
+  const partnered = (v) => !alone(v);
   function sideName(v, w) {
     const side = sidesOf(v)[w] || [];
     return side.length > 1 ? t("team.pair", { a: name(v, side[0]), b: name(v, side[1]) }) : name(v, side[0]);
@@ -172,7 +178,7 @@ export function mount(root, [matchId]) {
       h("dl.facts", {},
         h("dt", { text: t("table.trump") }), h("dd", { text: v.trump ? capitalize(suitName(v.trump)) : t("table.no_trump") }),
         h("dt", { text: t("table.hakem") }), h("dd", { text: v.hakem != null ? name(v, v.hakem) : "—" })),
-      h("table.score", {}, h("thead", {}, h("tr", {}, h("th", { scope: "col", text: t("table.team") }),
+      h("table.score", {}, h("thead", {}, h("tr", {}, h("th", { scope: "col", text: t(partnered(v) ? "table.team" : "table.player") }),
         h("th", { scope: "col", text: t("table.tricks") }), h("th", { scope: "col", text: t("table.points") }))),
       h("tbody", {}, ...sidesOf(v).map((_, w) => h("tr", {}, h("th", { scope: "row", text: team(w) }),
         h("td", { text: String((v.tricks || [0, 0])[w]) }), h("td", { text: String((v.score || [0, 0])[w]) }))))));

@@ -109,7 +109,8 @@ export function mount(root) {
       if (flagChecks[i].hidden) flagChecks[i].querySelector("input").checked = false;
     });
     seatFields.forEach((el, i) => { el.hidden = i >= n - 1; });
-    seatsHint.textContent = t(g === "four" ? "start.seats_hint" : "start.seats_hint_alone");
+    // two players face each other; with three the next seat in playing order sits to the right
+    seatsHint.textContent = t(g === "four" ? "start.seats_hint" : n === 2 ? "start.seats_hint_two" : "start.seats_hint_alone");
     // a room is for friends: with fewer seats keep at least one of them open for an invite
     if (!seatSel.slice(0, n - 1).some((s) => s.value === "human")) seatSel[0].value = "human";
   }

@@ -87,6 +87,21 @@ function invitePanel(matchId) {
   return h("div.invite", {}, ...parts);
 }
 
+/** A finished match's result from its public summary: the winner and the final score, the
+ *  winner's points first.  The summary names no sides: with four players side w is seats w and
+ *  w + 2 (the seats as they ended, after the ace draw), with two or three a side is a seat. */
+function summaryResult(s) {
+  const w = s.winner;
+  const score = s.score || [];
+  if (w == null || !score.length) return t("join.over");
+  const points = [w, ...score.map((_, i) => i).filter((i) => i !== w)].map((i) => score[i] ?? 0).join("–");
+  const name = (i) => { const x = (s.seats || [])[i]; return x && !x.empty && x.name ? x.name : t("start.seat_n", { n: i + 1 }); };
+  if ((s.players || (s.seats || []).length || 4) === 4) {
+    return t("over.winner", { team: t("team.pair", { a: name(w), b: name(w + 2) }), score: points });
+  }
+  return t("over1.winner", { name: name(w), score: points });
+}
+
 // ---------------------------------------------------------------- join (invite link)
 function mountJoin(root, matchId, ctl, note) {
   document.title = `Hokm — ${t("join.title")}`;
@@ -98,13 +113,17 @@ function mountJoin(root, matchId, ctl, note) {
     if (!alive) return;
     const open = (s.seats || []).filter((x) => x.empty).length;
     const over = s.phase === "match_over";
-    const seats = h("ol.seat-list", { "aria-label": t("join.seats") }, ...(s.seats || []).map((x, i) =>
+    // a finished match: nothing to join; the heading says so, the result and the replay follow
+    const title = over ? t("over.title") : t("join.title");
+    document.title = `Hokm — ${title}`;
+    // a list of "Seat 1: …" items, not an <ol>: the numbers are in the text already
+    const seats = h("ul.seat-list", { "aria-label": t("join.seats") }, ...(s.seats || []).map((x, i) =>
       h("li", {}, h("span.seat-no", { text: t("start.seat_n", { n: i + 1 }) + ": " }),
         x.empty ? h("em", { text: t("seat.open") }) : x.name,
         x.bot ? h("span.badge.bot", { text: t("seat.bot_level", { level: t(`level.${botLevel(x.bot)}`) }) }) : null)));
     const body = [
       note ? h("p.note", { role: "alert", text: note }) : null,
-      h("p", { text: over ? t("join.over") : t("join.phase", { phase: t(`phase.${s.phase}`), score: (s.score || []).join("–") }) }),
+      h("p", { id: over ? "join-result" : null, text: over ? summaryResult(s) : t("join.phase", { phase: t(`phase.${s.phase}`), score: (s.score || []).join("–") }) }),
       seats,
       h("details", {}, h("summary", { text: t("table.house_rules") }), h("ul", {}, ...ruleSummary(s.rules).map((r) => h("li", { text: r })))),
     ];
@@ -127,9 +146,9 @@ function mountJoin(root, matchId, ctl, note) {
     } else if (!over) body.push(h("p", { text: t("join.full") }));
     const watch = h("button", { type: "button", id: "watch", text: t("join.watch") });
     watch.addEventListener("click", () => ctl.table(null));
-    body.push(h("p.actions", {}, over ? h("a.button", { href: `/replay/${matchId}`, "data-link": true, text: t("table.watch_replay") }) : watch,
+    body.push(h("p.actions", {}, over ? h("a.button.primary", { href: `/replay/${matchId}`, "data-link": true, id: "watch-replay", text: t("table.watch_replay") }) : watch,
       h("a.button", { href: "/", "data-link": true, text: t("table.home") })));
-    fill(box, h("h1", { id: "join-title", text: t("join.title") }), ...body);
+    fill(box, h("h1", { id: "join-title", text: title }), ...body);
     const focusable = box.querySelector("#join-name");
     if (focusable) focusable.focus();
   }).catch((e) => {
@@ -195,7 +214,7 @@ function mountTable(root, matchId, token, ctl) {
     E.page = h("section.table-page", { "aria-label": t("table.title") },
       h("h1.sr-only", { text: t("table.title") }),
       h("div.statusbar", {}, E.status, E.conn),
-      h("div.play-area", {}, E.waiting,
+      E.play = h("div.play-area", {}, E.waiting,
         E.board = h("div.board", {}, E.seats[2], E.seats[3], h("div.center", {}, E.trick), E.seats[1], E.seats[0], E.banner),
         E.trump, E.hand, E.talon),
       h("aside.side", { "aria-label": t("table.info") }, E.score, E.hints, E.discards, E.lastTrick, E.info));
@@ -382,7 +401,9 @@ function mountTable(root, matchId, token, ctl) {
   }
   const iWon = (v) => v.seat != null && v.winner === mySide(v);
   function overText(v) {
-    const score = pair(v, v.score, v.seat != null ? myTeam(v) : v.winner);
+    // the winner's points first, whoever reads it ("Match to Roxana (7–5)", "The other team
+    // wins the match 7–5"): the sentences name the winner
+    const score = pair(v, v.score, v.winner ?? myTeam(v));
     if (!partnered(v)) return iWon(v) ? t("over1.won", { score }) : t("over1.winner", { name: teamLabel(v, v.winner), score });
     if (v.seat != null) return t(iWon(v) ? "over.won" : "over.lost", { score });
     return t("over.winner", { team: teamLabel(v, v.winner), score });
@@ -558,6 +579,9 @@ function mountTable(root, matchId, token, ctl) {
 
   function renderTrumpChoice(v) {
     const show = v.phase === "choosing_trump" && v.seat != null && v.hakem === v.seat && (v.legal || []).length > 0;
+    // the trick is empty meanwhile: a phone shrinks it so that the five cards stay on the
+    // screen with the suit buttons (style.css)
+    E.play.classList.toggle("choosing-trump", show);
     if (!show) { E.trump.hidden = true; E.trump.replaceChildren(); S.trumpShown = false; return; }
     if (S.trumpShown) { for (const b of E.trump.querySelectorAll("button")) b.disabled = S.pending; return; }
     S.trumpShown = true;

@@ -1,0 +1,100 @@
+"""A finished match in the browser: the match-over texts at the table (the winner's points
+first, in the words of the game), and the invite link of a finished match (its result and its
+replay, nothing to join).  The matches are played to their end over the players' sockets, every
+seat human, so that the test holds the loser's seat and the winner's (a few seconds each)."""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+import pytest
+
+from .conftest import DESKTOP, PHONE
+from .helpers import finish_humans_match, http
+
+pytestmark = pytest.mark.browser
+
+NAMES = ["Dara", "Roxana", "Kian", "Shirin"]
+GAMES = {"two": 2, "four": 4}
+
+
+@pytest.fixture(scope="module")
+def finished(gateway: str) -> dict[str, tuple[str, dict[int, str], dict[str, Any]]]:
+    """Per game: the match id, the tokens by seat and the public summary of a finished match."""
+    out = {}
+    for game, players in GAMES.items():
+        match_id, tokens = finish_humans_match(gateway, players, NAMES)
+        out[game] = (match_id, tokens, http(gateway, "GET", f"/api/matches/{match_id}"))
+    return out
+
+
+def open_seat(client: Any, match_id: str, token: str) -> Any:
+    page = client.page
+    page.goto("/")
+    page.evaluate("([id, tok]) => localStorage.setItem('hokm.token.' + id, tok)",
+                  [match_id, token])
+    page.goto(f"/m/{match_id}")
+    page.locator(".banner.over").wait_for()
+    return page
+
+
+def points(text: str) -> tuple[int, int]:
+    m = re.search(r"(\d+)–(\d+)", text)
+    assert m, text
+    return int(m.group(1)), int(m.group(2))
+
+
+@pytest.mark.timeout(120)
+@pytest.mark.parametrize("game", list(GAMES))
+def test_the_match_over_text_gives_the_winners_points_first(
+        new_client: Any, finished: dict[str, Any], game: str) -> None:
+    match_id, tokens, summary = finished[game]
+    won = summary["winner"]
+    score = summary["score"]
+    winner_name = summary["seats"][won]["name"]
+    # the loser reads the winner's points first: "Match to Roxana (7–5)", "The other team
+    # wins the match 7–5" (the sides: seats w and w + 2 with four, a seat each with two)
+    loser = open_seat(new_client(viewport=DESKTOP), match_id, tokens[1 - won])
+    text = loser.locator(".banner.over p").first.inner_text()
+    want = {"two": f"Match to {winner_name} ", "four": "The other team wins the match "}[game]
+    assert text.startswith(want), text
+    assert points(text) == (score[won], score[1 - won]), (text, score)
+    assert points(loser.locator("#turn-status").inner_text()) == points(text)
+    # the winner, in Persian: "we" / "you" are no subject of a verb in the third person
+    # singular ("ما دور را 7–3 برد" needs "بردیم"): the last round's result (the winner's)
+    # is said in words that take any side
+    winner = open_seat(new_client(viewport=PHONE, locale="fa-IR"), match_id, tokens[won])
+    winner.wait_for_function("() => document.documentElement.dir === 'rtl'")
+    result = winner.locator(".banner.over p").nth(1).inner_text()
+    assert not re.search(r"(^|\s)(ما|شما)\s.*\sبرد(\s|:|$)", result), result
+    assert points(winner.locator(".banner.over p").first.inner_text()) == (
+        score[won], score[1 - won])
+
+
+@pytest.mark.timeout(120)
+@pytest.mark.parametrize("game", list(GAMES))
+def test_the_invite_link_of_a_finished_match_shows_its_result(
+        new_client: Any, finished: dict[str, Any], game: str) -> None:
+    """No seat to take: the heading says the match is over, the result names the winner with
+    the final score (the winner's points first), the replay is a link away, and the seats are
+    not numbered twice ("1. Seat 1: Dara")."""
+    match_id, _, summary = finished[game]
+    won = summary["winner"]
+    score = summary["score"]
+    seats = [s["name"] for s in summary["seats"]]
+    page = new_client(viewport=PHONE).page
+    page.goto(f"/m/{match_id}")
+    page.get_by_role("heading", name="Match over").wait_for()
+    result = page.locator("#join-result").inner_text()
+    final = f"{score[won]}–{score[1 - won]}"
+    want = (f"Match to {seats[won]} ({final})" if game == "two"
+            else f"{seats[won]} & {seats[won + 2]} win the match {final}")
+    assert result == want, result
+    assert page.get_by_role("link", name="Watch the replay").get_attribute(
+        "href") == f"/replay/{match_id}"
+    assert page.get_by_role("button", name="Take a seat").count() == 0
+    items = page.locator(".join-page .seat-list li")
+    assert items.count() == GAMES[game] and items.first.inner_text().startswith("Seat 1: ")
+    assert page.locator(".join-page ol").count() == 0  # the numbers are in the items' text
+    assert page.title() == "Hokm — Match over"
