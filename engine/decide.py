@@ -103,19 +103,20 @@ def _check_player(state: State, seat: int | None) -> int:
 
 def _play(state: State, seat: int | None, command: PlayCard) -> tuple[Event, ...]:
     """The full path of a card, with every check in order (the code of the first that fails is
-    the answer): phase, turn (and that ``seat`` is a seat), card, held, follow suit, must
-    trump.  ``decide`` answers the plainly legal cards itself with the same checks."""
+    the answer): the command's shape (a card name), phase, turn (and that ``seat`` is a seat),
+    held, follow suit, must trump.  ``decide`` answers the plainly legal cards itself with the
+    same checks."""
+    try:
+        card = CARD_INDEX.get(command.card)
+    except TypeError:  # unhashable
+        card = None
+    if card is None:  # malformed in any phase: bad_request before wrong_phase (api.md)
+        raise E.InvalidCommand(f"{command.card!r} is not a card (rank then suit, e.g. 'QH')")
     if state.phase != PLAYING:
         raise _refuse_phase(state, "play a card")
     if seat != state.turn or type(seat) is not int:  # True == 1, but a bool is not a seat
         _check_player(state, seat)
         raise E.NotYourTurn("it is not your turn")
-    try:
-        card = CARD_INDEX.get(command.card)
-    except TypeError:  # unhashable
-        card = None
-    if card is None:
-        raise E.InvalidCommand(f"{command.card!r} is not a card (rank then suit, e.g. 'QH')")
     hand = (state.held >> (SEAT_SHIFT * seat)) & FULL_DECK_MASK
     bit = 1 << card
     if not hand & bit:
@@ -223,7 +224,8 @@ def round_outcome(
 def _decision_of(state: State, seat: int | None, phase: str, what: str, actor: int | None,
                  not_yours: str) -> int:
     """The checks of a decision other than a card, in order: the phase, a player's seat, the
-    seat whose decision it is (``actor``)."""
+    seat whose decision it is (``actor``).  Every handler checks its command's shape first, so
+    a malformed command is ``bad_request`` in any phase (api.md)."""
     if state.phase != phase:
         raise _refuse_phase(state, what)
     seat = _check_player(state, seat)
@@ -233,10 +235,10 @@ def _decision_of(state: State, seat: int | None, phase: str, what: str, actor: i
 
 
 def _choose_trump(state: State, seat: int | None, command: ChooseTrump) -> tuple[Event, ...]:
-    seat = _decision_of(state, seat, CHOOSING_TRUMP, "choose trump", state.hakem,
-                        "only the Hakem names trump")
     if type(command.suit) is not str or command.suit not in SUIT_INDEX:
         raise E.InvalidCommand(f"{command.suit!r} is not a suit (one of S H D C)")
+    seat = _decision_of(state, seat, CHOOSING_TRUMP, "choose trump", state.hakem,
+                        "only the Hakem names trump")
     return (TrumpChosen(seat, command.suit),)
 
 
@@ -245,19 +247,27 @@ def discard_count(state: State, seat: int) -> int:
     return 3 if seat == state.hakem else 2
 
 
+_DISCARD_COUNTS = (2, 3)
+"""Every count ``discard_count`` may ask for: a list of another length is malformed anywhere."""
+
+
 def _discard(state: State, seat: int | None, command: Discard) -> tuple[Event, ...]:
-    seat = _decision_of(state, seat, DISCARDING, "discard", state.turn,
-                        "it is not your turn to discard")
+    # the shape first (a list of 2 or 3 different card names), so a malformed discard is
+    # bad_request in any phase; the count this seat owes needs the phase and the seat
     cards = command.cards
-    count = discard_count(state, seat)
-    if not isinstance(cards, (tuple, list)) or len(cards) != count:
-        raise E.InvalidCommand(f"discard a list of {count} cards")
+    if not isinstance(cards, (tuple, list)) or len(cards) not in _DISCARD_COUNTS:
+        raise E.InvalidCommand("discard a list of 3 cards (the Hakem) or 2 (the other player)")
     try:
         indexes = {CARD_INDEX.get(card) for card in cards}
     except TypeError:  # unhashable
         indexes = {None}
-    if None in indexes or len(indexes) != count:
-        raise E.InvalidCommand(f"discard {count} different cards, by name ('QH')")
+    if None in indexes or len(indexes) != len(cards):
+        raise E.InvalidCommand("discard different cards, by name ('QH')")
+    seat = _decision_of(state, seat, DISCARDING, "discard", state.turn,
+                        "it is not your turn to discard")
+    count = discard_count(state, seat)
+    if len(cards) != count:
+        raise E.InvalidCommand(f"discard a list of {count} cards")
     hand = state.hand(seat)
     chosen = sorted(i for i in indexes if i is not None)
     if any(not hand >> i & 1 for i in chosen):
@@ -266,10 +276,10 @@ def _discard(state: State, seat: int | None, command: Discard) -> tuple[Event, .
 
 
 def _draw_talon(state: State, seat: int | None, command: DrawTalon) -> tuple[Event, ...]:
-    seat = _decision_of(state, seat, DRAWING, "draw from the talon", state.turn,
-                        "it is not your turn to draw")
     if type(command.keep) is not bool:
         raise E.InvalidCommand("keep must be true (keep the top card) or false (discard it)")
+    seat = _decision_of(state, seat, DRAWING, "draw from the talon", state.turn,
+                        "it is not your turn to draw")
     top = state.deal.talon
     first, second = state.deal.deck[top], state.deal.deck[top + 1]
     kept, discarded = (first, second) if command.keep else (second, first)

@@ -163,6 +163,13 @@ class RQScheduler:
         return count
 
 
+AWAY_PAGE = 200
+"""Entries of the away set that one watchdog pass looks at (each costs a read of its match)."""
+_away_page: dict[int, int] = {}
+"""Where the next pass of this process starts reading the away set, by Redis client: the
+passes go round the whole set a page at a time."""
+
+
 def recover_away(client: redis.Redis, scheduler: RQScheduler,
                  due: Callable[[str, int, float], int | None],
                  clock: Callable[[], float] = time.time) -> int:
@@ -172,11 +179,18 @@ def recover_away(client: redis.Redis, scheduler: RQScheduler,
     when (the gateways keep it).  ``due(match, seat, away_for_s)`` returns the version at which
     that seat must move now if it is its turn and the room's timeout has passed, else None.
     The seat stays the player's: when they come back the gateway removes them from the set.
+    A pass reads ``AWAY_PAGE`` entries, the next pass the page after them (then from the start
+    again), so a seat is looked at within one round of the set however many are away.
     """
     now = clock()
     count = 0
-    raw: list[Any] = client.zrangebyscore(keys.AWAY, "-inf", now, start=0, num=200,
-                                          withscores=True)
+    # A page of the set a pass, the next page at the next pass: the oldest entries are seats
+    # that stay away without being due (a room waiting for players, a seat whose turn is far
+    # off), and always reading the first page would starve every seat behind them.
+    offset = _away_page.get(id(client), 0)
+    raw: list[Any] = client.zrangebyscore(keys.AWAY, "-inf", now, start=offset,
+                                          num=AWAY_PAGE, withscores=True)
+    _away_page[id(client)] = offset + AWAY_PAGE if len(raw) == AWAY_PAGE else 0
     for name_raw, since in raw:
         name = name_raw.decode() if isinstance(name_raw, bytes) else str(name_raw)
         match_id, seat_s = name.rsplit(":", 1)

@@ -21,9 +21,9 @@ from engine.errors import HokmError, InvalidCommand, MatchFull, MatchOver, SeatT
 from engine.state import MATCH_OVER
 
 from .bots import LEVELS
-from .errors import BadToken, RateLimited
+from .errors import BadToken
 from .pipeline import Loaded
-from .quotas import BOT_SLOT_S, BOTS_ONLY, Quotas
+from .quotas import BOT_SLOT_RETRY_S, BOT_SLOT_S, BOTS_ONLY, Quotas, RetryLater, window_left
 from .store.port import EventStore
 
 BOT_LEVELS = LEVELS
@@ -146,14 +146,15 @@ class Lobby:
         if quotas.creates_per_window > 0 and self.store.hit(
                 "create", owner, quotas.create_window_s, now) > quotas.creates_per_window:
             minutes = quotas.create_window_s / 60
-            raise RateLimited(f"at most {quotas.creates_per_window} new matches per "
-                              f"{minutes:g} minutes from one address; try again later")
+            raise RetryLater(f"at most {quotas.creates_per_window} new matches per "
+                             f"{minutes:g} minutes from one address; try again later",
+                             window_left(quotas.create_window_s, now))
         if bots and (quotas.bot_matches > 0 or quotas.bot_matches_per_owner > 0) and \
                 not self.store.take_slot(BOTS_ONLY, match_id, owner,
                                          (quotas.bot_matches, quotas.bot_matches_per_owner),
                                          now + BOT_SLOT_S, now):
-            raise RateLimited("too many bots-only matches are playing now; watch one of "
-                              "them to its end, or take a seat in yours")
+            raise RetryLater("too many bots-only matches are playing now; watch one of "
+                             "them to its end, or take a seat in yours", BOT_SLOT_RETRY_S)
 
     def join(self, match_id: str, name: str, seat: int | None = None) -> dict[str, Any]:
         """Take an open seat (the first one if ``seat`` is None)."""

@@ -22,13 +22,17 @@ one is refused with ``stale_version``; a command without a version is applied if
 
 from __future__ import annotations
 
+import logging
+import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Protocol
 
-from engine import Command, CreateMatch, State, pending_system_action
-from engine.errors import HokmError
+import redis
+
+from engine import Command, CreateMatch, State, decide, evolve, pending_system_action
+from engine.errors import HokmError, InvalidCommand
 from engine.state import CHOOSING_TRUMP, DISCARDING, DRAWING, MATCH_OVER, PLAYING
 
 from .cache import Lru, MatchCache
@@ -36,6 +40,7 @@ from .errors import NotFound, StaleVersion
 from .lobby import BOT_LEVELS, BOT_NAMES, Lobby, command_key, token_hash
 from .pipeline import EMPTY, CorruptLog, Duplicate, Loaded, Prepared, fold_raw, prepare
 from .quotas import BOTS_ONLY, Quotas
+from .store.codec import decode
 from .store.port import Conflict, EventStore, StoreUnavailable
 from .system import SideData, command_of, read_side
 
@@ -43,6 +48,7 @@ __all__ = ["BOT_LEVELS", "BOT_NAMES", "BotScheduler", "CorruptLog", "Loaded", "M
            "Outcome", "bots_only", "command_key", "fold_raw", "token_hash"]
 
 MAX_ATTEMPTS = 8
+log = logging.getLogger("hokm.service")
 
 
 @dataclass(frozen=True, slots=True)
@@ -92,6 +98,10 @@ class MatchService(Lobby):
         self.sides: Lru[SideData] = Lru()
         """The side data of the matches this process made system steps for (written once, at
         creation: kept, so a system step needs no round trip to read it)."""
+        self._unscheduled: dict[str, int] | None = None
+        """Match -> version of bot turns this process could not schedule (the queue's Redis
+        did not answer), once ``retry_schedules`` is on; None: such a failure is raised."""
+        self._unscheduled_lock = threading.Lock()
 
     # -- the cache ---------------------------------------------------------------------------
 
@@ -161,7 +171,9 @@ class MatchService(Lobby):
                 prepared = prepare(loaded, actor, command, time_ms=self._now_ms(),
                                    version=version, command_id=command_id)
             except Duplicate as done:
-                return Outcome(done.version, self.state_at(match_id, done.version), True, None)
+                return Outcome(done.version,
+                               self._same_command(match_id, done.version, command, version),
+                               True, None)
             except HokmError as refusal:
                 if not refreshed:  # perhaps only our cache is behind: look once more
                     loaded, refreshed = self._refresh(match_id, loaded), True
@@ -180,6 +192,35 @@ class MatchService(Lobby):
             latest = self.advance(match_id, loaded)
             return Outcome(produced.version, produced.state, False, latest)
         raise StaleVersion("the match is too busy; try again")
+
+    def _same_command(self, match_id: str, applied: int, command: Command,
+                      version: int | None) -> State:
+        """The state after record ``applied``, which holds a command with the same id as
+        ``command`` (sent for ``version``): ``bad_request`` unless ``command`` is that command
+        again.  Records keep the events, not the command, so the retry is decided again on the
+        state the original met: the same command by the same seat makes the same events (the
+        engine is pure).  A ``version`` other than the one the original met cannot be the
+        original's (it was applied at that version + 1); a retry without one is compared by its
+        move alone.  This costs nothing more than answering a retry did already: one read of
+        the records up to ``applied``, folded."""
+        entries = self.store.read_raw(match_id, 0, applied)
+        state = fold_raw(entries[:-1]).state if entries else State()
+        original = decode(*entries[-1]) if entries else None
+        same = original is not None and original.version == applied and (
+            version is None or version == applied - 1)
+        if same:
+            assert original is not None
+            try:
+                same = tuple(decide(state, original.actor, command)) == tuple(original.events)
+            except HokmError:
+                same = False
+        if not same:
+            raise InvalidCommand("this command id was used for another command; send a new "
+                                 "command with a new id")
+        assert original is not None
+        for event in original.events:
+            state = evolve(state, event)
+        return state
 
     def _now_ms(self) -> int:
         return int(self.clock() * 1000)
@@ -249,13 +290,71 @@ class MatchService(Lobby):
         return None
 
     def schedule_bot(self, match_id: str, loaded: Loaded) -> None:
+        """Schedule the bot whose turn ``loaded`` waits for, if any.  Once ``retry_schedules``
+        is on, a queue that does not answer is not the caller's failure (the record before it
+        is stored, and its writer must hear so): the turn is kept for
+        ``schedule_unscheduled``; otherwise the queue's error is raised."""
         seat = self.next_actor(loaded.state)
         if seat is None or self.scheduler is None:
             return
         occupant = loaded.state.match.seats[seat]
-        if occupant is not None and occupant.bot is not None:
+        if occupant is None or occupant.bot is None:
+            return
+        try:
             self.scheduler.schedule(match_id, seat, loaded.version,
                                     bots_only=bots_only(loaded.state))
+        except (redis.RedisError, OSError) as exc:
+            if self._unscheduled is None:
+                raise
+            with self._unscheduled_lock:
+                known = self._unscheduled.get(match_id) == loaded.version
+                self._unscheduled[match_id] = max(loaded.version,
+                                                  self._unscheduled.get(match_id, 0))
+            if not known:  # one line per turn, not one per retry
+                log.warning("the bot turn of %s at version %d is not scheduled yet (the bot "
+                            "queue is unreachable: %s); retrying", match_id, loaded.version,
+                            type(exc).__name__)
+            return
+        if self._unscheduled:
+            self._drop_unscheduled(match_id, loaded.version)
+
+    def retry_schedules(self) -> None:
+        """From now on keep the bot turns whose scheduling fails, for ``schedule_unscheduled``
+        (the gateway, which answers its clients once their records are stored, and retries
+        every second).  Bot workers leave it off: a job whose next turn could not be scheduled
+        fails, and the watchdog's overdue mark moves the match on (``worker.jobs.still_due``)."""
+        with self._unscheduled_lock:
+            if self._unscheduled is None:
+                self._unscheduled = {}
+
+    @property
+    def unscheduled(self) -> dict[str, int]:
+        """A copy of the kept bot turns (match -> version)."""
+        with self._unscheduled_lock:
+            return dict(self._unscheduled or {})
+
+    def _drop_unscheduled(self, match_id: str, upto: int) -> None:
+        with self._unscheduled_lock:
+            if self._unscheduled is not None and self._unscheduled.get(match_id, upto + 1) <= upto:
+                del self._unscheduled[match_id]
+
+    def schedule_unscheduled(self) -> int:
+        """Try again to schedule every kept bot turn that is still due; a turn the match moved
+        past is dropped (whoever moved it scheduled what follows).  Returns how many are
+        still kept."""
+        for match_id, version in self.unscheduled.items():
+            try:
+                loaded = self.load(match_id)
+            except NotFound:
+                self._drop_unscheduled(match_id, version)
+                continue
+            except (StoreUnavailable, redis.RedisError, OSError):
+                continue  # the store is down too: next time
+            if loaded.version == version:
+                self.schedule_bot(match_id, loaded)  # kept again if the queue still fails
+            else:
+                self._drop_unscheduled(match_id, version)
+        return len(self.unscheduled)
 
     # -- reading -----------------------------------------------------------------------------
 

@@ -21,14 +21,40 @@ composition root sets them from ``Settings``.
 from __future__ import annotations
 
 import hashlib
+import math
 from dataclasses import dataclass
 
+from .errors import RateLimited
 from .settings import Settings
 
 BOTS_ONLY = "bots-only"
 """The pool of slots held by bots-only matches."""
 BOT_SLOT_S = 3600.0
 """A bots-only match's slot lapses after this even if the match never ends (workers down)."""
+BOT_SLOT_RETRY_S = 60.0
+"""The ``Retry-After`` of a refused bots-only match: a slot frees when some match ends, which
+nobody can foresee, so a minute (a retry sooner is almost surely refused again)."""
+
+
+class RetryLater(RateLimited):
+    """``rate_limited`` by a limit that knows when a request would be accepted again: in
+    ``retry_after_s`` seconds (the gateway's ``Retry-After``, rounded up)."""
+
+    def __init__(self, message: str, retry_after_s: float) -> None:
+        super().__init__(message)
+        self.retry_after_s = retry_after_s
+
+
+def retry_after(seconds: float) -> str:
+    """``Retry-After`` for a wait of ``seconds``: whole seconds, rounded up, at least 1 (RFC 9110
+    10.2.3 counts whole seconds; 0 would invite a retry in the same instant)."""
+    return str(max(1, math.ceil(seconds - 1e-9)))
+
+
+def window_left(window_s: float, now: float) -> float:
+    """Seconds until the fixed window of ``window_s`` that holds ``now`` ends (the counters of
+    ``EventStore.hit`` count in windows ``int(now // window_s)``)."""
+    return window_s - now % window_s
 
 
 @dataclass(frozen=True, slots=True)

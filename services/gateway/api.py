@@ -3,6 +3,7 @@ code; the match service does the work in a thread so the event loop keeps servin
 
 from __future__ import annotations
 
+import logging
 from collections import OrderedDict
 from collections.abc import Callable
 from typing import Any
@@ -22,17 +23,18 @@ from engine.state import MATCH_OVER, State
 from engine.views import TALON_CHOICES
 from services.bots import LEVELS
 from services.errors import (
-    STATUS, BadToken, HintsExhausted, HokmError, InvalidCommand, NotFound, RateLimited, TooLarge,
+    STATUS, BadToken, HintsExhausted, HokmError, InvalidCommand, NotFound, TooLarge,
 )
 from services.matches import Loaded, MatchService, token_hash
-from services.quotas import owner_of
+from services.quotas import RetryLater, owner_of, retry_after
 
 from . import commands, params
 from .commands import Applied
-from .hub import Hub
+from .hub import UNREACHABLE, Hub, one_line
 from .jsonbody import parse_object
 from .limits import Buckets
 
+log = logging.getLogger("hokm.gateway")
 MAX_ID = 64
 MAX_DISCARD = 13
 """A hand's worth: a longer list is refused unread; the engine checks the count (3 or 2)."""
@@ -48,9 +50,14 @@ class Unavailable(HokmError):
 
 def error_response(error: HokmError) -> JSONResponse:
     status = 503 if error.code == "unavailable" else STATUS.get(error.code, 400)
-    # 429 and 503 say when to try again (RFC 9110 10.2.3): limits refill within a second and
-    # a restarting Redis is back in seconds; clients that honour it never hammer the server.
-    headers = {"Retry-After": "1"} if status in (429, 503) else None
+    # 429 and 503 say when to try again (RFC 9110 10.2.3): a limit that knows when it admits
+    # the next request says so (``RetryLater``: the create window's end, a bucket's refill);
+    # a restarting Redis is back in seconds.  Clients that honour it never hammer the server,
+    # and one that will not wait that long knows to give up at once.
+    headers = None
+    if status in (429, 503):
+        wait = error.retry_after_s if isinstance(error, RetryLater) else 1.0
+        headers = {"Retry-After": retry_after(wait)}
     return JSONResponse({"error": error.to_dict()}, status_code=status, headers=headers)
 
 
@@ -76,7 +83,8 @@ class Api:
     def check_address(self, request: Request) -> None:
         address = request.client.host if request.client else "?"
         if not self.by_address.allow(address):
-            raise RateLimited("too many requests from this address; slow down")
+            raise RetryLater("too many requests from this address; slow down",
+                             self.by_address.wait_s(address))
 
     async def body(self, request: Request) -> dict[str, Any]:
         declared = request.headers.get("content-length")
@@ -144,6 +152,8 @@ class Api:
             )
         )
         created["invite_url"] = str(request.url_for("table", match_id=created["match_id"]))
+        if created["seat"] is not None and timeout > 0:  # 0: never a stand-in, nobody away
+            await self.seated(created["match_id"], created["seat"])
         return JSONResponse(created, status_code=201)
 
     async def join(self, request: Request) -> Response:
@@ -156,7 +166,35 @@ class Api:
         if not isinstance(name, str) or (seat is not None and type(seat) is not int):
             raise InvalidCommand("join takes a name and optionally a seat number")
         joined = await run_in_threadpool(self.service.join, match_id, name, seat)
+        if joined["seat"] is not None:
+            await self.seated(match_id, joined["seat"], room_timeout=True)
         return JSONResponse(joined)
+
+    async def seated(self, match_id: str, seat: int, *, room_timeout: bool = False) -> None:
+        """A seat was given (its token is in the answer): away until a socket opens on it
+        (``Presence.seated``), unless the room never substitutes (``disconnect_timeout`` 0:
+        ``room_timeout`` reads it first; the away set is scanned by every worker's watchdog,
+        so it holds no seat that can never be due).  The seat is stored already, so a store
+        failing now is logged and the answer still goes out: the seat then counts as away
+        once a socket has opened and closed on it."""
+        try:
+            if room_timeout:
+                raw = await run_in_threadpool(self.service.store.get_meta_field, match_id,
+                                              "meta", "disconnect_timeout")
+                if raw is not None and float(raw) <= 0:
+                    return
+            await self.hub.presence.seated(match_id, seat, self.service.cached(match_id))
+        except UNREACHABLE as exc:
+            log.warning("seat %d of %s not counted away (%s)", seat, match_id, one_line(exc))
+
+    async def polled(self, match_id: str, seat: int) -> None:
+        """The seat's player asked over HTTP (its view, a command): it is here, for the room's
+        disconnect timeout from now (``Presence.polled``); a failure only loses that."""
+        try:
+            await self.hub.presence.polled(match_id, seat)
+        except UNREACHABLE as exc:
+            log.warning("seat %d of %s not counted present (%s)", seat, match_id,
+                        one_line(exc))
 
     async def summary(self, request: Request) -> Response:
         self.check_address(request)
@@ -175,6 +213,7 @@ class Api:
         match_id = params.match_id(request)
         seat, _, _ = await self.seat_of(request, match_id)
         loaded = await run_in_threadpool(self.service.load, match_id)
+        await self.polled(match_id, seat)
         return JSONResponse({"version": loaded.version,
                              "view": view_for(loaded.state, seat, loaded.version,
                                               self.connected(match_id))})
@@ -227,7 +266,7 @@ class Api:
         if token is None:
             raise BadToken("commands need a seat token")
         if not self.by_token.allow(token):
-            raise RateLimited("too many commands; slow down")
+            raise RetryLater("too many commands; slow down", self.by_token.wait_s(token))
         command, version, client_id = self.parse_command(data)
         if player is None:
             player = self._players.get((match_id, token_hash(token)))
@@ -252,6 +291,8 @@ class Api:
         data = await self.body(request)
         applied = await self.run_command(match_id, self.token_of(request), data)
         seat = MatchService.seat_of_player(applied.state, applied.player)
+        if seat is not None:
+            await self.polled(match_id, seat)
         return JSONResponse({"version": applied.version,
                              "view": view_for(applied.state, seat, applied.version,
                                               self.connected(match_id))})

@@ -13,7 +13,6 @@ from collections.abc import AsyncIterator, Awaitable, Callable
 from pathlib import Path
 from typing import Any
 
-import redis
 from starlette.applications import Starlette
 from starlette.concurrency import run_in_threadpool
 from starlette.exceptions import HTTPException
@@ -26,12 +25,11 @@ from starlette.websockets import WebSocket
 
 from services.errors import HokmError
 from services.runtime import Runtime, build_runtime
-from services.store.port import StoreUnavailable
 
 from . import analysis, openapi, ws
 from .analysis import Analyst
 from .api import Api, Unavailable, error_response
-from .hub import Hub
+from .hub import UNREACHABLE, Hub, one_line
 from .headers import SecurityHeaders
 from .subscriber import RawSend
 
@@ -83,8 +81,11 @@ def create_app(runtime: Runtime | None = None, *,
                 return response
             except HokmError as refusal:
                 return error_response(refusal)
-            except (StoreUnavailable, redis.ConnectionError, redis.TimeoutError):
-                log.warning("%s: the store is unreachable", name, exc_info=True)
+            except UNREACHABLE as exc:
+                # expected and handled (a Redis restarting or failing over): one line each, no
+                # traceback, or an outage of seconds buries the log in thousands of lines;
+                # anything else still reaches the server's own logging with its traceback
+                log.warning("%s: the store is unreachable (%s)", name, one_line(exc))
                 return error_response(Unavailable("the match store is unreachable; try again"))
             except ClientDisconnect:  # the client went away mid-body (or was cut off as too
                 return Response(status_code=400)  # slow): nobody reads this answer
@@ -104,11 +105,20 @@ def create_app(runtime: Runtime | None = None, *,
         return JSONResponse({"ok": True})
 
     async def readyz(request: Request) -> Response:
-        try:
-            await run_in_threadpool(rt.client.ping)
-        except Exception:
-            return JSONResponse({"ok": False}, status_code=503)
-        return JSONResponse({"ok": True})
+        """Ready when the match store and the bot queue's Redis (``HOKM_QUEUE_URL``, which may
+        be another server) both answer; the answer names each."""
+        def answers(client: Any) -> bool:
+            try:
+                client.ping()
+            except Exception:
+                return False
+            return True
+
+        store = await run_in_threadpool(answers, rt.client)
+        queue = await run_in_threadpool(answers, rt.scheduler.client)
+        ok = store and queue
+        return JSONResponse({"ok": ok, "store": store, "queue": queue},
+                            status_code=200 if ok else 503)
 
     async def openapi_json(request: Request) -> Response:
         return JSONResponse(openapi.document())

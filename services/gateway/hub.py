@@ -11,7 +11,12 @@ every connected seat its own view of each new version, in version order.
   after it, so each version goes out exactly once.  Every fold is also put in the process's
   one match cache, which the command paths read.
 * If a record leaves the match waiting for a system step or a bot nobody took care of within
-  ``SYSTEM_GRACE_S`` (the appending process died in between), the hub sees to it.
+  ``SYSTEM_GRACE_S`` (the appending process died in between), the hub sees to it; so it does
+  for a match it starts following (a socket opens on a match that waits).
+* A bot turn that could not be scheduled (the bot queue's Redis did not answer) does not fail
+  the command or creation whose record was stored: the service keeps it
+  (``MatchService.retry_schedules``) and the hub schedules it again every ``SYSTEM_GRACE_S``
+  until the queue answers.
 """
 
 from __future__ import annotations
@@ -23,6 +28,7 @@ import secrets
 from collections.abc import Coroutine, Sequence
 from typing import Any
 
+import redis
 from starlette.concurrency import run_in_threadpool
 
 from engine import pending_system_action
@@ -30,7 +36,7 @@ from engine.state import CHOOSING_TRUMP, DISCARDING, DRAWING, PLAYING
 from services.matches import MatchService
 from services.pipeline import CorruptLog, Loaded, fold_raw
 from services.runtime import Runtime
-from services.store.port import AsyncEventStore, Follower
+from services.store.port import AsyncEventStore, Follower, StoreUnavailable
 
 from .presence import Presence
 from .subscriber import Subscriber
@@ -38,6 +44,16 @@ from .viewtext import view_texts
 
 log = logging.getLogger("hokm.gateway")
 SYSTEM_GRACE_S = 1.0
+UNREACHABLE = (StoreUnavailable, redis.ConnectionError, redis.TimeoutError)
+"""What an unreachable Redis raises: expected and handled (``503 unavailable``, a loop that
+tries again), so it is logged in one line (``one_line``), never with a traceback: an outage of
+seconds must not bury the log."""
+
+
+def one_line(exc: BaseException) -> str:
+    """``exc`` as one short line for a log: its type and the first line of its message."""
+    text = str(exc).strip().splitlines()
+    return f"{type(exc).__name__}: {text[0][:200]}" if text else type(exc).__name__
 
 
 def bot_to_move(loaded: Loaded) -> bool:
@@ -76,6 +92,7 @@ class Hub:
         self.loaded: dict[str, Loaded] = {}
         self.presence = Presence(runtime.async_client, self.gateway_id, self.loaded.get,
                                  self._presence_changed)
+        self.service.retry_schedules()  # a stored record is acknowledged; its bot turn waits
         self._store: AsyncEventStore | None = None
         self._follower: Follower | None = None
         self._tasks: list[asyncio.Task[None]] = []
@@ -107,7 +124,8 @@ class Hub:
 
     def start(self) -> None:
         self._tasks = [asyncio.create_task(self._follow()),
-                       asyncio.create_task(self.presence.run(self._seats_here))]
+                       asyncio.create_task(self.presence.run(self._seats_here)),
+                       asyncio.create_task(self._schedule_unscheduled())]
 
     async def stop(self) -> None:
         for task in self._background:
@@ -116,6 +134,20 @@ class Hub:
         if self._follower is not None:
             with contextlib.suppress(Exception):
                 await self._follower.close()
+
+    async def _schedule_unscheduled(self) -> None:
+        """For good: every ``SYSTEM_GRACE_S``, schedule again the bot turns the bot queue did
+        not take (``MatchService.schedule_unscheduled``; nothing to do, no round trip)."""
+        while True:
+            await asyncio.sleep(SYSTEM_GRACE_S)
+            if not self.service.unscheduled:
+                continue
+            try:
+                await run_in_threadpool(self.service.schedule_unscheduled)
+            except asyncio.CancelledError:
+                raise
+            except Exception:  # a bug: the loop must go on (the turns stay kept)
+                log.exception("scheduling kept bot turns failed")
 
     def _seats_here(self) -> list[tuple[str, set[int]]]:
         return [(match_id, {s.seat for s in subs if s.seat is not None})
@@ -134,6 +166,9 @@ class Hub:
             if loaded is None or loaded.version < fresh.version:
                 loaded = self.loaded[match_id] = fresh
                 self.follower.follow(match_id, fresh.version)
+                # a match that waits for a bot or a system step nobody saw to (its writer
+                # died, or could not schedule the bot) moves on once someone watches it
+                self._watch_progress(match_id, fresh)
         self.subs.setdefault(match_id, set()).add(sub)
         self._send_view(sub, loaded, self.connected.get(match_id))
         if sub.seat is not None:
@@ -214,8 +249,12 @@ class Hub:
                 batch = await follower.next_batch()
             except asyncio.CancelledError:
                 raise
-            except Exception:
-                log.exception("following failed; trying again")
+            except Exception as exc:
+                if isinstance(exc, UNREACHABLE):
+                    log.warning("following failed: the store is unreachable (%s); trying "
+                                "again", one_line(exc))
+                else:
+                    log.exception("following failed; trying again")
                 await asyncio.sleep(0.5)
                 continue
             for match_id, entries in batch:

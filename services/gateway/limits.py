@@ -32,3 +32,13 @@ class Buckets:
         if len(self._buckets) > self.max_keys:
             self._buckets.popitem(last=False)
         return allowed
+
+    def wait_s(self, key: str, now: float | None = None) -> float:
+        """Seconds until ``key``'s bucket holds a whole token again (0 if it does now): when a
+        refused request would be allowed (the ``Retry-After`` of ``rate_limited``)."""
+        if self.rate <= 0 or key not in self._buckets:
+            return 0.0
+        now = time.monotonic() if now is None else now
+        tokens, last = self._buckets[key]
+        tokens = min(self.burst, tokens + (now - last) * self.rate)
+        return max(0.0, (1 - tokens) / self.rate)

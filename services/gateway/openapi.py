@@ -16,13 +16,16 @@ from typing import Any
 from services.bots import LEVELS
 
 ERRORS: dict[str, tuple[int, str]] = {
-    "bad_request": (400, "the request is malformed (a field, a parameter, a frame)"),
+    "bad_request": (400, "the request is malformed (a field, a parameter, a frame; a "
+                         "command id used for another command)"),
     "bad_rules": (400, "unknown or contradictory house rules"),
     "bad_token": (401, "no seat token, or not one of this match (also: spectators sending "
                        "commands)"),
     "not_found": (404, "no such match (or it expired)"),
     "too_large": (413, "a body or frame over 16 KiB"),
-    "rate_limited": (429, "too many requests; retry after Retry-After seconds"),
+    "rate_limited": (429, "too many requests; Retry-After says in how many seconds one "
+                          "would be accepted (the create window's end; a minute for the "
+                          "bots-only limit)"),
     "stale_version": (409, "the command's version is not the match's: refresh and decide again"),
     "not_your_turn": (409, "the match waits for another seat (or nothing to decide)"),
     "illegal_card": (409, "the card is not in the seat's hand"),
@@ -48,6 +51,14 @@ MATCH_ID = {"name": "match_id", "in": "path", "required": True,
             "schema": {"type": "string", "pattern": "^[a-z0-9]{1,40}$"}}
 
 
+READY = {"type": "object", "required": ["ok", "store", "queue"],
+         "properties": {"ok": {"type": "boolean"},
+                        "store": {"type": "boolean", "description": "the match store answers"},
+                        "queue": {"type": "boolean",
+                                  "description": "the bot queue's Redis (HOKM_QUEUE_URL) "
+                                                 "answers"}}}
+
+
 def _errors(*codes: str) -> dict[str, Any]:
     """The refusals of an operation by status, each naming its codes, plus ``429
     rate_limited`` and ``503 unavailable``, which any operation may answer."""
@@ -61,8 +72,9 @@ def _errors(*codes: str) -> dict[str, Any]:
         out[str(status)] = {
             "description": "; ".join(f"`{c}`: {ERRORS[c][1]}" for c in named),
             "content": {"application/json": {"schema": schema}},
-            **({"headers": {"Retry-After": {"schema": {"type": "integer"},
-                                            "description": "seconds"}}}
+            **({"headers": {"Retry-After": {"schema": {"type": "integer", "minimum": 1},
+                                            "description": "seconds until a request would "
+                                                           "be accepted, rounded up"}}}
                if status in (429, 503) else {}),
         }
     return out
@@ -182,7 +194,8 @@ SCHEMAS: dict[str, Any] = {
                      "bot": _field({"type": ["string", "null"],
                                     "enum": [*LEVELS, None]}, "a bot's level, else null"),
                      "connected": _field({"type": "boolean"},
-                                         "someone follows the seat now (bots always)"),
+                                         "a socket follows the seat now (bots always; a "
+                                         "player polling over HTTP is not shown here)"),
                      "empty": _field({"type": "boolean"}, "an open seat")}},
     "RoundResult": {"type": "object", "required": ["winner", "points", "kind", "tricks"],
                     "properties": {
@@ -447,14 +460,19 @@ def document() -> dict[str, Any]:
             "/api/matches/{match_id}/replay": {"get": {
                 "summary": "The match at a step (every hand once the match is over)",
                 "parameters": [MATCH_ID, {"name": "step", "in": "query",
-                                          "schema": {"type": "integer", "minimum": 0}}],
+                                          "schema": {"type": "integer", "minimum": 0},
+                                          "description": "0 to steps; absent: the last "
+                                                         "step (the match now)"}],
                 "responses": {**_ok("step, steps, view", _ref("Replay")),
                               **_errors("bad_request", "bad_token", "not_found")},
             }},
             "/api/matches/{match_id}/hint": {"get": {
                 "summary": "A suggestion for a learner (three decisions from `since`)",
                 "parameters": [MATCH_ID, {"name": "since", "in": "query",
-                                          "schema": {"type": "integer", "minimum": 0}}],
+                                          "schema": {"type": "integer", "minimum": 0},
+                                          "description": "the version hints were switched "
+                                                         "on; absent: 0 (counted from the "
+                                                         "match's start)"}],
                 "security": TOKEN,
                 "responses": {**_ok("suggestion, reason, remaining", _ref("Hint")),
                               **_errors("bad_request", "bad_token", "not_found",
@@ -475,8 +493,9 @@ def document() -> dict[str, Any]:
                                       "properties": {"replace_with": {
                                           "type": "string",
                                           "pattern": f"^bot:({'|'.join(LEVELS)})$"}}}),
-                "responses": {**_ok("left", {"type": "object", "properties": {
-                    "left": {"type": "boolean"}}}),
+                "responses": {**_ok("left", {"type": "object", "required": ["left"],
+                                             "additionalProperties": False, "properties": {
+                                                 "left": {"const": True}}}),
                               **_errors("bad_request", "bad_token", "not_found",
                                         "match_over", "too_large")},
             }},
@@ -489,7 +508,11 @@ def document() -> dict[str, Any]:
                 "requestBody": _body({"type": "object", "additionalProperties": False,
                                       "properties": {"level": {"type": "string",
                                                                "enum": list(LEVELS)}}}),
-                "responses": {**_ok("the seat's bot"),
+                "responses": {**_ok("the seat's bot", {
+                    "type": "object", "required": ["seat", "bot"],
+                    "additionalProperties": False,
+                    "properties": {"seat": {"type": "integer", "minimum": 0},
+                                   "bot": {"type": "string", "enum": list(LEVELS)}}}),
                               **_errors("bad_request", "bad_token", "not_found",
                                         "seat_taken", "wrong_phase", "too_large")},
             }},
@@ -506,8 +529,13 @@ def document() -> dict[str, Any]:
                                                      "x-websocket"}},
             }},
             "/healthz": {"get": {"summary": "Liveness", "responses": _ok("up")}},
-            "/readyz": {"get": {"summary": "Readiness (Redis answers)",
-                                "responses": {**_ok("ready"), "503": {"description": "no"}}}},
+            "/readyz": {"get": {"summary": "Readiness: the match store and the bot queue's "
+                                           "Redis both answer",
+                                "responses": {**_ok("ready", READY),
+                                              "503": {"description": "not ready: the same "
+                                                                     "object, `ok` false and "
+                                                                     "`store` or `queue` "
+                                                                     "false"}}}},
         },
     }
 

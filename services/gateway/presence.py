@@ -6,6 +6,13 @@ everyone else's, so every replica shows the same ``connected`` flags, and a cras
 entries simply expire.  A human seat with nobody connected is added to the away set
 (``keys.AWAY``, scored by since when), from which the workers' watchdog plays a stand-in move once
 the room's ``disconnect_timeout`` has passed; the seat stays the player's.
+
+A seat is away from the moment it is seated (``seated``: its token is given, and no socket can
+be open on it yet) until a socket opens on it, and again from the moment its last socket closes
+(``left``).  A player who follows the match over HTTP instead (``GET /view`` and ``POST
+/commands`` with the seat's token: a bot that cannot keep a socket) pushes its "away since" to
+now with every such request (``polled``): it is taken over only once it has sent nothing for
+the room's timeout.  Presence itself (the ``connected`` flags) stays the socket.
 """
 
 from __future__ import annotations
@@ -88,6 +95,35 @@ class Presence:
                                           nx=True)
         except Exception:  # it expires by itself (PRESENCE_TTL_MS)
             log.warning("presence of %s not cleared", match_id, exc_info=True)
+
+    async def seated(self, match_id: str, seat: int, loaded: Loaded | None) -> None:
+        """A human was just given ``seat`` (its token is in the answer being sent): count the
+        seat as away from now until a socket opens on it, so that a player who never connects
+        is played by a stand-in after the room's timeout like one who left.  Overwrites the
+        since-when of an earlier occupant of the seat (its absence is not the new player's).
+        The seat that filled the table may have started the ace draw, which can move players
+        to other seats (and so away from their entries): then every other human seat of
+        ``loaded`` (the match now) with no socket is counted away too, unless it already is
+        (one whose socket the draw moved is taken out again by the next presence pass, which
+        sees its socket under its new seat, seconds later)."""
+        client = self._client()
+        now = time.time()
+        others: dict[str, float] = {}
+        if loaded is not None and all(s is not None for s in loaded.state.match.seats):
+            seats = loaded.state.match.seats
+            here = await self.read(match_id, loaded.state.rules.players)
+            others = {f"{match_id}:{s}": now for s, occupant in enumerate(seats)
+                      if s != seat and occupant is not None and occupant.bot is None
+                      and not here[s]}
+        if others:
+            await client.zadd(keys.AWAY, others, nx=True)
+        await client.zadd(keys.AWAY, {f"{match_id}:{seat}": now})
+
+    async def polled(self, match_id: str, seat: int) -> None:
+        """The player of ``seat`` just asked for its view or sent a command over HTTP: if the
+        seat is counted away (no socket on it), it is away from now on, not from before (a
+        seat with a socket is not in the set, and ``xx`` keeps it out)."""
+        await self._client().zadd(keys.AWAY, {f"{match_id}:{seat}": time.time()}, xx=True)
 
     async def _is(self, match_id: str, seats: tuple[bool, ...]) -> None:
         """Presence as just read: if it changed, note who is away and resend the views."""

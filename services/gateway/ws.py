@@ -19,7 +19,7 @@ from services.errors import BadToken, HokmError, InvalidCommand, RateLimited, To
 
 from . import params
 from .api import Api, Unavailable
-from .hub import Hub
+from .hub import UNREACHABLE, Hub, one_line
 from .subscriber import Subscriber
 from .viewtext import dumps
 from .jsonbody import parse_object
@@ -59,8 +59,11 @@ async def endpoint(ws: WebSocket, api: Api, hub: Hub) -> None:
                                     "bad_request": CLOSE_BAD_REQUEST}.get(refusal.code,
                                                                           CLOSE_POLICY))
         return
-    except Exception:  # the store is unreachable (or worse): try again later
-        log.warning("a socket could not start", exc_info=True)
+    except Exception as exc:  # the store is unreachable (or worse): try again later
+        if isinstance(exc, UNREACHABLE):  # expected: one line, no traceback
+            log.warning("a socket could not start: the store is unreachable (%s)", one_line(exc))
+        else:
+            log.warning("a socket could not start", exc_info=True)
         await _refuse(ws, Unavailable("the match store is unreachable; try again"),
                       CLOSE_TRY_LATER)
         return
@@ -68,8 +71,9 @@ async def endpoint(ws: WebSocket, api: Api, hub: Hub) -> None:
     try:
         try:
             loaded = await hub.subscribe(sub)
-        except Exception:
-            log.warning("a socket for %s could not start", match_id, exc_info=True)
+        except Exception as exc:
+            log.warning("a socket for %s could not start (%s)", match_id, one_line(exc),
+                        exc_info=not isinstance(exc, UNREACHABLE))
             sub.send(_error(Unavailable("the match store is unreachable; try again")))
             sub.close(CLOSE_TRY_LATER)
             return
@@ -147,7 +151,11 @@ async def _handle_frame(text: str, sub: Subscriber, api: Api, address: str, toke
             api.hub.resend(sub)
     except HokmError as refusal:
         sub.send(_error(refusal, command_id if isinstance(command_id, str) else None))
-    except Exception:  # Redis trouble, or a bug: this socket (and everyone else's) lives on
-        log.exception("a command on %s failed", match_id)
+    except Exception as exc:  # Redis trouble, or a bug: this socket (and everyone else's)
+        if isinstance(exc, UNREACHABLE):  # lives on; the expected trouble in one line
+            log.warning("a command on %s failed: the store is unreachable (%s)", match_id,
+                        one_line(exc))
+        else:
+            log.exception("a command on %s failed", match_id)
         sub.send(_error(Unavailable("the server could not take this command now; try again"),
                         command_id if isinstance(command_id, str) else None))

@@ -194,6 +194,11 @@ def command_for(view: dict[str, Any], choice: str, version: int | None = None,
 
 
 def create(gw: TestClient, **body: Any) -> dict[str, Any]:
+    """Create a match through the client library.  Unless the test names a
+    ``disconnect_timeout``, the room never gets stand-ins (0): a human seat counts as away from
+    the moment it is given, and the shared gateway's worker would otherwise play out, in the
+    background of later tests, every room a test left with seats nobody connected to."""
+    body.setdefault("disconnect_timeout", 0)
     return api(gw).create(**body)
 
 

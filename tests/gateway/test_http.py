@@ -501,7 +501,7 @@ def test_seat_to_a_bot(gw: Gateway) -> None:
 
 def test_health(gw: Gateway) -> None:
     assert gw.get("/healthz").status_code == 200
-    assert gw.get("/readyz").json() == {"ok": True}
+    assert gw.get("/readyz").json() == {"ok": True, "store": True, "queue": True}
 
 
 def test_openapi_document(gw: Gateway) -> None:

@@ -1,0 +1,63 @@
+"""A command's shape is checked before its phase over HTTP and WebSocket alike (a malformed
+command is ``400 bad_request`` in every phase), and a command id names one command: the same
+id with another command is ``400 bad_request`` and changes nothing, while the same command
+again still gets its original answer (docs/api.md, ``POST /commands``)."""
+
+from __future__ import annotations
+
+import json
+
+from .helpers import Gateway, recv, recv_until, stacked_room
+
+REUSED = "this command id was used for another command"
+
+
+def test_a_malformed_choose_trump_is_bad_request_in_every_phase(gw: Gateway) -> None:
+    r = stacked_room(gw, seed=21)
+    hakem = r.tokens[0]
+    bad = {"type": "choose_trump", "suit": "X"}
+    assert r.command(hakem, bad).json()["error"]["code"] == "bad_request"  # choosing_trump
+    assert r.command(hakem, {"type": "choose_trump", "suit": "H"}).status_code == 200
+    version = gw.version(r.match_id)
+    answer = r.command(hakem, bad)  # phase playing: the finding answered 409 wrong_phase
+    assert answer.status_code == 400 and answer.json()["error"]["code"] == "bad_request"
+    answer = r.command(hakem, {"type": "choose_trump", "suit": "S"})
+    assert answer.status_code == 409 and answer.json()["error"]["code"] == "wrong_phase"
+    assert gw.version(r.match_id) == version
+
+
+def test_a_command_id_reused_for_another_command_is_refused(gw: Gateway) -> None:
+    r = stacked_room(gw, seed=22)
+    hakem = r.tokens[0]
+    version = gw.version(r.match_id)
+    first = r.command(hakem, {"type": "choose_trump", "suit": "H", "version": version,
+                              "id": "c-1"})
+    assert first.status_code == 200
+    hand = first.json()["view"]["hand"]
+    after = gw.version(r.match_id)
+    for other in ({"type": "choose_trump", "suit": "S", "id": "c-1"},  # another suit
+                  {"type": "play", "card": hand[0], "id": "c-1"},  # another command
+                  {"type": "choose_trump", "suit": "H", "version": after, "id": "c-1"}):
+        answer = r.command(hakem, other)
+        assert answer.status_code == 400, (other, answer.text)  # the finding: 200, silently
+        assert answer.json()["error"] == {"code": "bad_request",
+                                          "message": REUSED + "; send a new command with a "
+                                                              "new id"}
+    assert gw.version(r.match_id) == after  # nothing applied
+    # the same command again: the original answer, with or without its version
+    for same in ({"type": "choose_trump", "suit": "H", "version": version, "id": "c-1"},
+                 {"type": "choose_trump", "suit": "H", "id": "c-1"}):
+        again = r.command(hakem, same)
+        assert again.status_code == 200, again.text
+        assert again.json()["version"] == first.json()["version"]
+        assert again.json()["view"]["trump"] == "H"
+    # a played card's id too, and over the socket as over HTTP
+    played = r.command(hakem, {"type": "play", "card": hand[0], "id": "c-2"})
+    assert played.status_code == 200
+    with gw.websocket_connect(f"/api/matches/{r.match_id}/ws?token={hakem}") as ws:
+        recv(ws)
+        ws.send_text(json.dumps({"type": "play", "card": hand[1], "id": "c-2"}))
+        frame = recv_until(ws, lambda f: f["type"] == "error")
+        assert frame["code"] == "bad_request" and frame["id"] == "c-2"
+        assert frame["message"].startswith(REUSED)
+    assert gw.version(r.match_id) == played.json()["version"]
