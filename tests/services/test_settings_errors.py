@@ -228,6 +228,14 @@ def test_the_audit_commands_name_a_bad_redis_url(command: tuple[str, ...]) -> No
                    "(got 'foo://x')"
 
 
+def test_analyze_names_a_bad_queue_url_before_it_reaches_for_a_redis() -> None:
+    result = subprocess.run([HOKM, "analyze", "abcdef0123456789"], cwd=ROOT, capture_output=True,
+                            text=True, timeout=60,
+                            env=clean_env(HOKM_REDIS_URL=UNREACHABLE, HOKM_QUEUE_URL="bar"))
+    line = one_line(result.stdout, result.stderr, result.returncode)
+    assert line == f"hokm analyze: HOKM_QUEUE_URL must be a Redis URL: {FORMS} (got 'bar')"
+
+
 @pytest.mark.redis
 def test_an_empty_queue_name_is_the_default_queue() -> None:
     """``HOKM_QUEUE=`` served the queues "" and "-bots-only"."""

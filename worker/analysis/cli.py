@@ -65,6 +65,9 @@ def _analyze(args: argparse.Namespace) -> int:
     from .core import rounds_of
     from .jobs import config
 
+    from services.settings import Settings
+
+    Settings.from_env()  # a HOKM_ setting that is not valid (a Redis URL too): one line, exit 2
     cfg = config()  # a HOKM_ANALYSIS_ setting that is not valid: one line naming it (exit 2)
     records = _records(args)  # one line for a missing match, folder or Redis
     match_id = args.match
