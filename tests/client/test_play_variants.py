@@ -56,7 +56,10 @@ def selected_card(screen: str) -> str | None:
     return parse_card(line[start + 1:line.index("]", start)].strip("*"))
 
 
-def test_the_talon_game_by_keystrokes(server: LocalServer, terminal: list[Terminal]) -> None:
+def talon_room(server: LocalServer, terminal: list[Terminal]
+               ) -> tuple[Client, str, str, str, Terminal]:
+    """A talon game of two humans on a stacked deck: Tess (the Hakem) plays in ``hokm play``,
+    Otto through the client.  The client, the match, Tess's token, Otto's, the terminal."""
     client = Client(server.url)
     created = client.create(players=2, rules=TALON, seats=["human", "human"], name="Tess",
                             first_hakem=0, decks=[deck(5)])
@@ -64,11 +67,16 @@ def test_the_talon_game_by_keystrokes(server: LocalServer, terminal: list[Termin
     other = client.join(mid, name="Otto")
     term = Terminal([HOKM, "play", created["invite_url"], f"--token={token}"])
     terminal.append(term)
+    return client, mid, token, other["token"], term
+
+
+def test_the_talon_game_by_keystrokes(server: LocalServer, terminal: list[Terminal]) -> None:
+    client, mid, token, other_token, term = talon_room(server, terminal)
     kinds: list[str] = []
     typed = 0
     while True:
         view = client.view(mid, token)["view"]
-        them = client.view(mid, other["token"])["view"]
+        them = client.view(mid, other_token)["view"]
         if view["result"] is not None:
             break
         if my_turn(them):  # the opponent, over HTTP: two cards aside, alternate draws
@@ -76,11 +84,11 @@ def test_the_talon_game_by_keystrokes(server: LocalServer, terminal: list[Termin
             choice: Any = (legal[:2] if them["phase"] == "discarding" else
                            legal[them["version"] % 2] if them["phase"] == "drawing" else
                            legal[-1])
-            client.command(mid, other["token"], command_for(them, choice))
+            client.command(mid, other_token, command_for(them, choice))
             continue
         if not my_turn(view):
             wait_for(lambda v=view: client.view(mid, token)["view"]["version"] > v["version"]
-                     or my_turn(client.view(mid, other["token"])["view"]), timeout=30,
+                     or my_turn(client.view(mid, other_token)["view"]), timeout=30,
                      what="a turn")
             continue
         phase = view["phase"]

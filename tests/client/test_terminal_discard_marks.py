@@ -6,11 +6,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from hokmclient import Client, LocalServer, card_text, command_for, my_turn
+from hokmclient import LocalServer, card_text, command_for, my_turn
 from tests.conftest import wait_for
 
-from .test_play_terminal import HOKM, deck
-from .test_play_variants import TALON, marked_on, selected_card
+from .test_play_variants import marked_on, selected_card, talon_room
 from .test_terminal_narrow import until
 from .tmux import Terminal
 
@@ -22,22 +21,16 @@ def flat(screen: str) -> str:
 
 def test_a_mark_beyond_the_cards_to_lay_aside_is_refused(
         server: LocalServer, terminal: list[Terminal]) -> None:
-    client = Client(server.url)
-    created = client.create(players=2, rules=TALON, seats=["human", "human"], name="Tess",
-                            first_hakem=0, decks=[deck(5)])
-    mid, token = created["match_id"], created["token"]
-    other = client.join(mid, name="Otto")
-    term = Terminal([HOKM, "play", created["invite_url"], f"--token={token}"])
-    terminal.append(term)
+    client, mid, token, other_token, term = talon_room(server, terminal)
     wait_for(lambda: "Your turn, Hakem" in term.screen(), timeout=30, what="the choice of trump")
     term.type("S")
     term.keys("Enter")
 
     def my_discard() -> dict[str, Any] | None:
         view = client.view(mid, token)["view"]
-        them = client.view(mid, other["token"])["view"]
+        them = client.view(mid, other_token)["view"]
         if my_turn(them) and them["phase"] == "discarding":  # the opponent lays its own aside
-            client.command(mid, other["token"], command_for(them, them["legal"][:2]))
+            client.command(mid, other_token, command_for(them, them["legal"][:2]))
         return view if my_turn(view) and view["phase"] == "discarding" else None
 
     view = wait_for(my_discard, timeout=30, what="the Hakem's discard")

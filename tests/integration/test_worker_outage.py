@@ -20,15 +20,13 @@ from typing import Any
 import pytest
 import redis
 from rq.worker import BaseWorker
-from rq.job import Job, JobStatus
-from rq.serializers import JSONSerializer
 
-from services.bots import RQScheduler, job_id
+from services.bots import RQScheduler
 from services.matches import MatchService
 from services.runtime import build_runtime
 from services.store.redis_streams import RedisStore
 from tests.conftest import PrivateRedis, wait_for
-from tests.worker.test_stop_signals import HOKM, QUEUE, STOPPED, Run
+from tests.worker.test_stop_signals import HOKM, QUEUE, STOPPED, Run, a_bot_turn_started
 from worker import main as worker_main
 
 pytestmark = pytest.mark.redis
@@ -77,14 +75,7 @@ def test_a_worker_busy_with_a_turn_when_the_redis_dies_goes_on_after_it(
     worker = Run(server, tmp_path, processes, HOKM_BOT_THINK_S="2", HOKM_BOT_TIMEOUT="2")
     try:
         wait_for(lambda: worker.idle(processes), WAIT_S, STEP, "the RQ workers waiting")
-        match_id = service.create(seats=["bot:easy"] * 4)["match_id"]
-        loaded = service.load(match_id)
-        seat = service.next_actor(loaded.state)
-        assert seat is not None
-        job = Job.fetch(job_id(match_id, loaded.version, seat), connection=client,
-                        serializer=JSONSerializer)
-        wait_for(lambda: job.get_status(refresh=True) == JobStatus.STARTED, WAIT_S, STEP,
-                 "a worker in the middle of the first bot turn (thinking 2 s)")
+        match_id, loaded, _ = a_bot_turn_started(service, client)
         server.kill()
         # the job wakes up and meets the dead store, and then RQ its dead Redis (before the
         # fix, RQ's worker then quit on an "unhandled exception", and its process ended)

@@ -17,6 +17,7 @@ import subprocess
 import sys
 from collections.abc import Callable, Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 import redis
@@ -158,12 +159,9 @@ def test_a_worker_stopped_while_its_processes_start_stops_with_every_process(
     worker.assert_stopped_cleanly()
 
 
-def test_a_turn_in_progress_is_played_to_its_end(run: Callable[..., Run],
-                                                 server: PrivateRedis) -> None:
-    client = redis.Redis.from_url(server.url)
-    service = MatchService(RedisStore(client), scheduler=RQScheduler(client, QUEUE, 3.0))
-    worker = run(2, HOKM_BOT_THINK_S="2")  # each bot turn takes two seconds
-    wait_for(lambda: worker.idle(2), WAIT_S, STEP, "the RQ workers waiting for jobs")
+def a_bot_turn_started(service: MatchService, client: redis.Redis) -> tuple[str, Any, Job]:
+    """A bots-only match created, once a worker is in the middle of its first bot turn (a
+    think pause makes the middle last): its id, its state before the turn, the turn's job."""
     match_id = service.create(seats=["bot:easy"] * 4)["match_id"]
     loaded = service.load(match_id)
     seat = service.next_actor(loaded.state)
@@ -172,6 +170,16 @@ def test_a_turn_in_progress_is_played_to_its_end(run: Callable[..., Run],
                     serializer=JSONSerializer)
     wait_for(lambda: job.get_status(refresh=True) == JobStatus.STARTED, WAIT_S, STEP,
              "a worker process in the middle of the first bot turn")
+    return match_id, loaded, job
+
+
+def test_a_turn_in_progress_is_played_to_its_end(run: Callable[..., Run],
+                                                 server: PrivateRedis) -> None:
+    client = redis.Redis.from_url(server.url)
+    service = MatchService(RedisStore(client), scheduler=RQScheduler(client, QUEUE, 3.0))
+    worker = run(2, HOKM_BOT_THINK_S="2")  # each bot turn takes two seconds
+    wait_for(lambda: worker.idle(2), WAIT_S, STEP, "the RQ workers waiting for jobs")
+    match_id, loaded, job = a_bot_turn_started(service, client)
     os.kill(worker.proc.pid, signal.SIGTERM)
     assert worker.assert_stopped_cleanly() >= 1
     assert not client.exists(job.key)  # succeeded (kept 0 s), not failed (kept an hour)
