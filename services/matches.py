@@ -340,20 +340,26 @@ class MatchService(Lobby):
 
     def schedule_unscheduled(self) -> int:
         """Try again to schedule every kept bot turn that is still due; a turn the match moved
-        past is dropped (whoever moved it scheduled what follows).  Returns how many are
-        still kept."""
+        past, or of a match deleted meanwhile, is dropped (whoever moved it scheduled what
+        follows).  The first turn whose scheduling fails again ends the pass: while the queue
+        is down a pass costs one match read and one try, however many turns are kept.  Each
+        match is read afresh (not from the cache, which would not see it deleted).  Returns
+        how many are still kept."""
         for match_id, version in self.unscheduled.items():
+            self.forget(match_id)
             try:
                 loaded = self.load(match_id)
             except NotFound:
                 self._drop_unscheduled(match_id, version)
                 continue
             except (StoreUnavailable, redis.RedisError, OSError):
-                continue  # the store is down too: next time
-            if loaded.version == version:
-                self.schedule_bot(match_id, loaded)  # kept again if the queue still fails
-            else:
+                break  # the store is down too: next time
+            if loaded.version != version:
                 self._drop_unscheduled(match_id, version)
+                continue
+            self.schedule_bot(match_id, loaded)  # kept again if the queue still fails
+            if self.unscheduled.get(match_id) == version:
+                break  # the queue still does not answer: the others wait for the next pass
         return len(self.unscheduled)
 
     # -- reading -----------------------------------------------------------------------------

@@ -259,9 +259,10 @@ def away_due(match_id: str, seat: int, away_s: float) -> int | None:
     if state.phase == "match_over":
         rt.client.zrem(keys.AWAY, f"{match_id}:{seat}")
         return None
-    if rt.service.next_actor(state) != seat or away_s < disconnect_timeout(rt, match_id):
-        return None
     occupant = state.match.seats[seat]
-    if occupant is None or occupant.bot is not None:
+    if occupant is None or occupant.bot is not None:  # left, or given to a bot: nobody away
+        rt.client.zrem(keys.AWAY, f"{match_id}:{seat}")  # (a new player is marked when seated)
+        return None
+    if rt.service.next_actor(state) != seat or away_s < disconnect_timeout(rt, match_id):
         return None
     return loaded.version

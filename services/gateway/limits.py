@@ -15,7 +15,7 @@ class Buckets:
 
     def __init__(self, rate: float, burst: float, max_keys: int = 100_000) -> None:
         self.rate = rate
-        self.burst = burst
+        self.burst = max(1.0, burst)  # a bucket that never holds a whole token refuses for ever
         self.max_keys = max_keys
         self._buckets: OrderedDict[str, tuple[float, float]] = OrderedDict()
 

@@ -99,3 +99,19 @@ def test_a_player_polling_over_http_keeps_its_turns(gw: Gateway) -> None:
                      json={"type": "choose_trump", "suit": "H"})
     assert answer.status_code == 200, answer.text
     assert answer.json()["view"]["trump"] == "H"
+
+
+def test_a_seat_given_to_a_bot_leaves_the_away_set(gw: Gateway) -> None:
+    # a seat that is away, then handed to a bot by its player: nobody is away any more (the
+    # entry lingered until the match ended, read by every watchdog pass)
+    created = create(gw, seats=["human", "human", *BOTS3[:2]], rules={"teams": "as_seated"},
+                     disconnect_timeout=1)
+    match_id = created["match_id"]
+    joined = gw.post(f"/api/matches/{match_id}/join", json={"name": "Bea"}).json()
+    name = f"{match_id}:{joined['seat']}"
+    assert gw.rt.client.zscore(keys.AWAY, name) is not None
+    left = gw.post(f"/api/matches/{match_id}/leave", json={"replace_with": "bot:easy"},
+                   headers=bearer(joined["token"]))
+    assert left.status_code == 200, left.text
+    wait_for(lambda: gw.rt.client.zscore(keys.AWAY, name) is None, 20,
+             what="the seat given to a bot out of the away set")

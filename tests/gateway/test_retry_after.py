@@ -44,3 +44,15 @@ def test_a_request_limit_says_when_its_bucket_refills() -> None:
         refused = gw.get(f"/api/matches/{created.json()['match_id']}")
         assert refused.status_code == 429, refused.text
         assert refused.headers["retry-after"] in ("3", "4")
+
+
+def test_a_rate_below_one_request_in_four_seconds_still_lets_one_through() -> None:
+    # 0.1 a second: a burst of 4 x 0.1 would never hold a whole request (every request was
+    # refused for ever, its Retry-After a time that never came); the bucket holds one
+    from services.gateway.limits import Buckets
+
+    bucket = Buckets(0.1, 0.4)
+    assert bucket.allow("a", now=0.0)
+    assert not bucket.allow("a", now=1.0)
+    assert math.ceil(bucket.wait_s("a", now=1.0)) == 9
+    assert bucket.allow("a", now=10.0)
