@@ -526,6 +526,8 @@ def _run(args: argparse.Namespace) -> int:
 
     queues = ", ".join(q.name for q in rt.scheduler.queues)
     queues += f" (post-match analyses from {queue_name(rt)})"
+    if rt.settings.queue_url:  # the queues live in a Redis of their own: name both
+        queues += f" at {redact_url(rt.settings.queue_url)}, for the matches"
     rt.client.close()  # no connection the processes would share
     rt.scheduler.client.close()
     _turns = multiprocessing.get_context("fork").Value("q", 0)

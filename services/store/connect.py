@@ -23,6 +23,8 @@ from urllib.parse import unquote, urlsplit
 import redis
 import redis.asyncio as aioredis
 from redis.asyncio.cluster import ClusterNode as AsyncClusterNode
+from redis.asyncio.retry import Retry as AsyncRetry
+from redis.backoff import ExponentialBackoff
 from redis.asyncio.cluster import RedisCluster as AsyncRedisCluster
 from redis.cluster import ClusterNode, RedisCluster
 
@@ -117,8 +119,14 @@ def async_client(target: Target, **options: Any) -> Any:
     """An asyncio redis-py client for ``target`` (a blocking pool on a single Redis: a burst
     of more than 64 concurrent commands waits for a free connection instead of failing)."""
     if not target.cluster:
-        pool = aioredis.BlockingConnectionPool.from_url(target.url, max_connections=64,
-                                                         timeout=30)
+        # A connection the Redis closed (it restarted) fails its next command; the blocking
+        # client tries that again on a new connection by default, this one is told to (the
+        # gateway's first request after a restart answered `unavailable`).  The commands are
+        # safe to send twice: the append script finds its own record (scripts.py).
+        pool = aioredis.BlockingConnectionPool.from_url(
+            target.url, max_connections=64, timeout=30,
+            retry=AsyncRetry(ExponentialBackoff(cap=0.5, base=0.05), 3),
+            retry_on_error=[redis.ConnectionError, redis.TimeoutError])
         return aioredis.Redis(connection_pool=pool, **options)
     return AsyncRedisCluster(startup_nodes=[AsyncClusterNode(h, p) for h, p in target.seeds],
                              **_cluster_options(target), **options)

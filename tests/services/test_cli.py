@@ -298,6 +298,17 @@ def test_the_worker_counts_turns_and_reports_them_now_and_then(
 
 
 @pytest.mark.redis
+def test_the_worker_names_the_queues_redis_when_it_has_its_own() -> None:
+    result = run("worker", "--burst", env={"HOKM_REDIS_URL": redis_db_url(11),
+                                           "HOKM_QUEUE_URL": redis_db_url(12),
+                                           "HOKM_QUEUE": "hokm-cli-queue-url"}, timeout=120)
+    assert result.returncode == 0, result.stderr
+    first = result.stdout.strip().splitlines()[0]
+    # the queues at the queue's Redis, the matches at the store's (it named the store only)
+    assert f"at {redis_db_url(12)}, for the matches at {redis_db_url(11)}" in first, first
+
+
+@pytest.mark.redis
 def test_the_worker_says_what_it_serves_and_how_many_turns_it_played() -> None:
     from services.bots import RQScheduler
 
