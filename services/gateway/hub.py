@@ -341,17 +341,22 @@ class Hub:
         if loaded is None or loaded.version != version:
             return  # it moved on (or nobody here follows it any more)
         service = self.service
+        def look() -> tuple[int, int]:
+            found = service.load(match_id)
+            return found.version, service.advance(match_id, found).version
+
         try:
-            latest = await run_in_threadpool(
-                lambda: service.advance(match_id, service.load(match_id)))
+            found, latest = await run_in_threadpool(look)
         except Exception as exc:  # the store is failing over, say: look again in a moment
             log.warning("moving %s on from version %d failed (%s); trying again", match_id,
                         version, exc)
             self._watch_progress(match_id, loaded)
             return
-        if latest.version != version:
+        # stuck only if this look moved it: a match found further on moved by itself (this
+        # hub's follower was behind, on a busy machine), which is no news for an operator
+        if latest != found:
             log.warning("match %s was stuck at version %d (a system step): moved on",
-                        match_id, version)
+                        match_id, found)
 
     # -- views -------------------------------------------------------------------------------
 
