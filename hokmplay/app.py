@@ -29,6 +29,7 @@ from prompt_toolkit.layout.controls import FormattedTextControl
 from prompt_toolkit.styles import Style
 
 from hokmclient import ApiError, AsyncSeat, Choice, card_text, my_turn, parse_card, parse_suit
+from hokmclient.cards import SUIT_NAME, SUIT_SYMBOL, suit_of
 
 from .bot import LocalBot
 from .screen import Cursor, render, to_discard
@@ -50,6 +51,21 @@ STYLE = Style.from_dict({
 REFUSED_AGAIN = {"stale_version": "The table moved on before your choice arrived: choose again.",
                  "not_your_turn": "It is not your turn any more."}
 
+
+
+def refusal(view: dict[str, Any], card: str) -> str:
+    """Why ``card`` (not among the view's legal cards) cannot be played, in a line: not held,
+    the suit led not followed, else the house rule of the room (``must_trump``, say)."""
+    hand = list(view.get("hand") or [])
+    if card not in hand:
+        return f"{card_text(card)} is not in your hand."
+    trick = view.get("trick") or []
+    if trick:
+        lead = suit_of(trick[0]["card"])
+        if suit_of(card) != lead and any(suit_of(c) == lead for c in hand):
+            return (f"{card_text(card)} cannot be played: follow the suit led, "
+                    f"{SUIT_SYMBOL[lead]} {SUIT_NAME[lead]}.")
+    return f"{card_text(card)} cannot be played now (the room's rules)."
 
 class PlayApp:
     """One seat (or a spectator) at the terminal."""
@@ -174,8 +190,8 @@ class PlayApp:
                                        else f"{typed!r} is not a card: type one like QH or 10D.")
                 return
             if choice not in legal:
-                self.cursor.message = (f"{card_text(choice)} is not yours to play now."
-                                       if not trump else f"{choice} cannot be chosen now.")
+                self.cursor.message = (refusal(view, choice) if not trump
+                                       else f"{choice} cannot be chosen now.")
                 return
         else:
             choice = legal[self.cursor.selected % len(legal)]

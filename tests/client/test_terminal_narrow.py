@@ -74,7 +74,7 @@ def test_a_narrow_terminal_wraps_between_cards_and_keeps_the_message(
     other = next(c for c in deck(1) if c not in view["legal"])
     term.type(other)
     term.keys("Enter")
-    words = f"{card_text(other)} is not yours to play now."
+    words = f"{card_text(other)} is not in your hand."
     screen = until(term, lambda s: words in s, "the refusal on the screen")
     lines = screen.rstrip("\n").splitlines()
     assert len(lines) <= ROWS and lines[-1] == "Ctrl+C: quit" and lines[-2] == words, screen
