@@ -4,11 +4,10 @@ restart answered ``unavailable`` while ``/readyz`` said ok)."""
 
 from __future__ import annotations
 
-import asyncio
 from typing import Any
 
 from services.store import connect
-from tests.conftest import PrivateRedis
+from tests.conftest import PrivateRedis, run_async
 
 
 def test_the_async_client_survives_a_restart_of_its_redis(private_redis: Any) -> None:
@@ -25,4 +24,4 @@ def test_the_async_client_survives_a_restart_of_its_redis(private_redis: Any) ->
         finally:
             await client.aclose()
 
-    assert asyncio.run(scenario()) == [None, b"after"]  # (nothing kept on disk)
+    assert run_async(scenario(), timeout=60) == [None, b"after"]  # (nothing kept on disk)

@@ -23,12 +23,24 @@ function chrome() {
   const sel = document.getElementById("lang-select");
   if (!sel.options.length) {
     for (const l of LANGS) sel.append(h("option", { value: l.code, lang: l.code, text: l.name }));
-    sel.addEventListener("change", async () => {
+    const apply = async () => {
+      if (sel.value === lang()) return;
       await setLang(sel.value, true);
       chrome();
       if (page && page.relabel) page.relabel();
       else render();
+    };
+    // WCAG 3.2.2: the arrow keys (and typing a letter) on the closed list only move the choice;
+    // it is applied with Enter or on leaving the list.  A pick with the mouse, or from the
+    // opened list, applies at once (its change event follows no such key).
+    let browsing = false;
+    sel.addEventListener("keydown", (ev) => {
+      if (ev.key === "Enter" && sel.value !== lang()) { ev.preventDefault(); apply(); return; }
+      browsing = !ev.altKey && (/^(Arrow|Home$|End$|Page)/.test(ev.key) || (ev.key.length === 1 && ev.key !== " "));
+      setTimeout(() => { browsing = false; }, 0); // the change a key makes fires before this
     });
+    sel.addEventListener("change", () => { if (!browsing) apply(); });
+    sel.addEventListener("blur", apply);
   }
   sel.value = lang();
   // keep ?match= on the how-to link when at a table, so it can show that room's house rules

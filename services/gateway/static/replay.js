@@ -142,10 +142,16 @@ export function mount(root, [matchId]) {
     E.slider.max = String(steps);
     E.slider.value = String(step);
     E.slider.setAttribute("aria-valuetext", t("replay.step", { k: step, n: steps }));
-    E.counter.textContent = t("replay.step", { k: step, n: steps });
+    const said = (data.events || []).map((ev) => describe(ev, v)).join(" · ") || t("replay.start");
+    // the live counter says the move too (for screen readers; the line below shows it)
+    fill(E.counter, t("replay.step", { k: step, n: steps }), h("span.sr-only", { text: ": " + said }));
+    // a step button that disables itself (First, Last, the ends of Back and Forward) would drop
+    // the keyboard focus to <body>: it goes to the slider instead
+    const ae = document.activeElement;
     E.first.disabled = E.prev.disabled = step <= 0;
     E.next.disabled = E.last.disabled = step >= steps;
-    E.events.textContent = (data.events || []).map((ev) => describe(ev, v)).join(" · ") || t("replay.start");
+    if ([E.first, E.prev, E.next, E.last].includes(ae) && ae.disabled) E.slider.focus();
+    E.events.textContent = said;
     const hands = v.hands || [];
     E.seats.forEach((el) => { el.hidden = true; });
     for (let s = 0; s < (v.players || 4); s++) {
@@ -155,12 +161,13 @@ export function mount(root, [matchId]) {
       el.classList.toggle("hakem", v.hakem === s);
       const cards = hands[s] || (v.seat === s ? v.hand : []) || [];
       fill(el, h("div.seat-head", {}, h("span.name", { text: name(v, s) }),
-        v.hakem === s ? h("span.badge.hakem", { text: "♛ " + t("seat.hakem") }) : null),
+        v.hakem === s ? h("span.badge.hakem", {}, h("span", { "aria-hidden": "true", text: "♛ " }), t("seat.hakem")) : null),
       h("div.revealed", { role: "list", "aria-label": t("table.hand_of", { name: name(v, s) }) },
         ...cards.map((c) => h("span", { role: "listitem" }, cardImage(c, "mini")))),
       !cards.length && (v.hand_counts || [])[s] ? h("p.hint", { text: t("table.cards_left", { n: v.hand_counts[s] }) }) : null);
     }
-    for (const sl of E.slots) { sl.replaceChildren(); sl.classList.remove("filled", "winner"); sl.removeAttribute("aria-label"); }
+    // an empty place is no item of the trick; a card is read once (by its name, the rest hidden)
+    for (const sl of E.slots) { sl.replaceChildren(); sl.classList.remove("filled", "winner"); sl.setAttribute("aria-hidden", "true"); sl.removeAttribute("aria-label"); }
     let shown = v.trick || [];
     let winner = null;
     if (!shown.length && v.last_trick && (data.events || []).some((e) => e.type === "trick_won")) {
@@ -170,11 +177,14 @@ export function mount(root, [matchId]) {
       const sl = E.slots[place(v, seat)];
       sl.classList.add("filled");
       if (seat === winner) sl.classList.add("winner");
-      sl.append(cardImage(card), h("span.slot-name", { text: name(v, seat) }));
-      sl.setAttribute("aria-label", `${name(v, seat)}: ${cardName(card)}`);
+      const img = cardImage(card);
+      img.setAttribute("aria-hidden", "true");
+      sl.append(img, h("span.slot-name", { text: name(v, seat), "aria-hidden": "true" }));
+      sl.setAttribute("aria-label", `${name(v, seat)}: ${cardName(card)}${seat === winner ? " — " + t("table.wins_trick") : ""}`);
+      sl.setAttribute("aria-hidden", "false");
     }
     const team = (w) => sideName(v, w);
-    fill(E.facts, h("h2", { text: t("table.round_n", { n: v.round || 0 }) }),
+    fill(E.facts, h("h2", { text: t("table.round_n", { n: v.round || 1 }) }),
       h("dl.facts", {},
         h("dt", { text: t("table.trump") }), h("dd", { text: v.trump ? capitalize(suitName(v.trump)) : t("table.no_trump") }),
         h("dt", { text: t("table.hakem") }), h("dd", { text: v.hakem != null ? name(v, v.hakem) : "—" })),

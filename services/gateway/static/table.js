@@ -292,8 +292,13 @@ function mountTable(root, matchId, token, ctl) {
         }
       }
     }
-    // a completed trick stays in the middle for a moment
+    // the cards the others played since the last view, named as the cards' buttons name them
+    // (the player's own card was their own doing: not told back to them)
     const lt = v.last_trick;
+    if (!first) for (const { seat, card } of newPlays(prev, v)) {
+      if (seat !== v.seat) msgs.push(t("ev.card_played", { name: seatName(v, seat), card: cardName(card) }));
+    }
+    // a completed trick stays in the middle for a moment
     const tkey = lt ? `${v.round}:${(v.tricks || []).join(",")}:${v.pile ?? ""}:${lt.cards.map((c) => c.card).join("")}` : null;
     if (tkey && tkey !== S.trickKey) {
       if (!first && v.trick.length === 0) {
@@ -339,10 +344,28 @@ function mountTable(root, matchId, token, ctl) {
     }
     if (v.phase === "waiting" && !(v.draw && v.draw.length)) S.banner = null;
     // whose turn
+    // (another player's turn to play is not told: their card is, a moment later)
     const skey = statusText(v);
-    if (skey !== S.statusKey) { if (!first || isMyDecision(v)) msgs.push(skey); S.statusKey = skey; }
+    const othersPlay = v.phase === "playing" && v.turn !== v.seat;
+    if (skey !== S.statusKey) { if ((!first || isMyDecision(v)) && !othersPlay) msgs.push(skey); S.statusKey = skey; }
     if (msgs.length) announce(msgs.join(". "));
     return hold;
+  }
+
+  /** The cards played between two views: those of the trick beyond the ones shown before, or,
+   *  when the trick was completed meanwhile, the completed trick's cards not shown before.
+   *  A jump over more than one trick (catching up) tells nothing. */
+  function newPlays(prev, v) {
+    const before = (prev.trick || []).map((c) => c.card);
+    const now = (v.trick || []);
+    const same = (cards) => before.every((c, i) => cards[i] && cards[i].card === c);
+    if (now.length > before.length) return same(now) ? now.slice(before.length) : [];
+    const lt = v.last_trick;
+    const plKey = (x) => (x && x.cards ? x.cards.map((c) => c.card).join("") : "");
+    if (!now.length && lt && lt.cards && plKey(lt) !== plKey(prev.last_trick) && same(lt.cards)) {
+      return lt.cards.slice(before.length);
+    }
+    return [];
   }
 
   const isMyDecision = (v) => v.seat != null && DECIDING.includes(v.phase) &&
@@ -483,10 +506,16 @@ function mountTable(root, matchId, token, ctl) {
       const win = !!(it && S.completed && S.completed.winner === it.seat);
       el.classList.toggle("winner", win);
       el.classList.toggle("filled", !!it);
+      // an empty place is no item of the trick for a screen reader
+      el.setAttribute("aria-hidden", it ? "false" : "true");
       if (!it) { el.replaceChildren(); el.removeAttribute("aria-label"); delete el.dataset.card; return; }
       // a card already on the table stays (no replayed animation); a new one is drawn
+      // read once, by the item's name ("Kibo: King of spades", which agents read too): the
+      // picture and the visible name under it are hidden from the accessibility tree
       if (el.dataset.card !== it.card || el.dataset.lang !== document.documentElement.lang) {
-        el.replaceChildren(cardImage(it.card), h("span.slot-name", { text: seatName(v, it.seat) }));
+        const img = cardImage(it.card);
+        img.setAttribute("aria-hidden", "true");
+        el.replaceChildren(img, h("span.slot-name", { text: seatName(v, it.seat), "aria-hidden": "true" }));
         el.dataset.card = it.card;
         el.dataset.lang = document.documentElement.lang;
       }
@@ -524,7 +553,7 @@ function mountTable(root, matchId, token, ctl) {
     const badges = [];
     if (s === me) badges.push(h("span.badge.you", { text: t("seat.you") }));
     else if (me != null && partnered(v) && sideOf(v, s) === sideOf(v, me)) badges.push(h("span.badge.partner", { text: t("seat.partner") }));
-    if (v.hakem === s) badges.push(h("span.badge.hakem", { text: "♛ " + t("seat.hakem") }));
+    if (v.hakem === s) badges.push(h("span.badge.hakem", {}, h("span", { "aria-hidden": "true", text: "♛ " }), t("seat.hakem")));
     if (seat.bot) {
       // the server's bot names often carry the level already ("Kian (easy)")
       const lv = botLevel(seat.bot);
@@ -552,7 +581,8 @@ function mountTable(root, matchId, token, ctl) {
 
   function renderBanner(v) {
     const b = S.banner;
-    if (!b) { E.banner.hidden = true; E.banner.replaceChildren(); return; }
+    if (!b) { E.banner.hidden = true; E.banner.replaceChildren(); delete E.banner.dataset.built; return; }
+    if (b.kind !== "over") delete E.banner.dataset.built;
     E.banner.hidden = false;
     E.banner.className = `banner ${b.kind}`;
     if (b.kind === "draw") {
@@ -569,11 +599,19 @@ function mountTable(root, matchId, token, ctl) {
         h("p.score-line", { text: scoreLine(v) }));
     } else if (b.kind === "over") {
       const won = iWon(v);
-      fill(E.banner, h("h2", { text: v.seat == null ? t("over.title") : won ? t("over.title_won") : t("over.title_lost") }),
+      if (E.banner.dataset.built === `over:${document.documentElement.lang}`) return; // keeps focus
+      E.banner.dataset.built = `over:${document.documentElement.lang}`;
+      const ae = document.activeElement;
+      // the match is over: a keyboard user at the table (or whose focus was lost with the hand)
+      // is taken to the panel's heading, the links to the replay and the start page follow it
+      const take = !ae || ae === document.body || ae.disabled || E.page.contains(ae);
+      fill(E.banner, h("h2", { id: "over-h", tabindex: "-1", text: v.seat == null ? t("over.title") : won ? t("over.title_won") : t("over.title_lost") }),
         h("p", { text: overText(v) }),
         v.result ? h("p", { text: resultText(v, v.result) }) : null,
         h("p.actions", {}, h("a.button.primary", { href: `/replay/${matchId}`, "data-link": true, id: "watch-replay", text: t("table.watch_replay") }),
           h("a.button", { href: "/", "data-link": true, id: "new-match", text: t("table.new_match") })));
+      if (take) E.banner.querySelector("#over-h").focus({ preventScroll: false });
+      return;
     }
   }
 
@@ -615,9 +653,8 @@ function mountTable(root, matchId, token, ctl) {
     const tal = v.talon;
     const on = !!(tal && tal.left > 0 && (v.phase === "discarding" || v.phase === "drawing"));
     E.pile.hidden = !on;
-    if (!on) { E.pile.replaceChildren(); E.pile.removeAttribute("aria-label"); return; }
-    const label = t("talon.left", { n: tal.left });
-    E.pile.setAttribute("aria-label", label);
+    if (!on) { E.pile.replaceChildren(); return; }
+    const label = t("talon.left", { n: tal.left }); // its text names it (a label would say it twice)
     fill(E.pile, cardBack(false), h("span.pile-count", { text: label }));
   }
 
@@ -679,6 +716,7 @@ function mountTable(root, matchId, token, ctl) {
     E.handGroup.classList.toggle("picking", picking);
     const had = new Map([...E.handGroup.querySelectorAll("button.card")].map((b) => [b.dataset.card, b]));
     const focused = document.activeElement;
+    const wasInHand = E.handGroup.contains(focused);
     let lostFocus = false;
     for (const [card, b] of had) if (!hand.includes(card)) { if (b === focused) lostFocus = true; b.remove(); had.delete(card); }
     let fresh = 0;
@@ -705,7 +743,10 @@ function mountTable(root, matchId, token, ctl) {
     }
     S.handSeen = true; // from now on, new cards are dealt in with an animation
     E.handGroup.setAttribute("aria-label", hand.length ? t("table.your_hand_n", { n: hand.length }) : t("table.your_hand"));
-    if (lostFocus) E.handGroup.focus(); // keep keyboard users in the hand
+    // keep keyboard users in the hand: the card they played went away, or was disabled while
+    // the move is on its way (a disabled button loses the focus to <body>)
+    const ae = document.activeElement;
+    if (lostFocus || (wasInHand && (!ae || ae.disabled || !E.handGroup.contains(ae)))) E.handGroup.focus();
   }
 
   /** On the player's turn, a keyboard user whose focus was lost (the card they played, the

@@ -12,13 +12,17 @@ export function navigate(path, { replace = false } = {}) {
   renderHook();
 }
 
-/** Polite announcement for screen readers (turns, tricks, results). */
+/** Polite announcement for screen readers (turns, tricks, results).  Each message is a new
+ *  line appended to the live region (aria-relevant="additions"), so a message is never cut off by
+ *  the next one and a repeated message is read again; only the last few lines are kept. */
+const KEEP_ANNOUNCED = 4;
 export function announce(text) {
   const el = document.getElementById("announce");
-  if (!el) return;
-  el.textContent = "";
-  // set after a tick so a repeated message is read again
-  setTimeout(() => { el.textContent = text; }, 30);
+  if (!el || !text) return;
+  const line = document.createElement("p");
+  line.textContent = text;
+  el.append(line);
+  while (el.childElementCount > KEEP_ANNOUNCED) el.firstElementChild.remove();
 }
 
 let toastTimer = null;

@@ -1,0 +1,232 @@
+"""Keyboard and screen-reader use of the table and the replay, in the real browser: what the live
+regions say, where the keyboard focus goes, what the accessibility tree exposes."""
+
+from __future__ import annotations
+
+import re
+import time
+from typing import Any
+
+import pytest
+
+from hokmclient import Seat
+
+from .conftest import DESKTOP
+from .helpers import HAND_ENABLED, SUIT_ENABLED, state, wait_my_turn
+
+pytestmark = pytest.mark.browser
+
+RANK = "(Ace|King|Queen|Jack|Ten|Two|Three|Four|Five|Six|Seven|Eight|Nine)"
+SUIT = "(hearts|spades|diamonds|clubs)"
+
+# Installed before every page: the texts added to the live region, and every moment the keyboard
+# focus was on <body> or on a disabled element while a watch is on (window.__a11y.watch).
+RECORDER = """
+window.__a11y = { said: [], badFocus: [], langs: [], watch: false };
+const said = (text) => { if (text) window.__a11y.said.push(text); };
+const bad = () => {
+  const ae = document.activeElement;
+  if (window.__a11y.watch && (!ae || ae === document.body || ae.disabled)) {
+    window.__a11y.badFocus.push(ae ? (ae.dataset.card || ae.tagName) : 'none');
+  }
+};
+document.addEventListener('DOMContentLoaded', () => {
+  const el = document.getElementById('announce');
+  new MutationObserver((ms) => {
+    for (const m of ms) {
+      for (const n of m.addedNodes) said(n.textContent);
+      if (m.type === 'characterData') said(m.target.textContent);
+    }
+  }).observe(el, { childList: true, subtree: true, characterData: true });
+  new MutationObserver(bad)
+    .observe(document.body, { childList: true, subtree: true, attributes: true });
+  new MutationObserver(() => window.__a11y.langs.push(document.documentElement.lang))
+    .observe(document.documentElement, { attributes: true, attributeFilter: ['lang'] });
+  const tick = () => { bad(); requestAnimationFrame(tick); };
+  requestAnimationFrame(tick);
+});
+"""
+
+
+def until(check: Any, timeout: float, what: str) -> Any:
+    """Poll ``check()`` until it returns something truthy (returned), or fail after ``timeout``."""
+    deadline = time.monotonic() + timeout
+    while True:
+        got = check()
+        if got:
+            return got
+        if time.monotonic() > deadline:
+            raise AssertionError(f"timed out waiting for {what}")
+        time.sleep(0.05)
+
+
+def recorded(page: Any) -> dict[str, Any]:
+    return dict(page.evaluate("() => window.__a11y"))
+
+
+def solo_table(new_client: Any) -> Any:
+    c = new_client(viewport=DESKTOP)
+    c.context.add_init_script(RECORDER)
+    page = c.page
+    page.goto("/")
+    page.get_by_label("Your name").fill("Ana")
+    page.get_by_role("radio", name="Easy").check()
+    page.get_by_role("button", name="Play solo").click()
+    page.wait_for_url(re.compile(r"/m/[\w-]+$"))
+    return page
+
+
+def keyboard_to_a_card(page: Any) -> None:
+    """Wait for the player's turn to play a card; a trump choice on the way is made by keys."""
+    deadline = time.monotonic() + 40
+    while True:
+        wait_my_turn(page)
+        if page.locator(HAND_ENABLED).count() and state(page).get("phase") == "playing":
+            return
+        suits = page.locator(SUIT_ENABLED)
+        if suits.count():
+            before = state(page)["version"]
+            suits.first.focus()
+            page.keyboard.press("Enter")
+            page.wait_for_function(
+                "v => document.querySelector('.table-page').dataset.version !== v", arg=before)
+        assert time.monotonic() < deadline, state(page)
+        time.sleep(0.05)
+
+
+@pytest.mark.timeout(180)
+def test_a_card_played_by_keyboard_keeps_focus_and_the_others_cards_are_announced(
+        new_client: Any) -> None:
+    page = solo_table(new_client)
+    keyboard_to_a_card(page)
+    # the trick lists its cards only, each read once (no blank items, no picture read apart)
+    trick = page.locator(".table-page .trick")
+    filled = page.locator(".table-page .trick li.filled").count()
+    snap = trick.aria_snapshot()
+    assert snap.count("listitem") == filled, snap
+    assert "img" not in snap, snap
+    # the Hakem's crown and the connection's dot are decorative
+    assert page.locator(".table-page .badge.hakem").count() == 1
+    assert "♛" not in page.locator(".table-page .board").aria_snapshot()
+    assert "●" not in page.locator("#conn-status").aria_snapshot()
+    # play a card with the keyboard: focus never falls to <body> nor stays on a disabled card
+    card = page.locator(HAND_ENABLED).first
+    played = card.get_attribute("data-card")
+    card.focus()
+    page.evaluate("() => { window.__a11y.watch = true; }")
+    page.keyboard.press("Enter")
+    page.wait_for_function(
+        "c => !document.querySelector(`.hand-cards [data-card='${c}']`)", arg=played)
+    rec = recorded(page)
+    assert not rec["badFocus"], rec["badFocus"]
+    assert page.evaluate("() => !!document.activeElement.closest('.hand-cards')")
+    # the others' cards are told as the cards are named ("Kian plays the Queen of hearts"), and
+    # their turns are not told one by one
+    plays = re.compile(rf"^(?!Ana ).+ plays the {RANK} of {SUIT}")
+
+    def told_or_play_on() -> bool:
+        """Another's card told yet?  If the turn is Ana's again first (her card took a trick
+        whose other cards were on the table before the page's first view: nothing was told),
+        she plays on by the keyboard, so the others play."""
+        if any(plays.search(s) for s in recorded(page)["said"]):
+            return True
+        if page.locator(HAND_ENABLED).count() and state(page).get("phase") == "playing":
+            page.locator(HAND_ENABLED).first.focus()
+            page.keyboard.press("Enter")
+            page.wait_for_function("() => !document.querySelector('" + HAND_ENABLED + "')")
+        return False
+
+    until(told_or_play_on, 60, "another player's card in the live region")
+    said = recorded(page)["said"]
+    assert not [s for s in said if "is playing" in s], said
+    assert not [s for s in said if s.startswith("Ana plays")], said
+
+
+def finished_with_token(base: str) -> tuple[str, str]:
+    """A solo match played to its end with the client library: its id and the player's token."""
+    with Seat.create(base, seats=["human"] + ["bot:easy"] * 3, rules={"target": 7},
+                     name="Ana") as seat:
+        for view in seat.turns(timeout=60):
+            seat.decide(view["legal"][0], view)
+        return str(seat.match_id), str(seat.token)
+
+
+@pytest.mark.timeout(180)
+def test_match_over_panel_takes_the_focus(new_client: Any, gateway: str) -> None:
+    match_id, token = finished_with_token(gateway)
+    c = new_client(viewport=DESKTOP)
+    page = c.page
+    page.goto("/")
+    page.evaluate("([id, tok]) => localStorage.setItem(`hokm.token.${id}`, tok)", [match_id, token])
+    page.goto(f"/m/{match_id}")
+    page.locator(".banner.over").wait_for()
+    page.wait_for_function("() => document.activeElement.closest('.banner.over')")
+    assert re.search(r"won|lost", page.evaluate("() => document.activeElement.textContent"))
+    page.keyboard.press("Tab")
+    assert page.evaluate("() => document.activeElement.id") == "watch-replay"
+
+
+@pytest.mark.timeout(180)
+def test_replay_by_keyboard_keeps_focus_and_says_the_move(
+        new_client: Any, finished_match: str) -> None:
+    c = new_client(viewport=DESKTOP)
+    c.context.add_init_script(RECORDER)
+    page = c.page
+    page.goto(f"/replay/{finished_match}")
+    page.wait_for_function("() => /\\d/.test(document.querySelector('#rp-counter')?.textContent)")
+    # before the deal the facts say the first round, not "Round 0"
+    assert page.locator(".replay .scoreboard h2").inner_text() == "Round 1"
+    page.locator("#rp-last").focus()
+    page.evaluate("() => { window.__a11y.watch = true; }")
+    page.keyboard.press("Enter")
+    page.wait_for_function("() => document.querySelector('#rp-last').disabled")
+    assert page.evaluate("() => document.activeElement.id") == "rp-slider"
+    # a crown is not read
+    assert page.locator(".replay .badge.hakem").count() == 1
+    assert "♛" not in page.locator(".replay .board").aria_snapshot()
+    page.locator("#rp-first").focus()
+    page.keyboard.press("Enter")
+    page.wait_for_function("() => /step=0$/.test(location.search)")
+    page.wait_for_function("() => document.querySelector('#rp-first').disabled")
+    assert page.evaluate("() => document.activeElement.id") == "rp-slider"
+    assert not recorded(page)["badFocus"]
+    # the live counter says the move shown, not only its number
+    page.keyboard.press("ArrowRight")  # the slider's own key: one step on
+    page.wait_for_function("() => /step=1$/.test(location.search)")
+    moves = page.locator("#rp-events").inner_text().strip()
+    assert moves
+    page.wait_for_function("m => document.querySelector('#rp-counter').textContent.includes(m)",
+                           arg=moves)
+    # an empty place of the trick is not in the tree
+    trick = page.locator(".replay .trick").aria_snapshot()
+    assert trick.count("listitem") == page.locator(".replay .trick li.filled").count(), trick
+
+
+@pytest.mark.timeout(60)
+def test_language_list_applies_the_choice_on_enter_or_leaving_not_on_each_arrow(
+        new_client: Any) -> None:
+    c = new_client(viewport=DESKTOP)
+    c.context.add_init_script(RECORDER)
+    page = c.page
+    page.goto("/")
+    page.get_by_role("button", name="Play solo").wait_for()
+    page.evaluate("() => { window.__a11y.langs = []; }")  # the page's own first setting
+    codes = page.eval_on_selector_all("#lang-select option", "os => os.map(o => o.value)")
+    start = codes.index(page.evaluate("() => document.documentElement.lang"))
+    target = codes[(start + 2) % len(codes)]
+    sel = page.locator("#lang-select")
+    sel.focus()
+    page.keyboard.press("ArrowDown")
+    page.keyboard.press("ArrowDown")
+    assert sel.input_value() == target
+    page.keyboard.press("Enter")
+    page.wait_for_function("t => document.documentElement.lang === t", arg=target)
+    # only the chosen language was applied (none of the ones passed on the way)
+    assert recorded(page)["langs"] == [target]
+    # back by arrows and leaving the list: applied on leaving
+    sel.focus()
+    page.keyboard.press("ArrowUp")
+    page.keyboard.press("ArrowUp")
+    page.keyboard.press("Tab")
+    page.wait_for_function("t => document.documentElement.lang === t", arg=codes[start])
+    assert recorded(page)["langs"] == [target, codes[start]]
