@@ -143,3 +143,12 @@ def finish_humans_match(base: str, players: int, names: list[str]) -> tuple[str,
             asyncio.gather(*(play(token) for token in tokens)), timeout=120))
 
     return match_id, dict(run_async(everyone(), timeout=150))
+
+
+def start_solo(page: Any, name: str) -> None:
+    """From the start page: ``name`` plays solo against easy bots; returns at the table's URL."""
+    page.goto("/")
+    page.get_by_label("Your name").fill(name)
+    page.get_by_role("radio", name="Easy").check()
+    page.get_by_role("button", name="Play solo").click()
+    page.wait_for_url(re.compile(r"/m/[\w-]+$"))

@@ -12,7 +12,9 @@ import pytest
 from hokmclient import Seat
 
 from .conftest import DESKTOP
-from .helpers import HAND_ENABLED, SUIT_ENABLED, state, wait_my_turn
+from tests.conftest import wait_for
+
+from .helpers import HAND_ENABLED, SUIT_ENABLED, start_solo, state, wait_my_turn
 
 pytestmark = pytest.mark.browser
 
@@ -48,18 +50,6 @@ document.addEventListener('DOMContentLoaded', () => {
 """
 
 
-def until(check: Any, timeout: float, what: str) -> Any:
-    """Poll ``check()`` until it returns something truthy (returned), or fail after ``timeout``."""
-    deadline = time.monotonic() + timeout
-    while True:
-        got = check()
-        if got:
-            return got
-        if time.monotonic() > deadline:
-            raise AssertionError(f"timed out waiting for {what}")
-        time.sleep(0.05)
-
-
 def recorded(page: Any) -> dict[str, Any]:
     return dict(page.evaluate("() => window.__a11y"))
 
@@ -68,11 +58,7 @@ def solo_table(new_client: Any) -> Any:
     c = new_client(viewport=DESKTOP)
     c.context.add_init_script(RECORDER)
     page = c.page
-    page.goto("/")
-    page.get_by_label("Your name").fill("Ana")
-    page.get_by_role("radio", name="Easy").check()
-    page.get_by_role("button", name="Play solo").click()
-    page.wait_for_url(re.compile(r"/m/[\w-]+$"))
+    start_solo(page, "Ana")
     return page
 
 
@@ -136,7 +122,7 @@ def test_a_card_played_by_keyboard_keeps_focus_and_the_others_cards_are_announce
             page.wait_for_function("() => !document.querySelector('" + HAND_ENABLED + "')")
         return False
 
-    until(told_or_play_on, 60, "another player's card in the live region")
+    wait_for(told_or_play_on, 60, 0.05, what="another player's card in the live region")
     said = recorded(page)["said"]
     assert not [s for s in said if "is playing" in s], said
     assert not [s for s in said if s.startswith("Ana plays")], said

@@ -11,8 +11,8 @@ import pytest
 
 from .conftest import DESKTOP, PHONE
 from .helpers import (
-    HAND_ENABLED, SUIT_ENABLED, click_one_move, hand, open_room, play_until, state, wait_my_turn,
-    wait_phase,
+    HAND_ENABLED, SUIT_ENABLED, click_one_move, hand, open_room, play_until, start_solo, state,
+    wait_my_turn, wait_phase,
 )
 
 pytestmark = pytest.mark.browser
@@ -26,11 +26,7 @@ def over(page) -> bool:  # type: ignore[no-untyped-def]
 def test_solo_match_played_to_its_end_by_clicking(new_client: Any, shots: Path) -> None:
     c = new_client(viewport=DESKTOP)
     page = c.page
-    page.goto("/")
-    page.get_by_label("Your name").fill("Ana")
-    page.get_by_role("radio", name="Easy").check()
-    page.get_by_role("button", name="Play solo").click()
-    page.wait_for_url(re.compile(r"/m/[\w-]+$"))
+    start_solo(page, "Ana")
     page.wait_for_function("() => document.querySelector('.table-page')?.dataset.phase")
     # the first decision is made with the keyboard only: focus moves to the choices
     wait_my_turn(page)
