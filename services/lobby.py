@@ -8,6 +8,8 @@ to a *player*, whose seat is looked up in the state each time (the ace draw may 
 
 from __future__ import annotations
 
+import math
+
 import base64
 import hashlib
 import json
@@ -44,6 +46,10 @@ def token_hash(token: str) -> str:
     return hashlib.sha256(token.encode()).hexdigest()
 
 
+DISCONNECT_TIMEOUT_S = 60.0
+"""A room's ``disconnect_timeout`` unless it says otherwise (api.md, ``POST /api/matches``)."""
+
+
 class Lobby:
     """Match creation and seats, on top of the service's ``handle`` / ``advance`` / ``load``."""
 
@@ -73,7 +79,7 @@ class Lobby:
         players: int | None = None,
         first_hakem: int | None = None,
         decks: Any = None,
-        disconnect_timeout: float = 60,
+        disconnect_timeout: float = DISCONNECT_TIMEOUT_S,
         owner: str | None = None,
     ) -> dict[str, Any]:
         """Create a match; the caller takes the first human seat (with bots only, the caller
@@ -155,6 +161,13 @@ class Lobby:
                                          now + BOT_SLOT_S, now):
             raise RetryLater("too many bots-only matches are playing now; watch one of "
                              "them to its end, or take a seat in yours", BOT_SLOT_RETRY_S)
+
+    def disconnect_timeout(self, match_id: str) -> float:
+        """The room's ``disconnect_timeout`` in seconds: how long a human seat may be away
+        before a stand-in plays for it; infinite when the room set 0 (never substitute)."""
+        raw = self.store.get_meta_field(match_id, "meta", "disconnect_timeout")
+        value = float(raw) if raw else DISCONNECT_TIMEOUT_S
+        return value if value > 0 else math.inf
 
     def join(self, match_id: str, name: str, seat: int | None = None) -> dict[str, Any]:
         """Take an open seat (the first one if ``seat`` is None)."""

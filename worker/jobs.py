@@ -166,7 +166,7 @@ def _settle(rt: Runtime, service: MatchService, match_id: str, seat: int, versio
         return "empty seat"
     level = occupant.bot
     if level is None:
-        if away_for(rt, match_id, seat) < disconnect_timeout(rt, match_id):
+        if away_for(rt, match_id, seat) < rt.service.disconnect_timeout(match_id):
             return "not a bot"
         level = SUBSTITUTE_LEVEL
     if THINK_S > 0:
@@ -234,13 +234,6 @@ def is_bots_only(match_id: str) -> bool:
         return False
 
 
-def disconnect_timeout(rt: Runtime, match_id: str) -> float:
-    """The room's disconnect timeout in seconds (infinite when 0: never substitute)."""
-    raw = rt.store.get_meta_field(match_id, "meta", "disconnect_timeout")
-    value = float(raw) if raw else 60.0
-    return value if value > 0 else float("inf")
-
-
 def away_for(rt: Runtime, match_id: str, seat: int) -> float:
     """How long the human at ``seat`` has had no connection (0 when connected)."""
     since = rt.client.zscore(keys.AWAY, f"{match_id}:{seat}")
@@ -263,6 +256,6 @@ def away_due(match_id: str, seat: int, away_s: float) -> int | None:
     if occupant is None or occupant.bot is not None:  # left, or given to a bot: nobody away
         rt.client.zrem(keys.AWAY, f"{match_id}:{seat}")  # (a new player is marked when seated)
         return None
-    if rt.service.next_actor(state) != seat or away_s < disconnect_timeout(rt, match_id):
+    if rt.service.next_actor(state) != seat or away_s < rt.service.disconnect_timeout(match_id):
         return None
     return loaded.version

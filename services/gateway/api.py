@@ -4,6 +4,7 @@ code; the match service does the work in a thread so the event loop keeps servin
 from __future__ import annotations
 
 import logging
+import math
 from collections import OrderedDict
 from collections.abc import Callable
 from typing import Any
@@ -178,11 +179,9 @@ class Api:
         failing now is logged and the answer still goes out: the seat then counts as away
         once a socket has opened and closed on it."""
         try:
-            if room_timeout:
-                raw = await run_in_threadpool(self.service.store.get_meta_field, match_id,
-                                              "meta", "disconnect_timeout")
-                if raw is not None and float(raw) <= 0:
-                    return
+            if room_timeout and math.isinf(await run_in_threadpool(
+                    self.service.disconnect_timeout, match_id)):
+                return
             await self.hub.presence.seated(match_id, seat, self.service.cached(match_id))
         except UNREACHABLE as exc:
             log.warning("seat %d of %s not counted away (%s)", seat, match_id, one_line(exc))
