@@ -209,7 +209,7 @@ class Lobby:
             raise BadToken("a seat token is required")
         player = self.store.get_meta_field(match_id, "tokens", token_hash(token))
         if player is None:
-            self.load(match_id, fresh=False)  # not_found for a match that does not exist
+            self.load(match_id)  # not_found for a match that does not exist (or no longer)
             raise BadToken("this token does not belong to a seat of this match")
         loaded = self.load(match_id, fresh=False)
         seat = self.seat_of_player(loaded.state, player)

@@ -122,10 +122,18 @@ class MatchService(Lobby):
     def _refresh(self, match_id: str, loaded: Loaded | None) -> Loaded:
         after = loaded.version if loaded is not None else 0
         try:
-            records = self.store.read_raw(match_id, after)
+            # from the cached version itself, which must still be there: a log that expired,
+            # was deleted or lost its newest records since (a Redis restarted without its
+            # data) is told from one with nothing new in the same round trip
+            records = self.store.read_raw(match_id, max(after - 1, 0))
         except StoreUnavailable:
             self.forget_all()
             raise
+        if after > 0:
+            if not records or records[0][0] != after:
+                self.forget(match_id)
+                return self._refresh(match_id, None)
+            records = records[1:]
         if not records:
             if loaded is None or loaded.version == 0:
                 if loaded is not None:

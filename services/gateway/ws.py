@@ -53,7 +53,7 @@ async def endpoint(ws: WebSocket, api: Api, hub: Hub) -> None:
             api.remember_player(match_id, token, who)
             player = who
         else:
-            await run_in_threadpool(api.service.load, match_id, fresh=False)
+            await run_in_threadpool(api.service.load, match_id)  # not_found: gone too
     except HokmError as refusal:
         await _refuse(ws, refusal, {"not_found": CLOSE_NOT_FOUND,
                                     "bad_request": CLOSE_BAD_REQUEST}.get(refusal.code,

@@ -31,14 +31,12 @@ import redis
 
 from . import keys
 from .port import Entries, Follower, StoreUnavailable, move_up
-from .redis_streams import id_range, payloads_of, publishes, version_of
-from .scripts import APPEND
+from .redis_streams import id_range, payloads_of, publishes, reaches, version_of
+from .scripts import APPEND, refused
 
 log = logging.getLogger("hokm.store")
 BLOCK_S = 5
 COUNT = 500
-REFUSED = "equal or smaller"
-"""The text of Redis's refusal of an entry id that is not above the stream's top."""
 
 
 class AsyncRedisStore:
@@ -50,9 +48,17 @@ class AsyncRedisStore:
         """On a real Redis appends publish wake-ups and ``follower`` waits for them
         (``redis_wake.py``); on fakeredis the follower reads the streams (``StreamsFollower``)."""
         self._appends = _Appends(client, self.wakes)
+        self._checks = asyncio.Semaphore(8)
 
     async def append(self, match_id: str, version: int, payload: bytes) -> bool:
         try:
+            if not self.wakes and version > 1:
+                # fakeredis: the gap APPEND refuses on a real Redis (a few checks at a time:
+                # its pool raises, rather than waits, beyond its connections)
+                async with self._checks:
+                    top = await self.client.xrevrange(keys.log(match_id), count=1)
+                if not reaches(top, version):
+                    return False
             return await self._appends.append(match_id, version, payload)
         except (redis.ConnectionError, redis.TimeoutError, OSError) as exc:
             raise StoreUnavailable(str(exc)) from exc
@@ -110,8 +116,11 @@ class _Appends:
                 "EVAL", APPEND, 2, keys.log(match_id), keys.wake_channel(match_id),
                 b"%d-0" % version, payload))
         else:
+            # a log that expired (or was deleted) is not started anew in the middle of a
+            # match: NOMKSTREAM answers nil instead (fakeredis: one process, no script)
+            start = () if version == 1 else ("NOMKSTREAM",)
             self._unsent.extend(conn.pack_command(
-                "XADD", keys.log(match_id), b"%d-0" % version, "d", payload))
+                "XADD", keys.log(match_id), *start, b"%d-0" % version, "d", payload))
         self._answers.append(future)
         if not self._sending:
             self._sending = True
@@ -170,10 +179,10 @@ class _Appends:
         try:
             while self._answers:
                 try:
-                    await conn.read_response()
-                    answer: bool | Exception = True
+                    # nil: NOMKSTREAM found no log to append to
+                    answer: bool | Exception = await conn.read_response() is not None
                 except redis.ResponseError as exc:  # a refusal: the next answers still come
-                    answer = False if REFUSED in str(exc) else exc
+                    answer = False if refused(exc) else exc
                 future = self._answers.popleft()
                 if future.done():
                     continue

@@ -32,8 +32,7 @@ import redis.asyncio as aioredis
 
 from . import keys
 from .port import Entries, StoreUnavailable, move_up
-from .redis_async import REFUSED
-from .scripts import APPEND
+from .scripts import APPEND, refused
 from .redis_streams import first_id, id_range, payloads_of, version_of
 from .replicas import AsyncAcked
 
@@ -100,7 +99,7 @@ class AsyncClusterStore:
         for (*_, future), answer in zip(batch, answers, strict=True):
             if future.done():
                 continue
-            if isinstance(answer, redis.ResponseError) and REFUSED in str(answer):
+            if isinstance(answer, redis.ResponseError) and refused(answer):
                 future.set_result(False)
             elif isinstance(answer, BaseException):
                 future.set_exception(StoreUnavailable(str(answer)))

@@ -23,7 +23,7 @@ import redis
 from . import keys
 from .codec import decode, sealed
 from .port import Conflict, Record, StoreUnavailable
-from .scripts import APPEND
+from .scripts import APPEND, refused
 
 META_NAMES = frozenset({"meta", "tokens", "presence"})
 
@@ -46,6 +46,12 @@ def publishes(client: Any) -> bool:
     streams themselves (``redis_async.StreamsFollower``) and the journal records plain
     ``XADD``s."""
     return not type(client).__module__.startswith("fakeredis")
+
+
+def reaches(top: list[Any], version: int) -> bool:
+    """Whether a log whose newest entry is ``top`` (``XREVRANGE ... COUNT 1``) holds the
+    version before ``version``: the append of ``version`` would leave no gap."""
+    return bool(top) and version_of(top[0][0]) >= version - 1
 
 
 def first_id(after: int) -> str:
@@ -132,9 +138,17 @@ class RedisStore:
                 self.client.eval(APPEND, 2, keys.log(match_id), keys.wake_channel(match_id),
                                  f"{version}-0", payload)
             else:
-                self.client.xadd(keys.log(match_id), {"d": payload}, id=f"{version}-0")
+                # fakeredis (one process, no script): as APPEND, a log is never started anew
+                # nor continued after a gap (the check and the XADD are two commands, but the
+                # embedded server's logs only grow or vanish, and NOMKSTREAM sees it vanish)
+                log = keys.log(match_id)
+                if version > 1 and not reaches(self.client.xrevrange(log, count=1), version):
+                    raise Conflict(self.version(match_id))
+                if self.client.xadd(log, {"d": payload}, id=f"{version}-0",
+                                    nomkstream=version > 1) is None:
+                    raise Conflict(0)
         except redis.ResponseError as exc:
-            if "equal or smaller" not in str(exc):
+            if not refused(exc):
                 raise
             raise Conflict(self.version(match_id)) from None
         except (redis.ConnectionError, redis.TimeoutError) as exc:

@@ -23,8 +23,7 @@ import redis.asyncio as aioredis
 
 from . import keys
 from .port import StoreUnavailable
-from .redis_async import REFUSED
-from .scripts import APPEND
+from .scripts import APPEND, refused
 
 ATTEMPTS = 4
 
@@ -37,7 +36,7 @@ def _redirected(answer: Any) -> bool:
 
 def _settle(stored: Any, acked: Any, replicas: int) -> bool:
     if isinstance(stored, redis.ResponseError):
-        if REFUSED in str(stored):
+        if refused(stored):
             return False
         raise stored
     if isinstance(acked, BaseException) or int(acked) < replicas:

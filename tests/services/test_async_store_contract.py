@@ -123,6 +123,22 @@ def test_a_stale_version_is_refused_and_the_next_goes_on(make: Make) -> None:
     run(main())
 
 
+def test_an_append_never_starts_a_log_in_the_middle_of_a_match(make: Make) -> None:
+    # the gateway's loop appends on its cached match: a log gone meanwhile (expired, deleted,
+    # lost in a restart) must not be started again at the next version
+    async def main() -> None:
+        store, m = make(), mid()
+        assert await store.append(m, 3, b"3") is False  # the finding: stored, a log of [3]
+        assert await store.read_raw(m) == []
+        assert await store.append(m, 1, b"1")
+        assert await store.append(m, 3, b"3") is False
+        assert await store.append(m, 2, b"2")  # the refusals left the connection usable
+        assert await store.read_raw(m) == [(1, b"1"), (2, b"2")]
+        await store.close()
+
+    run(main())
+
+
 async def _collect(follower: Follower, want: dict[str, int], seen: dict[str, Entries],
                    timeout: float = 20.0) -> None:
     """Take batches until every match of ``want`` has reached its version; every batch must

@@ -164,3 +164,47 @@ def test_bot_turns_are_scheduled() -> None:
         assert recorder.calls[-1] == (created["match_id"], turn, loaded.version)
     else:
         assert not recorder.calls
+
+
+def _drop_log(store: object, match_id: str, keep: int = 0) -> None:
+    """The match's log expired or was deleted (``keep`` 0), or lost every record after
+    ``keep`` (a Redis restarted from an older save)."""
+    if isinstance(store, MemoryStore):
+        store._logs[match_id] = store._logs[match_id][:keep]
+        return
+    from services.store import keys
+    assert keep == 0
+    store.client.delete(keys.log(match_id))  # type: ignore[attr-defined]
+
+
+@pytest.mark.parametrize("backend", ["memory", "fakeredis"])
+def test_a_cached_match_whose_log_is_gone_is_not_found_and_never_written(backend: str) -> None:
+    store = MemoryStore() if backend == "memory" else RedisStore(fakeredis.FakeRedis())
+    service = MatchService(store)
+    match_id, _ = four_humans(service)
+    seat, command, version = decision(service, match_id, random.Random(1))  # cached now
+    _drop_log(store, match_id)
+    with pytest.raises(NotFound):  # the finding: the cached match, as if nothing happened
+        service.load(match_id)
+    with pytest.raises(NotFound):
+        service.handle(match_id, seat, command, version=version)  # type: ignore[arg-type]
+    assert store.version(match_id) == 0 and store.read(match_id) == []
+    assert service.cached(match_id) is None
+
+
+def test_a_cached_match_whose_newest_records_were_lost_is_read_again() -> None:
+    store = MemoryStore()
+    service = MatchService(store)
+    match_id, _ = four_humans(service)
+    rng = random.Random(2)
+    for _ in range(3):
+        seat, command, version = decision(service, match_id, rng)
+        service.handle(match_id, seat, command, version=version)  # type: ignore[arg-type]
+    cached = service.load(match_id)
+    _drop_log(store, match_id, keep=cached.version - 2)
+    loaded = service.load(match_id)  # the finding: the cached version, two records ahead
+    assert loaded.version == cached.version - 2 == store.version(match_id)
+    seat, command, version = decision(service, match_id, rng)
+    out = service.handle(match_id, seat, command, version=version)  # type: ignore[arg-type]
+    assert out.version == version + 1
+    assert [r.version for r in store.read(match_id)] == list(range(1, out.version + 1))

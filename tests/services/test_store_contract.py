@@ -176,3 +176,15 @@ def test_cluster_cold_loads_read_raw_on_the_keys_node_and_follow_a_moved_slot(
         (raw,) = store._raw_nodes.values()
         raw.xrange = down
     assert store.read_raw("m") == expected
+
+
+def test_an_append_never_starts_a_log_in_the_middle_of_a_match(store: EventStore) -> None:
+    # a writer that held the match in its cache while its log expired, was deleted or lost its
+    # newest records (a Redis restarted without its data) offers the next version: refused
+    with pytest.raises(Conflict):
+        store.append("m", rec(3))
+    assert store.version("m") == 0 and store.read("m") == []  # the finding: a log of [3]
+    first = store.append("m", rec(1))
+    with pytest.raises(Conflict):
+        store.append("m", rec(3, first.digest))  # version 2 is not there
+    assert [r.version for r in store.read("m")] == [1]
