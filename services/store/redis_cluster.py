@@ -246,11 +246,20 @@ class ShardedFollower:
                 await asyncio.sleep(0.5)
 
     async def close(self) -> None:
-        for task in list(self._tasks):
+        tasks = list(self._tasks)
+        for task in tasks:
             task.cancel()
         for feed in list(self._feeds.values()):
-            await feed.close()
+            if feed.task is not None:
+                tasks.append(feed.task)
+            await feed.close()  # (cancels its listener)
         self._feeds.clear()
+        # wait for the cancelled tasks to end: a task left pending when its loop closes is
+        # destroyed at garbage collection, closing its coroutine inside a read (the warning
+        # "coroutine ignored GeneratorExit" in the test runs)
+        pending = {t for t in tasks if t is not asyncio.current_task()}
+        if pending:
+            await asyncio.wait(pending, timeout=5)
 
     async def break_connections(self) -> None:
         """For the contract tests: drop every feed's connection under it, as a failover does."""
