@@ -118,7 +118,8 @@ def create_app(runtime: Runtime | None = None, *,
         queue = await run_in_threadpool(answers, rt.scheduler.client)
         ok = store and queue
         return JSONResponse({"ok": ok, "store": store, "queue": queue},
-                            status_code=200 if ok else 503)
+                            status_code=200 if ok else 503,
+                            headers=None if ok else {"Retry-After": "1"})
 
     async def openapi_json(request: Request) -> Response:
         return JSONResponse(openapi.document())

@@ -535,7 +535,11 @@ def document() -> dict[str, Any]:
                                               "503": {"description": "not ready: the same "
                                                                      "object, `ok` false and "
                                                                      "`store` or `queue` "
-                                                                     "false"}}}},
+                                                                     "false",
+                                                      "headers": {"Retry-After": {
+                                                          "schema": {"type": "integer",
+                                                                     "minimum": 1},
+                                                          "description": "1"}}}}}},
         },
     }
 

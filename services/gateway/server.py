@@ -175,10 +175,13 @@ def protocols(limits: ConnectionLimits) -> tuple[type[asyncio.Protocol], type[as
         def _refuse(self, status: int, text: str) -> None:
             self._disarm()
             body = text.encode()
+            # a 503 says when to try again, as the API's do (a slot frees when one of the
+            # address's connections closes, which is soon for requests)
+            retry = b"retry-after: 1\r\n" if status == 503 else b""
             self.transport.write(
-                b"HTTP/1.1 %d %s\r\ncontent-type: text/plain; charset=utf-8\r\n"
+                b"HTTP/1.1 %d %s\r\ncontent-type: text/plain; charset=utf-8\r\n%s"
                 b"content-length: %d\r\nconnection: close\r\n\r\n%s"
-                % (status, _STATUS[status], len(body), body))
+                % (status, _STATUS[status], retry, len(body), body))
             self.transport.close()
 
         def data_received(self, data: bytes) -> None:

@@ -23,6 +23,7 @@ def test_a_stored_match_is_acknowledged_and_its_bot_turn_scheduled_once_the_queu
         ready = gw.get("/readyz")
         assert ready.status_code == 503  # the finding: 200
         assert ready.json() == {"ok": False, "store": True, "queue": False}
+        assert ready.headers["Retry-After"] == "1"  # the finding: none
         # seat 1, a bot, is the first Hakem: the match waits for a bot as soon as it is dealt
         answer = gw.post("/api/matches", json={
             "seats": ["human", "bot:easy", "bot:easy", "bot:easy"], "first_hakem": 1,

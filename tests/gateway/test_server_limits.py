@@ -169,7 +169,9 @@ def test_one_address_holds_a_bounded_number_of_connections() -> None:
             held = dial(port)  # the last free slot
             with dial(port) as extra:
                 extra.sendall(GET + b"\r\n")
-                assert status(answer(extra)) == 503
+                refused = answer(extra)
+                assert status(refused) == 503
+                assert b"\r\nretry-after: 1\r\n" in refused.lower()  # the finding: none
             held.close()
             sockets.pop().close()
             # both slots come back once the server has seen the closes
