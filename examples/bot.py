@@ -3,8 +3,7 @@
     python examples/bot.py http://127.0.0.1:8000/m/MATCH [NAME]
 
 It claims an open seat from the invite link and plays the match to its end, in any game (four,
-three or two players, the talon game too); choose(view) is its whole strategy.
-"""
+three or two players, the talon game too); choose(view) is its whole strategy."""
 
 import sys
 
@@ -37,4 +36,5 @@ with Seat.join(sys.argv[1], name=sys.argv[2] if len(sys.argv) > 2 else "Example 
     end, me = seat.view, seat.view["seat"]  # "sides": two teams of two, or a seat a side
     won, mine = end["winner"], [me in seats for seats in end["sides"]].index(True)
     rest = "-".join(str(points) for side, points in enumerate(end["score"]) if side != won)
-    print(f"match over: team {won} won {end['score'][won]}-{rest} (I was seat {me}, team {mine})")
+    who = "team" if len(end["sides"][won]) > 1 else "player"  # a side of one is a player
+    print(f"match over: {who} {won} won {end['score'][won]}-{rest} (I was seat {me}, {who} {mine})")

@@ -49,9 +49,10 @@ def test_the_example_bot_plays_every_game_and_prints_the_result_by_side(
     assert all(score[won] > points for points in others)
     # the winner's score first, then the rest; one seat a side but with four (seat % 2)
     side = seat % 2 if game == "four players" else seat
+    who = "team" if game == "four players" else "player"  # the finding: "team" for one seat
     assert done.stdout.strip() == (
-        f"match over: team {won} won {'-'.join(map(str, [score[won], *others]))}"
-        f" (I was seat {seat}, team {side})")
+        f"match over: {who} {won} won {'-'.join(map(str, [score[won], *others]))}"
+        f" (I was seat {seat}, {who} {side})")
     if game == "two players, talon":  # it laid cards aside and drew from the talon
         events = client.events(created["match_id"], 0)["events"]
         kinds = {e["type"] for record in events if record.get("actor") == seat
