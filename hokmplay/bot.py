@@ -17,11 +17,13 @@ from typing import Any
 
 from hokmclient import AsyncSeat, Choice
 
+from .records import SeatRecords
 from .screen import to_discard
 
 
 class LocalBot:
-    """A policy of ``worker.policies`` by level, with the seat's history kept incrementally."""
+    """A policy of ``worker.policies`` by level, with the seat's records kept incrementally
+    (``records``: shared with the printer of ``hokm play`` without a terminal)."""
 
     def __init__(self, level: str, seed: int | None = None) -> None:
         from worker.policies import policy_for  # only with --bot: the policies are heavy
@@ -29,21 +31,15 @@ class LocalBot:
         self.level = level
         self.policy = policy_for(level)
         self.rng = random.Random(seed)
-        self.history: list[dict[str, Any]] = []
-        self.since = 0
+        self.records = SeatRecords()
 
     async def choose(self, seat: AsyncSeat, view: dict[str, Any]) -> Choice:
-        """The policy's choice in ``view`` (the seat's decision now)."""
+        """The policy's choice in ``view`` (the seat's decision now), on the seat's records up
+        to the view's version."""
         version = int(view["version"])
-        if self.since > version:  # the view is older than the history: start again
-            self.history, self.since = [], 0
-        if self.since < version:
-            answer = await seat.events(self.since)
-            for record in answer["events"]:
-                if record["version"] <= version:
-                    self.history.extend(record["events"])
-                    self.since = record["version"]
-        history = list(self.history)
+        if self.records.since < version:
+            await self.records.fetch(seat)
+        history = self.records.events_upto(version)
         choice = await asyncio.get_running_loop().run_in_executor(
             None, self.policy.choose, view, history, self.rng)
         return checked(view, choice)

@@ -21,6 +21,7 @@ from hokmclient import ApiError, AsyncSeat, card_text, my_turn, over
 from hokmclient.cards import SUIT_SYMBOL
 
 from .bot import LocalBot
+from .records import SeatRecords
 from .screen import (dashed, final_score, per_side, result_text, seat_name, side_of, sides,
                      team_name)
 
@@ -63,8 +64,11 @@ class Printer:
     records after the last one told when the view shows something new.  Each record is told
     once, in version order, whatever views arrive."""
 
-    def __init__(self, out: IO[str]) -> None:
+    def __init__(self, out: IO[str], records: SeatRecords | None = None) -> None:
         self.out = out
+        self.records = records
+        """The seat's records, shared with a local bot (``--bot``); else the printer's own,
+        from the first view on."""
         self.view: View = {}
         """The newest view: how seats and sides are named."""
         self.since = 0
@@ -85,6 +89,8 @@ class Printer:
         """Start from ``view``: say its round's header (once trump is named), its last trick,
         its result (while the round is over) or the match's end, and count on from it."""
         self.view, self.since, self.key = view, int(view["version"]), _key(view)
+        if self.records is None:
+            self.records = SeatRecords(self.since)
         self.round, self.hakem = int(view.get("round") or 0), view.get("hakem")
         self.trick = list(view.get("trick") or [])
         self.tricks = list(view.get("tricks") or _zeros(view))
@@ -107,18 +113,20 @@ class Printer:
             self.view = view
         if int(view["version"]) <= self.since or (_key(view) == self.key and not over(view)):
             return
-        try:
-            answer = await seat.events(self.since)
-        except ApiError as error:
-            if over(view) or error.code not in PASSING:
-                raise
-            return
+        records = self.records
+        assert records is not None, "begin() first"
+        if records.since < int(view["version"]):  # (a local bot may have read them)
+            try:
+                await records.fetch(seat)
+            except ApiError as error:
+                if over(view) or error.code not in PASSING:
+                    raise
+                return
         self.key = _key(view)
-        for record in answer["events"]:
-            if int(record["version"]) > self.since:  # (never twice)
-                for event in record["events"]:
-                    self.tell(event)
-                self.since = int(record["version"])
+        for record in records.after(self.since):  # (never twice)
+            for event in record["events"]:
+                self.tell(event)
+            self.since = int(record["version"])
 
     # -- the records -----------------------------------------------------------------------
 
@@ -175,7 +183,7 @@ class Printer:
 
 async def run_lines(seat: AsyncSeat, bot: LocalBot | None, out: IO[str] = sys.stdout) -> int:
     """Follow (and with ``bot``, play) the match to its end, printing lines."""
-    printer = Printer(out)
+    printer = Printer(out, bot.records if bot is not None else None)
     first = await seat.start()
     who = "spectating" if first.get("seat") is None else f"seat {first['seat']}"
     printer.say(f"hokm play: {who} in match {seat.match_id} on {seat.client.base}"

@@ -270,3 +270,52 @@ def test_the_printer_started_in_the_middle_of_a_trick_goes_on_from_there(
          "-".join(map(str, view["tricks"])))]
     assert printed == opening + story.tell([r for r in played.records if r["version"] > start])
     assert len(seat.asked) <= len(steps)  # one read of the records per view at most
+
+
+# -- the printer and a local bot share their reads ---------------------------------------------
+
+
+def test_the_printer_and_the_local_bot_read_each_record_once_and_the_bot_sees_its_history(
+        server: LocalServer) -> None:
+    """``hokm play --bot`` without a terminal: the printer and the bot each read ``GET
+    /events`` from their own position (every record read twice); now the printer hands what it
+    read to the bot.  The bot's policy still gets exactly the seat's records up to the view's
+    version (the oracle: the seat's own ``GET /events`` read afresh at each decision)."""
+    from hokmclient import AsyncSeat
+    from hokmplay.bot import LocalBot
+
+    bot = LocalBot("easy", seed=1)
+    oracle = Client(server.url)
+    reads: list[list[int]] = []
+    checked: list[int] = []
+
+    async def main() -> None:
+        seat = await AsyncSeat.create(server.url, seats=["human"] + ["bot:easy"] * 3,
+                                      name="Solo")
+        real = seat.events
+
+        async def events(since: int = 0) -> dict[str, Any]:
+            answer = await real(since)
+            reads.append([int(r["version"]) for r in answer["events"]])
+            return answer
+
+        seat.events = events  # type: ignore[method-assign]
+        choose = bot.policy.choose
+
+        def spy(view: dict[str, Any], history: list[dict[str, Any]], rng: Any) -> str:
+            records = oracle.events(seat.match_id, 0, seat.token)["events"]
+            assert history == [e for r in records if r["version"] <= view["version"]
+                               for e in r["events"]]
+            checked.append(int(view["version"]))
+            return choose(view, history, rng)
+
+        bot.policy.choose = spy  # type: ignore[method-assign]
+        try:
+            assert await run_lines(seat, bot, io.StringIO()) == 0
+        finally:
+            await seat.close()
+
+    asyncio.run(main())
+    assert len(checked) >= 13  # at least a round's cards decided by the bot
+    delivered = [v for read in reads for v in read]
+    assert len(delivered) == len(set(delivered)), reads  # the finding: every record twice
