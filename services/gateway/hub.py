@@ -25,7 +25,7 @@ import asyncio
 import contextlib
 import logging
 import secrets
-from collections.abc import Coroutine, Sequence
+from collections.abc import Awaitable, Callable, Coroutine, Sequence
 from typing import Any
 
 import redis
@@ -155,9 +155,13 @@ class Hub:
 
     # -- subscriptions -----------------------------------------------------------------------
 
-    async def subscribe(self, sub: Subscriber) -> Loaded:
-        """Register ``sub`` and send it the current view.  The first view is queued in the same
-        step as the registration, so the socket gets every later version after it, in order."""
+    async def subscribe(self, sub: Subscriber,
+                        prelude: Callable[[int], Awaitable[str | None]] | None = None) -> Loaded:
+        """Register ``sub`` and send it the current view, then ``prelude(version)`` (a frame
+        about that view's version: what a reconnecting client missed) right after it.  Its own
+        seat counts as connected in that first view (presence is marked first), and the first
+        view (with the prelude) is queued in the step that lets broadcasts reach ``sub``, so the
+        socket gets every later version after them, in order."""
         match_id = sub.match_id
         loaded = self.loaded.get(match_id)
         if loaded is None:
@@ -169,8 +173,9 @@ class Hub:
                 # a match that waits for a bot or a system step nobody saw to (its writer
                 # died, or could not schedule the bot) moves on once someone watches it
                 self._watch_progress(match_id, fresh)
+        # registered (the match stays followed) but not started: broadcasts skip it while
+        # its presence is marked and its prelude read
         self.subs.setdefault(match_id, set()).add(sub)
-        self._send_view(sub, loaded, self.connected.get(match_id))
         if sub.seat is not None:
             try:
                 await self.presence.mark(match_id, sub.seat, True)
@@ -178,7 +183,16 @@ class Hub:
                 # the next presence pass writes this seat's entry, as it refreshes every one
                 log.warning("presence of %s not marked; the next pass will", match_id,
                             exc_info=True)
-        return loaded
+        loaded = self.loaded.get(match_id) or loaded
+        extra = await prelude(loaded.version) if prelude is not None else None
+        self._send_view(sub, loaded, self.connected.get(match_id))
+        if extra is not None:
+            sub.send(extra)
+        newest = self.loaded.get(match_id) or loaded
+        if newest.version > loaded.version:  # it moved on while the prelude was read
+            self._send_view(sub, newest, self.connected.get(match_id))
+        sub.started = True
+        return newest
 
     async def unsubscribe(self, sub: Subscriber) -> None:
         match_id = sub.match_id
@@ -374,7 +388,8 @@ class Hub:
         texts = view_texts(loaded, {sub.seat for sub in subs}, self.connected.get(match_id),
                            self._fragments.setdefault(match_id, {}))
         for sub in list(subs):
-            sub.send(texts[sub.seat])
+            if sub.started:
+                sub.send(texts[sub.seat])
 
     def _send_view(self, sub: Subscriber, loaded: Loaded,
                    connected: tuple[bool, ...] | None) -> None:

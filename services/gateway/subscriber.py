@@ -52,7 +52,7 @@ class Subscriber:
     """
 
     __slots__ = ("ws", "match_id", "seat", "player", "outbox", "writer", "closed", "close_code",
-                 "_raw")
+                 "started", "_raw")
 
     def __init__(self, ws: WebSocket, match_id: str, seat: int | None,
                  player: str | None = None) -> None:
@@ -66,6 +66,8 @@ class Subscriber:
         """The task draining the outbox, while there is one."""
         self.closed = False
         self.close_code = 1013
+        self.started = False
+        """Its first view is queued (``Hub.subscribe``): broadcasts reach it from then on."""
         self._raw: Callable[[Message], Awaitable[None]] | None = ws.scope.get(RAW_SEND)
 
     def _write(self, text: str) -> Coroutine[Any, Any, None]:

@@ -70,14 +70,16 @@ async def endpoint(ws: WebSocket, api: Api, hub: Hub) -> None:
     sub = Subscriber(ws, match_id, seat, player)
     try:
         try:
-            loaded = await hub.subscribe(sub)
+            async def missed(version: int) -> str | None:
+                return await _catch_up(api, match_id, seat, since, version)
+
+            await hub.subscribe(sub, missed)
         except Exception as exc:
             log.warning("a socket for %s could not start (%s)", match_id, one_line(exc),
                         exc_info=not isinstance(exc, UNREACHABLE))
             sub.send(_error(Unavailable("the match store is unreachable; try again")))
             sub.close(CLOSE_TRY_LATER)
             return
-        await _catch_up(api, sub, match_id, seat, since, loaded.version)
         while True:
             message = await ws.receive()
             if message["type"] == "websocket.disconnect":
@@ -114,23 +116,23 @@ async def _refuse(ws: WebSocket, refusal: HokmError, code: int) -> None:
 MAX_MISSED = 200
 
 
-async def _catch_up(api: Api, sub: Subscriber, match_id: str, seat: int | None, since: int,
-                    version: int) -> None:
-    """A client reconnecting with ``since=n`` gets the records it missed (redacted for it), so it
-    can show what happened; the view it already received is the whole current state."""
+async def _catch_up(api: Api, match_id: str, seat: int | None, since: int, version: int
+                    ) -> str | None:
+    """The ``missed`` frame of a client reconnecting with ``since=n`` (the records up to
+    ``version``, the first view's, redacted for it), so it can show what happened; the view
+    it receives is the whole current state.  None when it missed nothing."""
     if since < 0 or since >= version:
-        return
+        return None
     if version - since > MAX_MISSED:
-        sub.send(dumps({"type": "missed", "since": since, "version": version, "resync": True,
-                        "records": []}))
-        return
+        return dumps({"type": "missed", "since": since, "version": version, "resync": True,
+                      "records": []})
     try:
         _, records = await run_in_threadpool(api.redacted_records, match_id, seat, since,
                                              version)
     except HokmError:
-        return
-    sub.send(dumps({"type": "missed", "since": since, "version": version, "resync": False,
-                    "records": records}))
+        return None
+    return dumps({"type": "missed", "since": since, "version": version, "resync": False,
+                  "records": records})
 
 
 async def _handle_frame(text: str, sub: Subscriber, api: Api, address: str, token: str | None,
