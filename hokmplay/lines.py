@@ -23,7 +23,7 @@ from hokmclient.cards import SUIT_SYMBOL
 from .bot import LocalBot
 from .records import SeatRecords
 from .screen import (dashed, final_score, per_side, result_text, seat_name, side_of, sides,
-                     team_name)
+                     team_subject)
 
 View = dict[str, Any]
 Event = dict[str, Any]
@@ -177,7 +177,7 @@ class Printer:
 
     def _over(self, winner: int, score: list[int]) -> None:
         at = {**self.view, "score": score}
-        self.say(f"Match over: {team_name(at, winner)} won, "
+        self.say(f"Match over: {team_subject(at, winner)} won, "
                  f"{final_score(at, winner)}.")  # the winner's points first
 
 

@@ -92,6 +92,17 @@ def team_name(view: View, team: int) -> str:
     return "us" if me in seats else "them"
 
 
+def team_subject(view: View, team: int) -> str:
+    """``team_name`` as the subject of a sentence ("we won", "they won")."""
+    name = team_name(view, team)
+    return {"us": "we", "them": "they"}.get(name, name)
+
+
+def winner_first(values: list[int], winner: int) -> list[int]:
+    """``values`` by side with the winner's first, then the others' in side order."""
+    return [values[winner], *(v for i, v in enumerate(values) if i != winner)]
+
+
 def per_side(view: View, key: str) -> str:
     """``key`` (``score``, ``tricks``) of every side, named."""
     values = list(view.get(key) or [])
@@ -309,9 +320,10 @@ def result_text(view: View) -> str:
         number -= 1  # the next round is dealt: the result is the previous one's
     if r.get("winner") is None:
         return f"Round {number}: {kind}, no points (tricks {dashed(tricks)})"
-    return (f"Round {number}: {team_name(view, r['winner'])} won {points} "
+    winner = int(r["winner"])  # its tricks first, as the points of "Match over" are
+    return (f"Round {number}: {team_subject(view, winner)} won {points} "
             f"point{'s' if points != 1 else ''}{', ' + kind if kind else ''} (tricks "
-            f"{dashed(tricks)})")
+            f"{dashed(winner_first(list(tricks), winner))})")
 
 
 def status(view: View, cursor: Cursor) -> list[Line]:
@@ -325,7 +337,7 @@ def status(view: View, cursor: Cursor) -> list[Line]:
                            "taken.")])
     elif phase == "match_over":
         winner = int(view.get("winner") or 0)
-        who = (f"{team_name(view, winner)} won" if me is None else
+        who = (f"{team_subject(view, winner)} won" if me is None else
                ("you won" if winner == side_of(view, me) else "you lost"))
         first = winner if me is None else side_of(view, me)  # your points (or the winner's)
         lines.append([("class:turn", f"Match over: {who} the match, "

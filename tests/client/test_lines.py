@@ -96,7 +96,11 @@ class Story:
         elif kind == "round_ended":
             if e["winner"] is not None:
                 self.score[e["winner"]] += e["points"]
-            self.lines.append(("result", self.round, "-".join(map(str, e["tricks"])),
+            tricks = list(e["tricks"])
+            if e["winner"] is not None:  # the winner's first (the finding: in side order)
+                won = e["winner"]
+                tricks = [tricks[won], *(t for i, t in enumerate(tricks) if i != won)]
+            self.lines.append(("result", self.round, "-".join(map(str, tricks)),
                                tuple(self.score)))
         elif kind == "match_ended":
             won = e["winner"]
@@ -143,7 +147,7 @@ def played(server: LocalServer, request: pytest.FixtureRequest) -> Played:
 
 
 def seat_story(played: Played) -> Story:
-    """The story as the played seat tells it: "you", the others by name; "us" / "them" with
+    """The story as the played seat tells it: "you", the others by name; "we" / "they" with
     partners."""
     names = [s["name"] for s in played.summary["seats"]]
     sides = played.sides
@@ -153,7 +157,7 @@ def seat_story(played: Played) -> Story:
 
     def team(side: int) -> str:
         if len(sides[side]) > 1:
-            return "us" if played.seat in sides[side] else "them"
+            return "we" if played.seat in sides[side] else "they"  # (subjects)
         return name(sides[side][0])
 
     return Story(name, team, sides, score=[0] * len(sides))

@@ -164,8 +164,11 @@ def test_hokm_play_plays_a_round_by_keystrokes_and_shows_the_view(
     result = view["result"]
     # the trump, then one card a trick until a side had seven; every other card typed
     assert decisions - 1 == sum(result["tricks"]) >= 7 and typed == decisions // 2
-    team = "us" if result["winner"] == view["seat"] % 2 else "them"
-    wait_for(lambda: f"Round 1: {team} won {result['points']} point" in term.screen(),
+    won = result["winner"]
+    team = "we" if won == view["seat"] % 2 else "they"  # (the subject: "us won" before)
+    tricks = f"{result['tricks'][won]}-{result['tricks'][1 - won]}"  # the winner's first
+    wait_for(lambda: f"Round 1: {team} won {result['points']} point" in term.screen()
+             and f"(tricks {tricks})" in term.screen(),
              timeout=30, what="the round's result on the screen")
     term.keys("C-c")
     wait_for(lambda: term.exit_status() is not None, timeout=30, what="hokm play quitting")
@@ -213,7 +216,7 @@ def test_hokm_play_with_a_local_bot_and_no_terminal_plays_the_match_to_its_end(
     assert summary["phase"] == "match_over"
     won, score = summary["winner"], summary["score"]
     seat = [s["name"] for s in summary["seats"]].index("Local")
-    assert lines[-1] == (f"Match over: {'us' if won == seat % 2 else 'them'} won, "
+    assert lines[-1] == (f"Match over: {'we' if won == seat % 2 else 'they'} won, "
                          f"{score[won]}-{score[1 - won]}.")
     assert sum(1 for line in lines if line.startswith("  trick: ")) >= 13
     assert "Local" in [s["name"] for s in summary["seats"]]
