@@ -14,7 +14,7 @@ CODES = (
     "bad_request", "bad_rules", "bad_token", "not_your_turn", "illegal_card",
     "must_follow_suit", "must_trump", "wrong_phase", "stale_version", "match_over",
     "seat_taken", "match_full", "not_found", "rate_limited", "too_large", "hints_exhausted",
-    "unavailable", "match_not_over", "analysis_unavailable",
+    "unavailable", "match_not_over", "analysis_unavailable", "method_not_allowed",
 )
 """Every error code of API v1 (``docs/api.md``)."""
 

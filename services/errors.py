@@ -39,6 +39,6 @@ STATUS: dict[str, int] = {
     "too_large": 413, "rate_limited": 429, "stale_version": 409, "seat_taken": 409,
     "match_full": 409, "hints_exhausted": 409, "not_your_turn": 409, "illegal_card": 409,
     "must_follow_suit": 409, "must_trump": 409, "wrong_phase": 409, "match_over": 409,
-    "match_not_over": 409, "analysis_unavailable": 409,
+    "match_not_over": 409, "analysis_unavailable": 409, "method_not_allowed": 405,
 }
 """HTTP status per error code (every refusal is a 4xx)."""

@@ -129,10 +129,11 @@ def create_app(runtime: Runtime | None = None, *,
 
     async def http_error(request: Request, exc: Exception) -> Response:
         assert isinstance(exc, HTTPException)
-        code = {404: "not_found", 405: "bad_request", 413: "too_large"}.get(exc.status_code,
-                                                                            "bad_request")
+        code = {404: "not_found", 405: "method_not_allowed", 413: "too_large"}.get(
+            exc.status_code, "bad_request")
         return JSONResponse({"error": {"code": code, "message": str(exc.detail)}},
-                            status_code=exc.status_code if exc.status_code < 500 else 400)
+                            status_code=exc.status_code if exc.status_code < 500 else 400,
+                            headers=exc.headers)  # (a 405's Allow)
 
     m = "/api/matches/{match_id}"
     routes = [

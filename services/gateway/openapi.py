@@ -13,6 +13,7 @@ from __future__ import annotations
 import html
 from typing import Any
 
+from engine.decide import MAX_NAME
 from services.bots import LEVELS
 
 ERRORS: dict[str, tuple[int, str]] = {
@@ -23,6 +24,8 @@ ERRORS: dict[str, tuple[int, str]] = {
                        "commands)"),
     "not_found": (404, "no such match (or it expired)"),
     "too_large": (413, "a body or frame over 16 KiB"),
+    "method_not_allowed": (405, "the path exists but does not take this method (its "
+                                "`Allow` header lists those it takes)"),
     "rate_limited": (429, "too many requests; Retry-After says in how many seconds one "
                           "would be accepted (the create window's end; a minute for the "
                           "bots-only limit)"),
@@ -97,6 +100,9 @@ def _nullable(schema: dict[str, Any]) -> dict[str, Any]:
 CARD = {"type": "string", "pattern": "^[AKQJT2-9][SHDC]$",
         "description": "rank then suit: `QH` is the queen of hearts, `TD` the ten of diamonds"}
 SUIT = {"type": "string", "enum": ["S", "H", "D", "C"]}
+NAME = {"type": "string", "minLength": 1, "maxLength": MAX_NAME,
+        "description": f"1 to {MAX_NAME} printable characters once spaces around it are "
+                       "trimmed; \"Player\" when absent"}
 SEAT_NO = {"type": "integer", "minimum": 0, "maximum": 3}
 PAIR = {"type": "array", "items": {"type": "integer", "minimum": 0}, "minItems": 2,
         "maxItems": 3}
@@ -411,7 +417,7 @@ def document() -> dict[str, Any]:
                               "minItems": 2, "maxItems": 4,
                               "description": "one per seat (`players` of them)"},
                     "rules": {"$ref": "#/components/schemas/Rules"},
-                    "name": {"type": "string", "minLength": 1, "maxLength": 40},
+                    "name": NAME,
                     "disconnect_timeout": {"type": "number", "minimum": 0, "maximum": 3600},
                     "first_hakem": _field(SEAT_NO, "stacked-deck servers only"),
                     "decks": _field({"type": "array", "items": {"type": "array",
@@ -430,11 +436,11 @@ def document() -> dict[str, Any]:
                 "summary": "Claim an open seat",
                 "parameters": [MATCH_ID],
                 "requestBody": _body({"type": "object", "additionalProperties": False,
-                                      "properties": {"name": {"type": "string"},
+                                      "properties": {"name": NAME,
                                                      "seat": {"type": "integer"}}}),
                 "responses": {**_ok("seat and token", _ref("Joined")),
                               **_errors("bad_request", "not_found", "seat_taken",
-                                        "match_full", "too_large")},
+                                        "match_full", "match_over", "too_large")},
             }},
             "/api/matches/{match_id}/view": {"get": {
                 "summary": "The seat's view", "parameters": [MATCH_ID], "security": TOKEN,
@@ -514,7 +520,8 @@ def document() -> dict[str, Any]:
                     "properties": {"seat": {"type": "integer", "minimum": 0},
                                    "bot": {"type": "string", "enum": list(LEVELS)}}}),
                               **_errors("bad_request", "bad_token", "not_found",
-                                        "seat_taken", "wrong_phase", "too_large")},
+                                        "seat_taken", "wrong_phase", "match_over",
+                                        "too_large")},
             }},
             "/api/matches/{match_id}/ws": {"get": {
                 "summary": "WebSocket: live views of the match (see x-websocket)",

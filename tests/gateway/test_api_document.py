@@ -72,3 +72,34 @@ def test_readyz_fits_the_document(gw: Gateway) -> None:
     assert ready.status_code == 200
     assert ready.json() == {"ok": True, "store": True, "queue": True}
     check(doc, answer_schema(doc, "/readyz", "get"), ready.json())
+
+
+def test_a_finished_match_refuses_join_and_seat_bot_with_a_documented_code(gw: Gateway) -> None:
+    """The finding: ``409 match_over`` on both routes was in neither api.md nor the document."""
+    doc = openapi.document()
+    r = room(gw, seats=["human", "bot:easy", "bot:easy", "bot:easy"])
+    r.play_to("match_over")
+    for path, body in ((M + "/join", {"name": "Late"}), (M + "/seats/{seat}/bot", {})):
+        url = path.replace("{match_id}", r.match_id).replace("{seat}", "1")
+        answer = gw.post(url, headers=bearer(r.tokens[0]), json=body)
+        assert answer.status_code == 409, answer.text
+        assert answer.json()["error"]["code"] == "match_over"
+        documented = doc["paths"][path]["post"]["responses"]["409"]
+        assert "match_over" in documented["description"], path
+        check(doc, documented["content"]["application/json"]["schema"], answer.json())
+    assert "`409 match_over`" in section("POST /api/matches/{id}/join")
+    assert "`409 match_over`" in section("POST /api/matches/{id}/seats/{seat}/bot")
+
+
+def test_the_name_rule_is_told_for_create_and_join_alike(gw: Gateway) -> None:
+    doc = openapi.document()
+    names = [doc["paths"][path]["post"]["requestBody"]["content"]["application/json"][
+        "schema"]["properties"]["name"] for path in ("/api/matches", M + "/join")]
+    assert names[0] == names[1] and names[1]["maxLength"] == 40  # the finding: join's untold
+    assert "1 to 40 printable characters" in section("POST /api/matches/{id}/join")
+    r = room(gw, fill=False)
+    for bad in ("x" * 41, "", " ", "\u200b"):
+        answer = gw.post(r.base + "/join", json={"name": bad})
+        assert answer.status_code == 400 and answer.json()["error"]["code"] == "bad_request"
+    joined = gw.post(r.base + "/join", json={"name": "  Bob  "})
+    assert joined.status_code == 200
