@@ -20,7 +20,7 @@ export function mount(root, [matchId]) {
   const token = store.token(matchId);
   const params = new URLSearchParams(location.search);
   let step = Math.max(0, parseInt(params.get("step") || "0", 10) || 0);
-  let steps = null;
+  let steps = null; // the last step (the replay's answer says it; before that, the summary's version)
   let data = null;
   let seq = 0;
   let alive = true;
@@ -41,7 +41,7 @@ export function mount(root, [matchId]) {
     E.first = btn("rp-first", t("replay.first"), rtl ? "▶|" : "|◀", () => go(0));
     E.prev = btn("rp-prev", t("replay.prev"), rtl ? "▶" : "◀", () => go(step - 1));
     E.next = btn("rp-next", t("replay.next"), rtl ? "◀" : "▶", () => go(step + 1));
-    E.last = btn("rp-last", t("replay.last"), rtl ? "|◀" : "▶|", () => go(steps ?? step));
+    E.last = btn("rp-last", t("replay.last"), rtl ? "|◀" : "▶|", () => toLast());
     E.slider = h("input", { type: "range", id: "rp-slider", min: "0", max: String(steps ?? 0), value: String(step), "aria-label": t("replay.slider") });
     E.slider.addEventListener("input", () => {
       clearTimeout(debounce);
@@ -83,6 +83,27 @@ export function mount(root, [matchId]) {
     load();
   }
 
+  /** Learns the number of steps from the public summary (its version: the replay's last step)
+   *  when no replay answer has said it yet, so that a step past the end (a link's ?step=99999)
+   *  is clamped before it is asked for. */
+  function learnSteps() {
+    return api.summary(matchId).then((s) => {
+      if (steps == null && Number.isSafeInteger(s && s.version) && s.version >= 0) steps = s.version;
+    });
+  }
+
+  /** The last step (Last, End): known, or learned first. */
+  function toLast() {
+    if (steps != null) { go(steps); return; }
+    const my = seq;
+    learnSteps().then(() => { if (alive && my === seq && steps != null) go(steps); }, () => {});
+  }
+
+  function fail(e) {
+    E.msg.hidden = false;
+    E.msg.textContent = e.status === 404 ? t("join.not_found") : e.code === "bad_token" || e.status === 401 || e.status === 403 || e.status === 409 ? t("replay.not_over") : errorText(e);
+  }
+
   function load() {
     const my = ++seq;
     api.replay(matchId, step, token).then((d) => {
@@ -93,8 +114,16 @@ export function mount(root, [matchId]) {
       paint();
     }).catch((e) => {
       if (!alive || my !== seq) return;
-      E.msg.hidden = false;
-      E.msg.textContent = e.status === 404 ? t("join.not_found") : e.code === "bad_token" || e.status === 401 || e.status === 403 || e.status === 409 ? t("replay.not_over") : errorText(e);
+      // a step past the end that the summary could not clamp first: learn the last step, go there
+      if (e.status === 400 && steps == null && step > 0) {
+        learnSteps().then(() => {
+          if (!alive || my !== seq) return;
+          if (steps != null && step > steps) go(steps);
+          else fail(e);
+        }, () => { if (alive && my === seq) fail(e); });
+        return;
+      }
+      fail(e);
     });
   }
 
@@ -202,13 +231,16 @@ export function mount(root, [matchId]) {
     if (ev.key === back) go(step - 1);
     else if (ev.key === fwd) go(step + 1);
     else if (ev.key === "Home") go(0);
-    else if (ev.key === "End" && steps != null) go(steps);
+    else if (ev.key === "End") toLast();
     else return;
     ev.preventDefault();
   }
   document.addEventListener("keydown", keys);
   build();
-  load();
+  // a link's step past the end shows the last step: the number of steps is learned first
+  // (any answer of the summary's will do: without it the replay is asked for the step as given)
+  if (step > 0) learnSteps().catch(() => {}).then(() => { if (alive && seq === 0) go(step); });
+  else load();
   return {
     unmount() { alive = false; clearTimeout(debounce); analysis.stop(); document.removeEventListener("keydown", keys); },
     relabel() { document.title = `Hokm — ${t("replay.title")}`; build(); },
