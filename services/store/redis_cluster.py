@@ -242,8 +242,10 @@ class ShardedFollower:
                 await asyncio.sleep(self._delay)  # (a failing node is not asked in a loop)
                 self._delay = min(self._delay * 2, MAX_RETRY_S)
             else:
+                # nothing new (this process's own record, already seen): wait for the next
+                # wake-up at once (a pause here held every record woken meanwhile, the bots'
+                # replies to a human's move, half a second)
                 self._delay = FIRST_RETRY_S
-                await asyncio.sleep(0.5)
 
     async def close(self) -> None:
         tasks = list(self._tasks)

@@ -139,6 +139,70 @@ def test_an_append_never_starts_a_log_in_the_middle_of_a_match(make: Make) -> No
     run(main())
 
 
+@pytest.mark.parametrize("backend", [pytest.param("redis", marks=pytest.mark.redis), "cluster"])
+def test_a_read_that_finds_nothing_new_does_not_pause_the_follower(
+        backend: str, request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The wake-up of this process's own append often comes after the hub told the follower
+    the record was seen: the read finds nothing new.  The records woken next (the bots'
+    replies to a human's move) must be read at once: the follower paused half a second after
+    every such read (found by an operator: a solo match's views came 0.5 s late, most moves)."""
+    from services.store import redis_cluster
+
+    slept: list[float] = []
+
+    class Clock:  # the follower's module's asyncio, its sleeps recorded
+        def __getattr__(self, name: str) -> Any:
+            return getattr(asyncio, name)
+
+        async def sleep(self, delay: float, *args: Any) -> Any:
+            slept.append(delay)
+            return await asyncio.sleep(delay, *args)
+
+    monkeypatch.setattr(redis_cluster, "asyncio", Clock())
+    if backend == "cluster":
+        cluster = request.getfixturevalue("redis_cluster")
+        cluster.flush()
+        make = lambda: AsyncClusterStore(cluster.async_client())  # noqa: E731
+    else:
+        import redis.asyncio as aioredis
+
+        real_redis_client(DB).flushdb()
+        make = lambda: AsyncRedisStore(aioredis.Redis.from_url(redis_db_url(DB)))  # noqa: E731
+
+    async def main() -> None:
+        store, m = make(), mid()
+        follower: Any = store.follower()
+        follower.follow(m, 0)
+        assert await store.append(m, 1, b"1")
+        seen: dict[str, Entries] = {}
+        await _collect(follower, {m: 1}, seen)
+        reads = asyncio.Event()
+        read_all = follower._read_all
+
+        async def counted(matches: list[str]) -> Any:
+            try:
+                return await read_all(matches)
+            finally:
+                reads.set()
+
+        follower._read_all = counted
+        assert await store.append(m, 2, b"2")
+        deadline = asyncio.get_running_loop().time() + 20
+        while m not in follower._dirty:  # its wake-up has come
+            assert asyncio.get_running_loop().time() < deadline, "no wake-up"
+            await asyncio.sleep(0.01)
+        follower.seen(m, 2)  # the hub had record 2 from its own append
+        waiting = asyncio.ensure_future(follower.next_batch())
+        await asyncio.wait_for(reads.wait(), 20)  # the read that finds nothing new
+        assert await store.append(m, 3, b"3")  # a bot's reply, woken next
+        assert await asyncio.wait_for(waiting, 20) == [(m, [(3, b"3")])]
+        assert slept == []  # the finding: [0.5]
+        await follower.close()
+        await store.close()
+
+    run(main())
+
+
 async def _collect(follower: Follower, want: dict[str, int], seen: dict[str, Entries],
                    timeout: float = 20.0) -> None:
     """Take batches until every match of ``want`` has reached its version; every batch must
