@@ -33,14 +33,15 @@ from starlette.concurrency import run_in_threadpool
 
 from engine import pending_system_action
 from engine.state import CHOOSING_TRUMP, DISCARDING, DRAWING, PLAYING
+from services.errors import NotFound
 from services.matches import MatchService
 from services.pipeline import CorruptLog, Loaded, fold_raw
 from services.runtime import Runtime
 from services.store.port import AsyncEventStore, Follower, StoreUnavailable
 
 from .presence import Presence
-from .subscriber import Subscriber
-from .viewtext import view_texts
+from .subscriber import CLOSE_NOT_FOUND, Subscriber
+from .viewtext import dumps, view_texts
 
 log = logging.getLogger("hokm.gateway")
 SYSTEM_GRACE_S = 1.0
@@ -91,7 +92,7 @@ class Hub:
         self.subs: dict[str, set[Subscriber]] = {}
         self.loaded: dict[str, Loaded] = {}
         self.presence = Presence(runtime.async_client, self.gateway_id, self.loaded.get,
-                                 self._presence_changed)
+                                 self._presence_changed, self.gone)
         self.service.retry_schedules()  # a stored record is acknowledged; its bot turn waits
         self._store: AsyncEventStore | None = None
         self._follower: Follower | None = None
@@ -194,17 +195,38 @@ class Hub:
         sub.started = True
         return newest
 
+    def gone(self, match_id: str) -> None:
+        """The match no longer exists (its keys expired or were deleted, or a Redis restarted
+        without its data): its sockets are told ``not_found`` and closed (``CLOSE_NOT_FOUND``),
+        as a socket opened now would be, and the hub stops following it."""
+        subs = self.subs.pop(match_id, set())
+        if subs:
+            log.info("match %s is gone: %d socket(s) closed", match_id, len(subs))
+        frame = dumps({"type": "error", **NotFound("no such match (it expired)").to_dict(),
+                       "id": None})
+        for sub in subs:
+            sub.send(frame)
+            sub.close(CLOSE_NOT_FOUND)
+        self.loaded.pop(match_id, None)
+        self.presence.forget(match_id)
+        self._fragments.pop(match_id, None)
+        self.follower.drop(match_id)
+        self.service.forget(match_id)
+
     async def unsubscribe(self, sub: Subscriber) -> None:
         match_id = sub.match_id
         subs = self.subs.get(match_id)
-        if subs is not None:
-            subs.discard(sub)
-            if not subs:
-                del self.subs[match_id]
-                self.loaded.pop(match_id, None)
-                self.presence.forget(match_id)
-                self._fragments.pop(match_id, None)
-                self.follower.drop(match_id)
+        if subs is None or sub not in subs:  # never registered, or its match is gone
+            if sub.writer is not None and not sub.closed:
+                sub.writer.cancel()
+            return
+        subs.discard(sub)
+        if not subs:
+            del self.subs[match_id]
+            self.loaded.pop(match_id, None)
+            self.presence.forget(match_id)
+            self._fragments.pop(match_id, None)
+            self.follower.drop(match_id)
         if sub.writer is not None and not sub.closed:
             sub.writer.cancel()  # (a closing writer finishes its queue, then closes)
         if sub.seat is not None:
@@ -361,6 +383,9 @@ class Hub:
 
         try:
             found, latest = await run_in_threadpool(look)
+        except NotFound:  # deleted or expired while followed: its sockets are told
+            self.gone(match_id)
+            return
         except Exception as exc:  # the store is failing over, say: look again in a moment
             log.warning("moving %s on from version %d failed (%s); trying again", match_id,
                         version, exc)

@@ -19,6 +19,8 @@ from __future__ import annotations
 
 import asyncio
 import logging
+
+import redis
 import time
 from collections.abc import Awaitable, Callable, Iterable
 from typing import Any
@@ -48,15 +50,19 @@ class Presence:
     """The presence of one gateway (``gateway_id``) for the matches its hub follows.
 
     ``connected[match]`` is the last presence read; ``changed(match)`` is called (by the hub,
-    to resend the views) whenever it differs from the one before."""
+    to resend the views) whenever it differs from the one before.  Each pass also asks whether
+    each match's log still exists: ``gone(match)`` is called for one that does not (its keys
+    expired or were deleted while sockets followed it), and its presence is not written."""
 
     def __init__(self, client: Callable[[], Any], gateway_id: str,
                  loaded: Callable[[str], Loaded | None],
-                 changed: Callable[[str], None]) -> None:
+                 changed: Callable[[str], None],
+                 gone: Callable[[str], None] = lambda match_id: None) -> None:
         self._client = client
         self.gateway_id = gateway_id
         self._loaded = loaded
         self._changed = changed
+        self._gone = gone
         self.connected: dict[str, tuple[bool, ...]] = {}
 
     def forget(self, match_id: str) -> None:
@@ -177,6 +183,7 @@ class Presence:
                 pipe = client.pipeline(transaction=False)
                 asked = []
                 for match_id, seats in chunk:
+                    pipe.exists(keys.log(match_id))
                     if seats:
                         pipe.hset(keys.presence(match_id), mapping={
                             f"{seat}:{self.gateway_id}": expiry for seat in seats})
@@ -184,15 +191,31 @@ class Presence:
                     pipe.hgetall(keys.presence(match_id))
                     asked.append((match_id, bool(seats)))
                 answers = iter(await pipe.execute())
+                gone = []
                 for match_id, wrote in asked:
+                    exists = next(answers)
                     if wrote:
                         next(answers)  # the HSET
                         next(answers)  # the PEXPIRE
                     raw = next(answers)
+                    if not exists:  # (the entries just written go with it, below)
+                        gone.append(match_id)
+                        self._gone(match_id)
+                        continue
                     loaded = self._loaded(match_id)
                     if loaded is not None:
                         await self._is(match_id, present(raw, loaded.state.rules.players))
+                if gone:  # (one key a command: no command spans two matches)
+                    pipe = client.pipeline(transaction=False)
+                    for match_id in gone:
+                        pipe.delete(keys.presence(match_id))
+                    await pipe.execute()
             except asyncio.CancelledError:
                 raise
-            except Exception:
-                log.exception("presence refresh failed")
+            except Exception as exc:
+                if isinstance(exc, (redis.ConnectionError, redis.TimeoutError, OSError)):
+                    # expected while a Redis restarts or fails over: one line, no traceback
+                    log.warning("presence refresh failed: the store is unreachable (%s)",
+                                str(exc).splitlines()[0] if str(exc) else type(exc).__name__)
+                else:
+                    log.exception("presence refresh failed")

@@ -40,6 +40,10 @@ class RawSend:
         await self.app(scope, receive, send)
 
 
+CLOSE_NOT_FOUND = 4404
+"""The close code of a socket whose match does not exist (or no longer: it expired)."""
+
+
 class Subscriber:
     """One WebSocket following one match as one seat (or as a spectator, ``seat is None``).
 

@@ -20,14 +20,13 @@ from services.errors import BadToken, HokmError, InvalidCommand, RateLimited, To
 from . import params
 from .api import Api, Unavailable
 from .hub import UNREACHABLE, Hub, one_line
-from .subscriber import Subscriber
+from .subscriber import CLOSE_NOT_FOUND, Subscriber
 from .viewtext import dumps
 from .jsonbody import parse_object
 
 log = logging.getLogger("hokm.gateway")
 CLOSE_BAD_REQUEST = 4400
 CLOSE_POLICY = 4401
-CLOSE_NOT_FOUND = 4404
 CLOSE_TOO_LARGE = 1009
 CLOSE_TRY_LATER = 1013
 

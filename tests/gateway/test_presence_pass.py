@@ -4,8 +4,13 @@ its player closed the page at the end of a match)."""
 
 from __future__ import annotations
 
-import fakeredis
+import logging
 
+import fakeredis
+import pytest
+import redis
+
+from hokmclient import free_port
 from services.gateway.presence import Presence
 from services.store import keys
 from tests.conftest import run_async
@@ -18,6 +23,7 @@ class Stop(Exception):
 def test_a_socket_closed_during_the_wait_is_not_written_back() -> None:
     async def scenario() -> dict[bytes, bytes]:
         redis = fakeredis.FakeAsyncRedis()
+        await redis.xadd(keys.log("m1"), {"d": b""}, id="1-0")  # the match exists
         here = {"m1": {0, 2}}
         presence = Presence(lambda: redis, "g1", lambda _: None, lambda _: None)
         waits = 0
@@ -39,3 +45,21 @@ def test_a_socket_closed_during_the_wait_is_not_written_back() -> None:
 
     written = run_async(scenario(), timeout=60)  # (the browser tests keep a loop running)
     assert set(written) == {b"2:g1"}, written  # seat 2 refreshed, seat 0 not written back
+
+
+def test_a_pass_while_the_store_is_unreachable_logs_one_line(
+        caplog: pytest.LogCaptureFixture) -> None:
+    """The finding (an operator, Redis killed and restarted): "presence refresh failed" with a
+    35-line traceback, where every other path logs the outage in one line."""
+    async def scenario() -> None:
+        down = redis.asyncio.Redis(port=free_port(), socket_connect_timeout=1)
+        presence = Presence(lambda: down, "g1", lambda _: None, lambda _: None)
+        await presence.pass_once([("m1", {0})])
+        await down.aclose()
+
+    with caplog.at_level(logging.WARNING, logger="hokm.gateway"):
+        run_async(scenario(), timeout=60)
+    mine = [r for r in caplog.records if "presence refresh failed" in r.getMessage()]
+    assert len(mine) == 1
+    assert mine[0].exc_info is None and "\n" not in mine[0].getMessage()
+    assert "unreachable" in mine[0].getMessage()
