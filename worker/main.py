@@ -504,6 +504,7 @@ def _report(counter: Any, stop: threading.Event) -> None:
 def _run(args: argparse.Namespace) -> int:
     from services.clitools import CliError, redact_url, unreachable
     from services.runtime import build_runtime
+    from services.store import connect
 
     global _turns
     url = os.environ.get("HOKM_REDIS_URL")
@@ -516,8 +517,11 @@ def _run(args: argparse.Namespace) -> int:
     try:
         rt = build_runtime()
         rt.client.ping()
+        connect.check_single(rt.client, url)
         where = rt.settings.queue_url or url  # RQ's Redis (HOKM_QUEUE_URL), checked as well
         rt.scheduler.client.ping()
+        if rt.settings.queue_url:
+            connect.check_single(rt.scheduler.client, rt.settings.queue_url, "HOKM_QUEUE_URL")
     except ValueError as exc:
         raise CliError(f"a HOKM_ setting is not valid ({exc})") from None
     except redis.RedisError as exc:

@@ -29,6 +29,7 @@ import redis
 from services.clitools import CliError, port, redact_url, unreachable
 from services.runtime import Runtime, build_runtime
 from services.settings import Settings
+from services.store import connect
 
 from . import gcpolicy
 from .server import bind, limits_of, run
@@ -71,11 +72,17 @@ def _run(args: argparse.Namespace) -> int:
             raise CliError(f"cannot use the data folder {settings.data_dir} "
                            f"({exc.strerror or exc})") from None
         if not rt.embedded:
+            assert settings.redis_url is not None
+            where = settings.redis_url
             try:
                 rt.client.ping()
+                connect.check_single(rt.client, settings.redis_url)
+                if settings.queue_url:  # RQ's own Redis: never a cluster node either
+                    where = settings.queue_url
+                    connect.check_single(rt.scheduler.client, settings.queue_url,
+                                         "HOKM_QUEUE_URL")
             except redis.RedisError as exc:
-                assert settings.redis_url is not None
-                raise unreachable(settings.redis_url, exc) from None
+                raise unreachable(where, exc) from None
     except BaseException:
         sock.close()
         raise

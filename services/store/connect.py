@@ -132,6 +132,22 @@ def async_client(target: Target, **options: Any) -> Any:
                              **_cluster_options(target), **options)
 
 
+def check_single(client: Any, url: str, name: str = "HOKM_REDIS_URL") -> None:
+    """``BadStoreUrl`` when ``url``, a single Redis's, names a node of a Redis Cluster: the node
+    answers MOVED to most keys, so the server would look ready and then fail its requests (a
+    cluster is ``redis+cluster://``).  Nothing for a cluster client; a server that refuses
+    ``INFO`` is left to answer for itself."""
+    if isinstance(client, RedisCluster):
+        return
+    try:
+        info = client.info("cluster")
+    except redis.ResponseError:
+        return
+    if str(info.get("cluster_enabled", 0)) == "1":
+        raise BadStoreUrl(name, "redis+cluster://HOST:PORT,... for a Redis Cluster (this "
+                          "redis:// URL names one of its nodes)", url)
+
+
 def queue_url(store_url: str, queue: str | None) -> str:
     """The URL of RQ's Redis: ``queue`` (HOKM_QUEUE_URL) if given, else the store's
     (HOKM_REDIS_URL) when that is a single Redis; ``BadStoreUrl`` for a cluster without one."""
