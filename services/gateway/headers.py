@@ -7,6 +7,9 @@
 * ``X-Content-Type-Options: nosniff``: a file is only ever what its type says.
 * ``Referrer-Policy: no-referrer``: invite links carry match ids; leaving the site must not hand
   them to the next one.
+* ``Cache-Control: no-store`` on every ``/api/`` answer (unless the route set its own): a seat's
+  view, hint, events and replay carry its hand, which no browser or proxy cache may keep on disk
+  after the tab is closed, and no answer of the API is the same a moment later anyway.
 """
 
 from __future__ import annotations
@@ -36,9 +39,14 @@ class SecurityHeaders:
             await self.app(scope, receive, send)
             return
 
+        api = scope.get("path", "").startswith("/api/")
+
         async def with_headers(message: Message) -> None:
             if message["type"] == "http.response.start":
-                message["headers"] = [*message.get("headers", ()), *HEADERS]
+                headers = [*message.get("headers", ()), *HEADERS]
+                if api and not any(k.lower() == b"cache-control" for k, _ in headers):
+                    headers.append((b"cache-control", b"no-store"))
+                message["headers"] = headers
             await send(message)
 
         await self.app(scope, receive, with_headers)

@@ -550,3 +550,17 @@ def test_unknown_paths_and_methods(gw: Gateway) -> None:
     assert answer.status_code == 405 and answer.json()["error"]["code"] == "method_not_allowed"
     assert answer.headers["Allow"] == "POST"
     assert gw.get("/static/does-not-exist.js").status_code == 404
+
+
+def test_api_answers_are_never_stored_by_a_cache(gw: Gateway) -> None:
+    """The finding (a security review): a seat's ``GET /view`` (its hand) had no
+    Cache-Control, and the browser kept it in its disk cache after the tab closed."""
+    r = stacked_room(gw, seed=31)
+    token = r.tokens[0]
+    private = [gw.get(r.base + path, headers=bearer(token))
+               for path in ("/view", "/hint", "/events", "/replay")]
+    for answer in [*private, gw.get(r.base), gw.get("/api/matches/nope"),
+                   gw.post("/api/matches", json={"seats": "x"})]:
+        assert answer.headers.get("cache-control") == "no-store", (answer.url, answer.headers)
+    assert [a.status_code for a in private] == [200] * 4
+    assert "no-store" not in gw.get("/").headers.get("cache-control", "")  # pages: no-cache
