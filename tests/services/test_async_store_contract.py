@@ -162,12 +162,12 @@ def test_a_read_that_finds_nothing_new_does_not_pause_the_follower(
     if backend == "cluster":
         cluster = request.getfixturevalue("redis_cluster")
         cluster.flush()
-        make = lambda: AsyncClusterStore(cluster.async_client())  # noqa: E731
+        make = lambda: AsyncClusterStore(cluster.async_client())
     else:
         import redis.asyncio as aioredis
 
         real_redis_client(DB).flushdb()
-        make = lambda: AsyncRedisStore(aioredis.Redis.from_url(redis_db_url(DB)))  # noqa: E731
+        make = lambda: AsyncRedisStore(aioredis.Redis.from_url(redis_db_url(DB)))
 
     async def main() -> None:
         store, m = make(), mid()
