@@ -229,6 +229,23 @@ def test_the_replay_shows_the_analysis_of_a_finished_match(
 
 
 @pytest.mark.timeout(120)
+def test_the_analysis_names_the_players_at_the_replays_first_step(
+        new_client: Any, gateway: str, analysed: tuple[str, dict[str, Any]]) -> None:
+    """The finding (friends at a table): opened at the start of the replay, where no seat is
+    taken yet, the graph said "the chance that Seat 1 & Seat 3 win"; it names the players."""
+    match_id, answer = analysed
+    names = [s["name"] for s in http(gateway, "GET", f"/api/matches/{match_id}")["seats"]]
+    page = new_client(viewport=DESKTOP).page
+    serve_canned(page, answer, pending=0)
+    page.goto(f"/replay/{match_id}?analysis=1&step=0")
+    caption = page.locator("figure.an-graph figcaption strong")
+    caption.wait_for()
+    text = caption.inner_text()
+    assert f"{names[0]} & {names[2]}" in text, text
+    assert "Seat" not in text, text
+
+
+@pytest.mark.timeout(120)
 def test_the_analysis_on_a_phone_in_persian(
         new_client: Any, analysed: tuple[str, dict[str, Any]], shots: Path) -> None:
     match_id, answer = analysed

@@ -80,12 +80,15 @@ export class AnalysisPanel {
     this.choicesOpen = false;
     this.step = 0;
     this.players = 4;
-    this.nameOf = (s) => t("start.seat_n", { n: s + 1 });
+    this.names = []; // the players' names from the summary: the replay's early steps have none
+    this.replayName = () => null;
+    this.nameOf = (s) => this.replayName(s) || this.names[s] || t("start.seat_n", { n: s + 1 });
     this.el = h("section.analysis", { id: "rp-analysis", "aria-labelledby": "an-h", hidden: true });
     api.summary(matchId).then((sm) => {
       if (!this.alive) return;
       this.offered = sm.phase === "match_over";
       this.players = sm.players || 4;
+      this.names = (sm.seats || []).map((seat) => (seat && seat.name) || "");
       this.el.dataset.offered = String(this.offered); // for tests: the summary has been read
       if (this.offered && opened) this.toggle();
       else this.render();
@@ -94,10 +97,11 @@ export class AnalysisPanel {
 
   stop() { this.alive = false; clearTimeout(this.timer); }
 
-  /** The replay shows `step`; nameOf(seat) names the seats as the replay does. */
+  /** The replay shows `step`; nameOf(seat) is the name of the seat's player there, or null
+   *  (before the seats are taken, at the replay's first steps: the summary's names then). */
   show(step, nameOf) {
     this.step = step;
-    this.nameOf = nameOf;
+    this.replayName = nameOf;
     if (this.status === "done" && this.open) this.render();
   }
 

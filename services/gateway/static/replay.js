@@ -167,7 +167,7 @@ export function mount(root, [matchId]) {
 
   function paint() {
     const v = data.view;
-    analysis.show(step, (s) => name(v, s));
+    analysis.show(step, (s) => (v.seats && v.seats[s] && v.seats[s].name) || null);
     E.slider.max = String(steps);
     E.slider.value = String(step);
     E.slider.setAttribute("aria-valuetext", t("replay.step", { k: step, n: steps }));
