@@ -79,10 +79,20 @@ let counter = 0;
 /** A unique command id, so a retried command is never applied twice. */
 export const commandId = () => `c-${Date.now().toString(36)}-${(counter++).toString(36)}-${Math.random().toString(36).slice(2, 8)}`;
 
+/** How often an open socket is pinged, and how long it is given to answer (a pong, or any frame)
+ *  before it is taken for dead: a network gone silent (no FIN, no RST) leaves a socket OPEN for
+ *  minutes, so silence is the only sign.  A socket not open within CONNECT_DEADLINE is given up
+ *  and tried again.  In milliseconds. */
+export const PING_EVERY = 25000;
+export const PONG_DEADLINE = 10000;
+export const CONNECT_DEADLINE = 15000;
+
 /**
  * A match socket.  handlers: onView(msg), onError(msg), onStatus("connecting"|"open"|"closed"),
  * onFatal(code) when the server refuses our token for good.  `since()` gives the version shown,
- * so a reconnect asks only for what is new.
+ * so a reconnect asks only for what is new.  The socket is pinged every PING_EVERY ms, and at once
+ * when the browser is back online or the page comes to the front (check()); one that stays
+ * silent PONG_DEADLINE ms after it is asked is closed and replaced as after a close.
  */
 export class MatchSocket {
   constructor(matchId, token, handlers, since) {
@@ -95,7 +105,8 @@ export class MatchSocket {
     this.ws = null;
     this.timer = null;
     this.pinger = null;
-    this.wake = () => { if (!this.isOpen()) this.reconnectNow(); };
+    this.deadline = null; // the answer awaited from the open socket
+    this.wake = () => { if (this.isOpen()) this.check(); else this.reconnectNow(); };
     window.addEventListener("online", this.wake);
     document.addEventListener("visibilitychange", this.wake);
     this.connect();
@@ -118,22 +129,31 @@ export class MatchSocket {
     let ws;
     try { ws = new WebSocket(this.url()); } catch { this.schedule(); return; }
     this.ws = ws;
+    this.stopTimers();
+    // a handshake lost in a silent network would hang for minutes: give it up and try again
+    this.deadline = setTimeout(() => this.dead(ws), CONNECT_DEADLINE);
     ws.onopen = () => {
+      if (this.ws !== ws) return;
       this.attempt = 0;
+      clearTimeout(this.deadline);
+      this.deadline = null;
       this.h.onStatus?.("open");
       clearInterval(this.pinger);
-      this.pinger = setInterval(() => this.sendRaw({ type: "ping" }), 25000);
+      this.pinger = setInterval(() => this.check(), PING_EVERY);
     };
     ws.onmessage = (ev) => {
+      if (this.ws !== ws) return; // a socket given up for dead
+      clearTimeout(this.deadline); // any frame shows the socket is alive
+      this.deadline = null;
       let msg;
       try { msg = JSON.parse(ev.data); } catch { return; }
       if (msg.type === "view") this.h.onView?.(msg);
       else if (msg.type === "error") this.h.onError?.(msg);
     };
     ws.onclose = (ev) => {
-      clearInterval(this.pinger);
       if (this.ws !== ws) return;
       this.ws = null;
+      this.stopTimers();
       if (this.closed) return;
       // 1008 (policy) or 4xxx: the server refused us (bad token, unknown match): do not hammer it.
       if (ev.code === 1008 || (ev.code >= 4000 && ev.code < 5000)) {
@@ -144,6 +164,39 @@ export class MatchSocket {
       this.schedule();
     };
     ws.onerror = () => { /* onclose follows and schedules the retry */ };
+  }
+
+  /** Ask the open socket for a sign of life: a ping, to be answered within PONG_DEADLINE
+   *  (nothing new while an answer is awaited already). */
+  check() {
+    if (!this.isOpen() || this.deadline) return;
+    this.ws.send(JSON.stringify({ type: "ping" }));
+    this.expectAnswer();
+  }
+
+  /** Some frame must come from the open socket within PONG_DEADLINE (every command and ping
+   *  is answered: a view, an error or a pong). */
+  expectAnswer() {
+    if (!this.isOpen() || this.deadline) return;
+    const ws = this.ws;
+    this.deadline = setTimeout(() => this.dead(ws), PONG_DEADLINE);
+  }
+
+  /** `ws` stayed silent: drop it (its close handshake may never end, so its close event is not
+   *  waited for) and reconnect as after a close. */
+  dead(ws) {
+    if (this.ws !== ws || this.closed) return;
+    this.ws = null;
+    this.stopTimers();
+    try { ws.close(4000, "no answer"); } catch { /* closing already */ }
+    this.schedule(); // at once after an open socket (onopen reset the backoff); later after a handshake
+  }
+
+  stopTimers() {
+    clearInterval(this.pinger);
+    clearTimeout(this.deadline);
+    this.pinger = null;
+    this.deadline = null;
   }
 
   schedule() {
@@ -161,16 +214,19 @@ export class MatchSocket {
     this.connect();
   }
 
+  /** Send a frame on the open socket (false if there is none).  Its answer is awaited, so a
+   *  dead socket is found within PONG_DEADLINE of a move. */
   sendRaw(obj) {
     if (!this.isOpen()) return false;
     this.ws.send(JSON.stringify(obj));
+    this.expectAnswer();
     return true;
   }
 
   close() {
     this.closed = true;
     clearTimeout(this.timer);
-    clearInterval(this.pinger);
+    this.stopTimers();
     window.removeEventListener("online", this.wake);
     document.removeEventListener("visibilitychange", this.wake);
     if (this.ws) { const ws = this.ws; this.ws = null; ws.close(1000); }

@@ -17,20 +17,32 @@ const DECIDING = ["choosing_trump", "discarding", "drawing", "playing"]; // phas
 
 export function mount(root, [matchId]) {
   let current = null;
+  let seated = null; // the token the table plays with (null: the join page, or watching)
   const show = (fn) => {
     if (current) current.unmount();
     root.replaceChildren();
     current = fn();
   };
   const ctl = {
-    table: (token) => show(() => mountTable(root, matchId, token, ctl)),
-    join: (note) => show(() => mountJoin(root, matchId, ctl, note)),
+    table: (token) => { seated = token || null; show(() => mountTable(root, matchId, token, ctl)); },
+    join: (note) => { seated = null; show(() => mountJoin(root, matchId, ctl, note)); },
   };
+  // another tab of this browser took a seat here: this one goes to that seat too (a browser
+  // holds one seat of a match; joining again would take a second one and lose the first)
+  const onStorage = (ev) => {
+    if (ev.key !== `hokm.token.${matchId}` || !ev.newValue || ev.newValue === seated) return;
+    ctl.table(ev.newValue);
+  };
+  window.addEventListener("storage", onStorage);
   const token = store.token(matchId);
   if (token) ctl.table(token);
   else ctl.join();
   return {
-    unmount() { if (current) current.unmount(); current = null; },
+    unmount() {
+      window.removeEventListener("storage", onStorage);
+      if (current) current.unmount();
+      current = null;
+    },
     relabel() { if (current && current.relabel) current.relabel(); },
   };
 }
@@ -133,6 +145,9 @@ function mountJoin(root, matchId, ctl, note) {
       const form = h("form.join-form", {}, h("div.field", {}, h("label", { for: "join-name", text: t("start.your_name") }), name), btn);
       form.addEventListener("submit", async (ev) => {
         ev.preventDefault();
+        // this browser has a seat here already (taken in another tab): that seat, not another
+        const held = store.token(matchId);
+        if (held) { ctl.table(held); return; }
         btn.disabled = true;
         const n = name.value.trim() || t("start.default_name");
         store.setName(name.value.trim());
@@ -166,7 +181,8 @@ function mountTable(root, matchId, token, ctl) {
   const pace = reduce ? 0.15 : 1; // multiplier for every pause
   const S = {
     view: null, queue: [], holding: false, holdTimer: null, afterHold: null,
-    pending: false, pendingTimer: null, conn: "connecting",
+    pending: false, pendingTimer: null, pendingOnSocket: false, conn: "connecting",
+    lost: false, // the connection was lost and is not back yet (the retries say so too)
     hints: { on: false, since: null, forVersion: null, data: null, note: "", exhausted: false },
     resultKey: null, trickKey: null, drawSeen: false, statusKey: null, dealKey: null,
     banner: null, // {kind: "result"|"draw"|"deal", ...} shown in the middle
@@ -539,8 +555,10 @@ function mountTable(root, matchId, token, ctl) {
   }
 
   function renderConn() {
-    E.conn.className = `conn-status ${S.conn}`;
-    E.conn.textContent = t(`conn.${S.conn === "open" ? "open" : S.conn === "connecting" ? "connecting" : "closed"}`);
+    // "Connecting…" for the first connection only: after a loss the retries say it is lost
+    const st = S.conn === "open" ? "open" : S.conn === "connecting" && !S.lost ? "connecting" : "closed";
+    E.conn.className = `conn-status ${st}`;
+    E.conn.textContent = t(`conn.${st}`);
   }
 
   function renderSeat(el, v, s) {
@@ -932,11 +950,22 @@ function mountTable(root, matchId, token, ctl) {
     S.pending = true;
     render();
     clearTimeout(S.pendingTimer);
-    S.pendingTimer = setTimeout(() => { S.pending = false; render(); refetch(); }, 6000);
-    if (!socket || !socket.sendRaw(cmd)) {
+    S.pendingTimer = setTimeout(noAnswer, 6000);
+    S.pendingOnSocket = !!(socket && socket.sendRaw(cmd));
+    if (!S.pendingOnSocket) {
       api.command(matchId, token, cmd).then((r) => onView({ type: "view", version: r.version, view: r.view }))
         .catch((e) => onCommandError({ code: e.code, message: e.message }));
     }
+  }
+  /** The move got no answer (none in time, or its socket was lost): the player is told, since it
+   *  may not have reached the server, and the table is asked for again. */
+  function noAnswer() {
+    if (!S.pending) return;
+    S.pending = false;
+    clearTimeout(S.pendingTimer);
+    toast(t("conn.no_answer"));
+    render();
+    refetch();
   }
   function onCommandError(msg) {
     S.pending = false;
@@ -955,7 +984,15 @@ function mountTable(root, matchId, token, ctl) {
     socket = new MatchSocket(matchId, token, {
       onView,
       onError: onCommandError,
-      onStatus: (st) => { S.conn = st; if (E.conn) renderConn(); if (st === "closed" && S.view) announce(t("conn.closed")); },
+      onStatus: (st) => {
+        const lost = st === "closed" && !S.lost; // said once per loss, not at every retry
+        if (st === "closed") S.lost = true;
+        else if (st === "open") S.lost = false;
+        S.conn = st;
+        if (E.conn) renderConn();
+        if (lost && S.view) announce(t("conn.closed"));
+        if (st === "closed" && S.pendingOnSocket) noAnswer(); // its answer would have come there
+      },
       onFatal: () => {
         if (!token) return;
         api.view(matchId, token).catch((e) => {
