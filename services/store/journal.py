@@ -41,6 +41,7 @@ Contract:
 
 from __future__ import annotations
 
+import collections
 import fcntl
 import inspect
 import logging
@@ -270,6 +271,9 @@ class Journal:
         self._size = os.fstat(self._fd).st_size
         self._dirty = False
         self._failing = False
+        self._pending: collections.deque[bytes] = collections.deque()
+        """Frames not written yet (the disk was full, say), in order: written before any later
+        one, so the file never holds a frame after a gap."""
         self._closed = threading.Event()
         self._io = threading.Lock()
         if self._size == 0:
@@ -337,6 +341,17 @@ class Journal:
 
     def _write(self, data: bytes) -> None:
         with self._io:
+            self._pending.append(data)
+            self._flush()
+
+    def _flush(self) -> None:
+        """Write the pending frames, oldest first, as far as the file takes them (with ``_io``
+        held).  A frame that cannot be written stays pending with every later one: a frame
+        dropped and the next ones written after it would leave a gap, and the match of the
+        missing record could never be read again (found with a disk that filled, then had
+        room again: "record 27 does not follow record 23" at the next start)."""
+        while self._pending and self._fd >= 0:
+            data = self._pending[0]
             start = self._size
             try:
                 view = memoryview(data)
@@ -349,24 +364,28 @@ class Journal:
                 except OSError:
                     pass
                 if not self._failing:
-                    log.error("the journal %s could not be written (%s): matches are not being "
-                              "saved", self.path, exc)
+                    log.error("the journal %s could not be written (%s): matches are kept in "
+                              "memory and saved, in order, once it can be written again (a "
+                              "crash until then loses what was not saved)", self.path, exc)
                 self._failing = True
                 return
-            if self._failing:
-                log.warning("the journal %s is being written again", self.path)
-                self._failing = False
+            self._pending.popleft()
             self._size = start + len(data)
             self._dirty = True
+        if self._failing and not self._pending:
+            log.warning("the journal %s is being written again", self.path)
+            self._failing = False
 
     def _sync_loop(self) -> None:
         while not self._closed.wait(FSYNC_EVERY_S):
             self.sync()
 
     def sync(self) -> None:
-        """fsync the journal if something was written since the last time.  Outside the lock:
-        appends (made with the server's lock held) never wait for the disk."""
+        """fsync the journal if something was written since the last time (and write what is
+        pending first, so a journal that failed catches up without waiting for a new frame).
+        Outside the lock: appends (made with the server's lock held) never wait for the disk."""
         with self._io:
+            self._flush()
             if not self._dirty or self._fd < 0:
                 return
             self._dirty = False

@@ -5,6 +5,7 @@ internals the journal wraps change."""
 from __future__ import annotations
 
 import asyncio
+import errno
 import inspect
 import threading
 import time
@@ -356,5 +357,43 @@ def test_a_finished_matchs_analysis_survives_a_restart(tmp_path: Path) -> None:
         assert restored.hgetall(keys.analysis("m1")) == {b"1": b'{"round": 1}'}
         assert restored.pexpiretime(keys.analysis("m1")) == restored.pexpiretime(LOG) > 0
         assert not restored.exists(keys.analysis_mark("m1", 2))
+    finally:
+        reopened.close()
+
+
+def test_frames_that_could_not_be_written_are_written_later_in_order(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The finding (a new user whose disk filled, then had room again): the frames that could
+    not be written were dropped and the next ones written after the gap, so at the next start
+    the match could not be read ("record 27 does not follow record 23") and every request for it
+    answered 500.  Now they wait in memory and are written, in order, before any later one."""
+    server = fakeredis.FakeServer()
+    data = DataFolder.open(tmp_path, server)
+    fd, full = data.journal._fd, [False]
+    real_write = journal.os.write
+
+    def write(to: int, chunk: Any) -> int:
+        if full[0] and to == fd:
+            raise OSError(errno.ENOSPC, "No space left on device")
+        return real_write(to, chunk)
+
+    monkeypatch.setattr(journal.os, "write", write)
+    client = fakeredis.FakeRedis(server=server)
+    try:
+        client.xadd(LOG, {"d": b"1"}, id="1-0")
+        full[0] = True  # the disk is full: two records are acknowledged meanwhile
+        client.xadd(LOG, {"d": b"2"}, id="2-0")
+        client.xadd(LOG, {"d": b"3"}, id="3-0")
+        full[0] = False  # room again
+        client.xadd(LOG, {"d": b"4"}, id="4-0")
+    finally:
+        data.close()
+    ids = [c[3] for c in commands(tmp_path) if c[1] == b"xadd"]
+    assert ids == [b"1-0", b"2-0", b"3-0", b"4-0"]  # the finding: [1-0, 4-0]
+    again = fakeredis.FakeServer()
+    reopened = DataFolder.open(tmp_path, again)
+    try:
+        entries = fakeredis.FakeRedis(server=again).xrange(LOG)
+        assert [e[0] for e in entries] == [b"1-0", b"2-0", b"3-0", b"4-0"]
     finally:
         reopened.close()
