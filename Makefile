@@ -4,9 +4,11 @@
 #   make test   run the whole test suite: ruff, mypy, pytest in two xdist workers (needs Redis at
 #               127.0.0.1:6379; the second worker starts a private redis-server: tests/conftest.py)
 PY ?= python3
-HOST ?= 127.0.0.1
-PORT ?= 8000
-DATA ?=
+# plain assignments: `make play HOST=...` sets them, the environment does not (a shell exports
+# HOST, PORT or DATA for other uses: tcsh's HOST is the machine's name)
+HOST = 127.0.0.1
+PORT = 8000
+DATA =
 VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
@@ -37,7 +39,7 @@ $(STAMP): pyproject.toml setup.py worker/policies/_compiled.py $(HOT)
 install: $(STAMP)
 
 play: $(STAMP)
-	$(BIN)/hokm serve --host $(HOST) --port $(PORT) $(if $(DATA),--data $(DATA)) --open
+	$(BIN)/hokm serve --host '$(HOST)' --port '$(PORT)' $(if $(DATA),--data '$(DATA)') --open
 
 test: $(STAMP)
 	$(BIN)/ruff check .

@@ -333,13 +333,19 @@ def test_the_worker_says_what_it_serves_and_how_many_turns_it_played() -> None:
 
 def test_make_play_takes_the_address_and_the_data_folder() -> None:
     base = {k: v for k, v in os.environ.items() if k not in ("HOST", "PORT", "DATA")}
-    planned = subprocess.run(["make", "-n", "play", "PORT=8001", "HOST=0.0.0.0", "DATA=/d"],
+    planned = subprocess.run(["make", "-n", "play", "PORT=8001", "HOST=0.0.0.0",
+                              "DATA=/my data/d"],
                              cwd=ROOT, env=base, capture_output=True, text=True, timeout=60)
     assert planned.returncode == 0, planned.stderr
-    assert "hokm serve --host 0.0.0.0 --port 8001 --data /d --open" in planned.stdout
-    default = subprocess.run(["make", "-n", "play"], cwd=ROOT, env=base, capture_output=True,
-                             text=True, timeout=60)
-    assert re.search(r"hokm serve --host 127\.0\.0\.1 --port 8000 +--open", default.stdout)
+    # a folder with a space stays one argument (the finding: "unrecognized arguments: data/d")
+    assert "hokm serve --host '0.0.0.0' --port '8001' --data '/my data/d' --open" in \
+        planned.stdout
+    # the environment's HOST, PORT and DATA (tcsh exports HOST, the machine's name) are not
+    # the server's: only `make play HOST=...` is (the finding: it listened on HOST's address)
+    default = subprocess.run(["make", "-n", "play"], cwd=ROOT,
+                             env={**base, "HOST": "0.0.0.0", "PORT": "9", "DATA": "/x"},
+                             capture_output=True, text=True, timeout=60)
+    assert re.search(r"hokm serve --host '127\.0\.0\.1' --port '8000' +--open", default.stdout)
 
 
 def test_the_data_folder_setting(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
