@@ -87,6 +87,13 @@ def port(text: str) -> int:
     return value
 
 
+def host(text: str) -> str:
+    """An address to listen on: not empty (an empty one meant every interface, silently)."""
+    if not text.strip():
+        raise argparse.ArgumentTypeError("an address is needed (0.0.0.0 for every interface)")
+    return text.strip()
+
+
 def seat(text: str) -> int:
     """A seat number, 0-3."""
     value = _integer(text)

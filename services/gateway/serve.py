@@ -26,7 +26,7 @@ from typing import Any
 
 import redis
 
-from services.clitools import CliError, port, redact_url, unreachable
+from services.clitools import CliError, host, port, redact_url, unreachable
 from services.runtime import Runtime, build_runtime
 from services.settings import Settings
 from services.store import connect
@@ -69,8 +69,10 @@ def _run(args: argparse.Namespace) -> int:
             assert settings.redis_url is not None
             raise unreachable(settings.redis_url, exc) from None
         except OSError as exc:
-            raise CliError(f"cannot use the data folder {settings.data_dir} "
-                           f"({exc.strerror or exc})") from None
+            why = exc.strerror or str(exc)
+            if isinstance(exc, FileExistsError):  # mkdir met a file where the folder should be
+                why = "a file is there, not a folder"
+            raise CliError(f"cannot use the data folder {settings.data_dir} ({why})") from None
         if not rt.embedded:
             assert settings.redis_url is not None
             where = settings.redis_url
@@ -88,8 +90,8 @@ def _run(args: argparse.Namespace) -> int:
         raise
     try:
         app = args.make_app(rt)
-        host, bound = sock.getsockname()[:2]
-        url = f"http://{f'[{host}]' if ':' in host else host}:{bound}/"
+        addr, bound = sock.getsockname()[:2]
+        url = f"http://{f'[{addr}]' if ':' in addr else addr}:{bound}/"
         if rt.embedded:
             mode = "embedded: in-process fakeredis and bot worker"
         else:
@@ -127,7 +129,7 @@ def register(sub: argparse._SubParsersAction,  # type: ignore[type-arg]
                     "fakeredis and bot worker, nothing to install) and keeps its matches in a "
                     "data folder across restarts; with it, it uses that Redis and the bots' "
                     "turns are played by `hokm worker`.")
-    parser.add_argument("--host", default="127.0.0.1", help="address to listen on")
+    parser.add_argument("--host", type=host, default="127.0.0.1", help="address to listen on")
     parser.add_argument("--port", type=port, default=8000,
                         help="port to listen on (0: any free port, printed at start)")
     parser.add_argument("--data", metavar="DIR", default=None,

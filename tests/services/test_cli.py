@@ -455,3 +455,19 @@ def test_a_damaged_journal_is_named_with_its_reason(tmp_path: Path) -> None:
     line = assert_one_line_error(run("serve", "--port", "0", "--data", str(folder)), 1)
     assert line.endswith(f"is damaged at byte {len(header)}: bytes that are not msgpack "
                          "(FormatError)"), line
+
+
+def test_serve_refuses_an_empty_address_and_names_a_file_in_the_data_folders_place(
+        tmp_path: Path) -> None:
+    """The findings (a new user): ``--host ""`` listened on every interface without a word, and
+    a file where the data folder should be was reported as "(File exists)"."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith("HOKM_")}
+    empty = subprocess.run([HOKM, "serve", "--host", "", "--port", "0"], env=env,
+                           capture_output=True, text=True, timeout=60)
+    assert empty.returncode == 2 and "an address is needed" in empty.stderr, empty.stderr
+    afile = tmp_path / "afile"
+    afile.write_text("x")
+    taken = subprocess.run([HOKM, "serve", "--data", str(afile), "--port", "0"], env=env,
+                           capture_output=True, text=True, timeout=60)
+    line = assert_one_line_error(taken, 1)
+    assert "a file is there, not a folder" in line, line
