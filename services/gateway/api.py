@@ -31,7 +31,8 @@ from services.quotas import RetryLater, owner_of, retry_after
 
 from . import commands, params
 from .commands import Applied
-from .hub import UNREACHABLE, Hub, one_line
+from .hub import Hub
+from .outage import UNREACHABLE, one_line
 from .jsonbody import parse_object
 from .limits import Buckets
 

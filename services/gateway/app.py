@@ -29,7 +29,8 @@ from services.runtime import Runtime, build_runtime
 from . import analysis, openapi, ws
 from .analysis import Analyst
 from .api import Api, Unavailable, error_response
-from .hub import UNREACHABLE, Hub, one_line
+from .hub import Hub
+from .outage import UNREACHABLE, one_line
 from .headers import SecurityHeaders
 from .subscriber import RawSend
 

@@ -28,7 +28,6 @@ import secrets
 from collections.abc import Awaitable, Callable, Coroutine, Sequence
 from typing import Any
 
-import redis
 from starlette.concurrency import run_in_threadpool
 
 from engine import pending_system_action
@@ -37,24 +36,15 @@ from services.errors import NotFound
 from services.matches import MatchService
 from services.pipeline import CorruptLog, Loaded, fold_raw
 from services.runtime import Runtime
-from services.store.port import AsyncEventStore, Follower, StoreUnavailable
+from services.store.port import AsyncEventStore, Follower
 
+from .outage import UNREACHABLE, one_line
 from .presence import Presence
 from .subscriber import CLOSE_NOT_FOUND, Subscriber
 from .viewtext import dumps, view_texts
 
 log = logging.getLogger("hokm.gateway")
 SYSTEM_GRACE_S = 1.0
-UNREACHABLE = (StoreUnavailable, redis.ConnectionError, redis.TimeoutError)
-"""What an unreachable Redis raises: expected and handled (``503 unavailable``, a loop that
-tries again), so it is logged in one line (``one_line``), never with a traceback: an outage of
-seconds must not bury the log."""
-
-
-def one_line(exc: BaseException) -> str:
-    """``exc`` as one short line for a log: its type and the first line of its message."""
-    text = str(exc).strip().splitlines()
-    return f"{type(exc).__name__}: {text[0][:200]}" if text else type(exc).__name__
 
 
 def bot_to_move(loaded: Loaded) -> bool:
@@ -207,11 +197,15 @@ class Hub:
         for sub in subs:
             sub.send(frame)
             sub.close(CLOSE_NOT_FOUND)
+        self._unfollow(match_id)
+        self.service.forget(match_id)
+
+    def _unfollow(self, match_id: str) -> None:
+        """Nobody here follows ``match_id`` any more: drop what the hub kept of it."""
         self.loaded.pop(match_id, None)
         self.presence.forget(match_id)
         self._fragments.pop(match_id, None)
         self.follower.drop(match_id)
-        self.service.forget(match_id)
 
     async def unsubscribe(self, sub: Subscriber) -> None:
         match_id = sub.match_id
@@ -223,10 +217,7 @@ class Hub:
         subs.discard(sub)
         if not subs:
             del self.subs[match_id]
-            self.loaded.pop(match_id, None)
-            self.presence.forget(match_id)
-            self._fragments.pop(match_id, None)
-            self.follower.drop(match_id)
+            self._unfollow(match_id)
         if sub.writer is not None and not sub.closed:
             sub.writer.cancel()  # (a closing writer finishes its queue, then closes)
         if sub.seat is not None:

@@ -19,14 +19,14 @@ from __future__ import annotations
 
 import asyncio
 import logging
-
-import redis
 import time
 from collections.abc import Awaitable, Callable, Iterable
 from typing import Any
 
 from services.pipeline import Loaded
 from services.store import keys
+
+from .outage import UNREACHABLE, one_line
 
 log = logging.getLogger("hokm.gateway")
 PRESENCE_TTL_MS = 30_000
@@ -212,10 +212,8 @@ class Presence:
                     await pipe.execute()
             except asyncio.CancelledError:
                 raise
-            except Exception as exc:
-                if isinstance(exc, (redis.ConnectionError, redis.TimeoutError, OSError)):
-                    # expected while a Redis restarts or fails over: one line, no traceback
-                    log.warning("presence refresh failed: the store is unreachable (%s)",
-                                str(exc).splitlines()[0] if str(exc) else type(exc).__name__)
-                else:
-                    log.exception("presence refresh failed")
+            except UNREACHABLE as exc:  # while a Redis restarts or fails over
+                log.warning("presence refresh failed: the store is unreachable (%s)",
+                            one_line(exc))
+            except Exception:
+                log.exception("presence refresh failed")

@@ -19,7 +19,8 @@ from services.errors import BadToken, HokmError, InvalidCommand, RateLimited, To
 
 from . import params
 from .api import Api, Unavailable
-from .hub import UNREACHABLE, Hub, one_line
+from .hub import Hub
+from .outage import UNREACHABLE, one_line
 from .subscriber import CLOSE_NOT_FOUND, Subscriber
 from .viewtext import dumps
 from .jsonbody import parse_object
