@@ -15,6 +15,7 @@ CODES = (
     "must_follow_suit", "must_trump", "wrong_phase", "stale_version", "match_over",
     "seat_taken", "match_full", "not_found", "rate_limited", "too_large", "hints_exhausted",
     "unavailable", "match_not_over", "analysis_unavailable", "method_not_allowed",
+    "match_damaged",
 )
 """Every error code of API v1 (``docs/api.md``)."""
 
@@ -50,5 +51,5 @@ class NetworkError(ApiError):
         super().__init__("network", message)
 
 
-CLOSE_CODES = {4400: "bad_request", 4401: "bad_token", 4404: "not_found"}
+CLOSE_CODES = {4400: "bad_request", 4401: "bad_token", 4404: "not_found", 4500: "match_damaged"}
 """WebSocket close codes by which the server refuses a socket for good (``docs/api.md``)."""

@@ -40,5 +40,8 @@ STATUS: dict[str, int] = {
     "match_full": 409, "hints_exhausted": 409, "not_your_turn": 409, "illegal_card": 409,
     "must_follow_suit": 409, "must_trump": 409, "wrong_phase": 409, "match_over": 409,
     "match_not_over": 409, "analysis_unavailable": 409, "method_not_allowed": 405,
+    "match_damaged": 503,
 }
-"""HTTP status per error code (every refusal is a 4xx)."""
+"""HTTP status per error code: every refusal is a 4xx, except a match the server cannot serve
+(``match_damaged``: its log is not a chain of records; no retry mends it, so no
+``Retry-After``) and ``unavailable`` (the gateway's, 503 with ``Retry-After``)."""

@@ -38,10 +38,11 @@ from engine.state import CHOOSING_TRUMP, DISCARDING, DRAWING, MATCH_OVER, PLAYIN
 from .cache import Lru, MatchCache
 from .errors import NotFound, StaleVersion
 from .lobby import BOT_LEVELS, BOT_NAMES, Lobby, command_key, token_hash
-from .pipeline import EMPTY, CorruptLog, Duplicate, Loaded, Prepared, fold_raw, prepare
+from .pipeline import (EMPTY, CorruptLog, Duplicate, Loaded, Prepared, chained, fold_raw,
+                       prepare)
 from .quotas import BOTS_ONLY, Quotas
 from .store.codec import decode
-from .store.port import Conflict, EventStore, StoreUnavailable
+from .store.port import Conflict, EventStore, Record, StoreUnavailable
 from .system import SideData, command_of, read_side
 
 __all__ = ["BOT_LEVELS", "BOT_NAMES", "BotScheduler", "CorruptLog", "Loaded", "MatchService",
@@ -141,12 +142,35 @@ class MatchService(Lobby):
                 raise NotFound("no such match")
             return loaded
         try:
-            new = fold_raw(records, loaded or EMPTY)
-        except CorruptLog:
-            if loaded is None:
-                raise
-            new = fold_raw(self.store.read_raw(match_id))  # our cache went wrong: start over
+            try:
+                new = fold_raw(records, loaded or EMPTY)
+            except CorruptLog:
+                if loaded is None:
+                    raise
+                new = fold_raw(self.store.read_raw(match_id))  # our cache went wrong: start over
+        except CorruptLog as damage:  # refused as match_damaged; the operator is told where
+            self.forget(match_id)
+            self.damaged(match_id, damage)
+            raise
         return self.cache.put(match_id, new)
+
+    def records(self, match_id: str, upto: int | None = None) -> list[Record]:
+        """The match's records from the first up to ``upto`` (all by default), checked to be a
+        chain (``CorruptLog`` otherwise, logged as ``load`` does)."""
+        records = self.store.read(match_id, 0, upto)
+        try:
+            chained(records)
+        except CorruptLog as damage:
+            self.damaged(match_id, damage)
+            raise
+        return records
+
+    @staticmethod
+    def damaged(match_id: str, damage: CorruptLog) -> None:
+        """One line for the operator: which match, where its chain breaks (no traceback: the
+        request is answered ``match_damaged``, which is the whole story for the player)."""
+        log.error("match %s cannot be loaded: its log is damaged (%s); `hokm verify %s` "
+                  "tells more", match_id, damage.detail, match_id)
 
     def load(self, match_id: str, *, fresh: bool = True) -> Loaded:
         """The match now (``fresh``: checked against the stream, one round trip)."""

@@ -31,7 +31,7 @@ from typing import NamedTuple
 
 from engine import Command, Event, State, decide, evolve
 
-from .errors import StaleVersion
+from .errors import HokmError, StaleVersion
 from .store.codec import CorruptRecord, apply_payloads, decode_light, digest_of, sealed
 from .store.port import Record
 
@@ -69,8 +69,18 @@ class Duplicate(Exception):
         self.version = version
 
 
-class CorruptLog(RuntimeError):
-    """The stream is not a chain of records (an edited or missing entry): see ``hokm verify``."""
+class CorruptLog(HokmError):
+    """The stream is not a chain of records (an edited or missing entry): ``match_damaged``.
+
+    The message is the players' (the same for every damage); ``detail`` says where the chain
+    breaks, for the operator's log (``hokm verify`` tells the whole story)."""
+
+    code = "match_damaged"
+
+    def __init__(self, detail: str) -> None:
+        super().__init__("this match's record is damaged, so it cannot be played or shown; "
+                         "the server's operator can check it with hokm verify")
+        self.detail = detail
 
 
 def prepare(loaded: Loaded, actor: int | None, command: Command, *, time_ms: int,
@@ -104,15 +114,24 @@ def fold(records: Sequence[Record], loaded: Loaded = EMPTY) -> Loaded:
     """Apply decoded records, which must follow ``loaded`` (``CorruptLog`` otherwise)."""
     state, version, head = loaded.state, loaded.version, loaded.head
     added: dict[str, int] = {}
-    for record in records:
-        if record.version != version + 1 or record.prev != head:
-            raise CorruptLog(f"record {record.version} does not follow record {version}")
+    for record in chained(records, loaded):
         for event in record.events:
             state = evolve(state, event)
         version, head = record.version, record.digest
         if record.command_id is not None:
             added[record.command_id] = version
     return Loaded(state, version, head, _with(loaded.commands, added))
+
+
+def chained(records: Sequence[Record], loaded: Loaded = EMPTY) -> Sequence[Record]:
+    """``records`` if each follows the one before it, the first ``loaded``'s last (its version
+    and digest), else ``CorruptLog``."""
+    version, head = loaded.version, loaded.head
+    for record in records:
+        if record.version != version + 1 or record.prev != head:
+            raise CorruptLog(f"record {record.version} does not follow record {version}")
+        version, head = record.version, record.digest
+    return records
 
 
 def fold_raw(entries: Sequence[tuple[int, bytes]], loaded: Loaded = EMPTY) -> Loaded:

@@ -57,7 +57,7 @@ def error_response(error: HokmError) -> JSONResponse:
     # a restarting Redis is back in seconds.  Clients that honour it never hammer the server,
     # and one that will not wait that long knows to give up at once.
     headers = None
-    if status in (429, 503):
+    if status in (429, 503) and error.code != "match_damaged":
         wait = error.retry_after_s if isinstance(error, RetryLater) else 1.0
         headers = {"Retry-After": retry_after(wait)}
     return JSONResponse({"error": error.to_dict()}, status_code=status, headers=headers)
@@ -301,7 +301,7 @@ class Api:
                          upto: int | None = None) -> tuple[int, list[dict[str, Any]]]:
         """The records after ``since`` (up to ``upto``) with every event redacted for ``seat``
         (everything shown once the match is over), and the last version read."""
-        records = self.service.store.read(match_id, 0, upto)
+        records = self.service.records(match_id, upto)
         if not records:
             raise NotFound("no such match")
         over = any(e.TYPE == "match_ended" for r in records for e in r.events)

@@ -45,6 +45,9 @@ ERRORS: dict[str, tuple[int, str]] = {
                                   "every game)"),
     "unavailable": (503, "the store is unreachable: nothing was done; retry after "
                          "Retry-After"),
+    "match_damaged": (503, "the match's log is damaged (an entry deleted or edited in the "
+                           "store): it cannot be played or shown, and no retry mends it (no "
+                           "Retry-After); the operator's `hokm verify` tells more"),
 }
 """Every error code of the API: its HTTP status and meaning."""
 
@@ -64,9 +67,11 @@ READY = {"type": "object", "required": ["ok", "store", "queue"],
 
 def _errors(*codes: str) -> dict[str, Any]:
     """The refusals of an operation by status, each naming its codes, plus ``429
-    rate_limited`` and ``503 unavailable``, which any operation may answer."""
+    rate_limited`` and ``503 unavailable``, which any operation may answer, and ``503
+    match_damaged``, which any operation on a match (one that may answer ``not_found``) may."""
     by_status: dict[int, list[str]] = {}
-    for code in (*codes, "rate_limited", "unavailable"):
+    damaged = ("match_damaged",) if "not_found" in codes else ()
+    for code in (*codes, "rate_limited", "unavailable", *damaged):
         by_status.setdefault(ERRORS[code][0], []).append(code)
     out: dict[str, Any] = {}
     for status, named in sorted(by_status.items()):
@@ -77,7 +82,8 @@ def _errors(*codes: str) -> dict[str, Any]:
             "content": {"application/json": {"schema": schema}},
             **({"headers": {"Retry-After": {"schema": {"type": "integer", "minimum": 1},
                                             "description": "seconds until a request would "
-                                                           "be accepted, rounded up"}}}
+                                                           "be accepted, rounded up "
+                                                           "(not with match_damaged)"}}}
                if status in (429, 503) else {}),
         }
     return out
@@ -372,13 +378,15 @@ WEBSOCKET = {
                    "WsMissed after it when `since` is behind, WsError to the sender of a "
                    "refused command, WsPong to `{\"type\": \"ping\"}`. The client sends "
                    "Command objects. A refused connection gets a WsError, then the close "
-                   "code 4400 (bad_request), 4401 (bad_token), 4404 (not_found) or 1013 "
-                   "(unavailable, and a client too slow to read: reconnect with `since`); "
+                   "code 4400 (bad_request), 4401 (bad_token), 4404 (not_found), 4500 "
+                   "(match_damaged: do not retry) or 1013 (unavailable, and a client too "
+                   "slow to read: reconnect with `since`); "
                    "frames over 16 KiB close with 1009.",
     "server_messages": [_ref("WsView"), _ref("WsMissed"), _ref("WsError"), _ref("WsPong")],
     "client_messages": [_ref("Command"), {"type": "object", "properties": {
         "type": {"const": "ping"}}}],
     "close_codes": {"4400": "bad_request", "4401": "bad_token", "4404": "not_found",
+                    "4500": "match_damaged: do not retry",
                     "1013": "unavailable or too slow: reconnect", "1009": "frame too large"},
 }
 

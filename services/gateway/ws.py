@@ -30,6 +30,7 @@ CLOSE_BAD_REQUEST = 4400
 CLOSE_POLICY = 4401
 CLOSE_TOO_LARGE = 1009
 CLOSE_TRY_LATER = 1013
+CLOSE_DAMAGED = 4500  # match_damaged: a 4xxx, so clients do not retry what waiting cannot mend
 
 
 def _error(error: HokmError, command_id: Any = None) -> str:
@@ -56,8 +57,9 @@ async def endpoint(ws: WebSocket, api: Api, hub: Hub) -> None:
             await run_in_threadpool(api.service.load, match_id)  # not_found: gone too
     except HokmError as refusal:
         await _refuse(ws, refusal, {"not_found": CLOSE_NOT_FOUND,
-                                    "bad_request": CLOSE_BAD_REQUEST}.get(refusal.code,
-                                                                          CLOSE_POLICY))
+                                    "bad_request": CLOSE_BAD_REQUEST,
+                                    "match_damaged": CLOSE_DAMAGED}.get(refusal.code,
+                                                                        CLOSE_POLICY))
         return
     except Exception as exc:  # the store is unreachable (or worse): try again later
         if isinstance(exc, UNREACHABLE):  # expected: one line, no traceback

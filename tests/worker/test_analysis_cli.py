@@ -118,3 +118,23 @@ def test_refusals_are_one_line(rt: Runtime, analyze: Callable[..., Ran]) -> None
         assert result.returncode != 0
         assert len(result.stderr.strip().splitlines()) == 1 and words in result.stderr
         assert "Traceback" not in result.stderr
+
+
+def test_a_damaged_match_is_refused_in_one_line_and_its_jobs_analyse_nothing(
+        rt: Runtime, analyze: Callable[..., Ran]) -> None:
+    """A log with a record taken out (edited by hand, a restore that lost an entry) would be
+    read as moves never made: the command names the damage, the job stores nothing."""
+    from services.store import keys
+    from worker.analysis.jobs import analyse_and_store, config
+
+    match_id, _ = finished_match(rt, seed=3)
+    client = real_redis_client(DB)
+    entries = client.xrange(keys.log(match_id))
+    client.xdel(keys.log(match_id), entries[7][0])
+    for args in ((match_id,), (match_id, "--local")):
+        result = analyze(*args)
+        assert result.returncode != 0
+        assert len(result.stderr.strip().splitlines()) == 1, result.stderr
+        assert "damaged" in result.stderr and "hokm verify" in result.stderr
+    assert analyse_and_store(rt.store, match_id, 0, config()) == "damaged"
+    assert rt.store.analysis_results(match_id) == {}

@@ -61,6 +61,7 @@ class Progress:
 
 def _analyze(args: argparse.Namespace) -> int:
     from services.audit import _records
+    from services.pipeline import CorruptLog, chained
 
     from .core import rounds_of
     from .jobs import config
@@ -71,6 +72,11 @@ def _analyze(args: argparse.Namespace) -> int:
     cfg = config()  # a HOKM_ANALYSIS_ setting that is not valid: one line naming it (exit 2)
     records = _records(args)  # one line for a missing match, folder or Redis
     match_id = args.match
+    try:
+        chained(records)
+    except CorruptLog as damage:  # analysed, its gap would be read as moves never made
+        raise CliError(f"match {match_id}'s log is damaged ({damage.detail}): `hokm verify "
+                       f"{match_id}` tells more") from None
     if not any(isinstance(e, MatchEnded) for r in records for e in r.events):
         raise CliError(f"match {match_id} is not over: its analysis opens at its end")
     rounds = rounds_of(records)

@@ -33,6 +33,8 @@ from rq import Queue
 from rq.serializers import JSONSerializer
 
 from engine.events import CardPlayed, MatchEnded, RoundStarted
+from services.matches import MatchService
+from services.pipeline import CorruptLog, chained
 from services.runtime import Runtime
 from services.settings import env_analysis_bot, env_analysis_nodes, env_analysis_ttl_s
 from services.store.port import AnalysisStore, Record
@@ -128,6 +130,11 @@ def analyse_and_store(store: Store, match_id: str, round_no: int, cfg: AnalysisC
 
     refresh()
     records = store.read(match_id)
+    try:
+        chained(records)
+    except CorruptLog as damage:  # nothing to analyse: the gateway answers match_damaged
+        MatchService.damaged(match_id, damage)
+        return "damaged"
     if not any(isinstance(e, MatchEnded) for r in records for e in r.events):
         return "not over"
     result = analyse_round(records, round_no, cfg, refresh)
