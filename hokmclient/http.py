@@ -233,6 +233,12 @@ class _Calls(Generic[R]):
         return self._run(Call("POST", f"/api/matches/{match_id}/seats/{seat}/bot",
                               {"level": level}, token))
 
+    def rematch(self, match_id: str, token: str) -> R:
+        """``POST /api/matches/{id}/rematch``: the next match of a finished one, as ``create``
+        answers (the first asker creates it, the others join it; asking again is safe)."""
+        return self._run(Call("POST", f"/api/matches/{match_id}/rematch", {}, token,
+                              repeatable=True))
+
     def request(self, method: str, path: str, body: JSON | None = None,
                 token: str | None = None, **params: int) -> R:
         """Any request of the API (``path`` from ``/api/...``), with the same error and retry

@@ -5,7 +5,8 @@ from __future__ import annotations
 from engine.errors import HokmError, InvalidCommand
 
 __all__ = [
-    "BadToken", "HintsExhausted", "HokmError", "InvalidCommand", "NotFound", "RateLimited",
+    "BadToken", "HintsExhausted", "HokmError", "InvalidCommand", "MatchNotOver", "NotFound",
+    "RateLimited",
     "StaleVersion", "TooLarge", "STATUS",
 ]
 
@@ -32,6 +33,12 @@ class TooLarge(HokmError):
 
 class HintsExhausted(HokmError):
     code = "hints_exhausted"
+
+
+class MatchNotOver(HokmError):
+    """Something that opens at the match's end (its analysis, a rematch) was asked before."""
+
+    code = "match_not_over"
 
 
 STATUS: dict[str, int] = {

@@ -9,6 +9,7 @@ to a *player*, whose seat is looked up in the state each time (the ace draw may 
 from __future__ import annotations
 
 import math
+import time
 
 import base64
 import hashlib
@@ -23,7 +24,7 @@ from engine.errors import HokmError, InvalidCommand, MatchFull, MatchOver, SeatT
 from engine.state import MATCH_OVER
 
 from .bots import LEVELS
-from .errors import BadToken
+from .errors import BadToken, MatchNotOver, NotFound
 from .pipeline import Loaded
 from .quotas import BOT_SLOT_RETRY_S, BOT_SLOT_S, BOTS_ONLY, Quotas, RetryLater, window_left
 from .store.port import EventStore
@@ -48,6 +49,9 @@ def token_hash(token: str) -> str:
 
 DISCONNECT_TIMEOUT_S = 60.0
 """A room's ``disconnect_timeout`` unless it says otherwise (api.md, ``POST /api/matches``)."""
+REMATCH_WAIT_S = 5.0
+"""How long a player asking for a rematch another player is creating at that moment waits for
+it to exist."""
 
 
 class Lobby:
@@ -121,6 +125,18 @@ class Lobby:
         if not isinstance(disconnect_timeout, (int, float)) or not 0 <= disconnect_timeout <= 3600:
             raise InvalidCommand("disconnect_timeout is 0 to 3600 seconds")
         match_id = secrets.token_hex(8)
+        self._open(match_id, parsed, levels, deck_list, disconnect_timeout, owner, first_hakem)
+        if None not in levels:  # bots only: the creator watches (and may share the link)
+            self.advance(match_id, self.load(match_id))
+            return {"match_id": match_id, "seat": None, "token": None, "player": None}
+        creator = levels.index(None)
+        joined = self.join(match_id, name, creator)
+        return {"match_id": match_id, **joined}
+
+    def _open(self, match_id: str, parsed: Rules, levels: Sequence[str | None],
+              deck_list: list[list[str]], disconnect_timeout: float, owner: str | None,
+              first_hakem: int | None) -> None:
+        """Store a new match of checked arguments, its bots seated (its humans' seats open)."""
         if owner is not None:
             self._admit(match_id, owner, bots=None not in levels)
         secret = secrets.token_hex(32)
@@ -139,12 +155,55 @@ class Lobby:
             if level is not None:
                 self.handle(match_id, None, TakeSeat(seat, BOT_NAMES[seat % 4],
                                                      f"bot-{seat}", level))
-        if None not in levels:  # bots only: the creator watches (and may share the link)
-            self.advance(match_id, self.load(match_id))
-            return {"match_id": match_id, "seat": None, "token": None, "player": None}
-        creator = levels.index(None)
-        joined = self.join(match_id, name, creator)
-        return {"match_id": match_id, **joined}
+
+    def rematch(self, match_id: str, player: str, owner: str | None = None
+                ) -> tuple[dict[str, Any], bool]:
+        """The next match of a finished one, for its human ``player``: the same rules, bots
+        and room settings, a new deck; the player takes the seat it held at the end (or the
+        first open one).  The first player to ask creates it (held to the quotas, as
+        ``create``); the others join it: one rematch a match, whoever asks and however many
+        ask at once.  Returns its match id, the seat, token and player id, and whether this
+        call created it."""
+        state = self.load(match_id).state
+        if state.phase != MATCH_OVER:
+            raise MatchNotOver("a rematch opens at the match's end")
+        seat = self.seat_of_player(state, player)
+        occupant = state.match.seats[seat] if seat is not None else None
+        if seat is None or occupant is None:  # the seat was given up before the end
+            raise BadToken("this token has no seat at the end of the match")
+        new_id = secrets.token_hex(8)
+        standing = self.store.put_meta_once(match_id, "meta", "rematch", new_id)
+        if standing == new_id:
+            levels = [o.bot if o is not None else None for o in state.match.seats]
+            timeout = float(self.store.get_meta_field(match_id, "meta", "disconnect_timeout")
+                            or DISCONNECT_TIMEOUT_S)
+            try:
+                self._open(new_id, state.rules, levels, [], timeout, owner, None)
+            except BaseException:  # refused (a quota) or failed: the next asker tries again
+                self.store.delete_meta_field(match_id, "meta", "rematch")
+                raise
+        deadline = self.clock() + REMATCH_WAIT_S
+        while True:  # another asker may be creating it this moment
+            try:
+                seats = self.load(standing).state.match.seats
+                break
+            except NotFound:
+                if self.clock() > deadline:
+                    raise
+                time.sleep(0.02)
+        # the player's id there follows from its id here, so that asking again (a second
+        # click, another tab) gives the seat it has there already, with a token of its own
+        again = hashlib.sha256(f"{player}:{standing}".encode()).hexdigest()[:16]
+        held = next((i for i, o in enumerate(seats) if o is not None and o.player == again),
+                    None)
+        if held is not None:
+            token = secrets.token_urlsafe(24)
+            self.store.put_meta(standing, "tokens", {token_hash(token): again})
+            joined = {"seat": held, "token": token, "player": again}
+        else:
+            joined = self.join(standing, occupant.name,
+                               seat if seats[seat] is None else None, player=again)
+        return {"match_id": standing, **joined}, standing == new_id
 
     def _admit(self, match_id: str, owner: str, *, bots: bool) -> None:
         """Hold a new match of ``owner`` to the quotas (``rate_limited`` beyond them)."""
@@ -169,8 +228,10 @@ class Lobby:
         value = float(raw) if raw else DISCONNECT_TIMEOUT_S
         return value if value > 0 else math.inf
 
-    def join(self, match_id: str, name: str, seat: int | None = None) -> dict[str, Any]:
-        """Take an open seat (the first one if ``seat`` is None)."""
+    def join(self, match_id: str, name: str, seat: int | None = None,
+             player: str | None = None) -> dict[str, Any]:
+        """Take an open seat (the first one if ``seat`` is None) as a new player (``player``:
+        one of this service's choosing)."""
         loaded = self.load(match_id)
         state = loaded.state
         if state.phase == MATCH_OVER:
@@ -184,7 +245,7 @@ class Lobby:
             raise InvalidCommand("no such seat")
         elif seat not in open_seats:
             raise SeatTaken("that seat is taken")
-        player = secrets.token_hex(8)
+        player = player or secrets.token_hex(8)
         token = secrets.token_urlsafe(24)
         digest = token_hash(token)
         self.store.put_meta(match_id, "tokens", {digest: player})

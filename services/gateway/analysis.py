@@ -25,7 +25,7 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 
 from engine.state import MATCH_OVER
-from services.errors import HokmError
+from services.errors import MatchNotOver
 from services.store.port import AnalysisStore
 
 from . import params
@@ -34,10 +34,6 @@ from .api import Api, Unavailable
 Analyst = Callable[[str, Sequence[int]], object]
 """Enqueue the analysis of these rounds of a finished match (the worker's, handed in)."""
 COUNTS = ("moves", "cost_trick", "cost_round", "cost_kot")
-
-
-class MatchNotOver(HokmError):
-    code = "match_not_over"
 
 
 def endpoint(api: Callable[[], Api], store: AnalysisStore, analyst: Analyst | None

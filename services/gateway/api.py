@@ -172,6 +172,20 @@ class Api:
             await self.seated(match_id, joined["seat"], room_timeout=True)
         return JSONResponse(joined)
 
+    async def rematch(self, request: Request) -> Response:
+        """The next match of a finished one (``Lobby.rematch``), for the token's player: 201
+        with the answer of a create when this request made it, 200 when it joined it."""
+        self.check_address(request)
+        match_id = params.match_id(request)
+        _only(await self.body(request), set())
+        _, player, _ = await self.seat_of(request, match_id)
+        answer, created = await run_in_threadpool(
+            lambda: self.service.rematch(
+                match_id, player, owner_of(request.client.host if request.client else "?")))
+        answer["invite_url"] = str(request.url_for("table", match_id=answer["match_id"]))
+        await self.seated(answer["match_id"], answer["seat"], room_timeout=True)
+        return JSONResponse(answer, status_code=201 if created else 200)
+
     async def seated(self, match_id: str, seat: int, *, room_timeout: bool = False) -> None:
         """A seat was given (its token is in the answer): away until a socket opens on it
         (``Presence.seated``), unless the room never substitutes (``disconnect_timeout`` 0:
@@ -203,9 +217,15 @@ class Api:
         state = loaded.state
         connected = await self.hub.read_presence(match_id, state.rules.players)
         view = view_for(state, None, loaded.version, connected)
+        rematch = None
+        if state.phase == MATCH_OVER:  # the next match of its players, once one asked for it
+            rematch = await run_in_threadpool(self.service.store.get_meta_field, match_id,
+                                              "meta", "rematch")
         return JSONResponse({
-            key: view[key] for key in ("match_id", "players", "phase", "version", "score",
-                                       "rules", "seats", "round", "winner", "target", "sets")
+            **{key: view[key] for key in ("match_id", "players", "phase", "version", "score",
+                                          "rules", "seats", "round", "winner", "target",
+                                          "sets")},
+            "rematch": rematch,
         })
 
     async def view(self, request: Request) -> Response:

@@ -224,8 +224,12 @@ SCHEMAS: dict[str, Any] = {
                             "until the match is over"},
     "VersionedView": {"type": "object", "required": ["version", "view"],
                       "properties": {"version": {"type": "integer"}, "view": _ref("View")}},
-    "Summary": {"type": "object", "required": list(SUMMARY_FIELDS),
-                "properties": {k: VIEW_FIELDS[k] for k in SUMMARY_FIELDS}},
+    "Summary": {"type": "object", "required": [*SUMMARY_FIELDS, "rematch"],
+                "properties": {
+                    **{k: VIEW_FIELDS[k] for k in SUMMARY_FIELDS},
+                    "rematch": _field({"type": ["string", "null"]},
+                                      "a finished match's next one, once one of its players "
+                                      "asked for it (POST .../rematch), else null")}},
     "Created": {"type": "object", "required": ["match_id", "seat", "token", "invite_url",
                                                "player"],
                 "properties": {
@@ -512,6 +516,21 @@ def document() -> dict[str, Any]:
                                                  "left": {"const": True}}}),
                               **_errors("bad_request", "bad_token", "not_found",
                                         "match_over", "too_large")},
+            }},
+            "/api/matches/{match_id}/rematch": {"post": {
+                "summary": "The next match of a finished one, for one of its players",
+                "description": "The same rules, bots and room settings, a new deck and a new "
+                               "ace draw. The first player to ask creates it (201, held to "
+                               "the create limits); the others, and the same player asking "
+                               "again, join it (200) at the seat they held at the end while "
+                               "it is open; the summary of the finished match names it.",
+                "parameters": [MATCH_ID], "security": TOKEN,
+                "responses": {**_ok("the rematch, and the caller's seat and token there",
+                                    _ref("Created"), code="201"),
+                              **_ok("the rematch (created before), and the caller's seat "
+                                    "and token there", _ref("Created")),
+                              **_errors("bad_request", "bad_token", "not_found",
+                                        "match_not_over", "match_full", "too_large")},
             }},
             "/api/matches/{match_id}/seats/{seat}/bot": {"post": {
                 "summary": "Give an empty seat to a bot",

@@ -87,6 +87,10 @@ class MemoryStore:
         with self._cond:
             return self._meta.get((match_id, name), {}).get(key)
 
+    def put_meta_once(self, match_id: str, name: str, key: str, value: str) -> str:
+        with self._cond:
+            return self._meta.setdefault((match_id, name), {}).setdefault(key, value)
+
     def delete_meta_field(self, match_id: str, name: str, key: str) -> None:
         with self._cond:
             self._meta.get((match_id, name), {}).pop(key, None)

@@ -93,6 +93,11 @@ class EventStore(Protocol):
 
     def delete_meta_field(self, match_id: str, name: str, key: str) -> None: ...
 
+    def put_meta_once(self, match_id: str, name: str, key: str, value: str) -> str:
+        """Set ``key`` to ``value`` unless it is set: the value that stands (``value``, or
+        the one set first; atomic, so of two writers at once exactly one wins)."""
+        ...
+
     # Lifetime and quotas.
     def keep(self, match_id: str, seconds: float) -> None:
         """Let the match's record lapse ``seconds`` from now (0: keep it for ever)."""

@@ -233,6 +233,11 @@ class RedisStore:
         value = self.client.hget(_meta_key(match_id, name), key)
         return value.decode() if value is not None else None
 
+    def put_meta_once(self, match_id: str, name: str, key: str, value: str) -> str:
+        if self.client.hsetnx(_meta_key(match_id, name), key, value):
+            return value
+        return self.get_meta_field(match_id, name, key) or value  # (deleted meanwhile: ours)
+
     def delete_meta_field(self, match_id: str, name: str, key: str) -> None:
         self.client.hdel(_meta_key(match_id, name), key)
 

@@ -98,3 +98,31 @@ def test_the_invite_link_of_a_finished_match_shows_its_result(
     assert items.count() == GAMES[game] and items.first.inner_text().startswith("Seat 1: ")
     assert page.locator(".join-page ol").count() == 0  # the numbers are in the items' text
     assert page.title() == "Hokm — Match over"
+
+
+@pytest.mark.timeout(120)
+def test_both_players_meet_again_by_play_again(new_client: Any, gateway: str) -> None:
+    """"Play again" at the match-over panel: the first player's click makes the rematch and
+    takes them to its table; the other player's panel learns of it by itself (its button
+    turns into "Join the rematch", with a line saying why) and the click seats them there, so
+    the new match begins with both, a new deck, and the score at nothing."""
+    match_id, tokens = finish_humans_match(gateway, 2, NAMES)
+    first = open_seat(new_client(viewport=DESKTOP), match_id, tokens[0])
+    other = open_seat(new_client(viewport=PHONE), match_id, tokens[1])
+    assert other.locator("#rematch").inner_text() == "Play again"
+    assert other.locator("#rematch-note").is_hidden()
+    first.get_by_role("button", name="Play again").click()
+    first.wait_for_url(re.compile(r"/m/(?!" + match_id + r")[a-z0-9]+$"))
+    new_id = first.url.rsplit("/", 1)[1]
+    assert http(gateway, "GET", f"/api/matches/{match_id}")["rematch"] == new_id
+    other.get_by_role("button", name="Join the rematch").wait_for(timeout=15_000)
+    assert "asked for a rematch" in other.locator("#rematch-note").inner_text()
+    other.get_by_role("button", name="Join the rematch").click()
+    other.wait_for_url(re.compile(f"/m/{new_id}$"))
+    summary = http(gateway, "GET", f"/api/matches/{new_id}")
+    assert all(not s["empty"] for s in summary["seats"]), summary
+    assert summary["score"] == [0, 0] and summary["phase"] != "waiting"
+    assert sorted(s["name"] for s in summary["seats"]) == sorted(NAMES[:2])
+    for page in (first, other):  # each at the new table, seated
+        page.locator("section.hand").wait_for(timeout=15_000)
+        assert page.locator(".banner.over").count() == 0

@@ -52,6 +52,7 @@ const enc = encodeURIComponent;
 export const api = {
   create: (body) => request("POST", "/api/matches", { body }),
   join: (id, body) => request("POST", `/api/matches/${enc(id)}/join`, { body }),
+  rematch: (id, token) => request("POST", `/api/matches/${enc(id)}/rematch`, { body: {}, token }),
   summary: (id) => request("GET", `/api/matches/${enc(id)}`),
   view: (id, token) => request("GET", `/api/matches/${enc(id)}/view`, { token }),
   command: (id, token, cmd) => request("POST", `/api/matches/${enc(id)}/commands`, { body: cmd, token }),

@@ -7,13 +7,14 @@
 import { api, store, MatchSocket, commandId, gameOf, MAX_NAME } from "./api.js";
 import { h, fill, cardButton, cardImage, cardBack, suitButton, suitBadge } from "./cards.js";
 import { t, cardName, suitName, capitalize, isRtl } from "./i18n.js";
-import { announce, toast, copyText, errorText } from "./ui.js";
+import { announce, toast, copyText, errorText, navigate } from "./ui.js";
 
 const POS = ["bottom", "right", "top", "left"]; // relative to the player: seat+1 sits to the RIGHT
 /** The places around the table by seats after the player in playing order: two players face
  *  each other; with three the next player sits to the right and the one after to the left. */
 const PLACES = { 2: ["bottom", "top"], 3: ["bottom", "right", "left"], 4: POS };
 const DECIDING = ["choosing_trump", "discarding", "drawing", "playing"]; // phases with a turn
+const REMATCH_LOOK_MS = 4000; // how often the match-over panel asks whether a rematch was made
 
 export function mount(root, [matchId]) {
   let current = null;
@@ -190,6 +191,7 @@ function mountTable(root, matchId, token, ctl) {
     trumpShown: false, handSeen: false,
     picked: new Set(), pickKey: null, // the cards chosen to lay aside (talon game), for one decision
     talonKey: null, // the talon decision the panel was built for (keeps keyboard focus on it)
+    rematch: null, rematchTimer: null, // the next match, once another player asked for it
   };
   const E = {};
   let socket = null;
@@ -627,10 +629,51 @@ function mountTable(root, matchId, token, ctl) {
         h("p", { text: overText(v) }),
         v.result ? h("p", { text: resultText(v, v.result) }) : null,
         h("p.actions", {}, h("a.button.primary", { href: `/replay/${matchId}`, "data-link": true, id: "watch-replay", text: t("table.watch_replay") }),
-          h("a.button", { href: "/", "data-link": true, id: "new-match", text: t("table.new_match") })));
+          v.seat != null && token ? rematchButton() : null,
+          h("a.button", { href: "/", "data-link": true, id: "new-match", text: t("table.new_match") })),
+        h("p.rematch-note", { id: "rematch-note", role: "status", hidden: true, text: t("over.rematch_waiting") }));
       if (take) E.banner.querySelector("#over-h").focus({ preventScroll: false });
+      if (v.seat != null && token) watchRematch();
       return;
     }
+  }
+
+  // ---- rematch: the next match of this table (POST .../rematch; api.md) ----
+  function rematchButton() {
+    const btn = h("button.button", { type: "button", id: "rematch", text: t(S.rematch ? "over.rematch_join" : "over.rematch") });
+    btn.addEventListener("click", async () => {
+      btn.disabled = true;
+      try {
+        const r = await api.rematch(matchId, token);
+        store.setToken(r.match_id, r.token);
+        if (store.solo() === matchId) store.setSolo(r.match_id);
+        navigate(`/m/${r.match_id}`);
+      } catch (e) { toast(errorText(e)); btn.disabled = false; }
+    });
+    return btn;
+  }
+
+  /** While the match-over panel shows, look every few seconds whether another player asked for
+   *  the rematch (the summary names it): the button then says "join" and a line tells why. */
+  function watchRematch() {
+    const show = () => {
+      const btn = E.banner.querySelector("#rematch");
+      const note = E.banner.querySelector("#rematch-note");
+      if (!S.rematch || !btn || !note) return;
+      btn.textContent = t("over.rematch_join");
+      note.hidden = false;
+    };
+    show();
+    if (S.rematchTimer || S.rematch) return;
+    const look = () => {
+      if (!alive) return;
+      api.summary(matchId).then((sum) => {
+        if (!alive) return;
+        if (sum.rematch) { S.rematch = sum.rematch; show(); return; }
+        S.rematchTimer = setTimeout(look, REMATCH_LOOK_MS);
+      }).catch(() => { if (alive) S.rematchTimer = setTimeout(look, REMATCH_LOOK_MS); });
+    };
+    look();
   }
 
   function renderTrumpChoice(v) {
@@ -1019,7 +1062,7 @@ function mountTable(root, matchId, token, ctl) {
   return {
     unmount() {
       alive = false;
-      clearTimeout(S.holdTimer); clearTimeout(S.pendingTimer);
+      clearTimeout(S.holdTimer); clearTimeout(S.pendingTimer); clearTimeout(S.rematchTimer);
       if (socket) socket.close();
     },
     relabel() { build(); S.trumpShown = false; S.handSeen = false; render(); },

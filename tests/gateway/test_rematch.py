@@ -1,0 +1,135 @@
+"""``POST /api/matches/{id}/rematch``: once a match is over, each of its human players may ask
+for the next match of the same table (the same rules, bots and room settings, a new deck).  The
+first to ask creates it, the others join it at the seats they held; the finished match's
+summary names it (``rematch``), so the other players' pages can offer it; one rematch a match,
+however many ask and however often."""
+
+from __future__ import annotations
+
+import random
+import threading
+from typing import Any
+
+from services.gateway import openapi
+from services.store import keys
+
+from .helpers import bearer, finish, gateway, room, stacked_room
+from .test_openapi import answer_schema, check
+
+PATH = "/api/matches/{match_id}/rematch"
+
+
+def _rematch(gw: Any, match_id: str, token: str | None, **kw: Any) -> Any:
+    headers = bearer(token) if token is not None else None
+    return gw.post(f"/api/matches/{match_id}/rematch", headers=headers, **kw)
+
+
+def test_the_players_of_a_finished_match_meet_again_at_their_seats() -> None:
+    with gateway(worker=False) as gw:
+        r = stacked_room(gw, seed=3)
+        early = _rematch(gw, r.match_id, r.tokens[2])
+        assert early.status_code == 409 and early.json()["error"]["code"] == "match_not_over"
+        assert r.summary()["rematch"] is None
+        finish(gw, r.match_id, random.Random(3))
+        old = r.summary()
+        assert old["phase"] == "match_over" and old["rematch"] is None
+
+        first = _rematch(gw, r.match_id, r.tokens[2])
+        assert first.status_code == 201, first.text
+        made = first.json()
+        new_id = made["match_id"]
+        doc = openapi.document()
+        check(doc, answer_schema(doc, PATH, "post", "201"), made)
+        check(doc, answer_schema(doc, "/api/matches/{match_id}", "get"), r.summary())
+        assert new_id != r.match_id and made["seat"] == 2
+        assert made["invite_url"].endswith(f"/m/{new_id}")
+        assert r.summary()["rematch"] == new_id
+        summary = gw.get(f"/api/matches/{new_id}").json()
+        assert summary["phase"] == "waiting" and summary["rules"] == old["rules"]
+        assert [s["empty"] for s in summary["seats"]] == [True, True, False, True]
+        assert summary["seats"][2]["name"] == old["seats"][2]["name"]
+
+        again = _rematch(gw, r.match_id, r.tokens[2])  # a second click, another tab
+        assert again.status_code == 200 and again.json()["match_id"] == new_id
+        check(doc, answer_schema(doc, PATH, "post"), again.json())
+        assert again.json()["seat"] == 2 and again.json()["token"] != made["token"]
+        for token in (made["token"], again.json()["token"]):  # both tokens hold the seat
+            view = gw.get(f"/api/matches/{new_id}/view", headers=bearer(token))
+            assert view.status_code == 200 and view.json()["view"]["seat"] == 2
+        assert [s["empty"] for s in gw.get(f"/api/matches/{new_id}").json()["seats"]] == [
+            True, True, False, True]
+
+        tokens = {}
+        for seat in (0, 3, 1):
+            joined = _rematch(gw, r.match_id, r.tokens[seat])
+            assert joined.status_code == 200, joined.text
+            assert joined.json()["match_id"] == new_id
+            tokens[seat] = joined.json()["token"]
+            if seat != 1:
+                assert joined.json()["seat"] == seat
+        started = gw.get(f"/api/matches/{new_id}").json()
+        assert started["phase"] != "waiting"  # every seat taken: it began, with an ace draw
+        assert started["score"] == [0, 0]    # (as every match does: the partners may change)
+        views = [gw.get(f"/api/matches/{new_id}/view", headers=bearer(t)).json()["view"]
+                 for t in tokens.values()]
+        assert {v["seats"][v["seat"]]["name"] for v in views} == {
+            old["seats"][s]["name"] for s in (0, 3, 1)}
+
+
+def test_refusals_change_nothing() -> None:
+    with gateway(worker=False) as gw:
+        r = stacked_room(gw, seed=4)
+        finish(gw, r.match_id, random.Random(4))
+        spectator = _rematch(gw, r.match_id, None)
+        assert spectator.status_code == 401 and spectator.json()["error"]["code"] == "bad_token"
+        wrong = _rematch(gw, r.match_id, "not-a-token")
+        assert wrong.status_code == 401
+        extra = _rematch(gw, r.match_id, r.tokens[0], json={"seats": ["human"] * 4})
+        assert extra.status_code == 400 and extra.json()["error"]["code"] == "bad_request"
+        gone = _rematch(gw, "nosuchmatch", r.tokens[0])
+        assert gone.status_code == 404
+        assert r.summary()["rematch"] is None
+        assert gw.rt.store.get_meta_field(r.match_id, "meta", "rematch") is None
+
+
+def test_bots_and_room_settings_come_along() -> None:
+    with gateway(worker=False) as gw:
+        r = room(gw, seats=["bot:easy", "human", "bot:hard", "bot:medium"],
+                 rules={"must_trump": True}, disconnect_timeout=0)
+        finish(gw, r.match_id, random.Random(5))
+        made = _rematch(gw, r.match_id, r.tokens[0]).json()
+        seats = gw.get(f"/api/matches/{made['match_id']}").json()["seats"]
+        old = gw.get(f"{r.base}").json()
+        # the bots of the table at the end, in a new ace draw's order
+        assert sorted(str(s["bot"]) for s in seats) == sorted(str(s["bot"]) for s in old["seats"])
+        assert sum(1 for s in seats if s["bot"]) == 3
+        assert gw.get(f"/api/matches/{made['match_id']}").json()["rules"]["must_trump"] is True
+        meta = gw.rt.store.get_meta_field(made["match_id"], "meta", "disconnect_timeout")
+        assert meta is not None and float(meta) == 0
+        assert not gw.rt.store.client.zscore(keys.AWAY, f"{made['match_id']}:{made['seat']}")
+
+
+def test_players_asking_at_once_get_one_rematch() -> None:
+    with gateway(worker=False) as gw:
+        r = stacked_room(gw, seed=6)
+        finish(gw, r.match_id, random.Random(6))
+        service = gw.rt.service
+        players = [service.authenticate(r.match_id, token)[1] for token in r.tokens]
+        answers: list[Any] = [None] * 4
+        barrier = threading.Barrier(4)
+
+        def ask(i: int) -> None:
+            barrier.wait()
+            answers[i] = service.rematch(r.match_id, players[i])
+
+        threads = [threading.Thread(target=ask, args=(i,)) for i in range(4)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join(30)
+        assert all(a is not None for a in answers)
+        assert len({a[0]["match_id"] for a in answers}) == 1
+        assert sum(a[1] for a in answers) == 1  # exactly one created it
+        state = service.load(answers[0][0]["match_id"]).state
+        seated = {o.player for o in state.match.seats if o is not None}
+        assert seated == {a[0]["player"] for a in answers}  # four players, one seat each
