@@ -43,6 +43,14 @@ def command_key(player: str, client_id: str) -> str:
     return base64.urlsafe_b64encode(digest).decode()
 
 
+def stand_in_key(version: int) -> str:
+    """The command id of record ``version`` when a stand-in made it for an away human (the
+    record says so to the player when they are back: ``stand_in`` in ``/events`` and the
+    socket's ``missed`` records).  ``~`` is in no client's id (``command_key`` is base64url),
+    so a client cannot pass a move of its own off as a stand-in's."""
+    return f"~{version}"
+
+
 def token_hash(token: str) -> str:
     return hashlib.sha256(token.encode()).hexdigest()
 

@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING
 from engine import view_for
 from services.bots import RQScheduler
 from services.errors import HokmError
+from services.lobby import stand_in_key
 from services.matches import MatchService, bots_only
 from services.runtime import Runtime, build_runtime
 from services.settings import env_float
@@ -178,9 +179,11 @@ def _settle(rt: Runtime, service: MatchService, match_id: str, seat: int, versio
 
     command = command_for(state.phase, choice)
     try:
-        # no command id: the expected version already makes a duplicate job harmless (it
-        # is refused as stale), and ids would cost room in every record
-        service.handle(match_id, seat, command, version=version)
+        # no command id for a bot's seat: the expected version already makes a duplicate job
+        # harmless (it is refused as stale), and ids would cost room in every record; a
+        # stand-in's move carries one that says so, for the player when they are back
+        service.handle(match_id, seat, command, version=version,
+                       command_id=stand_in_key(version + 1) if occupant.bot is None else None)
     except HokmError as refusal:
         return f"refused: {refusal.code}"
     return "played"

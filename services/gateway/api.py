@@ -26,6 +26,7 @@ from services.bots import LEVELS
 from services.errors import (
     STATUS, BadToken, HintsExhausted, HokmError, InvalidCommand, NotFound, TooLarge,
 )
+from services.lobby import stand_in_key
 from services.matches import Loaded, MatchService, token_hash
 from services.quotas import RetryLater, owner_of, retry_after
 
@@ -335,7 +336,8 @@ class Api:
                 state = evolve(state, event)
             if record.version > since:
                 out.append({"version": record.version, "actor": record.actor,
-                            "events": redacted})
+                            "events": redacted,
+                            "stand_in": record.command_id == stand_in_key(record.version)})
         return records[-1].version, out
 
     async def events(self, request: Request) -> Response:

@@ -242,10 +242,14 @@ SCHEMAS: dict[str, Any] = {
     "Joined": {"type": "object", "required": ["seat", "token", "player"],
                "properties": {"seat": SEAT_NO, "token": {"type": "string"},
                               "player": {"type": "string"}}},
-    "Record": {"type": "object", "required": ["version", "actor", "events"],
+    "Record": {"type": "object", "required": ["version", "actor", "events", "stand_in"],
                "properties": {"version": {"type": "integer"},
                               "actor": _field(_nullable(SEAT_NO),
                                               "the seat that acted (null: a system step)"),
+                              "stand_in": _field({"type": "boolean"},
+                                                 "a stand-in made this move for the actor, "
+                                                 "a human away past the room's "
+                                                 "disconnect_timeout"),
                               "events": {"type": "array", "items": {
                                   "type": "object", "required": ["type"],
                                   "properties": {"type": {"type": "string"}},

@@ -25,7 +25,7 @@ def test_a_disconnected_human_gets_a_stand_in_then_takes_the_seat_back(gw: Gatew
     match_id, token = created["match_id"], created["token"]
     service = gw.app.state.runtime.service  # type: ignore[attr-defined]
     with gw.websocket_connect(f"/api/matches/{match_id}/ws?token={token}") as ws:
-        ws.receive_json()
+        left_at = ws.receive_json()["version"]
         summary = gw.get(f"/api/matches/{match_id}").json()
         assert summary["seats"][0]["connected"] is True
     # gone: once it is seat 0's turn and a second has passed, a stand-in plays for it
@@ -33,10 +33,19 @@ def test_a_disconnected_human_gets_a_stand_in_then_takes_the_seat_back(gw: Gatew
     seat0 = service.load(match_id).state.match.seats[0]
     assert seat0.bot is None and seat0.player == created["player"]  # still the player's seat
     assert gw.get(f"/api/matches/{match_id}").json()["seats"][0]["connected"] is False
-    # back: the seat answers to its token again and nobody plays for the player any more
-    with gw.websocket_connect(f"/api/matches/{match_id}/ws?token={token}") as ws:
+    # back: the seat answers to its token again and nobody plays for the player any more;
+    # the records it missed say which moves a stand-in made for it (and only those)
+    with gw.websocket_connect(f"/api/matches/{match_id}/ws?token={token}&since={left_at}"
+                              ) as ws:
         first = ws.receive_json()
         assert first["view"]["seat"] == 0
+        missed = ws.receive_json()
+        assert missed["type"] == "missed", missed
+        mine = [r for r in missed["records"] if r["actor"] == 0]
+        assert mine and all(r["stand_in"] for r in mine)
+        assert not any(r["stand_in"] for r in missed["records"] if r["actor"] != 0)
+        events = gw.get(f"/api/matches/{match_id}/events?since={left_at}").json()["events"]
+        assert [r["version"] for r in events if r["stand_in"]] == [r["version"] for r in mine]
         assert wait_for(lambda: gw.rt.client.zscore(keys.AWAY, f"{match_id}:0") is None)
 
         def settled() -> Loaded | None:

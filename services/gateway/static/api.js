@@ -68,7 +68,11 @@ export const api = {
 export const store = {
   token: (id) => safeGet(`hokm.token.${id}`),
   setToken: (id, token) => safeSet(`hokm.token.${id}`, token),
-  dropToken: (id) => safeDel(`hokm.token.${id}`),
+  dropToken: (id) => { safeDel(`hokm.token.${id}`); safeDel(`hokm.seen.${id}`); },
+  // the last version this browser showed of a match: a page opened again asks the socket for
+  // what it missed since (the moves a stand-in made for the player, among them)
+  seen: (id) => { const v = Number(safeGet(`hokm.seen.${id}`)); return Number.isInteger(v) && v > 0 ? v : null; },
+  setSeen: (id, v) => safeSet(`hokm.seen.${id}`, String(v)),
   name: () => safeGet("hokm.name") || "",
   setName: (n) => safeSet("hokm.name", n),
   solo: () => safeGet("hokm.solo"),
@@ -149,6 +153,7 @@ export class MatchSocket {
       let msg;
       try { msg = JSON.parse(ev.data); } catch { return; }
       if (msg.type === "view") this.h.onView?.(msg);
+      else if (msg.type === "missed") this.h.onMissed?.(msg);
       else if (msg.type === "error") this.h.onError?.(msg);
     };
     ws.onclose = (ev) => {

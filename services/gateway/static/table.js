@@ -249,6 +249,7 @@ function mountTable(root, matchId, token, ctl) {
     clearTimeout(S.pendingTimer);
     const last = S.queue.length ? S.queue[S.queue.length - 1] : S.view;
     if (last && v.version < last.version) return; // older than what we have: ignore
+    if (token) store.setSeen(matchId, v.version);
     if (last && v.version === last.version) { // same record (e.g. presence changed): refresh in place
       if (S.queue.length) S.queue[S.queue.length - 1] = v;
       else { S.view = v; render(); }
@@ -1026,6 +1027,7 @@ function mountTable(root, matchId, token, ctl) {
   function connect() {
     socket = new MatchSocket(matchId, token, {
       onView,
+      onMissed,
       onError: onCommandError,
       onStatus: (st) => {
         const lost = st === "closed" && !S.lost; // said once per loss, not at every retry
@@ -1044,8 +1046,20 @@ function mountTable(root, matchId, token, ctl) {
       },
     }, () => {
       const last = S.queue.length ? S.queue[S.queue.length - 1] : S.view;
-      return last ? last.version : null;
+      return last ? last.version : token ? store.seen(matchId) : null;
     });
+  }
+
+  /** The records this seat missed while its socket was away: a stand-in's moves for it are
+   *  told (the cards themselves are on the table, in the last trick and the replay). */
+  function onMissed(msg) {
+    const latest = S.queue.length ? S.queue[S.queue.length - 1] : S.view;
+    if (!token || latest?.seat == null) return;
+    const n = (msg.records || []).filter((r) => r.stand_in && r.actor === latest.seat).length;
+    if (!n) return;
+    const text = t("away.stand_in", { n });
+    toast(text, 10000); // the player is just back: long enough to be read
+    announce(text);
   }
 
   build();
