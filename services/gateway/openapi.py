@@ -395,7 +395,8 @@ WEBSOCKET = {
         "type": {"const": "ping"}}}],
     "close_codes": {"4400": "bad_request", "4401": "bad_token", "4404": "not_found",
                     "4500": "match_damaged: do not retry",
-                    "1013": "unavailable or too slow: reconnect", "1009": "frame too large"},
+                    "1013": "unavailable or too slow: reconnect", "1009": "frame too large",
+                    "1001": "silent for 150 s after pinging (a frozen tab): reconnect"},
 }
 
 

@@ -31,6 +31,14 @@ CLOSE_POLICY = 4401
 CLOSE_TOO_LARGE = 1009
 CLOSE_TRY_LATER = 1013
 CLOSE_DAMAGED = 4500  # match_damaged: a 4xxx, so clients do not retry what waiting cannot mend
+CLOSE_IDLE = 1001  # a socket that pinged and went silent: not a 4xxx, the client comes back
+IDLE_S = 150.0
+"""How long a socket that has sent a ``ping`` may stay silent: then it is closed, as one whose
+client is gone (a browser tab frozen in the background, a phone asleep, which keep the socket
+open without running the page: the seat counts as away, and a stand-in plays for it after the
+room's ``disconnect_timeout``).  The browser pings every 25 s, and a hidden tab's timers run at
+most once a minute: 150 s is two and a half of those.  A client that never pings is never
+closed for silence (api.md: the ping is optional)."""
 
 
 def _error(error: HokmError, command_id: Any = None) -> str:
@@ -82,8 +90,16 @@ async def endpoint(ws: WebSocket, api: Api, hub: Hub) -> None:
             sub.send(_error(Unavailable("the match store is unreachable; try again")))
             sub.close(CLOSE_TRY_LATER)
             return
+        pinging = False
         while True:
-            message = await ws.receive()
+            try:
+                message = await (asyncio.wait_for(ws.receive(), IDLE_S) if pinging
+                                 else ws.receive())
+            except TimeoutError:
+                log.info("a socket on %s fell silent for %g s after pinging: closed as gone",
+                         match_id, IDLE_S)
+                sub.close(CLOSE_IDLE)
+                break
             if message["type"] == "websocket.disconnect":
                 break
             text = message.get("text")
@@ -95,7 +111,7 @@ async def endpoint(ws: WebSocket, api: Api, hub: Hub) -> None:
             if text is None:
                 sub.send(_error(InvalidCommand("send JSON text frames")))
                 continue
-            await _handle_frame(text, sub, api, address, token, match_id)
+            pinging = await _handle_frame(text, sub, api, address, token, match_id) or pinging
     except WebSocketDisconnect:
         pass
     except Exception:  # a bug: this socket ends, and still leaves the hub below
@@ -138,7 +154,8 @@ async def _catch_up(api: Api, match_id: str, seat: int | None, since: int, versi
 
 
 async def _handle_frame(text: str, sub: Subscriber, api: Api, address: str, token: str | None,
-                        match_id: str) -> None:
+                        match_id: str) -> bool:
+    """Answer one text frame; True when it was a ``ping``."""
     command_id: Any = None
     try:
         if not api.by_address.allow(address):
@@ -147,7 +164,7 @@ async def _handle_frame(text: str, sub: Subscriber, api: Api, address: str, toke
         command_id = data.get("id")
         if data.get("type") == "ping":
             sub.send(dumps({"type": "pong"}))
-            return
+            return True
         if token is None:
             raise BadToken("spectators cannot send commands")
         applied = await api.run_command(match_id, token, data, player=sub.player)
@@ -163,3 +180,4 @@ async def _handle_frame(text: str, sub: Subscriber, api: Api, address: str, toke
             log.exception("a command on %s failed", match_id)
         sub.send(_error(Unavailable("the server could not take this command now; try again"),
                         command_id if isinstance(command_id, str) else None))
+    return False
