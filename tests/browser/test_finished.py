@@ -115,6 +115,10 @@ def test_both_players_meet_again_by_play_again(new_client: Any, gateway: str) ->
     first.wait_for_url(re.compile(r"/m/(?!" + match_id + r")[a-z0-9]+$"))
     new_id = first.url.rsplit("/", 1)[1]
     assert http(gateway, "GET", f"/api/matches/{match_id}")["rematch"] == new_id
+    visitor = new_client(viewport=PHONE).page  # the old invite link leads on to the rematch
+    visitor.goto(f"/m/{match_id}")
+    assert visitor.get_by_role("link", name="Go to the rematch").get_attribute(
+        "href") == f"/m/{new_id}"
     other.get_by_role("button", name="Join the rematch").wait_for(timeout=15_000)
     assert "asked for a rematch" in other.locator("#rematch-note").inner_text()
     other.get_by_role("button", name="Join the rematch").click()

@@ -163,6 +163,8 @@ function mountJoin(root, matchId, ctl, note) {
     const watch = h("button", { type: "button", id: "watch", text: t("join.watch") });
     watch.addEventListener("click", () => ctl.table(null));
     body.push(h("p.actions", {}, over ? h("a.button.primary", { href: `/replay/${matchId}`, "data-link": true, id: "watch-replay", text: t("table.watch_replay") }) : watch,
+      // a finished match whose players meet again: its invite link leads on to the rematch
+      over && s.rematch ? h("a.button", { href: `/m/${s.rematch}`, "data-link": true, id: "to-rematch", text: t("join.to_rematch") }) : null,
       h("a.button", { href: "/", "data-link": true, text: t("table.home") })));
     fill(box, h("h1", { id: "join-title", text: title }), ...body);
     const focusable = box.querySelector("#join-name");
