@@ -148,6 +148,8 @@ def test_match_over_panel_takes_the_focus(new_client: Any, gateway: str) -> None
     page.locator(".banner.over").wait_for()
     page.wait_for_function("() => document.activeElement.closest('.banner.over')")
     assert re.search(r"won|lost", page.evaluate("() => document.activeElement.textContent"))
+    page.keyboard.press("Tab")  # a player's likeliest next step first: the next match
+    assert page.evaluate("() => document.activeElement.id") == "rematch"
     page.keyboard.press("Tab")
     assert page.evaluate("() => document.activeElement.id") == "watch-replay"
 

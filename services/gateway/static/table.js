@@ -626,13 +626,14 @@ function mountTable(root, matchId, token, ctl) {
       E.banner.dataset.built = `over:${document.documentElement.lang}`;
       const ae = document.activeElement;
       // the match is over: a keyboard user at the table (or whose focus was lost with the hand)
-      // is taken to the panel's heading, the links to the replay and the start page follow it
+      // is taken to the panel's heading; Play again, the replay and the start page follow it
       const take = !ae || ae === document.body || ae.disabled || E.page.contains(ae);
       fill(E.banner, h("h2", { id: "over-h", tabindex: "-1", text: v.seat == null ? t("over.title") : won ? t("over.title_won") : t("over.title_lost") }),
         h("p", { text: overText(v) }),
         v.result ? h("p", { text: resultText(v, v.result) }) : null,
-        h("p.actions", {}, h("a.button.primary", { href: `/replay/${matchId}`, "data-link": true, id: "watch-replay", text: t("table.watch_replay") }),
-          v.seat != null && token ? rematchButton() : null,
+        // a player's likeliest next step is the next match: Play again comes first
+        h("p.actions", {}, v.seat != null && token ? rematchButton() : null,
+          h(v.seat != null && token ? "a.button" : "a.button.primary", { href: `/replay/${matchId}`, "data-link": true, id: "watch-replay", text: t("table.watch_replay") }),
           h("a.button", { href: "/", "data-link": true, id: "new-match", text: t("table.new_match") })),
         h("p.rematch-note", { id: "rematch-note", role: "status", hidden: true, text: t("over.rematch_waiting") }));
       if (take) E.banner.querySelector("#over-h").focus({ preventScroll: false });
@@ -643,7 +644,7 @@ function mountTable(root, matchId, token, ctl) {
 
   // ---- rematch: the next match of this table (POST .../rematch; api.md) ----
   function rematchButton() {
-    const btn = h("button.button", { type: "button", id: "rematch", text: t(S.rematch ? "over.rematch_join" : "over.rematch") });
+    const btn = h("button.button.primary", { type: "button", id: "rematch", text: t(S.rematch ? "over.rematch_join" : "over.rematch") });
     btn.addEventListener("click", async () => {
       btn.disabled = true;
       try {
