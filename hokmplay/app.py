@@ -78,6 +78,8 @@ class PlayApp:
         if invite:
             self.cursor.message = f"Invite link: {invite}"
         self.busy = False
+        self.rematch: dict[str, Any] | None = None
+        """The answer of ``POST .../rematch`` once the player asked for the next match."""
         self._legal: list[str] = []
         self._tasks: set[asyncio.Task[None]] = set()
         self.app: Application[int] = Application(
@@ -158,10 +160,41 @@ class PlayApp:
         @kb.add("<any>")
         def _type(event: KeyPressEvent) -> None:
             text = event.data
+            if text in ("r", "R") and self._over_at_a_seat():
+                self._ask_rematch()
+                return
             if len(text) == 1 and text.isprintable() and not text.isspace():
                 self.cursor.typed = (self.cursor.typed + text)[-3:]
 
         return kb
+
+    # -- the next match ------------------------------------------------------------------------
+
+    def _over_at_a_seat(self) -> bool:
+        view = self.seat.view
+        return (view is not None and view.get("phase") == "match_over"
+                and view.get("seat") is not None and self.seat.token is not None)
+
+    def _ask_rematch(self) -> None:
+        """R at the end of a match: the next match of this table (``POST .../rematch``: made
+        by the first player to ask, joined by the others); the app ends with ``rematch`` set,
+        and ``hokm play`` goes on at the new table."""
+        if self.busy:
+            return
+        self.busy = True
+        self.cursor.message = "Asking for a rematch…"
+        self._spawn(self._rematch())
+
+    async def _rematch(self) -> None:
+        assert self.seat.token is not None
+        try:
+            self.rematch = await self.seat.client.rematch(self.seat.match_id, self.seat.token)
+        except ApiError as error:
+            self.cursor.message = f"No rematch: {error.message or error.code}."
+            self.busy = False
+            self.app.invalidate()
+            return
+        self.app.exit(result=0)
 
     def _submit(self) -> None:
         view = self.seat.view

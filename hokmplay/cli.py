@@ -118,9 +118,17 @@ async def _play(args: argparse.Namespace, tty: bool) -> int:
         raise PlayError(_explain(error, base)) from None
     try:
         if tty:
+            from hokmclient import AsyncSeat
+
             from .app import PlayApp
 
-            status = await PlayApp(seat, bot, invite).run()
+            app = PlayApp(seat, bot, invite)
+            status = await app.run()
+            while app.rematch is not None:  # R at the end: on at the next match's table
+                await seat.close()
+                seat = AsyncSeat.resume(app.rematch["invite_url"], app.rematch["token"])
+                app = PlayApp(seat, bot, app.rematch["invite_url"])
+                status = await app.run()
         else:
             status = await run_lines(seat, bot)
         if seat.token and not args.token:

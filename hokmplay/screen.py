@@ -342,7 +342,8 @@ def status(view: View, cursor: Cursor) -> list[Line]:
         first = winner if me is None else side_of(view, me)  # your points (or the winner's)
         lines.append([("class:turn", f"Match over: {who} the match, "
                                      f"{final_score(view, first)}.")])
-        lines.append([("", "Press Ctrl+C to leave.")])
+        lines.append([("", "Press R to play again at this table, Ctrl+C to leave."
+                           if me is not None else "Press Ctrl+C to leave.")])
     elif is_deciding(view):
         if cursor.bot:
             lines.append([("class:turn", f"Your turn: the {cursor.bot} bot is deciding.")])

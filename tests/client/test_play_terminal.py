@@ -273,3 +273,29 @@ def test_hokm_play_refuses_in_one_line(server: LocalServer) -> None:
         lines = done.stderr.strip().splitlines()
         assert len(lines) == 1 and lines[0].startswith("hokm play") and words in lines[0], where
         assert "Traceback" not in done.stderr + done.stdout
+
+
+@pytest.mark.timeout(300)
+def test_r_at_the_end_of_a_match_plays_again_at_the_same_table(
+        server: LocalServer, terminal: list[Terminal]) -> None:
+    """``hokm play SERVER --bot easy`` in a terminal plays a solo match to its end; R there
+    asks for the rematch (``POST .../rematch``) and the table of the next match follows, its
+    bots the same, its score at nothing."""
+    term = Terminal([HOKM, "play", server.url, "--bot", "easy", "--level", "easy", "--name",
+                     "Tess"], env={"NO_COLOR": "1"})
+    terminal.append(term)
+    link = re.compile(r"Invite link: \S+/m/(\w+)")
+    first = wait_for(lambda: link.search(term.screen()), timeout=60, what="the invite link")
+    old = first.group(1)
+    over = wait_for(lambda: (s := term.screen()) and "Press R to play again" in s and s,
+                    timeout=240, what="the end of the match")
+    assert "Match over" in over
+    term.type("r")
+    new = wait_for(lambda: (m := link.search(term.screen())) and m.group(1) != old and m,
+                   timeout=60, what="the rematch's table").group(1)
+    client = Client(server.url)
+    assert client.summary(old)["rematch"] == new
+    summary = client.summary(new)
+    assert sorted(str(s["bot"]) for s in summary["seats"]) == ["None", "easy", "easy", "easy"]
+    assert summary["score"] == [0, 0] and summary["phase"] != "waiting"
+    assert "Traceback" not in term.screen()
