@@ -80,3 +80,34 @@ def test_two_tabs_of_one_browser_take_one_seat(new_client: Any, gateway: str,
     assert str(view["seat"]) == state(first)["seat"] and sorted(view["hand"]) == sorted(cards)
     names = [s["name"] for s in seats() if not s["empty"]]
     assert names.count("Cyrus") == 1, names
+
+
+@pytest.mark.timeout(120)
+def test_the_seat_link_takes_the_seat_to_another_device(new_client: Any, gateway: str) -> None:
+    """"Play on another device" gives a link with the seat's token in the fragment (never sent
+    to a server); opened in another browser it is that seat's table there, and the token
+    leaves the address bar.  Both devices then hold the seat."""
+    with Client(gateway) as client:
+        created = client.create(seats=["human", "bot:easy", "bot:easy", "bot:easy"],
+                                name="Ali", rules={"target": 7}, disconnect_timeout=0)
+    match_id, token = str(created["match_id"]), str(created["token"])
+    phone = new_client().page
+    phone.goto("/")
+    phone.evaluate("([id, tok]) => localStorage.setItem('hokm.token.' + id, tok)",
+                   [match_id, token])
+    phone.goto(f"/m/{match_id}")
+    phone.locator("details.seat-details summary").click()
+    link = phone.locator("#seat-link").input_value()
+    assert link.endswith(f"/m/{match_id}#seat={token}")
+    laptop = new_client().page  # another browser: nothing stored
+    laptop.goto(link)
+    laptop.wait_for_function("() => !location.hash")
+    assert laptop.url.endswith(f"/m/{match_id}")
+    assert laptop.evaluate(f"() => localStorage.getItem('hokm.token.{match_id}')") == token
+
+    def same_table() -> bool:
+        view = http(gateway, "GET", f"/api/matches/{match_id}/view", token=token)["view"]
+        return (state(laptop).get("seat") == str(view["seat"])
+                and sorted(hand(laptop)) == sorted(view["hand"]))
+
+    assert wait_for(same_table, 30, what="the seat's table on the other device")

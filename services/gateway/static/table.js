@@ -35,6 +35,13 @@ export function mount(root, [matchId]) {
     ctl.table(ev.newValue);
   };
   window.addEventListener("storage", onStorage);
+  // a seat link from the player's other device (/m/ID#seat=TOKEN, seatPanel): the seat is this
+  // browser's from now on, and the token leaves the address bar (and so its history)
+  const carried = /^#seat=([\w-]{16,64})$/.exec(location.hash);
+  if (carried) {
+    store.setToken(matchId, carried[1]);
+    history.replaceState(history.state, "", location.pathname + location.search);
+  }
   const token = store.token(matchId);
   if (token) ctl.table(token);
   else ctl.join();
@@ -84,6 +91,18 @@ function ruleSummary(rules) {
   return out;
 }
 function inviteUrl(id) { return `${location.origin}/m/${id}`; }
+
+/** The link that opens this seat on the player's other device (the token in the fragment,
+ *  which no request carries: it stays out of every server's and proxy's log). */
+function seatPanel(matchId, token) {
+  const url = `${inviteUrl(matchId)}#seat=${token}`;
+  const input = h("input", { type: "text", id: "seat-link", readOnly: true, value: url });
+  input.addEventListener("focus", () => input.select());
+  const copy = h("button", { type: "button", id: "copy-seat-link", text: t("invite.copy") });
+  copy.addEventListener("click", async () => toast((await copyText(url)) ? t("invite.copied") : t("invite.copy_failed")));
+  return h("div.invite", {}, h("p", { text: t("seatlink.desc") }),
+    h("label", { for: "seat-link", text: t("seatlink.label") }), h("div.row", {}, input, copy));
+}
 
 function invitePanel(matchId) {
   const url = inviteUrl(matchId);
@@ -919,6 +938,7 @@ function mountTable(root, matchId, token, ctl) {
     fill(E.info, ...[
       h("details", {}, h("summary", { text: t("table.house_rules") }), h("ul", {}, ...rules.map((r) => h("li", { text: r })))),
       v.phase !== "waiting" ? h("details.invite-details", {}, h("summary", { text: t("invite.title") }), invitePanel(matchId)) : null,
+      token && v.seat != null ? h("details.seat-details", {}, h("summary", { text: t("seatlink.title") }), seatPanel(matchId, token)) : null,
       h("p.links", {}, h("a", { href: `/how-to-play?match=${matchId}`, "data-link": true, text: t("nav.howto") }), " · ",
         h("a", { href: "/", "data-link": true, text: t("table.home") })),
     ].filter(Boolean));
