@@ -33,6 +33,16 @@ def wait_my_turn(page: Any, timeout: float = 30_000) -> None:
         "() => document.querySelector('.table-page')?.dataset.myTurn === 'true'", timeout=timeout)
 
 
+def open_table(page: Any, match_id: str, token: str) -> Any:
+    """``page`` at the table of ``match_id`` as the seat of ``token`` (stored as the page's
+    own would be when it takes a seat)."""
+    page.goto("/")
+    page.evaluate("([id, tok]) => localStorage.setItem('hokm.token.' + id, tok)",
+                  [match_id, token])
+    page.goto(f"/m/{match_id}")
+    return page
+
+
 def hand(page: Any) -> list[str]:
     return page.eval_on_selector_all(".hand-cards button.card",
                                      "els => els.map(e => e.dataset.card)")

@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 
 from .conftest import DESKTOP, PHONE
-from .helpers import finish_humans_match, http
+from .helpers import finish_humans_match, http, open_table
 
 pytestmark = pytest.mark.browser
 
@@ -30,11 +30,7 @@ def finished(gateway: str) -> dict[str, tuple[str, dict[int, str], dict[str, Any
 
 
 def open_seat(client: Any, match_id: str, token: str) -> Any:
-    page = client.page
-    page.goto("/")
-    page.evaluate("([id, tok]) => localStorage.setItem('hokm.token.' + id, tok)",
-                  [match_id, token])
-    page.goto(f"/m/{match_id}")
+    page = open_table(client.page, match_id, token)
     page.locator(".banner.over").wait_for()
     return page
 

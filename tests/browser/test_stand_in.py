@@ -12,7 +12,7 @@ import pytest
 
 from tests.conftest import wait_for
 
-from .helpers import http
+from .helpers import http, open_table
 
 pytestmark = pytest.mark.browser
 
@@ -24,11 +24,7 @@ def test_back_at_the_table_the_player_is_told_a_stand_in_played_for_them(
                    {"seats": ["human", "bot:easy", "bot:easy", "bot:easy"], "name": "Away",
                     "disconnect_timeout": 1})
     match_id, token = created["match_id"], created["token"]
-    page = new_client().page
-    page.goto("/")
-    page.evaluate("([id, tok]) => localStorage.setItem('hokm.token.' + id, tok)",
-                  [match_id, token])
-    page.goto(f"/m/{match_id}")
+    page = open_table(new_client().page, match_id, token)
     page.locator("section.hand").wait_for()
     page.wait_for_function(f"() => Number(localStorage.getItem('hokm.seen.{match_id}')) > 0")
     page.goto("about:blank")  # the table is closed: its socket too

@@ -14,7 +14,7 @@ from hokmclient import Client
 from hokmclient.http import command_for
 from tests.conftest import wait_for
 
-from .helpers import hand, http, state
+from .helpers import hand, http, open_table, state
 
 pytestmark = pytest.mark.browser
 
@@ -91,11 +91,7 @@ def test_the_seat_link_takes_the_seat_to_another_device(new_client: Any, gateway
         created = client.create(seats=["human", "bot:easy", "bot:easy", "bot:easy"],
                                 name="Ali", rules={"target": 7}, disconnect_timeout=0)
     match_id, token = str(created["match_id"]), str(created["token"])
-    phone = new_client().page
-    phone.goto("/")
-    phone.evaluate("([id, tok]) => localStorage.setItem('hokm.token.' + id, tok)",
-                   [match_id, token])
-    phone.goto(f"/m/{match_id}")
+    phone = open_table(new_client().page, match_id, token)
     phone.locator("details.seat-details summary").click()
     link = phone.locator("#seat-link").input_value()
     assert link.endswith(f"/m/{match_id}#seat={token}")
