@@ -115,6 +115,28 @@ def test_meta_maps(store: EventStore) -> None:
     assert store.get_meta("m", "meta") == {"b": "3"}
 
 
+def test_a_meta_field_set_once_keeps_the_first_value_of_writers_at_once(store: EventStore
+                                                                         ) -> None:
+    store.put_meta("m", "meta", {"a": "1"})
+    assert store.put_meta_once("m", "meta", "b", "x") == "x"
+    assert store.put_meta_once("m", "meta", "b", "y") == "x"
+    assert store.get_meta("m", "meta") == {"a": "1", "b": "x"}
+    got: list[str] = []
+    barrier = threading.Barrier(8)
+
+    def writer(me: int) -> None:
+        barrier.wait()
+        got.append(store.put_meta_once("m2", "meta", "won", str(me)))
+
+    threads = [threading.Thread(target=writer, args=(i,)) for i in range(8)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert len(got) == 8 and len(set(got)) == 1  # every writer was told the one that stands
+    assert store.get_meta_field("m2", "meta", "won") == got[0]
+
+
 def test_concurrent_appends_one_wins_per_version(store: EventStore) -> None:
     store.append("m", rec(1))
     wins: list[int] = []
