@@ -164,8 +164,8 @@ class Lobby:
                 self.handle(match_id, None, TakeSeat(seat, BOT_NAMES[seat % 4],
                                                      f"bot-{seat}", level))
 
-    def rematch(self, match_id: str, player: str, owner: str | None = None
-                ) -> tuple[dict[str, Any], bool]:
+    def rematch(self, match_id: str, player: str, owner: str | None = None, *,
+                repaired: bool = False) -> tuple[dict[str, Any], bool]:
         """The next match of a finished one, for its human ``player``: the same rules, bots
         and room settings, a new deck; the player takes the seat it held at the end (or the
         first open one).  The first player to ask creates it (held to the quotas, as
@@ -196,9 +196,15 @@ class Lobby:
                 seats = self.load(standing).state.match.seats
                 break
             except NotFound:
-                if self.clock() > deadline:
+                if self.clock() <= deadline:
+                    time.sleep(0.02)
+                    continue
+                if repaired:
                     raise
-                time.sleep(0.02)
+                # its creator died between naming it and making it: name another
+                if self.store.get_meta_field(match_id, "meta", "rematch") == standing:
+                    self.store.delete_meta_field(match_id, "meta", "rematch")
+                return self.rematch(match_id, player, owner, repaired=True)
         # the player's id there follows from its id here, so that asking again (a second
         # click, another tab) gives the seat it has there already, with a token of its own
         again = hashlib.sha256(f"{player}:{standing}".encode()).hexdigest()[:16]

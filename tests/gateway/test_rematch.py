@@ -133,3 +133,28 @@ def test_players_asking_at_once_get_one_rematch() -> None:
         state = service.load(answers[0][0]["match_id"]).state
         seated = {o.player for o in state.match.seats if o is not None}
         assert seated == {a[0]["player"] for a in answers}  # four players, one seat each
+
+
+def test_a_rematch_named_but_never_made_is_made_by_the_next_player() -> None:
+    """Its creator died between naming the rematch and making it: the next player to ask
+    waits a little for it, then names and makes another."""
+    with gateway(worker=False) as gw:
+        r = stacked_room(gw, seed=7)
+        finish(gw, r.match_id, random.Random(7))
+        gw.rt.store.put_meta(r.match_id, "meta", {"rematch": "deadbeefdeadbeef"})
+        clock = gw.rt.service.clock
+        now = [clock()]
+
+        def later() -> float:  # every look at the clock is a second later: no real wait
+            now[0] += 1.0
+            return now[0]
+
+        gw.rt.service.clock = later  # type: ignore[method-assign]
+        try:
+            made = _rematch(gw, r.match_id, r.tokens[1])
+        finally:
+            gw.rt.service.clock = clock  # type: ignore[method-assign]
+        assert made.status_code == 201, made.text
+        new_id = made.json()["match_id"]
+        assert new_id != "deadbeefdeadbeef" and r.summary()["rematch"] == new_id
+        assert gw.get(f"/api/matches/{new_id}").json()["phase"] == "waiting"
