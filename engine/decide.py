@@ -317,6 +317,8 @@ def _take_seat(state: State, seat: int | None, command: TakeSeat) -> tuple[Event
         raise E.InvalidCommand(f"a name is 1 to {MAX_NAME} printable characters")
     if type(command.player) is not str or not command.player:
         raise E.InvalidCommand("a seat needs a player id")
+    if any(o is not None and o.player == command.player for o in state.match.seats):
+        raise E.SeatTaken("this player has a seat here already")  # one seat a player
     if command.bot is not None and (type(command.bot) is not str or not command.bot):
         raise E.InvalidCommand("bot must be a level name or null")
     return (SeatTaken(s, name, command.player, command.bot),)

@@ -24,7 +24,7 @@ from engine.errors import HokmError, InvalidCommand, MatchFull, MatchOver, SeatT
 from engine.state import MATCH_OVER
 
 from .bots import LEVELS
-from .errors import BadToken, MatchNotOver, NotFound
+from .errors import BadToken, MatchNotOver, NotFound, StaleVersion
 from .pipeline import Loaded
 from .quotas import BOT_SLOT_RETRY_S, BOT_SLOT_S, BOTS_ONLY, Quotas, RetryLater, window_left
 from .store.port import EventStore
@@ -143,8 +143,9 @@ class Lobby:
 
     def _open(self, match_id: str, parsed: Rules, levels: Sequence[str | None],
               deck_list: list[list[str]], disconnect_timeout: float, owner: str | None,
-              first_hakem: int | None) -> None:
-        """Store a new match of checked arguments, its bots seated (its humans' seats open)."""
+              first_hakem: int | None, names: Sequence[str | None] = ()) -> None:
+        """Store a new match of checked arguments, its bots seated (its humans' seats open),
+        each bot under its name in ``names`` (by seat) or the seat's default name."""
         if owner is not None:
             self._admit(match_id, owner, bots=None not in levels)
         secret = secrets.token_hex(32)
@@ -161,7 +162,8 @@ class Lobby:
                                                 first_hakem))
         for seat, level in enumerate(levels):
             if level is not None:
-                self.handle(match_id, None, TakeSeat(seat, BOT_NAMES[seat % 4],
+                name = names[seat] if seat < len(names) else None
+                self.handle(match_id, None, TakeSeat(seat, name or BOT_NAMES[seat % 4],
                                                      f"bot-{seat}", level))
 
     def rematch(self, match_id: str, player: str, owner: str | None = None, *,
@@ -183,40 +185,52 @@ class Lobby:
         standing = self.store.put_meta_once(match_id, "meta", "rematch", new_id)
         if standing == new_id:
             levels = [o.bot if o is not None else None for o in state.match.seats]
+            names = [o.name if o is not None else None for o in state.match.seats]
             timeout = float(self.store.get_meta_field(match_id, "meta", "disconnect_timeout")
                             or DISCONNECT_TIMEOUT_S)
             try:
-                self._open(new_id, state.rules, levels, [], timeout, owner, None)
+                self._open(new_id, state.rules, levels, [], timeout, owner, None, names)
             except BaseException:  # refused (a quota) or failed: the next asker tries again
                 self.store.delete_meta_field(match_id, "meta", "rematch")
                 raise
         deadline = self.clock() + REMATCH_WAIT_S
         while True:  # another asker may be creating it this moment
             try:
-                seats = self.load(standing).state.match.seats
+                self.load(standing)
                 break
             except NotFound:
+                named = self.store.get_meta_field(match_id, "meta", "rematch")
+                if named != standing:  # its creator was refused (a quota) or failed: ask again
+                    return self.rematch(match_id, player, owner, repaired=repaired)
                 if self.clock() <= deadline:
                     time.sleep(0.02)
                     continue
                 if repaired:
                     raise
                 # its creator died between naming it and making it: name another
-                if self.store.get_meta_field(match_id, "meta", "rematch") == standing:
-                    self.store.delete_meta_field(match_id, "meta", "rematch")
+                self.store.delete_meta_field(match_id, "meta", "rematch")
                 return self.rematch(match_id, player, owner, repaired=True)
         # the player's id there follows from its id here, so that asking again (a second
-        # click, another tab) gives the seat it has there already, with a token of its own
+        # click, another tab, at the same moment too) gives the seat it has there already,
+        # with a token of its own
         again = hashlib.sha256(f"{player}:{standing}".encode()).hexdigest()[:16]
-        held = next((i for i, o in enumerate(seats) if o is not None and o.player == again),
-                    None)
-        if held is not None:
-            token = secrets.token_urlsafe(24)
-            self.store.put_meta(standing, "tokens", {token_hash(token): again})
-            joined = {"seat": held, "token": token, "player": again}
+        for _ in range(3):
+            seats = self.load(standing).state.match.seats
+            held = next((i for i, o in enumerate(seats)
+                         if o is not None and o.player == again), None)
+            if held is not None:
+                token = secrets.token_urlsafe(24)
+                self.store.put_meta(standing, "tokens", {token_hash(token): again})
+                joined = {"seat": held, "token": token, "player": again}
+                break
+            try:
+                joined = self.join(standing, occupant.name,
+                                   seat if seats[seat] is None else None, player=again)
+                break
+            except (SeatTaken, StaleVersion):  # the same player's other ask, or another's
+                continue
         else:
-            joined = self.join(standing, occupant.name,
-                               seat if seats[seat] is None else None, player=again)
+            raise StaleVersion("the rematch's seats are moving; try again")
         return {"match_id": standing, **joined}, standing == new_id
 
     def _admit(self, match_id: str, owner: str, *, bots: bool) -> None:

@@ -60,6 +60,8 @@ def test_seats() -> None:
     taken = m.run(None, TakeSeat(1, "  Bob ", "id1", "easy"))
     assert taken == (SeatTaken(1, "Bob", "id1", "easy"),)
     assert code(m.state, None, TakeSeat(1, "Eve", "id9")) == "seat_taken"
+    # one seat a player: the same player id again (two asks of one player at once) is refused
+    assert code(m.state, None, TakeSeat(2, "Bob", "id1")) == "seat_taken"
     for bad in (TakeSeat(4, "x", "y"), TakeSeat(0, "", "y"), TakeSeat(0, "x" * 41, "y"),
                 TakeSeat(0, "a\nb", "y"), TakeSeat(0, "x", ""), TakeSeat(0, "x", "y", ""),
                 LeaveSeat(0), LeaveSeat(9)):

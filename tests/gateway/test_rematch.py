@@ -13,7 +13,7 @@ from typing import Any
 from services.gateway import openapi
 from services.store import keys
 
-from .helpers import bearer, finish, gateway, room, stacked_room
+from .helpers import bearer, finish, gateway, room, stacked_room, wait_for
 from .test_openapi import answer_schema, check
 
 PATH = "/api/matches/{match_id}/rematch"
@@ -100,8 +100,9 @@ def test_bots_and_room_settings_come_along() -> None:
         made = _rematch(gw, r.match_id, r.tokens[0]).json()
         seats = gw.get(f"/api/matches/{made['match_id']}").json()["seats"]
         old = gw.get(f"{r.base}").json()
-        # the bots of the table at the end, in a new ace draw's order
-        assert sorted(str(s["bot"]) for s in seats) == sorted(str(s["bot"]) for s in old["seats"])
+        # the bots of the table at the end, under their names, in a new ace draw's order
+        assert sorted((str(s["bot"]), s["name"]) for s in seats if s["bot"]) == sorted(
+            (str(s["bot"]), s["name"]) for s in old["seats"] if s["bot"])
         assert sum(1 for s in seats if s["bot"]) == 3
         assert gw.get(f"/api/matches/{made['match_id']}").json()["rules"]["must_trump"] is True
         meta = gw.rt.store.get_meta_field(made["match_id"], "meta", "disconnect_timeout")
@@ -158,3 +159,109 @@ def test_a_rematch_named_but_never_made_is_made_by_the_next_player() -> None:
         new_id = made.json()["match_id"]
         assert new_id != "deadbeefdeadbeef" and r.summary()["rematch"] == new_id
         assert gw.get(f"/api/matches/{new_id}").json()["phase"] == "waiting"
+
+
+def test_one_player_asking_many_times_at_once_gets_one_seat_and_every_answer() -> None:
+    """A double click, two tabs: the asks of one player at the same moment are all answered
+    with its one seat, one of them as the rematch's creator (the finding: one of sixteen was
+    refused 409, and none said it had made the rematch)."""
+    with gateway(worker=False) as gw:
+        r = room(gw, seats=["human", "human"], rules={"players": 2})
+        finish(gw, r.match_id, random.Random(8))
+        service = gw.rt.service
+        player = service.authenticate(r.match_id, r.tokens[0])[1]
+        answers: list[Any] = [None] * 8
+        barrier = threading.Barrier(8)
+
+        def ask(i: int) -> None:
+            barrier.wait()
+            answers[i] = service.rematch(r.match_id, player)
+
+        threads = [threading.Thread(target=ask, args=(i,)) for i in range(8)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join(30)
+        assert all(a is not None for a in answers), answers  # none refused
+        assert len({(a[0]["match_id"], a[0]["seat"], a[0]["player"]) for a in answers}) == 1
+        assert sum(a[1] for a in answers) == 1
+        seats = service.load(answers[0][0]["match_id"]).state.match.seats
+        assert [o.player for o in seats if o is not None] == [answers[0][0]["player"]]
+        for a in answers:  # every token holds the seat
+            assert service.authenticate(a[0]["match_id"], a[0]["token"])[0] == a[0]["seat"]
+
+
+def test_a_second_ask_of_the_creator_while_it_is_still_joining_finds_its_seat() -> None:
+    """The race made sure: the creator's own join waits until the same player's second ask
+    is answered.  That ask takes the seat under the player's id in the rematch, so the
+    creator's join is refused, and must find the seat held by its player (the finding:
+    409 for the ask that made the rematch)."""
+    with gateway(worker=False) as gw:
+        r = room(gw, seats=["human", "human"], rules={"players": 2})
+        finish(gw, r.match_id, random.Random(9))
+        service = gw.rt.service
+        player = service.authenticate(r.match_id, r.tokens[0])[1]
+        real_join = service.join
+        second_done = threading.Event()
+
+        def join(*args: Any, **kw: Any) -> Any:
+            if threading.current_thread().name == "creator":
+                assert second_done.wait(20)
+            return real_join(*args, **kw)
+
+        service.join = join  # type: ignore[method-assign]
+        answers: dict[str, Any] = {}
+
+        def ask(name: str) -> None:
+            try:
+                answers[name] = service.rematch(r.match_id, player)
+            except Exception as exc:  # the finding: a refusal here
+                answers[name] = exc
+            finally:
+                if name == "second":
+                    second_done.set()
+
+        creator = threading.Thread(target=ask, args=("creator",), name="creator")
+        creator.start()
+        assert wait_for(lambda: gw.rt.store.get_meta_field(r.match_id, "meta", "rematch"), 20)
+        second = threading.Thread(target=ask, args=("second",), name="second")
+        second.start()
+        second.join(30)
+        creator.join(30)
+        assert not isinstance(answers["creator"], Exception), answers["creator"]
+        assert not isinstance(answers["second"], Exception), answers["second"]
+        assert answers["creator"][1] is True and answers["second"][1] is False
+        assert answers["creator"][0]["seat"] == answers["second"][0]["seat"]
+        assert answers["creator"][0]["match_id"] == answers["second"][0]["match_id"]
+
+
+def test_a_waiting_ask_goes_on_at_once_when_the_creator_was_refused() -> None:
+    """The creator of the rematch was refused (the create quota) and took its name back: an
+    ask waiting for that rematch asks again at once, instead of waiting out its seconds (the
+    finding: 404 after 5 s; with the clock standing still here, it would wait for good)."""
+    with gateway(worker=False) as gw:
+        r = stacked_room(gw, seed=10)
+        finish(gw, r.match_id, random.Random(10))
+        service = gw.rt.service
+        player = service.authenticate(r.match_id, r.tokens[3])[1]
+        gw.rt.store.put_meta(r.match_id, "meta", {"rematch": "0123456789abcdef"})
+        looked = threading.Event()
+        real_load, clock = service.load, service.clock
+
+        def load(match_id: str, **kw: Any) -> Any:
+            if match_id == "0123456789abcdef":
+                looked.set()
+            return real_load(match_id, **kw)
+
+        service.load = load  # type: ignore[method-assign]
+        service.clock = lambda: 0.0  # type: ignore[method-assign]
+        answer: list[Any] = []
+        asker = threading.Thread(target=lambda: answer.append(service.rematch(r.match_id,
+                                                                              player)))
+        asker.start()
+        assert looked.wait(20)
+        gw.rt.store.delete_meta_field(r.match_id, "meta", "rematch")  # the refused creator
+        asker.join(20)
+        service.load, service.clock = real_load, clock  # type: ignore[method-assign]
+        assert answer and answer[0][1] is True, answer
+        assert r.summary()["rematch"] == answer[0][0]["match_id"]
