@@ -116,7 +116,7 @@ def test_both_players_meet_again_by_play_again(new_client: Any, gateway: str) ->
     assert visitor.get_by_role("link", name="Go to the rematch").get_attribute(
         "href") == f"/m/{new_id}"
     other.get_by_role("button", name="Join the rematch").wait_for(timeout=15_000)
-    assert "asked for a rematch" in other.locator("#rematch-note").inner_text()
+    assert "A rematch is ready" in other.locator("#rematch-note").inner_text()
     other.get_by_role("button", name="Join the rematch").click()
     other.wait_for_url(re.compile(f"/m/{new_id}$"))
     summary = http(gateway, "GET", f"/api/matches/{new_id}")
@@ -126,3 +126,24 @@ def test_both_players_meet_again_by_play_again(new_client: Any, gateway: str) ->
     for page in (first, other):  # each at the new table, seated
         page.locator("section.hand").wait_for(timeout=15_000)
         assert page.locator(".banner.over").count() == 0
+
+
+@pytest.mark.timeout(120)
+def test_a_lasting_limit_on_play_again_says_how_long_to_wait(new_client: Any,
+                                                             gateway: str) -> None:
+    """The create limit refuses Play again for minutes (its window): the toast says so and for
+    how long (the finding: "Too fast: please wait a moment", and every retry refused)."""
+    match_id, tokens = finish_humans_match(gateway, 2, NAMES)
+    client = new_client(viewport=DESKTOP)
+    page = open_seat(client, match_id, tokens[0])
+    body = ('{"error": {"code": "rate_limited", "message": "at most 10 new matches per 10 '
+            'minutes from one address; try again later"}}')
+    page.route("**/rematch", lambda route: route.fulfill(
+        status=429, headers={"Retry-After": "390", "Content-Type": "application/json"},
+        body=body))
+    page.get_by_role("button", name="Play again").click()
+    page.locator("#toast").filter(has_text="try again in 7 min").wait_for()
+    assert page.get_by_role("button", name="Play again").is_enabled()  # it may be tried later
+    # the refusal itself, as the browser logs every 4xx answer; nothing else
+    assert all("status of 429" in e for e in client.errors), client.errors
+    client.errors.clear()

@@ -3,10 +3,11 @@
 import { safeDel, safeGet, safeSet } from "./i18n.js";
 
 export class ApiError extends Error {
-  constructor(status, code, message) {
+  constructor(status, code, message, retryAfter = null) {
     super(message || code);
     this.status = status;
     this.code = code;
+    this.retryAfter = retryAfter; // seconds (the Retry-After of a 429 or 503), else null
   }
 }
 
@@ -24,7 +25,9 @@ async function request(method, path, { body, token } = {}) {
   try { data = await res.json(); } catch { /* empty or not JSON */ }
   if (!res.ok) {
     const err = (data && data.error) || {};
-    throw new ApiError(res.status, err.code || `http_${res.status}`, err.message || res.statusText);
+    const wait = Number(res.headers.get("Retry-After"));
+    throw new ApiError(res.status, err.code || `http_${res.status}`, err.message || res.statusText,
+      Number.isFinite(wait) && wait > 0 ? wait : null);
   }
   return data;
 }
@@ -54,6 +57,7 @@ export const api = {
   join: (id, body) => request("POST", `/api/matches/${enc(id)}/join`, { body }),
   rematch: (id, token) => request("POST", `/api/matches/${enc(id)}/rematch`, { body: {}, token }),
   summary: (id) => request("GET", `/api/matches/${enc(id)}`),
+  events: (id, token, since) => request("GET", `/api/matches/${enc(id)}/events?since=${since}`, { token }),
   view: (id, token) => request("GET", `/api/matches/${enc(id)}/view`, { token }),
   command: (id, token, cmd) => request("POST", `/api/matches/${enc(id)}/commands`, { body: cmd, token }),
   replay: (id, step, token) => request("GET", `/api/matches/${enc(id)}/replay?step=${step}`, { token }),

@@ -15,6 +15,7 @@ const POS = ["bottom", "right", "top", "left"]; // relative to the player: seat+
 const PLACES = { 2: ["bottom", "top"], 3: ["bottom", "right", "left"], 4: POS };
 const DECIDING = ["choosing_trump", "discarding", "drawing", "playing"]; // phases with a turn
 const REMATCH_LOOK_MS = 4000; // how often the match-over panel asks whether a rematch was made
+const REMATCH_LOOK_FOR_MS = 15 * 60 * 1000; // and for how long (then the link is the way on)
 
 export function mount(root, [matchId]) {
   let current = null;
@@ -654,9 +655,10 @@ function mountTable(root, matchId, token, ctl) {
         h("p.actions", {}, v.seat != null && token ? rematchButton() : null,
           h(v.seat != null && token ? "a.button" : "a.button.primary", { href: `/replay/${matchId}`, "data-link": true, id: "watch-replay", text: t("table.watch_replay") }),
           h("a.button", { href: "/", "data-link": true, id: "new-match", text: t("table.new_match") })),
-        h("p.rematch-note", { id: "rematch-note", role: "status", hidden: true, text: t("over.rematch_waiting") }));
+        v.seat != null && token ? h("p.rematch-note", { id: "rematch-note", role: "status", hidden: true, text: t("over.rematch_waiting") })
+          : h("p", {}, h("a.button", { id: "to-rematch", hidden: true, "data-link": true, href: "/", text: t("join.to_rematch") })));
       if (take) E.banner.querySelector("#over-h").focus({ preventScroll: false });
-      if (v.seat != null && token) watchRematch();
+      watchRematch();
       return;
     }
   }
@@ -676,25 +678,30 @@ function mountTable(root, matchId, token, ctl) {
     return btn;
   }
 
-  /** While the match-over panel shows, look every few seconds whether another player asked for
-   *  the rematch (the summary names it): the button then says "join" and a line tells why. */
+  /** While the match-over panel shows, look every few seconds (for REMATCH_LOOK_FOR_MS at
+   *  most, and not once the match is gone) whether a player asked for the rematch (the summary
+   *  names it): a player's button then says "join", a spectator gets a link to it. */
   function watchRematch() {
     const show = () => {
       const btn = E.banner.querySelector("#rematch");
       const note = E.banner.querySelector("#rematch-note");
-      if (!S.rematch || !btn || !note) return;
-      btn.textContent = t("over.rematch_join");
-      note.hidden = false;
+      const link = E.banner.querySelector("#to-rematch");
+      if (!S.rematch) return;
+      if (btn) btn.textContent = t("over.rematch_join");
+      if (note) note.hidden = false;
+      if (link) { link.href = `/m/${S.rematch}`; link.hidden = false; }
     };
     show();
     if (S.rematchTimer || S.rematch) return;
+    const until = Date.now() + REMATCH_LOOK_FOR_MS;
+    const again = () => { if (alive && Date.now() < until) S.rematchTimer = setTimeout(look, REMATCH_LOOK_MS); };
     const look = () => {
       if (!alive) return;
       api.summary(matchId).then((sum) => {
         if (!alive) return;
         if (sum.rematch) { S.rematch = sum.rematch; show(); return; }
-        S.rematchTimer = setTimeout(look, REMATCH_LOOK_MS);
-      }).catch(() => { if (alive) S.rematchTimer = setTimeout(look, REMATCH_LOOK_MS); });
+        again();
+      }).catch((e) => { if (e.status !== 404) again(); });
     };
     look();
   }
@@ -1078,11 +1085,17 @@ function mountTable(root, matchId, token, ctl) {
   function onMissed(msg) {
     const latest = S.queue.length ? S.queue[S.queue.length - 1] : S.view;
     if (!token || latest?.seat == null) return;
-    const n = (msg.records || []).filter((r) => r.stand_in && r.actor === latest.seat).length;
-    if (!n) return;
-    const text = t("away.stand_in", { n });
-    toast(text, 10000); // the player is just back: long enough to be read
-    announce(text);
+    const seat = latest.seat;
+    const tell = (records) => {
+      const n = records.filter((r) => r.stand_in && r.actor === seat).length;
+      if (!alive || !n) return;
+      const text = n === 1 ? t("away.stand_in_one") : t("away.stand_in", { n });
+      toast(text, 10000); // the player is just back: long enough to be read
+      announce(text);
+    };
+    // too far behind for the socket to send the records (a whole match, say): ask for them
+    if (msg.resync) api.events(matchId, token, msg.since).then((r) => tell(r.events || []), () => {});
+    else tell(msg.records || []);
   }
 
   build();

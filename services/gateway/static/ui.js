@@ -50,6 +50,8 @@ export async function copyText(text) {
 
 /** A translated message for an API error (falls back to the server's own message). */
 export function errorText(e) {
+  // a limit that lasts (the create window, the bots-only matches): say for how long
+  if (e.code === "rate_limited" && e.retryAfter > 30) return t("error.rate_limited_minutes", { n: Math.ceil(e.retryAfter / 60) });
   const key = `error.${e.code}`;
   const s = t(key);
   return s === key ? (e.message || e.code) : s;
