@@ -168,6 +168,33 @@ class PlayApp:
 
         return kb
 
+    def _missed(self, message: dict[str, Any]) -> None:
+        """Back after a lost connection: say how many moves a stand-in made for the seat
+        (records marked ``stand_in``; too far behind for the socket to send them, they are
+        asked for)."""
+        view = self.seat.view
+        me = view.get("seat") if view is not None else None
+        if me is None:
+            return
+
+        def tell(records: list[dict[str, Any]]) -> None:
+            n = sum(1 for r in records if r.get("stand_in") and r.get("actor") == me)
+            if n:
+                self.cursor.message = ("While you were away, a stand-in made a move for you."
+                                       if n == 1 else f"While you were away, a stand-in "
+                                       f"played for you ({n} moves).")
+                self.app.invalidate()
+
+        if not message.get("resync"):
+            tell(list(message.get("records") or []))
+            return
+
+        async def ask() -> None:
+            with contextlib.suppress(ApiError):
+                tell(list((await self.seat.events(int(message["since"]))).get("events") or []))
+
+        self._spawn(ask())
+
     # -- the next match ------------------------------------------------------------------------
 
     def _over_at_a_seat(self) -> bool:
@@ -303,6 +330,7 @@ class PlayApp:
     async def run(self) -> int:
         """Show the table until the player quits; returns the exit status."""
         self.seat.on_view = self._changed
+        self.seat.on_missed = self._missed
         await self.seat.start()
         if self.seat.view is not None:
             self._changed(self.seat.view)

@@ -1,0 +1,68 @@
+"""``hokm play`` back after a lost connection: the socket's ``missed`` records say which moves
+a stand-in made for the seat, and the table says how many (too far behind for the socket to
+send them, it asks ``/events``).  The app is driven without a terminal (prompt_toolkit's pipe
+input and dummy output); the seat is a stand-in object with the view and the events."""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+
+from prompt_toolkit.application import create_app_session
+from prompt_toolkit.input import create_pipe_input
+from prompt_toolkit.output import DummyOutput
+
+from hokmplay.app import PlayApp
+from tests.conftest import run_async
+
+RECORDS = [{"version": 5, "actor": 1, "stand_in": True, "events": []},
+           {"version": 6, "actor": 2, "stand_in": False, "events": []},
+           {"version": 7, "actor": 1, "stand_in": True, "events": []},
+           {"version": 8, "actor": 3, "stand_in": True, "events": []}]
+
+
+class Seat:
+    """What the app reads of its seat here: the view, the token, the records asked for."""
+
+    def __init__(self) -> None:
+        self.view: dict[str, Any] = {"seat": 1, "phase": "playing"}
+        self.token = "t"
+        self.asked: list[int] = []
+        self.on_view: Any = None
+        self.on_missed: Any = None
+
+    async def events(self, since: int = 0) -> dict[str, Any]:
+        self.asked.append(since)
+        return {"version": 8, "events": [r for r in RECORDS if r["version"] > since]}
+
+
+def test_the_table_says_how_many_moves_a_stand_in_made_for_the_seat() -> None:
+    async def run() -> list[str]:
+        said = []
+        with create_pipe_input() as keys, create_app_session(input=keys, output=DummyOutput()):
+            seat = Seat()
+            app = PlayApp(seat)  # type: ignore[arg-type]
+            app._missed({"type": "missed", "since": 4, "resync": False, "records": RECORDS})
+            said.append(app.cursor.message)
+            app._missed({"type": "missed", "since": 6, "resync": False,
+                         "records": RECORDS[2:]})
+            said.append(app.cursor.message)
+            app.cursor.message = ""
+            app._missed({"type": "missed", "since": 6, "resync": False,
+                         "records": RECORDS[3:]})  # another seat's stand-in: nothing to say
+            said.append(app.cursor.message)
+            app._missed({"type": "missed", "since": 0, "resync": True, "records": []})
+            for _ in range(100):  # the records are asked for in a task of the app
+                if app.cursor.message:
+                    break
+                await asyncio.sleep(0.01)
+            said.append(app.cursor.message)
+            assert seat.asked == [0]
+        return said
+
+    assert run_async(run(), timeout=30) == [
+        "While you were away, a stand-in played for you (2 moves).",
+        "While you were away, a stand-in made a move for you.",
+        "",
+        "While you were away, a stand-in played for you (2 moves).",
+    ]
