@@ -96,22 +96,23 @@ function inviteUrl(id) { return `${location.origin}/m/${id}`; }
 /** The link that opens this seat on the player's other device (the token in the fragment,
  *  which no request carries: it stays out of every server's and proxy's log). */
 function seatPanel(matchId, token) {
-  const url = `${inviteUrl(matchId)}#seat=${token}`;
-  const input = h("input", { type: "text", id: "seat-link", readOnly: true, value: url });
-  input.addEventListener("focus", () => input.select());
-  const copy = h("button", { type: "button", id: "copy-seat-link", text: t("invite.copy") });
-  copy.addEventListener("click", async () => toast((await copyText(url)) ? t("invite.copied") : t("invite.copy_failed")));
   return h("div.invite", {}, h("p", { text: t("seatlink.desc") }),
-    h("label", { for: "seat-link", text: t("seatlink.label") }), h("div.row", {}, input, copy));
+    h("label", { for: "seat-link", text: t("seatlink.label") }),
+    linkRow(`${inviteUrl(matchId)}#seat=${token}`, "seat-link", "copy-seat-link"));
+}
+
+/** A link to hand on: the field (selected whole when focused) and its Copy button. */
+function linkRow(url, id, copyId) {
+  const input = h("input", { type: "text", id, readOnly: true, value: url });
+  input.addEventListener("focus", () => input.select());
+  const copy = h("button", { type: "button", id: copyId, text: t("invite.copy") });
+  copy.addEventListener("click", async () => toast((await copyText(url)) ? t("invite.copied") : t("invite.copy_failed")));
+  return h("div.row", {}, input, copy);
 }
 
 function invitePanel(matchId) {
   const url = inviteUrl(matchId);
-  const input = h("input", { type: "text", id: "invite-link", readOnly: true, value: url });
-  input.addEventListener("focus", () => input.select());
-  const copy = h("button", { type: "button", id: "copy-link", text: t("invite.copy") });
-  copy.addEventListener("click", async () => toast((await copyText(url)) ? t("invite.copied") : t("invite.copy_failed")));
-  const parts = [h("label", { for: "invite-link", text: t("invite.label") }), h("div.row", {}, input, copy)];
+  const parts = [h("label", { for: "invite-link", text: t("invite.label") }), linkRow(url, "invite-link", "copy-link")];
   if (navigator.share) {
     const share = h("button", { type: "button", id: "share-link", text: t("invite.share") });
     share.addEventListener("click", () => navigator.share({ title: "Hokm", text: t("invite.share_text"), url }).catch(() => {}));
@@ -213,7 +214,7 @@ function mountTable(root, matchId, token, ctl) {
     trumpShown: false, handSeen: false,
     picked: new Set(), pickKey: null, // the cards chosen to lay aside (talon game), for one decision
     talonKey: null, // the talon decision the panel was built for (keeps keyboard focus on it)
-    rematch: null, rematchTimer: null, // the next match, once another player asked for it
+    rematch: null, rematchTimer: null, // the next match, once a player asked for it
   };
   const E = {};
   let socket = null;
