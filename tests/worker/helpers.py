@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import copy
 import random
+from collections.abc import Callable
 from typing import Any
 
 from hypothesis import strategies as st
@@ -113,6 +114,31 @@ def reach(rules: Rules, seed: int, steps: int, rounds: int = 1,
         if not last and table.state.phase == "match_over":
             break
     return table
+
+
+def played_by(rules: Rules, seed: int, steps: int,
+              move: Callable[[Table, int, random.Random], str]
+              ) -> tuple[Table, int, FastKnowledge, Any] | None:
+    """A table after up to ``steps`` decisions ``move(table, seat, rng)`` from a random deal,
+    stopping short of a decision that would end the round; the seat to play there, its fast
+    knowledge and the fast tables of the trump; ``None`` unless the round is in card play."""
+    rng = random.Random(seed)
+    table = Table(rules, hakem=rng.randrange(rules.players))
+    table.deal(random_deck(rng))
+    for _ in range(steps):
+        seat = table.state.turn
+        assert seat is not None
+        saved = (table.state, [h[:] for h in table.histories], len(table.log))
+        table.act(move(table, seat, rng))
+        if not table.live:  # undo the round's last card
+            table.state, table.histories, size = saved
+            del table.log[size:]
+            break
+    seat, trump = table.state.turn, table.state.deal.trump
+    if table.state.phase != PLAYING or seat is None or trump is None:
+        return None
+    return (table, seat, fast_knowledge(knowledge(table.view(seat), table.histories[seat])),
+            FAST_TABLES[(trump, rules.satat)])
 
 
 def knowledge_in_play(rules: Rules, seed: int, steps: int

@@ -21,7 +21,7 @@ from worker.policies.knowledge import fast_knowledge, knowledge
 from worker.policies.playout import _heuristic_playout_general, heuristic_playout
 from worker.policies.solver import representatives
 
-from .helpers import Table, fast_state, knowledge_in_play, random_deck, reach, rules_strategy
+from .helpers import Table, fast_state, knowledge_in_play, played_by, reach, rules_strategy
 
 
 @settings(max_examples=60, deadline=None)
@@ -78,27 +78,13 @@ def test_the_true_deal_is_fully_plausible_among_heuristic_players(rules: Rules, 
                                                                   steps: int) -> None:
     """When every seat plays the heuristic, the behaviour model reproduces every play seen, so
     the true deal keeps weight 1: the inference is the policy, replayed."""
-    rng = random.Random(seed)
-    table = Table(rules, hakem=rng.randrange(4))
-    table.deal(random_deck(rng))
     heuristic = policy_for("heuristic")
-    for _ in range(steps):
-        seat = table.state.turn
-        assert seat is not None
-        saved = (table.state, [h[:] for h in table.histories], len(table.log))
-        table.act(heuristic.choose(table.view(seat), table.histories[seat], rng))
-        if not table.live:
-            table.state, table.histories, size = saved
-            del table.log[size:]
-            break
-    s = table.state
-    if s.phase != PLAYING:
+    found = played_by(rules, seed, steps, lambda table, seat, rng: heuristic.choose(
+        table.view(seat), table.histories[seat], rng))
+    if found is None:
         return
-    seat = s.turn
-    assert seat is not None and s.deal.trump is not None
-    f = fast_knowledge(knowledge(table.view(seat), table.histories[seat]))
-    ft = FAST_TABLES[(s.deal.trump, rules.satat)]
-    assert PlayModel(f).weight([ft.mask_to_fast(h) for h in s.hands]) == 1.0
+    table, _, f, ft = found
+    assert PlayModel(f).weight([ft.mask_to_fast(h) for h in table.state.hands]) == 1.0
 
 
 def _replayed_weight(model: PlayModel, hands_now: list[int], miss: float,

@@ -214,6 +214,94 @@ def play(hand: int, legal: int, unseen: int, voids: Sequence[int], trick: Sequen
     return _discard(legal, unseen), "discard"
 
 
+SIGNAL_REASONS = ("partner_wins", "partner_wins_discard", "duck", "discard")
+"""The reasons of :func:`play` that make a play "free" for the partners' signals: following low
+or throwing a card when the seat does not try to win the trick."""
+SIGNAL_RANK = 9
+"""A signal's high card is below a jack (fast rank 9)."""
+
+
+def _second_run(m: int, in_play: int) -> int:
+    """The lowest card of ``m`` (one suit of the seat's cards) that a card still in play outside
+    ``m`` separates from ``m``'s lowest card (so a play the others can tell from the lowest), or
+    -1."""
+    low = _low(m)
+    others = in_play & ~m
+    rest = m ^ (1 << low)
+    while rest:
+        bit = rest & -rest
+        c = bit.bit_length() - 1
+        if others & (bit - 1) & ~((2 << low) - 1):
+            return c
+        rest ^= bit
+    return -1
+
+
+def signal_card(mode: int, hand: int, legal: int, unseen: int, trick: Sequence[int],
+                choice: int, reason: str) -> int:
+    """The partners' public signal (``SearchConfig.signal``): the card the convention prescribes
+    when the heuristic's play (``choice``, ``reason`` from :func:`play` on the same position)
+    is free, else -1.  ``unseen`` are the cards the seat has not seen, ``trick`` the open
+    trick's cards (fast cards).
+
+    Free: the seat follows low or throws a card (``SIGNAL_REASONS``) and does not trump.  Then
+    (``mode`` 1, count): in the suit of the heuristic's card, with an odd number of cards of it
+    in hand the lowest, with an even number the lowest card that is not equivalent to the
+    lowest (the next higher card with an unplayed card of another hand between), when that card
+    is below a jack, is not the highest card of the suit still in play and does not beat the
+    trick's winner (else the lowest).  ``mode`` 2: the same when following suit; throwing, the
+    lowest card of the longest side suit (ties: the lower block) unless it is the highest of
+    its suit in play (then the heuristic's card).  ``mode`` 3: ``mode`` 2, and leading low from
+    the longest side suit (``lead_long``) by the count rule too."""
+    if not trick:
+        if mode >= 3 and reason == "lead_long":
+            return _count_card(legal & BLOCK[choice >> 4], hand, unseen, trick, -1)
+        return -1
+    if reason not in SIGNAL_REASONS:
+        return -1
+    led_block = trick[0] >> 4
+    if choice >= TRUMP_BASE and led_block != 3:
+        return -1  # trumping (or under-trumping): not free
+    block = choice >> 4
+    if mode >= 2 and block != led_block:
+        best_b, best_n = -1, 0
+        for b in (0, 1, 2):
+            n = (legal & BLOCK[b]).bit_count()
+            if n > best_n:
+                best_b, best_n = b, n
+        if best_b < 0:
+            return choice
+        c = _low(legal & BLOCK[best_b])
+        if not unseen & BLOCK[best_b] & ~((2 << c) - 1):
+            return choice
+        return c
+    return _count_card(legal & BLOCK[block], hand, unseen, trick, led_block)
+
+
+def _count_card(m: int, hand: int, unseen: int, trick: Sequence[int], led_block: int) -> int:
+    """The count rule of :func:`signal_card` on ``m``, the seat's cards of one suit (the trick
+    led in ``led_block``, -1 when the seat leads)."""
+    low = _low(m)
+    if m.bit_count() & 1:
+        return low
+    in_play = unseen | hand
+    for t in trick:
+        in_play |= 1 << t
+    c = _second_run(m, in_play)
+    block = (m.bit_length() - 1) >> 4
+    if c < 0 or c & 15 >= SIGNAL_RANK or not unseen & BLOCK[block] & ~((2 << c) - 1):
+        return low
+    if not trick:
+        return c
+    best = trick[0]
+    for t in trick:
+        if t > best and (t >= TRUMP_BASE or t >> 4 == led_block):
+            best = t
+    if c > best and (c >= TRUMP_BASE or block == led_block):
+        return low  # it would win the trick
+    return c
+
+
 REASONS = {
     "only": "This is your only legal card.",
     "draw_top": "The {card} is the highest trump left: lead it to draw the opponents' trumps.",

@@ -15,7 +15,7 @@ from collections.abc import Sequence
 
 from .fast import FAST_TABLES, TRUMP_BASE, same_play
 from .fast import legal as legal_cards
-from .heuristic import play
+from .heuristic import play, signal_card
 from .knowledge import FastKnowledge
 
 
@@ -29,10 +29,10 @@ class PlayModel:
     only; the third is remembered."""
 
     __slots__ = ("plays", "played_by", "me", "miss", "partner_miss", "must_trump", "active",
-                 "floor", "contexts", "memo")
+                 "floor", "contexts", "memo", "signal", "signal_miss")
 
-    def __init__(self, f: FastKnowledge, miss: float = 0.2, partner_miss: float | None = None
-                 ) -> None:
+    def __init__(self, f: FastKnowledge, miss: float = 0.2, partner_miss: float | None = None,
+                 signal: int = 0, signal_miss: float = 0.15) -> None:
         k = f.k
         assert k.trump is not None
         ft = FAST_TABLES[(k.trump, k.rules.satat)]
@@ -43,6 +43,12 @@ class PlayModel:
         self.partner_miss = miss if partner_miss is None else partner_miss
         """The factor for the partner's plays (a partner may not play like the model)."""
         self.must_trump = k.rules.must_trump
+        self.signal = signal
+        """The partners' signalling convention (``heuristic.signal_card``'s ``mode``; 0: none):
+        in a free situation the partner's predicted card is the convention's."""
+        self.signal_miss = signal_miss
+        """With ``signal``: the factor of a partner's free play that is not the convention's
+        card."""
         self.active = k.history_complete and any(s != k.seat for s, _ in self.plays)
         self.floor = miss ** 3
         """Below this a seat's factor is not refined further: the deal is already
@@ -65,7 +71,8 @@ class PlayModel:
             if seat != self.me:
                 factor = self.partner_miss if seat == partner else self.miss
                 self.contexts[seat].append(_Context(trick[:], leader, voids[:], unplayed,
-                                                    card, later[seat], factor))
+                                                    card, later[seat], factor,
+                                                    signal > 0 and seat == partner))
             led = trick[0] >> 4 if trick else -1
             if led >= 0 and card >> 4 != led:
                 voids[seat] |= 1 << led
@@ -93,11 +100,19 @@ class PlayModel:
             if legal & (legal - 1) == 0:
                 continue
             card = ctx.card
-            choice = play(hand, legal, ctx.unplayed ^ hand, ctx.voids, trick, ctx.leader,
-                          seat)[0]
+            unseen = ctx.unplayed ^ hand
+            choice, reason = play(hand, legal, unseen, ctx.voids, trick, ctx.leader, seat)
+            miss = ctx.miss
+            if ctx.signal:
+                sig = signal_card(self.signal, hand, legal, unseen, trick, choice, reason)
+                if sig >= 0:
+                    # mode 3: a play of another suit is read as a plain deviation
+                    if self.signal < 3 or card >> 4 == sig >> 4:
+                        miss = self.signal_miss
+                    choice = sig
             if same_play(choice, card, trick, ctx.unplayed, hand):
                 continue
-            weight *= ctx.miss
+            weight *= miss
             if weight < self.floor:
                 break
         memo[hand_now] = weight
@@ -118,13 +133,13 @@ class PlayModel:
 class _Context:
     """What was public when a seat made one play: the open trick, its leader, the voids shown,
     the cards not yet played (the open trick's cards excluded), the card played, the cards the
-    seat played from then on (that one included), and the factor of a play the model would not
-    make."""
+    seat played from then on (that one included), the factor of a play the model would not
+    make, and whether the seat is the partner reading its signals."""
 
-    __slots__ = ("trick", "leader", "voids", "unplayed", "card", "later", "miss")
+    __slots__ = ("trick", "leader", "voids", "unplayed", "card", "later", "miss", "signal")
 
     def __init__(self, trick: list[int], leader: int, voids: list[int], unplayed: int,
-                 card: int, later: int, miss: float) -> None:
+                 card: int, later: int, miss: float, signal: bool = False) -> None:
         self.trick = trick
         self.leader = leader
         self.voids = voids
@@ -132,3 +147,4 @@ class _Context:
         self.card = card
         self.later = later
         self.miss = miss
+        self.signal = signal

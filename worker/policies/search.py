@@ -185,6 +185,22 @@ class SearchConfig:
     rate is within this of the best."""
     max_ms: float | None = None
     """Stop sampling after this many milliseconds (non-deterministic; off by default)."""
+    signal: int = 0
+    """A public signalling convention between partners who both play it (0: off; 1: count
+    signals, 2: count signals following and discards from the longest side suit, 3: 2 and
+    count signals leading low from the longest side suit; see ``heuristic.signal_card``).
+    Playing: in a free situation (the heuristic would follow low or throw a card without
+    trumping; with 3 also lead low from its longest side suit) the convention's card is played
+    when it scores within ``signal_tie`` of the best.  Reading (with ``infer``): the partner's
+    free plays are predicted by the convention on each sampled hand, a mismatch weighs
+    ``signal_miss`` (with 3, a play of another suit than the convention's weighs
+    ``partner_miss``)."""
+    signal_tie: float | None = None
+    """With ``signal``: how close to the best the convention's card must score (``None``:
+    ``tie``)."""
+    signal_miss: float = 0.15
+    """With ``signal``: the weight factor of a partner's free play that is not the
+    convention's card."""
 
 
 class SearchPolicy:
@@ -293,7 +309,28 @@ class SearchPolicy:
         best = max(scores)
         close = [c for c, s in zip(candidates, scores, strict=True) if s >= best - cfg.tie]
         pick = h_rep if h_rep in close else min(close, key=lambda c: (c & 15, c))
+        sig = self._signal(f, candidates)
+        if sig >= 0:
+            margin = cfg.tie if cfg.signal_tie is None else cfg.signal_tie
+            if scores[candidates.index(sig)] >= best - margin:
+                pick = sig
         return NAMES[ft.to_engine[pick]], max(0.0, rates[candidates.index(pick)])
+
+    def _signal(self, f: FastKnowledge, candidates: list[int]) -> int:
+        """With ``signal``: the candidate that stands for the convention's card when the play
+        is free (``heuristic.signal_card``), else -1."""
+        mode = self.config.signal
+        if mode <= 0 or (not f.trick and mode < 3):
+            return -1
+        k = f.k
+        trick = [c for _, c in f.trick]
+        legal = f.legal or f.hand
+        leader = f.trick[0][0] if f.trick else k.seat
+        choice, reason = heuristic.play(f.hand, legal, f.unseen, f.voids, trick, leader, k.seat)
+        card = heuristic.signal_card(mode, f.hand, legal, f.unseen, trick, choice, reason)
+        if card < 0:
+            return -1
+        return max((c for c in candidates if c <= card and c >> 4 == card >> 4), default=-1)
 
     def _evaluate(self, f: FastKnowledge, candidates: list[int], rng: random.Random
                   ) -> tuple[list[float], list[float] | None]:
@@ -311,7 +348,8 @@ class SearchPolicy:
         root: list[list[int]] = []
         deadline = (time.perf_counter() + cfg.max_ms / 1000.0) if cfg.max_ms else None
         sampler = Sampler(f)
-        model = PlayModel(f, cfg.miss, cfg.partner_miss) if cfg.infer else None
+        model = (PlayModel(f, cfg.miss, cfg.partner_miss, cfg.signal, cfg.signal_miss)
+                 if cfg.infer else None)
         weigh = model is not None and cfg.oversample > 1 and (model.active or sampler.weigh_trump)
         team = k.team
         hakem_team = k.hakem % 2
