@@ -30,7 +30,7 @@ from typing import Any
 from engine.cards import NAMES, SUITS
 from engine.state import TRUMP_TABLES
 
-from .fast import BLOCK, FAST_TABLES, TRUMP, TRUMP_BASE
+from .fast import BLOCK, FAST_TABLES, TRUMP, TRUMP_BASE, trick_winner_index
 from .knowledge import Knowledge, fast_knowledge, knowledge, mask_of_names, rules_of
 
 SUIT_WORDS = ("spades", "hearts", "diamonds", "clubs")
@@ -272,9 +272,7 @@ def signal_card(mode: int, hand: int, legal: int, unseen: int, trick: Sequence[i
         if best_b < 0:
             return choice
         c = _low(legal & BLOCK[best_b])
-        if not unseen & BLOCK[best_b] & ~((2 << c) - 1):
-            return choice
-        return c
+        return c if _higher(unseen, c) else choice
     return _count_card(legal & BLOCK[block], hand, unseen, trick, led_block)
 
 
@@ -288,16 +286,12 @@ def _count_card(m: int, hand: int, unseen: int, trick: Sequence[int], led_block:
     for t in trick:
         in_play |= 1 << t
     c = _second_run(m, in_play)
-    block = (m.bit_length() - 1) >> 4
-    if c < 0 or c & 15 >= SIGNAL_RANK or not unseen & BLOCK[block] & ~((2 << c) - 1):
+    if c < 0 or c & 15 >= SIGNAL_RANK or not _higher(unseen, c):
         return low
     if not trick:
         return c
-    best = trick[0]
-    for t in trick:
-        if t > best and (t >= TRUMP_BASE or t >> 4 == led_block):
-            best = t
-    if c > best and (c >= TRUMP_BASE or block == led_block):
+    best = trick[trick_winner_index(list(trick))]
+    if c > best and (c >= TRUMP_BASE or c >> 4 == led_block):
         return low  # it would win the trick
     return c
 
