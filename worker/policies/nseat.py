@@ -55,7 +55,7 @@ from .heuristic import REASONS as FOUR_REASONS
 from .heuristic import SUIT_WORDS, _discard, choose_trump, hold_chance
 from .knowledge import mask_of_names, rules_of
 from .nsolver import count_trick
-from .solver import SolverLimit, representatives, representatives_first
+from .solver import SolverLimit, representatives, representatives_first, stands_for
 
 View = Mapping[str, Any]
 History = Sequence[Mapping[str, Any]]
@@ -865,7 +865,7 @@ def search_card(s: Seen, budget: Budget, rng: random.Random) -> str:
     if len(candidates) == 1:
         return NAMES[f.ft.to_engine[candidates[0]]]
     h_card = f.ft.to_fast[CARD_INDEX[h_name]]
-    h_rep = max((c for c in candidates if c <= h_card and c >> 4 == h_card >> 4), default=-1)
+    h_rep = stands_for(candidates, h_card)
     totals, deals, _ = score_cards(f, candidates, budget, rng)
     best = max(totals)
     close = [c for c, t in zip(candidates, totals, strict=True) if t >= best - 0.02 * deals]

@@ -52,7 +52,7 @@ from .playout import heuristic_playout, playout
 from .points import utilities
 from .sampler import Sampler, walk
 from .response import Response
-from .solver import Solver, SolverLimit, representatives
+from .solver import Solver, SolverLimit, representatives, stands_for
 from .worlds import Worlds
 
 CHAIN_STEP_WORK = 2
@@ -296,8 +296,7 @@ class SearchPolicy:
             return card, max(0.0, (forced_wins or forced)[0])
         h_name, _ = heuristic.decide(k)
         h_card = ft.to_fast[mask_of_names([h_name]).bit_length() - 1]
-        h_rep = max((c for c in candidates if c <= h_card and c >> 4 == h_card >> 4),
-                    default=-1)
+        h_rep = stands_for(candidates, h_card)
         scores, wins = self._evaluate(f, candidates, rng)
         rates = wins if wins is not None else scores
         if wins is not None:
@@ -330,7 +329,7 @@ class SearchPolicy:
         card = heuristic.signal_card(mode, f.hand, legal, f.unseen, trick, choice, reason)
         if card < 0:
             return -1
-        return max((c for c in candidates if c <= card and c >> 4 == card >> 4), default=-1)
+        return stands_for(candidates, card)
 
     def _evaluate(self, f: FastKnowledge, candidates: list[int], rng: random.Random
                   ) -> tuple[list[float], list[float] | None]:

@@ -59,15 +59,22 @@ def representatives_first(hand_legal: int, in_play: int, first: int) -> list[int
     return moves
 
 
+def stands_for(moves: list[int], card: int) -> int:
+    """The card of ``moves`` (representatives) that stands for ``card``: the highest of its
+    suit not above it, or -1."""
+    pick = -1
+    for c in moves:
+        if c <= card and c >> 4 == card >> 4 and c > pick:
+            pick = c
+    return pick
+
+
 def to_front(moves: list[int], first: int) -> None:
-    """Move the card of ``moves`` that stands for ``first`` (the highest kept card of its suit
-    not above it) to the front, in place."""
-    pick = 0
-    for i, c in enumerate(moves):
-        if c <= first and c >> 4 == first >> 4:
-            pick = i
-    if pick:
-        moves.insert(0, moves.pop(pick))
+    """Move the card of ``moves`` that stands for ``first`` to the front, in place."""
+    pick = stands_for(moves, first)
+    if pick >= 0 and moves[0] != pick:
+        moves.remove(pick)
+        moves.insert(0, pick)
 
 
 NO_CODES: list[int] = []
