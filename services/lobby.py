@@ -166,6 +166,10 @@ class Lobby:
                 self.handle(match_id, None, TakeSeat(seat, name or BOT_NAMES[seat % 4],
                                                      f"bot-{seat}", level))
 
+    def rematch_of(self, match_id: str) -> str | None:
+        """The id of the finished match's rematch, once a player asked for it."""
+        return self.store.get_meta_field(match_id, "meta", "rematch")
+
     def rematch(self, match_id: str, player: str, owner: str | None = None, *,
                 repaired: bool = False) -> tuple[dict[str, Any], bool]:
         """The next match of a finished one, for its human ``player``: the same rules, bots
@@ -186,8 +190,9 @@ class Lobby:
         if standing == new_id:
             levels = [o.bot if o is not None else None for o in state.match.seats]
             names = [o.name if o is not None else None for o in state.match.seats]
-            timeout = float(self.store.get_meta_field(match_id, "meta", "disconnect_timeout")
-                            or DISCONNECT_TIMEOUT_S)
+            timeout = self.disconnect_timeout(match_id)
+            if math.isinf(timeout):  # the room never substitutes: its setting was 0
+                timeout = 0.0
             try:
                 self._open(new_id, state.rules, levels, [], timeout, owner, None, names)
             except BaseException:  # refused (a quota) or failed: the next asker tries again
@@ -199,8 +204,8 @@ class Lobby:
                 self.load(standing)
                 break
             except NotFound:
-                named = self.store.get_meta_field(match_id, "meta", "rematch")
-                if named != standing:  # its creator was refused (a quota) or failed: ask again
+                if self.rematch_of(match_id) != standing:  # its creator was refused (a quota)
+                    # or failed: ask again
                     return self.rematch(match_id, player, owner, repaired=repaired)
                 if self.clock() <= deadline:
                     time.sleep(0.02)

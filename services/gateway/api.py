@@ -220,8 +220,7 @@ class Api:
         view = view_for(state, None, loaded.version, connected)
         rematch = None
         if state.phase == MATCH_OVER:  # the next match of its players, once one asked for it
-            rematch = await run_in_threadpool(self.service.store.get_meta_field, match_id,
-                                              "meta", "rematch")
+            rematch = await run_in_threadpool(self.service.rematch_of, match_id)
         return JSONResponse({
             **{key: view[key] for key in ("match_id", "players", "phase", "version", "score",
                                           "rules", "seats", "round", "winner", "target",
