@@ -24,9 +24,10 @@ def gateway_app(runtime: Runtime | None = None, *, in_process_worker: bool | Non
                 ) -> Starlette:
     """The gateway of ``runtime`` (from the environment if None) with the hint advisor, the
     post-match analysis's job queue and, in the embedded mode by default (or as
-    ``in_process_worker`` says), an in-process bot worker (and analysis worker)."""
+    ``in_process_worker`` says), an in-process bot worker (and analysis worker); ``/metrics``
+    reports the bot queues and the analysis queue."""
     from services.runtime import build_runtime
-    from worker.analysis.jobs import enqueue
+    from worker.analysis.jobs import enqueue, queue
     from worker.main import start_in_process
 
     rt = runtime or build_runtime()
@@ -36,5 +37,6 @@ def gateway_app(runtime: Runtime | None = None, *, in_process_worker: bool | Non
         """The post-match analysis: a worker job per round not queued yet."""
         return enqueue(rt, match_id, rounds)
 
+    queues = [*rt.scheduler.queues, queue(rt)]
     return create_app(rt, advisor=advise, start_worker=start_in_process if worker else None,
-                      analyst=analyst)
+                      analyst=analyst, queues=lambda: queues)

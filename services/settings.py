@@ -207,6 +207,9 @@ class Settings:
     ``ANALYSIS_BOTS``)."""
     analysis_ttl_s: float = 60.0
     """How long a running analysis job's mark lasts unless refreshed (HOKM_ANALYSIS_TTL)."""
+    metrics: bool = True
+    """A gateway answers ``GET /metrics`` (Prometheus; HOKM_METRICS ``on`` or ``off``:
+    ``services/gateway/metrics.py``)."""
 
     @classmethod
     def from_env(cls) -> Settings:
@@ -246,6 +249,7 @@ class Settings:
             analysis_nodes=env_analysis_nodes(),
             analysis_bot=env_analysis_bot(),
             analysis_ttl_s=env_analysis_ttl_s(),
+            metrics=env_choice("HOKM_METRICS", "on", ("on", "off")) == "on",
         )
 
 

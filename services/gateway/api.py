@@ -36,6 +36,7 @@ from .hub import Hub
 from .outage import UNREACHABLE, one_line
 from .jsonbody import parse_object
 from .limits import Buckets
+from .metrics import Metrics
 
 log = logging.getLogger("hokm.gateway")
 MAX_ID = 64
@@ -69,7 +70,8 @@ class Api:
 
     def __init__(self, service: MatchService, hub: Hub, *, max_body: int, rate_token: float,
                  rate_address: float, allow_stacked: bool,
-                 advisor: Callable[[dict[str, Any]], dict[str, Any]] | None = None) -> None:
+                 advisor: Callable[[dict[str, Any]], dict[str, Any]] | None = None,
+                 metrics: Metrics | None = None) -> None:
         self.service = service
         self.hub = hub
         self.max_body = max_body
@@ -78,6 +80,7 @@ class Api:
         self.allow_stacked = allow_stacked
         self.advisor = advisor
         """The learners' hint of a view (handed in by the composition root)."""
+        self.metrics = metrics or Metrics()
         self._players: OrderedDict[tuple[str, str], str] = OrderedDict()
         """(match id, token hash) -> player id of tokens already checked."""
 
@@ -280,9 +283,25 @@ class Api:
         return command, version, command_id
 
     async def run_command(self, match_id: str, token: str | None, data: dict[str, Any],
-                          player: str | None = None) -> Applied:
-        """Authenticate, rate-limit and apply one command.  Shared by the HTTP endpoint and the
-        WebSocket (which passes the ``player`` its token was authenticated as on connect)."""
+                          player: str | None = None, *, transport: str = "http") -> Applied:
+        """Authenticate, rate-limit and apply one command, and count its outcome
+        (``metrics.py``).  Shared by the HTTP endpoint and the WebSocket (``transport="ws"``,
+        which passes the ``player`` its token was authenticated as on connect)."""
+        try:
+            applied = await self._run_command(match_id, token, data, player)
+        except HokmError as refusal:
+            self.metrics.command(transport, data.get("type"), refusal.code)
+            raise
+        except Exception as exc:
+            outcome = Unavailable.code if isinstance(exc, UNREACHABLE) else "error"
+            self.metrics.command(transport, data.get("type"), outcome)
+            raise
+        self.metrics.command(transport, data.get("type"),
+                             "duplicate" if applied.duplicate else "applied")
+        return applied
+
+    async def _run_command(self, match_id: str, token: str | None, data: dict[str, Any],
+                           player: str | None) -> Applied:
         if token is None:
             raise BadToken("commands need a seat token")
         if not self.by_token.allow(token):

@@ -9,7 +9,8 @@ from __future__ import annotations
 import contextlib
 import logging
 import threading
-from collections.abc import AsyncIterator, Awaitable, Callable
+import time
+from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -30,6 +31,7 @@ from . import analysis, openapi, ws
 from .analysis import Analyst
 from .api import Api, Unavailable, error_response
 from .hub import Hub
+from .metrics import CONTENT_TYPE, Metrics
 from .outage import UNREACHABLE, one_line
 from .headers import SecurityHeaders
 from .subscriber import RawSend
@@ -46,14 +48,18 @@ _PLACEHOLDER = (
 def create_app(runtime: Runtime | None = None, *,
                advisor: Callable[[dict[str, Any]], dict[str, Any]] | None = None,
                start_worker: Callable[[Runtime], threading.Event] | None = None,
-               analyst: Analyst | None = None) -> Starlette:
+               analyst: Analyst | None = None,
+               queues: Callable[[], Sequence[Any]] | None = None) -> Starlette:
     """The gateway for ``runtime`` (built from the environment if None).  ``advisor`` gives
     the learners' hints (none: the hint route answers ``unavailable``); ``start_worker`` starts
     an in-process bot worker with the app and returns the event that stops it; ``analyst``
-    enqueues post-match analyses (``analysis.py``; none: ``unavailable``).  All come from
-    a higher layer, through the composition root (``hokm.compose``)."""
+    enqueues post-match analyses (``analysis.py``; none: ``unavailable``); ``queues`` gives
+    the RQ queues ``/metrics`` reports (none: the bot queues).  All come from a higher layer,
+    through the composition root (``hokm.compose``)."""
     rt = runtime or build_runtime()
     holder: dict[str, Any] = {}
+    metrics = Metrics(queues=queues or (lambda: rt.scheduler.queues),
+                      followed=lambda: len(holder["hub"].subs) if "hub" in holder else 0)
 
     def api() -> Api:
         return holder["api"]  # type: ignore[no-any-return]
@@ -65,7 +71,8 @@ def create_app(runtime: Runtime | None = None, *,
         holder["api"] = Api(rt.service, hub, max_body=rt.settings.max_body,
                             rate_token=rt.settings.rate_per_token,
                             rate_address=rt.settings.rate_per_address,
-                            allow_stacked=rt.settings.allow_stacked_decks, advisor=advisor)
+                            allow_stacked=rt.settings.allow_stacked_decks, advisor=advisor,
+                            metrics=metrics)
         hub.start()
         stop = start_worker(rt) if start_worker is not None else None
         try:
@@ -77,24 +84,36 @@ def create_app(runtime: Runtime | None = None, *,
 
     def handler(name: str, own: Callable[[Request], Awaitable[Response]] | None = None) -> Any:
         async def call(request: Request) -> Response:
+            start = time.perf_counter()
+            code = ""
             try:
                 response: Response = await (own or getattr(api(), name))(request)
-                return response
             except HokmError as refusal:
-                return error_response(refusal)
+                code = refusal.code
+                response = error_response(refusal)
             except UNREACHABLE as exc:
                 # expected and handled (a Redis restarting or failing over): one line each, no
                 # traceback, or an outage of seconds buries the log in thousands of lines;
                 # anything else still reaches the server's own logging with its traceback
                 log.warning("%s: the store is unreachable (%s)", name, one_line(exc))
-                return error_response(Unavailable("the match store is unreachable; try again"))
+                code = Unavailable.code
+                response = error_response(Unavailable("the match store is unreachable; "
+                                                      "try again"))
             except ClientDisconnect:  # the client went away mid-body (or was cut off as too
-                return Response(status_code=400)  # slow): nobody reads this answer
+                code = "client_gone"      # slow): nobody reads this answer
+                response = Response(status_code=400)
+            metrics.request(name, response.status_code, code, time.perf_counter() - start)
+            return response
         call.__name__ = name
         return call
 
     async def socket(websocket: WebSocket) -> None:
-        await ws.endpoint(websocket, api(), holder["hub"])
+        metrics.sockets.inc()
+        metrics.sockets_open.inc()
+        try:
+            await ws.endpoint(websocket, api(), holder["hub"])
+        finally:
+            metrics.sockets_open.dec()
 
     async def spa(request: Request) -> Response:
         index = STATIC / "index.html"
@@ -121,6 +140,14 @@ def create_app(runtime: Runtime | None = None, *,
         return JSONResponse({"ok": ok, "store": store, "queue": queue},
                             status_code=200 if ok else 503,
                             headers=None if ok else {"Retry-After": "1"})
+
+    async def metrics_text(request: Request) -> Response:
+        """The Prometheus exposition (``metrics.py``); ``HOKM_METRICS=off``: 404 like any
+        path the gateway does not serve."""
+        if not rt.settings.metrics:
+            raise HTTPException(404)
+        body = await run_in_threadpool(metrics.text)  # the queues' figures are read from RQ
+        return Response(body, media_type=CONTENT_TYPE, headers={"cache-control": "no-store"})
 
     async def openapi_json(request: Request) -> Response:
         return JSONResponse(openapi.document())
@@ -153,6 +180,7 @@ def create_app(runtime: Runtime | None = None, *,
         WebSocketRoute(m + "/ws", socket),
         Route("/healthz", healthz),
         Route("/readyz", readyz),
+        Route("/metrics", metrics_text),
         Route("/openapi.json", openapi_json),
         Route("/api", api_page),
         Route("/", spa),
@@ -173,4 +201,5 @@ def create_app(runtime: Runtime | None = None, *,
                     exception_handlers={HTTPException: http_error})
     app.state.runtime = rt
     app.state.holder = holder
+    app.state.metrics = metrics
     return app

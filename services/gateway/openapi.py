@@ -579,6 +579,14 @@ def document() -> dict[str, Any]:
                                                           "schema": {"type": "integer",
                                                                      "minimum": 1},
                                                           "description": "1"}}}}}},
+            "/metrics": {"get": {
+                "summary": "Prometheus metrics of this gateway (HOKM_METRICS=off: 404)",
+                "responses": {
+                    "200": {"description": "the text exposition format: requests by handler, "
+                                           "status and code; commands by transport, type and "
+                                           "outcome; sockets; the bot queues; the process",
+                            "content": {"text/plain": {"schema": {"type": "string"}}}},
+                    "404": {"description": "metrics are off on this server"}}}},
         },
     }
 

@@ -167,7 +167,8 @@ async def _handle_frame(text: str, sub: Subscriber, api: Api, address: str, toke
             return True
         if token is None:
             raise BadToken("spectators cannot send commands")
-        applied = await api.run_command(match_id, token, data, player=sub.player)
+        applied = await api.run_command(match_id, token, data, player=sub.player,
+                                        transport="ws")
         if applied.duplicate:  # a retried command: its effect is in the newest view
             api.hub.resend(sub)
     except HokmError as refusal:

@@ -1,0 +1,203 @@
+"""``GET /metrics`` (services/gateway/metrics.py): what each request, command and socket adds, the
+queues read at the scrape (and a queue that does not answer), the switch, and that no label or
+value says anything of a match (no id, token, name or card)."""
+
+from __future__ import annotations
+
+import re
+import socket
+from typing import Any
+
+import pytest
+import redis
+from prometheus_client.parser import text_string_to_metric_families
+from rq import Queue
+
+from engine.cards import NAMES
+from services.settings import SettingError, Settings
+
+from .helpers import Gateway, bearer, command_for, gateway, recv_until, stacked_room, wait_for
+from .test_ws import ws_url
+
+Samples = dict[tuple[str, frozenset[tuple[str, str]]], float]
+
+
+def scrape(gw: Gateway) -> Samples:
+    answer = gw.get("/metrics")
+    assert answer.status_code == 200, answer.text
+    assert answer.headers["content-type"].startswith("text/plain")
+    out: Samples = {}
+    for family in text_string_to_metric_families(answer.text):
+        for sample in family.samples:
+            out[(sample.name, frozenset(sample.labels.items()))] = sample.value
+    return out
+
+
+def value(samples: Samples, name: str, **labels: str) -> float:
+    return samples.get((name, frozenset(labels.items())), 0.0)
+
+
+def scrape_when(gw: Gateway, name: str, want: float, what: str) -> Samples:
+    """Scrape until ``name`` (no labels) reads ``want``; that scrape."""
+    def ready() -> Samples | None:
+        samples = scrape(gw)
+        return samples if value(samples, name) == want else None
+    return wait_for(ready, what=what)
+
+
+def test_requests_and_commands_are_counted_by_handler_status_and_code() -> None:
+    with gateway(worker=False) as gw:
+        r = stacked_room(gw)
+        before = scrape(gw)
+        # the Hakem (seat 0) names trump: applied; again with the same id: a duplicate
+        version, view = r.get_view(r.tokens[0])
+        body = command_for(view, view["legal"][0], version, command_id="c1")
+        assert r.command(r.tokens[0], body).status_code == 200
+        assert r.command(r.tokens[0], body).status_code == 200
+        # a seat whose turn it is not, an unknown type, a bad token
+        version, view = r.get_view(r.tokens[1])
+        late = r.command(r.tokens[1], {"type": "play", "card": view["hand"][0],
+                                       "version": version})
+        assert late.status_code == 409 and late.json()["error"]["code"] == "not_your_turn"
+        assert r.command(r.tokens[1], {"type": "shuffle"}).status_code == 400
+        assert r.command("nope", {"type": "play", "card": "QH"}).status_code == 401
+        after = scrape(gw)
+
+    def added(name: str, **labels: str) -> float:
+        return value(after, name, **labels) - value(before, name, **labels)
+
+    assert added("hokm_commands_total", transport="http", type="choose_trump",
+                 outcome="applied") == 1
+    assert added("hokm_commands_total", transport="http", type="choose_trump",
+                 outcome="duplicate") == 1
+    assert added("hokm_commands_total", transport="http", type="play",
+                 outcome="not_your_turn") == 1
+    assert added("hokm_commands_total", transport="http", type="other",
+                 outcome="bad_request") == 1
+    assert added("hokm_commands_total", transport="http", type="play", outcome="bad_token") == 1
+    assert added("hokm_http_requests_total", handler="command", status="200", code="") == 2
+    assert added("hokm_http_requests_total", handler="command", status="409",
+                 code="not_your_turn") == 1
+    assert added("hokm_http_requests_total", handler="command", status="401",
+                 code="bad_token") == 1
+    assert added("hokm_http_request_duration_seconds_count", handler="command") == 5
+    # the room's creation and joins were counted before (one create, three joins)
+    assert value(before, "hokm_http_requests_total", handler="create", status="201",
+                 code="") == 1
+    assert value(before, "hokm_http_requests_total", handler="join", status="200", code="") == 3
+
+
+def test_sockets_open_and_their_commands() -> None:
+    with gateway(worker=False) as gw:
+        r = stacked_room(gw)
+        with gw.websocket_connect(ws_url(r.match_id, r.tokens[0])) as seat0, \
+                gw.websocket_connect(ws_url(r.match_id)):
+            opened = scrape_when(gw, "hokm_websockets_open", 2, "two sockets open")
+            assert value(opened, "hokm_websockets_total") == 2
+            assert value(opened, "hokm_matches_followed") == 1
+            first = recv_until(seat0, lambda f: f["type"] == "view")
+            view = first["view"]
+            seat0.send_json(command_for(view, view["legal"][0], first["version"]))
+            wait_for(lambda: value(scrape(gw), "hokm_commands_total", transport="ws",
+                                   type="choose_trump", outcome="applied") == 1,
+                     what="the socket's command counted")
+        closed = scrape_when(gw, "hokm_websockets_open", 0, "the sockets closed")
+        assert value(closed, "hokm_websockets_total") == 2
+        assert value(closed, "hokm_matches_followed") == 0
+
+
+def test_queues_are_read_at_the_scrape() -> None:
+    with gateway(worker=False) as gw:
+        empty = scrape(gw)
+        assert value(empty, "hokm_queue_up", queue="hokm-bots") == 1
+        assert value(empty, "hokm_queue_jobs", queue="hokm-bots") == 0
+        assert value(empty, "hokm_queue_workers", queue="hokm-bots") == 0
+        assert value(empty, "hokm_queue_up", queue="hokm-bots-analysis") == 1
+        gw.rt.scheduler.schedule("m1", 1, 3)
+        gw.rt.scheduler.schedule("m2", 2, 5)
+        waiting = scrape(gw)
+        assert value(waiting, "hokm_queue_jobs", queue="hokm-bots") == 2
+        assert value(waiting, "hokm_queue_jobs", queue="hokm-bots-bots-only") == 0
+    with gateway(worker=True) as gw:  # the embedded server's in-process worker listens
+        wait_for(lambda: value(scrape(gw), "hokm_queue_workers", queue="hokm-bots") == 1,
+                 what="the in-process worker registered")
+
+
+def _closed_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+def test_a_queue_that_does_not_answer_is_reported_down_and_the_scrape_still_answers() -> None:
+    from services.gateway.app import create_app  # (a queue of our own: create_app's queues)
+    from services.runtime import build_runtime
+
+    from .helpers import make_settings
+
+    dead = redis.Redis(port=_closed_port(), socket_connect_timeout=0.5, socket_timeout=0.5)
+    gone = Queue("gone", connection=dead)
+    rt = build_runtime(make_settings())
+    app = create_app(rt, queues=lambda: [*rt.scheduler.queues, gone])
+    with Gateway(app, raise_server_exceptions=False) as gw:
+        gw.rt = rt
+        samples = scrape(gw)
+    assert value(samples, "hokm_queue_up", queue="gone") == 0
+    assert ("hokm_queue_jobs", frozenset({("queue", "gone")})) not in samples
+    assert value(samples, "hokm_queue_up", queue="hokm-bots") == 1
+
+
+def test_metrics_off_is_not_found() -> None:
+    with gateway(metrics=False) as gw:
+        answer = gw.get("/metrics")
+        assert answer.status_code == 404
+        assert answer.json()["error"]["code"] == "not_found"
+
+
+@pytest.mark.parametrize("text, on", [("", True), ("on", True), ("off", False)])
+def test_the_setting(monkeypatch: pytest.MonkeyPatch, text: str, on: bool) -> None:
+    monkeypatch.setenv("HOKM_METRICS", text)
+    assert Settings.from_env().metrics is on
+
+
+def test_a_bad_setting_is_refused(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("HOKM_METRICS", "maybe")
+    with pytest.raises(SettingError, match="HOKM_METRICS must be one of on, off"):
+        Settings.from_env()
+
+
+CARDS = frozenset(NAMES)
+
+
+def test_no_label_says_anything_of_a_match() -> None:
+    """Play a few tricks over HTTP and a socket, with refusals, then read every label: none is
+    a match id, a token, a player's name or a card, and the label values come from closed sets
+    (handlers, statuses, codes, command types, queues)."""
+    with gateway(worker=False) as gw:
+        r = stacked_room(gw)
+        with gw.websocket_connect(ws_url(r.match_id, r.tokens[0])):
+            for _ in range(12):
+                r.step()
+            r.command(r.tokens[2], {"type": "play", "card": "AS"})
+            gw.get(f"/api/matches/{r.match_id}/view", headers=bearer(r.tokens[1]))
+            text = gw.get("/metrics").text
+        secrets = [r.match_id, *r.tokens, "P2", "P3", "P4"]
+        for secret in secrets:
+            assert secret not in text
+        labels: dict[str, set[str]] = {}
+        for family in text_string_to_metric_families(text):
+            for sample in family.samples:
+                for key, val in sample.labels.items():
+                    labels.setdefault(key, set()).add(val)
+                    assert val not in CARDS, (sample.name, key, val)
+        allowed: dict[str, Any] = {
+            "handler": {"create", "join", "view", "command", "summary", "events", "replay",
+                        "hint", "analysis", "leave", "rematch", "seat_bot"},
+            "type": {"play", "choose_trump", "discard", "draw_talon", "other"},
+            "transport": {"http", "ws"},
+            "queue": {"hokm-bots", "hokm-bots-bots-only", "hokm-bots-analysis"},
+        }
+        for key, values in allowed.items():
+            assert labels.get(key, set()) <= values, (key, labels.get(key))
+        assert all(re.fullmatch(r"[a-z_]*", code) for code in labels.get("code", set()))
+        assert all(re.fullmatch(r"[1-5]\d\d", s) for s in labels.get("status", set()))
