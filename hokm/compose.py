@@ -25,10 +25,11 @@ def gateway_app(runtime: Runtime | None = None, *, in_process_worker: bool | Non
     """The gateway of ``runtime`` (from the environment if None) with the hint advisor, the
     post-match analysis's job queue and, in the embedded mode by default (or as
     ``in_process_worker`` says), an in-process bot worker (and analysis worker); ``/metrics``
-    reports the bot queues and the analysis queue."""
+    reports the bot queues and the analysis queue, and the in-process worker's metrics."""
     from services.runtime import build_runtime
     from worker.analysis.jobs import enqueue, queue
     from worker.main import start_in_process
+    from worker.metrics import REGISTRY
 
     rt = runtime or build_runtime()
     worker = rt.embedded if in_process_worker is None else in_process_worker
@@ -39,4 +40,5 @@ def gateway_app(runtime: Runtime | None = None, *, in_process_worker: bool | Non
 
     queues = [*rt.scheduler.queues, queue(rt)]
     return create_app(rt, advisor=advise, start_worker=start_in_process if worker else None,
-                      analyst=analyst, queues=lambda: queues)
+                      analyst=analyst, queues=lambda: queues,
+                      metrics_beside=[REGISTRY] if worker else [])

@@ -207,6 +207,9 @@ class Settings:
     ``ANALYSIS_BOTS``)."""
     analysis_ttl_s: float = 60.0
     """How long a running analysis job's mark lasts unless refreshed (HOKM_ANALYSIS_TTL)."""
+    worker_metrics_port: int = 0
+    """``hokm worker`` answers ``GET /metrics`` on this port, every interface
+    (HOKM_WORKER_METRICS_PORT; 0: off; ``worker/metrics.py``)."""
     metrics: bool = True
     """A gateway answers ``GET /metrics`` (Prometheus; HOKM_METRICS ``on`` or ``off``:
     ``services/gateway/metrics.py``)."""
@@ -250,7 +253,16 @@ class Settings:
             analysis_bot=env_analysis_bot(),
             analysis_ttl_s=env_analysis_ttl_s(),
             metrics=env_choice("HOKM_METRICS", "on", ("on", "off")) == "on",
+            worker_metrics_port=env_port("HOKM_WORKER_METRICS_PORT"),
         )
+
+
+def env_port(name: str) -> int:
+    """A TCP port, 1 to 65535, or 0 (the default): off."""
+    port = env_int(name, 0)
+    if port > 65535:
+        raise SettingError(name, "a port, 1 to 65535 (0: off)", _text(name))
+    return port
 
 
 def env_analysis_nodes() -> int | None:

@@ -29,6 +29,7 @@ from services.settings import env_float
 from services.store import keys
 
 from .history import Histories
+from .metrics import metrics
 
 if TYPE_CHECKING:
     from .policies.base import History, View
@@ -137,6 +138,7 @@ def _play(rt: Runtime, service: MatchService, match_id: str, seat: int, version:
     try:
         settled = _settle(rt, service, match_id, seat, version, fresh=fresh)
         rt.scheduler.done(match_id, seat, version)
+        metrics().turn(settled)
     finally:
         with _hands_lock:
             _in_hand.discard(held)
@@ -195,15 +197,18 @@ def _choose(level: str, view: View, history: History, match_id: str) -> str:
     from .policies import policy_for
     from .policies.base import is_legal
 
+    start = time.perf_counter()
     try:
         choice = policy_for(level).choose(view, history, _rng)
         if is_legal(view, choice):
+            metrics().decisions.labels(level).observe(time.perf_counter() - start)
             return choice
         log.error("bot %s chose a move that is not legal (match %s, version %s, seat %s); "
                   "the heuristic plays instead", level, match_id, view["version"], view["seat"])
     except Exception:
         log.exception("bot %s failed (match %s, version %s, seat %s); the heuristic plays instead",
                       level, match_id, view["version"], view["seat"])
+    metrics().fallbacks.labels(level).inc()
     return policy_for("heuristic").choose(view, history, _rng)
 
 

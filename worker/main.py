@@ -21,7 +21,9 @@ worker (``_work``).  With ``--processes`` N a process that ends unexpectedly all
 
 Output: one line at start (processes, queues, Redis), then a line every ``PROGRESS_EVERY_S``
 in which bot turns were played (how many, all processes together; never one per move), and a
-last line when it stops.  Warnings and errors go to stderr through ``logging``.
+last line when it stops.  Warnings and errors go to stderr through ``logging``.  With
+``HOKM_WORKER_METRICS_PORT`` it also answers ``GET /metrics`` on that port for all its
+processes (``worker/metrics.py``).
 
 Stopping: SIGTERM or SIGINT (Ctrl+C) stops every process, as RQ stops a worker: the first is a
 warm shutdown (a job in hand is finished; an idle process stops at once), another one a second
@@ -506,7 +508,6 @@ def _run(args: argparse.Namespace) -> int:
     from services.runtime import build_runtime
     from services.store import connect
 
-    global _turns
     url = os.environ.get("HOKM_REDIS_URL")
     if not url:
         raise CliError("needs HOKM_REDIS_URL, the Redis of the matches (the embedded server, "
@@ -534,6 +535,26 @@ def _run(args: argparse.Namespace) -> int:
         queues += f" at {redact_url(rt.settings.queue_url)}, for the matches"
     rt.client.close()  # no connection the processes would share
     rt.scheduler.client.close()
+    exporting = contextlib.ExitStack()
+    port = rt.settings.worker_metrics_port
+    if port:  # before the first metric is made and before the processes fork
+        from .metrics import serve
+
+        try:
+            exporting.enter_context(serve(port, _stop_signals_blocked))
+        except OSError as exc:
+            raise CliError(f"HOKM_WORKER_METRICS_PORT: cannot listen on port {port} "
+                           f"({exc.strerror or exc})", 2) from None
+        queues += f"; metrics on port {port}"
+    with exporting:
+        return _start(args, url, queues)
+
+
+def _start(args: argparse.Namespace, url: str, queues: str) -> int:
+    """``_run`` once the Redis answered: the processes, until they stop."""
+    from services.clitools import redact_url
+
+    global _turns
     _turns = multiprocessing.get_context("fork").Value("q", 0)
     processes = "1 process" if args.processes == 1 else f"{args.processes} processes"
     # from the start line on, a stop signal stops the worker (and its last line is printed)

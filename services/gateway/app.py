@@ -49,17 +49,20 @@ def create_app(runtime: Runtime | None = None, *,
                advisor: Callable[[dict[str, Any]], dict[str, Any]] | None = None,
                start_worker: Callable[[Runtime], threading.Event] | None = None,
                analyst: Analyst | None = None,
-               queues: Callable[[], Sequence[Any]] | None = None) -> Starlette:
+               queues: Callable[[], Sequence[Any]] | None = None,
+               metrics_beside: Sequence[Any] = ()) -> Starlette:
     """The gateway for ``runtime`` (built from the environment if None).  ``advisor`` gives
     the learners' hints (none: the hint route answers ``unavailable``); ``start_worker`` starts
     an in-process bot worker with the app and returns the event that stops it; ``analyst``
     enqueues post-match analyses (``analysis.py``; none: ``unavailable``); ``queues`` gives
-    the RQ queues ``/metrics`` reports (none: the bot queues).  All come from a higher layer,
-    through the composition root (``hokm.compose``)."""
+    the RQ queues ``/metrics`` reports (none: the bot queues), ``metrics_beside`` the
+    registries it shows with its own (the in-process worker's).  All come from a higher
+    layer, through the composition root (``hokm.compose``)."""
     rt = runtime or build_runtime()
     holder: dict[str, Any] = {}
     metrics = Metrics(queues=queues or (lambda: rt.scheduler.queues),
-                      followed=lambda: len(holder["hub"].subs) if "hub" in holder else 0)
+                      followed=lambda: len(holder["hub"].subs) if "hub" in holder else 0,
+                      beside=metrics_beside)
 
     def api() -> Api:
         return holder["api"]  # type: ignore[no-any-return]

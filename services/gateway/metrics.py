@@ -17,6 +17,8 @@ What is counted, and why these labels only:
   and whether the queue's Redis answered.  Worker processes serve no HTTP, so the queues are
   how an operator sees them (a growing ``hokm_queue_jobs`` wants more workers).
 * The process's CPU, memory and open files (prometheus-client's own collectors).
+* In the embedded server, its in-process bot worker's metrics (``worker/metrics.py``, handed in
+  by the composition root as ``beside``).
 
 No card, hand, token, player name or match id is ever a label or a value: the metrics say how
 much, never what.
@@ -86,11 +88,27 @@ class QueueCollector(Collector):
         return ()  # the families are known only by collecting: never collect at registration
 
 
+class Beside(Collector):
+    """Another registry's metrics shown with the gateway's (the embedded server's bot worker,
+    a thread of this process: ``worker/metrics.py``), read at each scrape."""
+
+    def __init__(self, registry: CollectorRegistry) -> None:
+        self.registry = registry
+
+    def collect(self) -> Iterator[Any]:
+        yield from self.registry.collect()
+
+    def describe(self) -> Iterable[Any]:
+        return ()  # (its metrics are made on first use: nothing to check at registration)
+
+
 class Metrics:
-    """The counters of one gateway process, and its ``/metrics`` text."""
+    """The counters of one gateway process, and its ``/metrics`` text; ``beside``: other
+    registries of this process to show with them."""
 
     def __init__(self, *, queues: Callable[[], Sequence[Any]] = lambda: (),
-                 followed: Callable[[], int] = lambda: 0) -> None:
+                 followed: Callable[[], int] = lambda: 0,
+                 beside: Sequence[CollectorRegistry] = ()) -> None:
         self.registry = CollectorRegistry(auto_describe=True)
         r = self.registry
         self.requests = Counter(
@@ -112,6 +130,8 @@ class Metrics:
         followed_gauge.set_function(lambda: float(followed()))
         Info("hokm_build", "The running version", registry=r).info({"version": _version()})
         r.register(QueueCollector(queues))
+        for other in beside:
+            r.register(Beside(other))
         ProcessCollector(registry=r)
         PlatformCollector(registry=r)
 

@@ -18,6 +18,7 @@ from services.store import keys
 from worker.analysis import core
 
 from .helpers import Gateway, finish, gateway, room, wait_for
+from .test_metrics import scrape
 from .test_openapi import check
 
 FAST = {"HOKM_ANALYSIS_BOT": "medium", "HOKM_ANALYSIS_NODES": "3000"}
@@ -120,6 +121,8 @@ def test_pending_then_done_each_round_computed_once(own: Gateway, fast: None,
 
     monkeypatch.setattr("worker.analysis.jobs.analyse_round", counted)
     url = f"/api/matches/{r.match_id}/analysis"
+    jobs_done = "hokm_analysis_jobs_total", frozenset({("outcome", "done")})
+    before = scrape(own).get(jobs_done, 0.0)
     first = own.get(url)
     assert first.status_code == 202
     assert first.json() == {"status": "pending", "rounds": rounds, "done": rounds - 1}
@@ -128,6 +131,8 @@ def test_pending_then_done_each_round_computed_once(own: Gateway, fast: None,
                     every=0.2, what="the analysis")
     assert all(a.status_code in (200, 202) for a in asked)
     assert calls == [rounds - 1]
+    # the in-process worker's job is in the gateway's metrics (worker/metrics.py)
+    assert scrape(own).get(jobs_done, 0.0) == before + 1
     body = done.json()
     doc = openapi.document()
     check(doc, {"$ref": "#/components/schemas/AnalysisPending"}, first.json())

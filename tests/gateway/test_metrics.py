@@ -201,3 +201,20 @@ def test_no_label_says_anything_of_a_match() -> None:
             assert labels.get(key, set()) <= values, (key, labels.get(key))
         assert all(re.fullmatch(r"[a-z_]*", code) for code in labels.get("code", set()))
         assert all(re.fullmatch(r"[1-5]\d\d", s) for s in labels.get("status", set()))
+
+
+def test_the_embedded_servers_bot_worker_is_shown_with_the_gateway() -> None:
+    """The embedded server's bot worker is a thread of the gateway's process: its turns and
+    decision times (worker/metrics.py) are in the gateway's ``/metrics``."""
+    with gateway(worker=True) as gw:
+        before = scrape(gw)
+        r = stacked_room(gw, seats=["human", "bot:easy", "human", "bot:medium"])
+        played = "hokm_bot_turns_total", frozenset({("outcome", "played")})
+        for _ in range(8):  # the humans' moves; the bots answer each trick
+            r.step()
+        after = wait_for(lambda: (s := scrape(gw)).get(played, 0) > before.get(played, 0)
+                         and s, what="bot turns counted")
+        levels = {dict(labels).get("level") for (name, labels), v in after.items()
+                  if name == "hokm_bot_decision_seconds_count" and v > value(
+                      before, name, **dict(labels))}
+        assert levels <= {"easy", "medium"} and levels

@@ -39,6 +39,7 @@ from services.runtime import Runtime
 from services.settings import env_analysis_bot, env_analysis_nodes, env_analysis_ttl_s
 from services.store.port import AnalysisStore, Record
 from worker.jobs import runtime
+from worker.metrics import metrics
 from worker.policies import EXPERT, HARD, MEDIUM
 
 from .core import AnalysisConfig, analyse_round
@@ -111,7 +112,10 @@ def analyse_round_job(match_id: str, round_no: int) -> str:
     """Compute and store one round's analysis unless it is stored already; returns what
     happened (``cached``, ``done``, ``not over``)."""
     store = runtime().store
-    return analyse_and_store(store, match_id, round_no, config())
+    start = time.perf_counter()
+    outcome = analyse_and_store(store, match_id, round_no, config())
+    metrics().analysed(outcome, time.perf_counter() - start)
+    return outcome
 
 
 class Store(AnalysisStore, Protocol):
