@@ -54,8 +54,20 @@ def _flag(name: str) -> bool:
     return _text(name).lower() in ("1", "true", "yes", "on")
 
 
-def env_int(name: str, default: int, minimum: int = 0) -> int:
-    """A whole number of ``minimum`` or more (``default`` when unset or empty)."""
+MAXIMUM = 10**9
+"""The largest number any setting takes unless it says otherwise: a billion (seconds: 31
+years; requests a second; bytes).  Larger values are mistakes, and some would reach Redis as
+expiry times it refuses (every create answering 500), so they are refused at start."""
+
+
+def _at_most(name: str, value: float, maximum: float, text: str) -> None:
+    if value > maximum:
+        raise SettingError(name, f"a number of at most {maximum:,.0f}", text)
+
+
+def env_int(name: str, default: int, minimum: int = 0, maximum: int = MAXIMUM) -> int:
+    """A whole number of ``minimum`` or more and at most ``maximum`` (``default`` when unset or
+    empty)."""
     text = _text(name)
     if not text:
         return default
@@ -65,13 +77,14 @@ def env_int(name: str, default: int, minimum: int = 0) -> int:
         value = minimum - 1
     if value < minimum:
         raise SettingError(name, f"a whole number of {minimum} or more", text)
+    _at_most(name, value, maximum, text)
     return value
 
 
 def env_float(name: str, default: float, *, positive: bool = False,
-              minimum: float = 0.0) -> float:
-    """A finite number of ``minimum`` (0 unless given) or more, or above 0 when ``positive``
-    (``default`` when unset or empty)."""
+              minimum: float = 0.0, maximum: float = MAXIMUM) -> float:
+    """A finite number of ``minimum`` (0 unless given) or more, or above 0 when ``positive``,
+    and at most ``maximum`` (``default`` when unset or empty)."""
     text = _text(name)
     if not text:
         return default
@@ -82,7 +95,14 @@ def env_float(name: str, default: float, *, positive: bool = False,
     if not math.isfinite(value) or value < minimum or (positive and value <= 0):
         raise SettingError(name, "a number above 0" if positive else
                            f"a number of {minimum:g} or more", text)
+    _at_most(name, value, maximum, text)
     return value
+
+
+def env_bot_think_s() -> float:
+    """HOKM_BOT_THINK_S: seconds of 0 to 60 (a pause to watch bots at a human pace; longer
+    would stall their tables), 0 when unset."""
+    return env_float("HOKM_BOT_THINK_S", 0.0, maximum=60.0)
 
 
 def env_choice(name: str, default: str, choices: Sequence[str]) -> str:
@@ -248,7 +268,7 @@ class Settings:
             gc_freeze_s=env_float("HOKM_GC_FREEZE", 0.05),
             gc_thaw_s=env_float("HOKM_GC_THAW", 900.0),
             data_dir=env_text("HOKM_DATA") or (None if redis_url else default_data_dir()),
-            bot_think_s=env_float("HOKM_BOT_THINK_S", 0.0),
+            bot_think_s=env_bot_think_s(),
             analysis_nodes=env_analysis_nodes(),
             analysis_bot=env_analysis_bot(),
             analysis_ttl_s=env_analysis_ttl_s(),
@@ -259,10 +279,10 @@ class Settings:
 
 def env_port(name: str) -> int:
     """A TCP port, 1 to 65535, or 0 (the default): off."""
-    port = env_int(name, 0)
-    if port > 65535:
-        raise SettingError(name, "a port, 1 to 65535 (0: off)", _text(name))
-    return port
+    try:
+        return env_int(name, 0, maximum=65535)
+    except SettingError:
+        raise SettingError(name, "a port, 1 to 65535 (0: off)", _text(name)) from None
 
 
 def env_analysis_nodes() -> int | None:

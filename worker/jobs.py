@@ -25,7 +25,7 @@ from services.errors import HokmError
 from services.lobby import stand_in_key
 from services.matches import MatchService, bots_only
 from services.runtime import Runtime, build_runtime
-from services.settings import env_float
+from services.settings import env_bot_think_s
 from services.store import keys
 
 from .history import Histories
@@ -39,7 +39,7 @@ _runtime: Runtime | None = None
 _histories = Histories()
 _rng = random.Random()
 SUBSTITUTE_LEVEL = "medium"
-THINK_S = env_float("HOKM_BOT_THINK_S", 0.0)  # (checked at start: Settings.from_env)
+THINK_S = env_bot_think_s()  # (checked at start: Settings.from_env)
 
 
 _thread_runtime = threading.local()

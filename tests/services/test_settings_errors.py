@@ -58,6 +58,13 @@ BAD = [
     ("HOKM_ANALYSIS_NODES", "abc", "a whole number of 0 or more"),
     ("HOKM_ANALYSIS_BOT", "nope", "one of hard, medium, expert"),
     ("HOKM_ANALYSIS_TTL", "0", "a number above 0"),
+    # too large: some would reach Redis as expiry times it refuses (every create a 500)
+    ("HOKM_IDLE_TTL", "1e20", "a number of at most 1,000,000,000"),
+    ("HOKM_FINISHED_TTL", "1e20", "a number of at most 1,000,000,000"),
+    ("HOKM_CREATE_WINDOW", "1e20", "a number of at most 1,000,000,000"),
+    ("HOKM_REPLICA_ACKS", "100000000000000000000", "a number of at most 1,000,000,000"),
+    ("HOKM_BOT_THINK_S", "61", "a number of at most 60"),
+    ("HOKM_WORKER_METRICS_PORT", "70000", "a port, 1 to 65535 (0: off)"),
 ]
 
 
