@@ -15,7 +15,7 @@ depends only on the public API.
 """
 
 from .cards import card_text, parse_card, parse_suit, rank_of, suit_of
-from .errors import CODES, ApiError, NetworkError
+from .errors import CODES, ApiError, NetworkError, NotHokm
 from .http import AsyncClient, Choice, Client, command, command_for, command_id
 from .links import Link, match_link, parse_link
 from .local import NO_LIMITS, LocalServer, free_port
@@ -24,7 +24,7 @@ from .sync import Seat
 
 __all__ = [
     "ApiError", "AsyncClient", "AsyncSeat", "CODES", "Choice", "Client", "Link", "LocalServer",
-    "NO_LIMITS", "NetworkError", "Seat", "card_text", "command", "command_for", "command_id",
-    "free_port", "match_link", "my_turn", "over", "parse_card", "parse_link", "parse_suit",
-    "rank_of", "suit_of",
+    "NO_LIMITS", "NetworkError", "NotHokm", "Seat", "card_text", "command", "command_for",
+    "command_id", "free_port", "match_link", "my_turn", "over", "parse_card", "parse_link",
+    "parse_suit", "rank_of", "suit_of",
 ]

@@ -4,8 +4,9 @@ Contract: every refusal of the gateway (``{"error": {"code", "message"}}`` over 
 ``{"type": "error"}`` frame or a 44xx close over the WebSocket) is raised as :class:`ApiError`
 carrying the API's ``code`` (``docs/api.md``, *Error codes*) and the HTTP ``status`` (0 for what
 never got an HTTP answer).  A failure to reach the server at all is :class:`NetworkError`
-(``code == "network"``), a subclass, so ``except ApiError`` catches everything this library
-raises about the server.
+(``code == "network"``), and an answer that is not the API's at all (another server at the
+address) :class:`NotHokm` (``code == "not_hokm"``): subclasses, so ``except ApiError`` catches
+everything this library raises about the server.
 """
 
 from __future__ import annotations
@@ -49,6 +50,16 @@ class NetworkError(ApiError):
 
     def __init__(self, message: str) -> None:
         super().__init__("network", message)
+
+
+class NotHokm(ApiError):
+    """The answer was not the Hokm API's: no ``{"error": ...}`` JSON where the API always
+    sends one (another server at this address, a page of a proxy).  ``status`` is the HTTP
+    status it answered; nothing is retried."""
+
+    def __init__(self, status: int, reason: str = "") -> None:
+        super().__init__("not_hokm", f"HTTP {status}{' ' + reason if reason else ''}: not an "
+                         "answer of the Hokm API", status)
 
 
 CLOSE_CODES = {4400: "bad_request", 4401: "bad_token", 4404: "not_found", 4500: "match_damaged"}

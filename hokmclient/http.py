@@ -29,7 +29,7 @@ from typing import Any, Generic, TypeVar
 
 import httpx
 
-from .errors import ApiError, NetworkError
+from .errors import ApiError, NetworkError, NotHokm
 from .links import parse_link
 
 JSON = dict[str, Any]
@@ -122,10 +122,23 @@ def _answer(response: httpx.Response) -> JSON:
     if isinstance(error, dict) and isinstance(error.get("code"), str):
         raise ApiError(error["code"], str(error.get("message", "")), response.status_code,
                        retry_after)
-    # not the API's own answer (a proxy, the server's plain-text limits): name it by status
-    code = {429: "rate_limited", 503: "unavailable", 404: "not_found", 413: "too_large"}.get(
-        response.status_code, "bad_request" if response.status_code < 500 else "unavailable")
-    raise ApiError(code, response.text[:200].strip(), response.status_code, retry_after)
+    # not the API's own answer: the gateway's plain-text limits and a proxy's passing states
+    # keep their meaning (and their retries); anything else is another server
+    code = PLAIN_ANSWERS.get(response.status_code)
+    if code is None:
+        raise NotHokm(response.status_code, response.reason_phrase)
+    raise ApiError(code, f"HTTP {response.status_code} {response.reason_phrase}".strip(),
+                   response.status_code, retry_after)
+
+
+PLAIN_ANSWERS = {429: "rate_limited", 500: "unavailable", 502: "unavailable",
+                 503: "unavailable", 504: "unavailable", 408: "bad_request", 413: "too_large",
+                 414: "bad_request", 431: "bad_request"}
+"""What an answer without the API's JSON means, by status: the gateway's own limits answer
+in plain text (a connection over the cap 503, a slow request 408, a long head 414/431), a
+proxy may answer 429, 502 to 504 or 413 while the gateway restarts or a body is too large,
+and a bug's 500 is Starlette's text.  Any other status without the JSON is not from a Hokm
+gateway (``NotHokm``): a 404 or a web page at a wrong address, another server's 501."""
 
 
 def retry_pause(error: ApiError, attempt: int) -> float:

@@ -62,6 +62,8 @@ def _explain(error: ApiError, where: str) -> str:
 
     if isinstance(error, NetworkError):
         return f"cannot reach the server at {where} ({error.message})"
+    if error.code == "not_hokm":
+        return f"the server at {where} is not a Hokm server (it answered HTTP {error.status})"
     words = {"not_found": "there is no such match (the link may have expired)",
              "match_full": "every seat of this match is taken (--spectate watches it)",
              "seat_taken": "that seat is taken",
