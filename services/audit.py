@@ -84,17 +84,20 @@ def command_for(record: Record, state: State | None = None) -> Command | None:
 def check(records: list[Record]) -> list[Problem]:
     """Every problem of a match's records (empty: the log is intact, legal and fair)."""
     problems: list[Problem] = []
-    prev = b""
+    prev, version, whole = b"", 0, len(records)
     for i, record in enumerate(records):
-        if record.version != i + 1:
-            problems.append(Problem(record.version, f"expected version {i + 1} (missing record)"))
-        if record.prev != prev:
-            problems.append(Problem(i, "its digest does not match the link stored in record "
-                                       f"{record.version}: record {i} was changed")
+        if record.version != version + 1:  # one line for a gap, not one for every record after
+            problems.append(Problem(record.version, _gap(version, record.version)))
+            whole = min(whole, i)
+        elif record.prev != prev:  # (after a gap the link cannot match: the gap says why)
+            problems.append(Problem(version, "its digest does not match the link stored in "
+                                             f"record {record.version}: record {version} was "
+                                             "changed")
                             if i > 0 else Problem(record.version, "the first record has a link"))
-        prev = record.digest
+        if record.version > version:  # (a record out of order or repeated moves nothing on)
+            prev, version = record.digest, record.version
     state = State()
-    for record in records:
+    for record in records[:whole]:  # the rules are replayed up to the first gap
         command = command_for(record, state)
         if command is None:
             problems.append(Problem(record.version, "no command produces these events"))
@@ -120,6 +123,33 @@ def check(records: list[Record]) -> list[Problem]:
             version = index_to_version[p.index] if p.index < len(index_to_version) else 0
             problems.append(Problem(version, p.message))
     return problems
+
+
+def _gap(before: int, version: int) -> str:
+    """What a record of ``version`` right after one of ``before`` says of the log."""
+    if version <= before:
+        return f"record {version} comes after record {before} (out of order or repeated)"
+    if version == before + 2:
+        return f"record {before + 1} is missing"
+    return f"records {before + 1} to {version - 1} are missing"
+
+
+def is_over(records: Iterable[Record]) -> bool:
+    """Whether the match of ``records`` has ended (its hands and decks are then public)."""
+    return any(isinstance(e, MatchEnded) for r in records for e in r.events)
+
+
+def whole_chain(records: list[Record], name: str) -> None:
+    """A ``CliError`` unless ``records`` are one unbroken chain (``name``: the match or file
+    named in the message): read with a gap, a log would show moves never made."""
+    from .clitools import CliError
+    from .pipeline import CorruptLog, chained
+
+    try:
+        chained(records)
+    except CorruptLog as damage:
+        raise CliError(f"{name}'s log is damaged ({damage.detail}): `hokm verify` tells "
+                       "more") from None
 
 
 # -- printing ----------------------------------------------------------------------------------
@@ -422,6 +452,7 @@ def _replay(args: argparse.Namespace) -> int:
 
     colour = sys.stdout.isatty() and not os.environ.get("NO_COLOR")
     records = _records(args)
+    whole_chain(records, f"match {args.match}" if args.match else args.file)
     players = records[0].events[0].rules.players if records and isinstance(
         records[0].events[0], MatchCreated) else 4
     if args.seat is not None and args.seat >= players:
@@ -436,7 +467,12 @@ def _replay(args: argparse.Namespace) -> int:
 
 
 def _export(args: argparse.Namespace) -> int:
+    from .clitools import CliError
+
     records = _records(args)  # before creating the output file: no empty file on an error
+    if not args.unfinished and not is_over(records):
+        raise CliError(f"match {args.match} is not over: its log holds every hand and the "
+                       "undealt deck; --unfinished exports it all the same", 2)
     out: IO[str] = open(args.output, "w", encoding="utf-8") if args.output else sys.stdout
     try:
         for line in export_lines(records):
@@ -484,6 +520,9 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     e.add_argument("-o", "--output", help="write to this file instead of stdout")
     e.add_argument("--data", metavar="DIR", help=_DATA_HELP)
     e.add_argument("--file", help=argparse.SUPPRESS)
+    e.add_argument("--unfinished", action="store_true",
+                   help="export a match still in play (its log holds every hand: an "
+                        "operator's tool, never to be shown to a player)")
     e.set_defaults(func=_export)
     v = sub.add_parser("verify", help="check a match's chain, rules and deals")
     v.add_argument("match", nargs="?", default="", help="the match id")
@@ -493,4 +532,4 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
 
 
 __all__ = ["SUIT_SYMBOL", "Problem", "card_text", "check", "command_for", "describe",
-           "export_lines", "read_export", "register"]
+           "export_lines", "is_over", "read_export", "register", "whole_chain"]

@@ -582,12 +582,25 @@ def _start(args: argparse.Namespace, url: str, queues: str) -> int:
     return 0
 
 
-def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+MAX_PROCESSES = 256
+"""The most ``--processes``: a bot turn is CPU-bound, so more processes than a few per core
+only share the cores; a mistyped 100000 would fork the machine to a halt."""
+
+
+def _processes(text: str) -> int:
     from services.clitools import positive_int
 
+    value = positive_int(text)
+    if value > MAX_PROCESSES:
+        raise argparse.ArgumentTypeError(f"at most {MAX_PROCESSES} processes (got {value}); "
+                                         "run more hosts for more")
+    return value
+
+
+def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     parser = sub.add_parser("worker", help="run RQ workers that play the bots' turns "
                                            "(needs HOKM_REDIS_URL)")
-    parser.add_argument("--processes", type=positive_int, default=1,
-                        help="worker processes to start")
+    parser.add_argument("--processes", type=_processes, default=1,
+                        help=f"worker processes to start (1 to {MAX_PROCESSES})")
     parser.add_argument("--burst", action="store_true", help="quit when the queues are empty")
     parser.set_defaults(func=_run)

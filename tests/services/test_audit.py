@@ -11,7 +11,7 @@ import pytest
 
 from engine import ChooseTrump, PlayCard, legal_choices, names_of_mask
 from engine.events import CardPlayed, RoundStarted
-from services.audit import check, command_for, describe, export_lines, read_export
+from services.audit import Problem, check, command_for, describe, export_lines, read_export
 from hokm.cli import main
 from services.matches import MatchService
 from services.store import keys
@@ -52,6 +52,17 @@ def test_an_intact_match_verifies() -> None:
     records = service.store.read(finished_match(service))
     assert check(records) == []
     assert all(command_for(r) is not None for r in records)
+
+
+def test_a_deleted_record_is_one_problem_not_one_for_every_record_after() -> None:
+    """A record deleted by hand used to give "expected version N" for every later record and
+    blame its predecessor as "changed"."""
+    service = MatchService(RedisStore(fakeredis.FakeRedis()))
+    records = service.store.read(finished_match(service))
+    assert check([*records[:2], *records[3:]]) == [Problem(4, "record 3 is missing")]
+    assert check([*records[:2], *records[5:]]) == [Problem(6, "records 3 to 5 are missing")]
+    assert check([*records[:4], records[2], *records[4:]]) == [
+        Problem(3, "record 3 comes after record 4 (out of order or repeated)")]
 
 
 def test_an_edited_card_is_named() -> None:

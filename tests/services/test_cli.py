@@ -108,6 +108,7 @@ def test_bad_options_and_values_of_every_sub_command_are_one_line() -> None:
     ("demo", "--seed", "-1"),
     ("serve", "--port", "70000"),
     ("worker", "--processes", "0"),
+    ("worker", "--processes", "100000"),
     ("replay", "m", "--seat", "9"),
     ("replay", "m", "--step", "-1"),
 ])
@@ -440,6 +441,41 @@ def test_verify_file_fails_on_an_edited_readable_field(data: tuple[Path, str],
     replayed = assert_one_line_error(run("replay", "--file", str(edited)), 1)
     assert f"line {number} " in replayed
     assert run("verify", "--file", str(exported)).returncode == 0  # the export itself is OK
+
+
+def test_replay_refuses_a_file_with_a_gap_and_verify_names_it_once(data: tuple[Path, str],
+                                                                    tmp_path: Path) -> None:
+    """``hokm replay --file`` printed a match with a record deleted as if whole (moves of a
+    seat never made), and ``hokm verify --file`` gave a line for every record after it."""
+    folder, match_id = data
+    exported = tmp_path / "e.jsonl"
+    assert run("export", match_id, "--data", str(folder), "-o", str(exported)).returncode == 0
+    lines = exported.read_text().splitlines()
+    gap = tmp_path / "gap.jsonl"
+    gap.write_text("\n".join(lines[:2] + lines[3:]) + "\n")
+    line = assert_one_line_error(run("replay", "--file", str(gap)), 1)
+    assert f"{gap}'s log is damaged (record 4 does not follow record 2)" in line, line
+    verified = run("verify", "--file", str(gap))
+    assert verified.returncode == 1 and verified.stdout.splitlines() == [
+        "FAIL record 4: record 3 is missing"], verified.stdout
+
+
+def test_export_of_a_match_in_play_asks_for_unfinished(tmp_path: Path) -> None:
+    """The log of a match in play holds every hand and the undealt deck: ``hokm export`` wrote
+    it without a word; now only with ``--unfinished``."""
+    server = fakeredis.FakeServer()
+    folder = DataFolder.open(tmp_path / "data", server)
+    service = MatchService(RedisStore(fakeredis.FakeRedis(server=server)))
+    match_id = service.create(seats=["bot:easy"] * 4)["match_id"]
+    folder.close()
+    line = assert_one_line_error(run("export", match_id, "--data", str(tmp_path / "data")), 2)
+    assert f"match {match_id} is not over" in line and "--unfinished" in line
+    out = tmp_path / "m.jsonl"
+    assert not out.exists()
+    forced = run("export", match_id, "--data", str(tmp_path / "data"), "--unfinished",
+                 "-o", str(out))
+    assert forced.returncode == 0, forced.stderr
+    assert "round_started" in out.read_text()
 
 
 def test_a_damaged_journal_is_named_with_its_reason(tmp_path: Path) -> None:

@@ -20,7 +20,7 @@ import time
 from typing import TYPE_CHECKING, Any
 
 from engine.events import (
-    CardPlayed, CardsDiscarded, MatchCreated, MatchEnded, TalonDrawn, TrumpChosen,
+    CardPlayed, CardsDiscarded, MatchCreated, TalonDrawn, TrumpChosen,
 )
 from services.clitools import CliError, positive_int
 from services.store.port import Record
@@ -60,8 +60,7 @@ class Progress:
 
 
 def _analyze(args: argparse.Namespace) -> int:
-    from services.audit import _records
-    from services.pipeline import CorruptLog, chained
+    from services.audit import _records, is_over, whole_chain
 
     from .core import rounds_of
     from .jobs import config
@@ -72,12 +71,8 @@ def _analyze(args: argparse.Namespace) -> int:
     cfg = config()  # a HOKM_ANALYSIS_ setting that is not valid: one line naming it (exit 2)
     records = _records(args)  # one line for a missing match, folder or Redis
     match_id = args.match
-    try:
-        chained(records)
-    except CorruptLog as damage:  # analysed, its gap would be read as moves never made
-        raise CliError(f"match {match_id}'s log is damaged ({damage.detail}): `hokm verify "
-                       f"{match_id}` tells more") from None
-    if not any(isinstance(e, MatchEnded) for r in records for e in r.events):
+    whole_chain(records, f"match {match_id}")  # analysed, a gap would read as moves not made
+    if not is_over(records):
         raise CliError(f"match {match_id} is not over: its analysis opens at its end")
     rounds = rounds_of(records)
     tty = sys.stdout.isatty()
