@@ -172,15 +172,18 @@ class _Calls(Generic[R]):
 
     def create(self, *, seats: list[str] | None = None, rules: JSON | None = None,
                name: str | None = None, players: int | None = None,
-               disconnect_timeout: float | None = None, **extra: Any) -> R:
+               disconnect_timeout: float | None = None, turn_timeout: float | None = None,
+               **extra: Any) -> R:
         """``POST /api/matches``: ``{"match_id", "seat", "token", "invite_url", "player"}``.
         ``seats`` per seat ``"human"`` or ``"bot:<level>"`` (the caller takes the first human
         seat); ``players`` (2, 3 or 4) here, in ``rules`` or both (then they must agree;
-        neither: 4); ``extra`` passes other fields (``first_hakem``, ``decks``: stacked-deck
-        servers only)."""
+        neither: 4); ``disconnect_timeout`` and ``turn_timeout`` the room's limits (seconds, 0:
+        none; unset: the server's defaults); ``extra`` passes other fields (``first_hakem``,
+        ``decks``: stacked-deck servers only)."""
         body: JSON = dict(extra)
         for key, value in (("seats", seats), ("rules", rules), ("name", name),
-                           ("players", players), ("disconnect_timeout", disconnect_timeout)):
+                           ("players", players), ("disconnect_timeout", disconnect_timeout),
+                           ("turn_timeout", turn_timeout)):
             if value is not None:
                 body[key] = value
         return self._run(Call("POST", "/api/matches", body))

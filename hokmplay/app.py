@@ -19,6 +19,8 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import math
+import time
 from typing import Any
 
 from prompt_toolkit.application import Application
@@ -32,7 +34,7 @@ from hokmclient import ApiError, AsyncSeat, Choice, card_text, my_turn, parse_ca
 from hokmclient.cards import SUIT_NAME, SUIT_SYMBOL, suit_of
 
 from .bot import LocalBot
-from .screen import Cursor, render, to_discard
+from .screen import COUNTDOWN_S, Cursor, render, to_discard
 
 STYLE = Style.from_dict({
     "title": "bold",
@@ -46,6 +48,7 @@ STYLE = Style.from_dict({
     "ok": "ansigreen",
     "msg": "bold ansimagenta",
     "mark": "underline bold ansicyan",
+    "limit": "bold ansired",
 })
 
 REFUSED_AGAIN = {"stale_version": "The table moved on before your choice arrived: choose again.",
@@ -81,6 +84,11 @@ class PlayApp:
         self.rematch: dict[str, Any] | None = None
         """The answer of ``POST .../rematch`` once the player asked for the next match."""
         self._legal: list[str] = []
+        self._limit: tuple[int, int, float] | None = None
+        """The turn limit the server told (``turn_limit``): version, seat, its deadline on
+        this process's monotonic clock."""
+        self._sent_at: int | None = None
+        """The version the seat's last decision was sent for."""
         self._tasks: set[asyncio.Task[None]] = set()
         self.app: Application[int] = Application(
             # render() wraps the lines itself (between words, never inside a card)
@@ -105,6 +113,7 @@ class PlayApp:
                 self.cursor.marked = []
             else:
                 self.cursor.marked = [c for c in self.cursor.marked if c in legal]
+        self.cursor.limit_left = self._limit_left(view)
         size = self.app.output.get_size()
         out: StyleAndTextTuples = []
         for i, line in enumerate(render(view, self.cursor, size.columns, size.rows)):
@@ -113,7 +122,44 @@ class PlayApp:
             out.extend(line)
         return out
 
+    def _limit_left(self, view: dict[str, Any] | None) -> int | None:
+        """The seconds of the turn limit to show for ``view``, if any."""
+        limit = self._limit
+        if view is None or limit is None or view.get("version") != limit[0] \
+                or view.get("seat") != limit[1] or not my_turn(view):
+            return None
+        left = math.ceil(limit[2] - time.monotonic())
+        return left if 0 < left < COUNTDOWN_S else None
+
+    def _frame(self, message: dict[str, Any]) -> None:
+        if message.get("type") == "turn_limit":
+            self._limit = (int(message["version"]), int(message["seat"]),
+                           time.monotonic() + int(message["left_ms"]) / 1000)
+            self.app.invalidate()
+
+    def _passed_limit(self, view: dict[str, Any]) -> None:
+        """A view past the limited turn: if the seat sent nothing for it and its time had run
+        out, ask whether its stand-in made the move, and say so."""
+        limit = self._limit
+        if limit is None or view["version"] <= limit[0]:
+            return
+        self._limit = None
+        version, me, deadline = limit
+        if self._sent_at == version or time.monotonic() < deadline - 2:
+            return
+
+        async def ask() -> None:
+            with contextlib.suppress(ApiError):
+                records = (await self.seat.events(version)).get("events") or []
+                if any(r.get("version") == version + 1 and r.get("stand_in")
+                       and r.get("actor") == me for r in records):
+                    self.cursor.message = "Your time was up: a stand-in made a move for you."
+                    self.app.invalidate()
+
+        self._spawn(ask())
+
     def _changed(self, view: dict[str, Any]) -> None:
+        self._passed_limit(view)
         self.app.invalidate()
         if self.bot is not None and my_turn(view) and not self.busy:
             self._spawn(self._bot_move(view))
@@ -300,6 +346,7 @@ class PlayApp:
 
     async def _decide(self, choice: Choice, view: dict[str, Any]) -> None:
         self.busy = True
+        self._sent_at = view["version"]
         try:
             await self.seat.decide(choice, view)
         except ApiError as error:
@@ -314,6 +361,7 @@ class PlayApp:
         self.busy = True
         try:
             choice = await self.bot.choose(self.seat, view)
+            self._sent_at = view["version"]
             await self.seat.decide(choice, view)
         except ApiError as error:
             if error.code not in REFUSED_AGAIN:
@@ -331,6 +379,7 @@ class PlayApp:
         """Show the table until the player quits; returns the exit status."""
         self.seat.on_view = self._changed
         self.seat.on_missed = self._missed
+        self.seat.on_frame = self._frame
         await self.seat.start()
         if self.seat.view is not None:
             self._changed(self.seat.view)

@@ -47,6 +47,13 @@ class Cursor:
     """The local policy playing this seat (``--bot``), if any."""
     marked: list[str] = field(default_factory=list)
     """The talon game's discard: the cards marked to lay aside, in the order marked."""
+    limit_left: int | None = None
+    """The seconds left before the seat's stand-in decides this turn (the room's turn limit),
+    once fewer than ``COUNTDOWN_S``; None: nothing to show."""
+
+
+COUNTDOWN_S = 20
+"""The turn limit is shown once fewer seconds than this are left (as in the browser)."""
 
 
 def card(code: str, style: str = "") -> Fragment:
@@ -345,6 +352,9 @@ def status(view: View, cursor: Cursor) -> list[Line]:
         lines.append([("", "Press R to play again at this table, Ctrl+C to leave."
                            if me is not None else "Press Ctrl+C to leave.")])
     elif is_deciding(view):
+        if cursor.limit_left is not None and not cursor.bot:
+            lines.append([("class:limit", f"Your turn — a stand-in plays in "
+                                          f"{cursor.limit_left} s")])
         if cursor.bot:
             lines.append([("class:turn", f"Your turn: the {cursor.bot} bot is deciding.")])
         elif phase == "choosing_trump":

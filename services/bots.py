@@ -29,6 +29,7 @@ from rq import Queue
 from rq.serializers import JSONSerializer
 
 from .store import keys
+from .turns import parse_entry
 
 JOB = "worker.jobs.bot_turn"
 GUARD_TTL_S = 600
@@ -198,4 +199,39 @@ def recover_away(client: redis.Redis, scheduler: RQScheduler,
         if version is not None:
             scheduler.schedule(match_id, int(seat_s), version)
             count += 1
+    return count
+
+
+TURN_PAGE = 200
+"""Due entries of ``keys.TURNS`` that one watchdog pass looks at (each costs a read of its
+match); the rest wait for the next pass (every entry looked at leaves the set)."""
+
+
+def recover_turns(client: redis.Redis, scheduler: RQScheduler,
+                  due: Callable[[str, int, int], int | None],
+                  clock: Callable[[], float] = time.time) -> int:
+    """Schedule stand-in moves for present humans whose turn outlasted the room's
+    ``turn_timeout`` (``services/turns.py``).
+
+    ``keys.TURNS`` holds "<match>:<seat>:<version>" of such turns scored by their deadline (the
+    gateways holding the seat's socket write it).  For each entry past its deadline,
+    ``due(match, seat, version)`` returns the version at which the seat's stand-in must move
+    now (the match still waits for that turn and the limit still applies; it marks the seat
+    hurried), else None; the entry is removed once its stand-in is scheduled or it is found not
+    due: each turn is looked at once.  A pass that fails (the store or the queue not
+    answering) leaves the entries it did not finish for the next one.  Any number of watchdogs
+    may look at the same entry at once: the turn is scheduled once (``schedule``'s guard), and
+    a stand-in's move carries the version it was scheduled for, so only one is ever appended.
+    """
+    raw: list[Any] = client.zrangebyscore(keys.TURNS, "-inf", clock(), start=0,
+                                          num=TURN_PAGE)
+    count = 0
+    for name_raw in raw:
+        name = name_raw.decode() if isinstance(name_raw, bytes) else str(name_raw)
+        match_id, seat, version = parse_entry(name)
+        at = due(match_id, seat, version)
+        if at is not None:
+            scheduler.schedule(match_id, seat, at)
+            count += 1
+        client.zrem(keys.TURNS, name)
     return count

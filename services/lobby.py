@@ -16,6 +16,7 @@ import hashlib
 import json
 import secrets
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 from engine import CreateMatch, LeaveSeat, Rules, State, TakeSeat, commitment_of
@@ -24,10 +25,12 @@ from engine.errors import HokmError, InvalidCommand, MatchFull, MatchOver, SeatT
 from engine.state import MATCH_OVER
 
 from .bots import LEVELS
+from .cache import Lru
 from .errors import BadToken, MatchNotOver, NotFound, StaleVersion
 from .pipeline import Loaded
 from .quotas import BOT_SLOT_RETRY_S, BOT_SLOT_S, BOTS_ONLY, Quotas, RetryLater, window_left
 from .store.port import EventStore
+from .turns import TURN_TIMEOUT_S
 
 BOT_LEVELS = LEVELS
 """``bot:<level>`` seats: exactly the levels of the API (``services.bots.LEVELS``)."""
@@ -57,6 +60,16 @@ def token_hash(token: str) -> str:
 
 DISCONNECT_TIMEOUT_S = 60.0
 """A room's ``disconnect_timeout`` unless it says otherwise (api.md, ``POST /api/matches``)."""
+
+
+@dataclass(frozen=True, slots=True)
+class Room:
+    """A room's settings (api.md, ``POST /api/matches``), kept in its meta and by its
+    rematches: seconds, 0 meaning never."""
+
+    disconnect_timeout: float = DISCONNECT_TIMEOUT_S
+    turn_timeout: float = TURN_TIMEOUT_S
+
 REMATCH_WAIT_S = 5.0
 """How long a player asking for a rematch another player is creating at that moment waits for
 it to exist."""
@@ -67,6 +80,7 @@ class Lobby:
 
     store: EventStore
     quotas: Quotas
+    rooms: Lru[Room]
     clock: Callable[[], float]
     allow_stacked: bool
 
@@ -92,6 +106,7 @@ class Lobby:
         first_hakem: int | None = None,
         decks: Any = None,
         disconnect_timeout: float = DISCONNECT_TIMEOUT_S,
+        turn_timeout: float = TURN_TIMEOUT_S,
         owner: str | None = None,
     ) -> dict[str, Any]:
         """Create a match; the caller takes the first human seat (with bots only, the caller
@@ -130,10 +145,13 @@ class Lobby:
             for deck in decks:
                 check_deck(deck)
                 deck_list.append(list(deck))
-        if not isinstance(disconnect_timeout, (int, float)) or not 0 <= disconnect_timeout <= 3600:
-            raise InvalidCommand("disconnect_timeout is 0 to 3600 seconds")
+        for setting, value in (("disconnect_timeout", disconnect_timeout),
+                               ("turn_timeout", turn_timeout)):
+            if not isinstance(value, (int, float)) or not 0 <= value <= 3600:
+                raise InvalidCommand(f"{setting} is 0 to 3600 seconds")
         match_id = secrets.token_hex(8)
-        self._open(match_id, parsed, levels, deck_list, disconnect_timeout, owner, first_hakem)
+        self._open(match_id, parsed, levels, deck_list, Room(disconnect_timeout, turn_timeout),
+                   owner, first_hakem)
         if None not in levels:  # bots only: the creator watches (and may share the link)
             self.advance(match_id, self.load(match_id))
             return {"match_id": match_id, "seat": None, "token": None, "player": None}
@@ -142,22 +160,25 @@ class Lobby:
         return {"match_id": match_id, **joined}
 
     def _open(self, match_id: str, parsed: Rules, levels: Sequence[str | None],
-              deck_list: list[list[str]], disconnect_timeout: float, owner: str | None,
+              deck_list: list[list[str]], room: Room, owner: str | None,
               first_hakem: int | None, names: Sequence[str | None] = ()) -> None:
-        """Store a new match of checked arguments, its bots seated (its humans' seats open),
-        each bot under its name in ``names`` (by seat) or the seat's default name."""
+        """Store a new match of checked arguments and ``room`` settings, its bots seated (its
+        humans' seats open), each bot under its name in ``names`` (by seat) or the seat's
+        default name."""
         if owner is not None:
             self._admit(match_id, owner, bots=None not in levels)
         secret = secrets.token_hex(32)
         meta = {
             "secret": secret,
             "decks": json.dumps(deck_list),
-            "disconnect_timeout": str(disconnect_timeout),
+            "disconnect_timeout": str(room.disconnect_timeout),
+            "turn_timeout": str(room.turn_timeout),
             "created_ms": str(int(self.clock() * 1000)),
         }
         if owner is not None:
             meta["owner"] = owner
         self.store.put_meta(match_id, "meta", meta)
+        self.rooms.put(match_id, room)
         self.handle(match_id, None, CreateMatch(match_id, parsed, commitment_of(secret),
                                                 first_hakem))
         for seat, level in enumerate(levels):
@@ -190,11 +211,9 @@ class Lobby:
         if standing == new_id:
             levels = [o.bot if o is not None else None for o in state.match.seats]
             names = [o.name if o is not None else None for o in state.match.seats]
-            timeout = self.disconnect_timeout(match_id)
-            if math.isinf(timeout):  # the room never substitutes: its setting was 0
-                timeout = 0.0
             try:
-                self._open(new_id, state.rules, levels, [], timeout, owner, None, names)
+                self._open(new_id, state.rules, levels, [], self.room(match_id), owner, None,
+                           names)
             except BaseException:  # refused (a quota) or failed: the next asker tries again
                 self.store.delete_meta_field(match_id, "meta", "rematch")
                 raise
@@ -254,11 +273,26 @@ class Lobby:
             raise RetryLater("too many bots-only matches are playing now; watch one of "
                              "them to its end, or take a seat in yours", BOT_SLOT_RETRY_S)
 
+    def room(self, match_id: str) -> Room:
+        """The room's settings as the match was created with them: read from its meta once,
+        then kept (``rooms``: they never change)."""
+        known = self.rooms.get(match_id)
+        if known is not None:
+            return known
+        meta = self.store.get_meta(match_id, "meta")
+        if not meta:
+            self.load(match_id)  # not_found for a match that does not exist (or no longer)
+        disconnect = meta.get("disconnect_timeout")
+        turn = meta.get("turn_timeout")
+        # a match made before the turn limit existed has none (its players were promised none)
+        return self.rooms.put(match_id, Room(
+            float(disconnect) if disconnect else DISCONNECT_TIMEOUT_S,
+            float(turn) if turn else 0.0))
+
     def disconnect_timeout(self, match_id: str) -> float:
         """The room's ``disconnect_timeout`` in seconds: how long a human seat may be away
         before a stand-in plays for it; infinite when the room set 0 (never substitute)."""
-        raw = self.store.get_meta_field(match_id, "meta", "disconnect_timeout")
-        value = float(raw) if raw else DISCONNECT_TIMEOUT_S
+        value = self.room(match_id).disconnect_timeout
         return value if value > 0 else math.inf
 
     def join(self, match_id: str, name: str, seat: int | None = None,

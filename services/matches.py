@@ -37,7 +37,7 @@ from engine.state import CHOOSING_TRUMP, DISCARDING, DRAWING, MATCH_OVER, PLAYIN
 
 from .cache import Lru, MatchCache
 from .errors import NotFound, StaleVersion
-from .lobby import BOT_LEVELS, BOT_NAMES, Lobby, command_key, token_hash
+from .lobby import BOT_LEVELS, BOT_NAMES, Lobby, Room, command_key, token_hash
 from .pipeline import (EMPTY, CorruptLog, Duplicate, Loaded, Prepared, chained, fold_raw,
                        prepare)
 from .quotas import BOTS_ONLY, Quotas
@@ -99,6 +99,8 @@ class MatchService(Lobby):
         self.sides: Lru[SideData] = Lru()
         """The side data of the matches this process made system steps for (written once, at
         creation: kept, so a system step needs no round trip to read it)."""
+        self.rooms: Lru[Room] = Lru()
+        """The room settings of matches (written once, at creation: kept)."""
         self._unscheduled: dict[str, int] | None = None
         """Match -> version of bot turns this process could not schedule (the queue's Redis
         did not answer), once ``retry_schedules`` is on; None: such a failure is raised."""

@@ -7,7 +7,9 @@ the version it was scheduled for, so a duplicate job can never play twice (it is
 stale).
 
 It also plays for a human who has been away longer than the room's ``disconnect_timeout``
-(a ``medium`` bot stands in; the seat stays the player's, who takes it back by reconnecting).
+(a ``medium`` bot stands in; the seat stays the player's, who takes it back by reconnecting),
+and for a present human whose turn outlasted the room's ``turn_timeout`` (``turn_due``, which
+the watchdog asks, marks the turn; ``services/turns.py``).
 ``HOKM_BOT_THINK_S`` adds a thinking pause before each bot move (0 by default).
 """
 
@@ -22,11 +24,13 @@ from typing import TYPE_CHECKING
 from engine import view_for
 from services.bots import RQScheduler
 from services.errors import HokmError
+from services.gateway.presence import present
 from services.lobby import stand_in_key
 from services.matches import MatchService, bots_only
 from services.runtime import Runtime, build_runtime
 from services.settings import env_bot_think_s
 from services.store import keys
+from services.turns import HURRY_TTL_S, applies, hurry_score
 
 from .history import Histories
 from .metrics import metrics
@@ -169,7 +173,8 @@ def _settle(rt: Runtime, service: MatchService, match_id: str, seat: int, versio
         return "empty seat"
     level = occupant.bot
     if level is None:
-        if away_for(rt, match_id, seat) < rt.service.disconnect_timeout(match_id):
+        if away_for(rt, match_id, seat) < rt.service.disconnect_timeout(match_id) and \
+                not timed_out(rt, match_id, occupant.player, version):
             return "not a bot"
         level = SUBSTITUTE_LEVEL
     if THINK_S > 0:
@@ -184,11 +189,13 @@ def _settle(rt: Runtime, service: MatchService, match_id: str, seat: int, versio
         # no command id for a bot's seat: the expected version already makes a duplicate job
         # harmless (it is refused as stale), and ids would cost room in every record; a
         # stand-in's move carries one that says so, for the player when they are back
-        service.handle(match_id, seat, command, version=version,
-                       command_id=stand_in_key(version + 1) if occupant.bot is None else None)
+        outcome = service.handle(
+            match_id, seat, command, version=version,
+            command_id=stand_in_key(version + 1) if occupant.bot is None else None)
     except HokmError as refusal:
         return f"refused: {refusal.code}"
-    return "played"
+    # (a stand-in's move that another job made first is found by its command id)
+    return "already played" if outcome.duplicate else "played"
 
 
 def _choose(level: str, view: View, history: History, match_id: str) -> str:
@@ -267,3 +274,41 @@ def away_due(match_id: str, seat: int, away_s: float) -> int | None:
     if rt.service.next_actor(state) != seat or away_s < rt.service.disconnect_timeout(match_id):
         return None
     return loaded.version
+
+
+def timed_out(rt: Runtime, match_id: str, player: str, version: int) -> bool:
+    """Whether the watchdog ordered a stand-in for the turn of ``player`` at ``version``, its
+    limit past (``turn_due`` marked the seat hurried for the record that move makes)."""
+    score = rt.client.zscore(keys.hurry(match_id), player)
+    return score is not None and int(score) == hurry_score(version + 1, own=False)
+
+
+def turn_due(match_id: str, seat: int, version: int) -> int | None:
+    """For the watchdog: the version at which a present human's seat, whose turn at
+    ``version`` outlasted the room's ``turn_timeout``, must move now (None: not due).  The
+    match must still wait for that turn, the limit still apply (another human seated) and the
+    seat still be present (one away is the away path's, after the room's
+    ``disconnect_timeout``).  Marks the seat hurried for the stand-in's record first
+    (``services/turns.py``): a watchdog or a job dying after it leaves the turn to be
+    scheduled or recovered all the same, and the player's own command at that version, should
+    it come first, outranks the mark."""
+    rt = runtime()
+    try:
+        loaded = rt.service.load(match_id)
+        room = rt.service.room(match_id)
+    except HokmError:
+        return None  # the match is gone
+    state = loaded.state
+    if loaded.version != version or rt.service.next_actor(state) != seat \
+            or not applies(state, seat, room.turn_timeout):
+        return None
+    if not present(rt.client.hgetall(keys.presence(match_id)), state.rules.players)[seat]:
+        return None
+    occupant = state.match.seats[seat]
+    assert occupant is not None  # (applies)
+    pipe = rt.client.pipeline(transaction=False)
+    pipe.zadd(keys.hurry(match_id), {occupant.player: hurry_score(version + 1, own=False)},
+              gt=True)
+    pipe.expire(keys.hurry(match_id), HURRY_TTL_S)
+    pipe.execute()
+    return version

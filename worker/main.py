@@ -10,7 +10,8 @@ Scale out by running more processes (``--processes``) or more hosts.
 Every worker process also runs the watchdog: about twice a second it moves on the deadlines of
 the bot turns this process is playing (``RQScheduler.extend``), re-enqueues bot turns that are
 overdue (their worker died mid-job), so a turn is recovered within seconds, and schedules a
-stand-in move for a human whose turn it is and who has been away past the room's timeout.  While
+stand-in move for a human whose turn it is and who has been away past the room's timeout, or who
+is present but has let the turn outlast the room's ``turn_timeout`` (``services/turns.py``).  While
 the Redis does not answer it says so once, and once more when it answers again.
 
 A Redis outage does not end a worker: a job that meets it fails (its turn stays pending, so the
@@ -233,9 +234,9 @@ def start_watchdog(rt: Runtime, stop: threading.Event) -> threading.Thread:
     """The watchdog's thread (see the module's docstring), until ``stop`` is set.  A Redis that
     does not answer is logged once when passes start failing on it and once when one succeeds
     again; any other failure (a bug) with its traceback, each time."""
-    from services.bots import recover_away
+    from services.bots import recover_away, recover_turns
 
-    from .jobs import away_due, is_bots_only, set_runtime, still_due, turns_in_hand
+    from .jobs import away_due, is_bots_only, set_runtime, still_due, turn_due, turns_in_hand
 
     def loop() -> None:
         set_runtime(rt, this_thread=True)
@@ -245,6 +246,7 @@ def start_watchdog(rt: Runtime, stop: threading.Event) -> threading.Thread:
                 rt.scheduler.extend(turns_in_hand(rt.scheduler))
                 rt.scheduler.recover_stalled(still_due, is_bots_only)
                 recover_away(rt.client, rt.scheduler, away_due)
+                recover_turns(rt.client, rt.scheduler, turn_due)
             except REDIS_DOWN as exc:
                 if not failing:
                     log.warning("watchdog: the Redis does not answer (%s); trying again every "

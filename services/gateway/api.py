@@ -26,9 +26,10 @@ from services.bots import LEVELS
 from services.errors import (
     STATUS, BadToken, HintsExhausted, HokmError, InvalidCommand, NotFound, TooLarge,
 )
-from services.lobby import stand_in_key
+from services.lobby import DISCONNECT_TIMEOUT_S, stand_in_key
 from services.matches import Loaded, MatchService, token_hash
 from services.quotas import RetryLater, owner_of, retry_after
+from services.turns import TURN_TIMEOUT_S
 
 from . import commands, params
 from .commands import Applied
@@ -131,7 +132,7 @@ class Api:
         self.check_address(request)
         data = await self.body(request)
         _only(data, {"players", "seats", "rules", "name", "first_hakem", "decks",
-                     "disconnect_timeout"})
+                     "disconnect_timeout", "turn_timeout"})
         players = data.get("players")
         if players is not None and type(players) is not int:
             raise InvalidCommand("players must be a number")
@@ -147,13 +148,16 @@ class Api:
         name = data.get("name", "Player")
         _check_name(name)  # before anything is stored: a refused name leaves no orphan match
         first_hakem = data.get("first_hakem")  # a seat of the variant: checked by the service
-        timeout = data.get("disconnect_timeout", 60)
-        if type(timeout) not in (int, float):
-            raise InvalidCommand("disconnect_timeout must be a number of seconds")
+        timeout = data.get("disconnect_timeout", DISCONNECT_TIMEOUT_S)
+        turn_timeout = data.get("turn_timeout", TURN_TIMEOUT_S)
+        for setting, value in (("disconnect_timeout", timeout), ("turn_timeout", turn_timeout)):
+            if type(value) not in (int, float):
+                raise InvalidCommand(f"{setting} must be a number of seconds")
         created = await run_in_threadpool(
             lambda: self.service.create(
                 seats=seats, rules=rules, name=name, players=players,
                 first_hakem=first_hakem, decks=data.get("decks"), disconnect_timeout=timeout,
+                turn_timeout=turn_timeout,
                 owner=owner_of(request.client.host if request.client else "?"),
             )
         )
@@ -224,11 +228,14 @@ class Api:
         rematch = None
         if state.phase == MATCH_OVER:  # the next match of its players, once one asked for it
             rematch = await run_in_threadpool(self.service.rematch_of, match_id)
+        room = await self.hub.turns.room(match_id)
         return JSONResponse({
             **{key: view[key] for key in ("match_id", "players", "phase", "version", "score",
                                           "rules", "seats", "round", "winner", "target",
                                           "sets")},
             "rematch": rematch,
+            "disconnect_timeout": room.disconnect_timeout,
+            "turn_timeout": room.turn_timeout,
         })
 
     async def view(self, request: Request) -> Response:

@@ -45,6 +45,21 @@ async def run(service: MatchService, hub: Hub, store: AsyncEventStore, match_id:
               client_id: str | None) -> Applied:
     """Apply ``command`` for the player of ``token`` (``player``: its id, if the token was
     checked already), with the client's command id ``client_id``."""
+    may_be_hurried = hub.turns.acting(match_id, player)
+    applied: Applied | None = None
+    try:
+        applied = await _apply(service, hub, store, match_id, token, player, command, version,
+                               client_id)
+        return applied
+    finally:  # an accepted command: its seat is no longer hurried (services/turns.py)
+        await hub.turns.acted(match_id, None if applied is None or applied.duplicate
+                              else (applied.player, applied.version, applied.state),
+                              may_be_hurried)
+
+
+async def _apply(service: MatchService, hub: Hub, store: AsyncEventStore, match_id: str,
+                 token: str, player: str | None, command: Command, version: int | None,
+                 client_id: str | None) -> Applied:
     if player is not None:
         key = None if client_id is None else command_key(player, client_id)
         done = await _on_loop(service, hub, store, match_id, player, command, version, key)

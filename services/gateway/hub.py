@@ -41,6 +41,7 @@ from services.store.port import AsyncEventStore, Follower
 from .outage import UNREACHABLE, one_line
 from .presence import Presence
 from .subscriber import CLOSE_NOT_FOUND, Subscriber
+from .turnlimit import TurnLimits
 from .viewtext import dumps, view_texts
 
 log = logging.getLogger("hokm.gateway")
@@ -83,6 +84,8 @@ class Hub:
         self.loaded: dict[str, Loaded] = {}
         self.presence = Presence(runtime.async_client, self.gateway_id, self.loaded.get,
                                  self._presence_changed, self.gone)
+        self.turns = TurnLimits(runtime.async_client, self.service, self.loaded.get,
+                                lambda match_id: self.subs.get(match_id, ()), self._spawn)
         self.service.retry_schedules()  # a stored record is acknowledged; its bot turn waits
         self._store: AsyncEventStore | None = None
         self._follower: Follower | None = None
@@ -183,6 +186,8 @@ class Hub:
         if newest.version > loaded.version:  # it moved on while the prelude was read
             self._send_view(sub, newest, self.connected.get(match_id))
         sub.started = True
+        self.turns.tell(sub, newest)
+        self.turns.look(match_id, newest)
         return newest
 
     def gone(self, match_id: str) -> None:
@@ -204,6 +209,7 @@ class Hub:
         """Nobody here follows ``match_id`` any more: drop what the hub kept of it."""
         self.loaded.pop(match_id, None)
         self.presence.forget(match_id)
+        self.turns.forget(match_id)
         self._fragments.pop(match_id, None)
         self.follower.drop(match_id)
 
@@ -406,6 +412,7 @@ class Hub:
         for sub in list(subs):
             if sub.started:
                 sub.send(texts[sub.seat])
+        self.turns.look(match_id, loaded)
 
     def _send_view(self, sub: Subscriber, loaded: Loaded,
                    connected: tuple[bool, ...] | None) -> None:

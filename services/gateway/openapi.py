@@ -119,6 +119,7 @@ PLAYED = {"type": "object", "required": ["seat", "card"],
 PHASES = ["waiting", "choosing_trump", "discarding", "drawing", "playing", "round_over",
           "match_over"]
 PLAYERS = {"type": "integer", "enum": [2, 3, 4]}
+TIMEOUT = {"type": "number", "minimum": 0, "maximum": 3600}
 SIDE = {"type": "integer", "enum": [0, 1, 2]}
 """A side (index into ``tricks`` and ``score``; ``sides`` says its seats)."""
 
@@ -224,12 +225,19 @@ SCHEMAS: dict[str, Any] = {
                             "until the match is over"},
     "VersionedView": {"type": "object", "required": ["version", "view"],
                       "properties": {"version": {"type": "integer"}, "view": _ref("View")}},
-    "Summary": {"type": "object", "required": [*SUMMARY_FIELDS, "rematch"],
+    "Summary": {"type": "object", "required": [*SUMMARY_FIELDS, "rematch",
+                                               "disconnect_timeout", "turn_timeout"],
                 "properties": {
                     **{k: VIEW_FIELDS[k] for k in SUMMARY_FIELDS},
                     "rematch": _field({"type": ["string", "null"]},
                                       "a finished match's next one, once one of its players "
-                                      "asked for it (POST .../rematch), else null")}},
+                                      "asked for it (POST .../rematch), else null"),
+                    "disconnect_timeout": _field(TIMEOUT, "the room's: seconds a human seat "
+                                                          "may be away before a stand-in "
+                                                          "plays for it (0: never)"),
+                    "turn_timeout": _field(TIMEOUT, "the room's: seconds a present human's "
+                                                    "turn may last before a stand-in makes "
+                                                    "that decision (0: no limit)")}},
     "Created": {"type": "object", "required": ["match_id", "seat", "token", "invite_url",
                                                "player"],
                 "properties": {
@@ -249,7 +257,8 @@ SCHEMAS: dict[str, Any] = {
                               "stand_in": _field({"type": "boolean"},
                                                  "a stand-in made this move for the actor, "
                                                  "a human away past the room's "
-                                                 "disconnect_timeout"),
+                                                 "disconnect_timeout or present past its "
+                                                 "turn_timeout"),
                               "events": {"type": "array", "items": {
                                   "type": "object", "required": ["type"],
                                   "properties": {"type": {"type": "string"}},
@@ -335,6 +344,22 @@ SCHEMAS: dict[str, Any] = {
                                "id": _field({"type": ["string", "null"]},
                                             "the refused command's id")}},
     "WsPong": {"type": "object", "properties": {"type": {"const": "pong"}}},
+    "WsTurnLimit": {
+        "type": "object",
+        "required": ["type", "version", "seat", "left_ms", "limit_s", "grace"],
+        "properties": {"type": {"const": "turn_limit"},
+                       "version": _field({"type": "integer"},
+                                         "the turn's: the version of the view it follows"),
+                       "seat": SEAT_NO,
+                       "left_ms": _field({"type": "integer", "minimum": 0},
+                                         "milliseconds left, as the frame was sent"),
+                       "limit_s": _field({"type": "number"}, "the seconds the turn was given"),
+                       "grace": _field({"type": "boolean"},
+                                       "the short limit of a seat whose last turn a "
+                                       "stand-in played (until its player acts again)")},
+        "description": "to the seat whose decision the match waits for, after that view, "
+                       "when the room's turn_timeout applies (a socket of the seat is open "
+                       "and another human is seated): then a stand-in decides for it"},
 }
 
 
@@ -383,14 +408,16 @@ WEBSOCKET = {
     "path": "/api/matches/{match_id}/ws?token=...&since=n",
     "description": "Follows one match as the token's seat (without a token: a spectator, the "
                    "public view). The server sends WsView on connect and after every change, "
-                   "WsMissed after it when `since` is behind, WsError to the sender of a "
+                   "WsMissed after it when `since` is behind, WsTurnLimit to a seat whose "
+                   "turn has a limit, WsError to the sender of a "
                    "refused command, WsPong to `{\"type\": \"ping\"}`. The client sends "
                    "Command objects. A refused connection gets a WsError, then the close "
                    "code 4400 (bad_request), 4401 (bad_token), 4404 (not_found), 4500 "
                    "(match_damaged: do not retry) or 1013 (unavailable, and a client too "
                    "slow to read: reconnect with `since`); "
                    "frames over 16 KiB close with 1009.",
-    "server_messages": [_ref("WsView"), _ref("WsMissed"), _ref("WsError"), _ref("WsPong")],
+    "server_messages": [_ref("WsView"), _ref("WsMissed"), _ref("WsError"), _ref("WsPong"),
+                        _ref("WsTurnLimit")],
     "client_messages": [_ref("Command"), {"type": "object", "properties": {
         "type": {"const": "ping"}}}],
     "close_codes": {"4400": "bad_request", "4401": "bad_token", "4404": "not_found",
@@ -435,7 +462,8 @@ def document() -> dict[str, Any]:
                               "description": "one per seat (`players` of them)"},
                     "rules": {"$ref": "#/components/schemas/Rules"},
                     "name": NAME,
-                    "disconnect_timeout": {"type": "number", "minimum": 0, "maximum": 3600},
+                    "disconnect_timeout": _field(TIMEOUT, "seconds; default 60"),
+                    "turn_timeout": _field(TIMEOUT, "seconds; default 90"),
                     "first_hakem": _field(SEAT_NO, "stacked-deck servers only"),
                     "decks": _field({"type": "array", "items": {"type": "array",
                                                                 "items": CARD}},

@@ -30,6 +30,12 @@ def presence(match_id: str) -> str:
     return f"{PREFIX}:{{{match_id}}}:presence"
 
 
+def hurry(match_id: str) -> str:
+    """Sorted set: player id -> ``services.turns.hurry_score`` of the human seats a stand-in
+    played for after their turn's limit (presence-like, rebuildable: never in the log)."""
+    return f"{PREFIX}:{{{match_id}}}:hurry"
+
+
 def bot_guard(match_id: str, version: int, seat: int) -> str:
     """Set-if-absent guard so a bot turn is enqueued once per (match, version, seat)."""
     return f"{PREFIX}:{{{match_id}}}:bot:{version}:{seat}"
@@ -56,6 +62,10 @@ MATCHES = f"{PREFIX}:matches"
 
 AWAY = f"{PREFIX}:away"
 """Sorted set: "<match id>:<seat>" of human seats with nobody connected, scored by since when."""
+
+TURNS = f"{PREFIX}:turns"
+"""Sorted set: "<match id>:<seat>:<version>" of present humans' turns under the room's
+``turn_timeout``, scored by the time a stand-in plays for them (``services/turns.py``)."""
 
 MATCH_KEYS = (log, meta, tokens)
 """The keys that make up a match (its record): they live and expire together."""

@@ -66,3 +66,33 @@ def test_the_table_says_how_many_moves_a_stand_in_made_for_the_seat() -> None:
         "",
         "While you were away, a stand-in played for you (2 moves).",
     ]
+
+
+def test_the_turn_limit_is_counted_down_and_a_stand_in_told() -> None:
+    """The server's ``turn_limit`` frame for the seat's turn shows in the status line (fewer
+    than 20 s left); the next view, the time having run out with nothing sent, makes the app
+    ask ``/events`` and say that the seat's stand-in made the move."""
+
+    async def run() -> None:
+        with create_pipe_input() as keys, create_app_session(input=keys, output=DummyOutput()):
+            seat = Seat()
+            seat.view = {"seat": 1, "phase": "playing", "turn": 1, "legal": ["QH"],
+                         "version": 4}
+            app = PlayApp(seat)  # type: ignore[arg-type]
+            app._frame({"type": "turn_limit", "version": 4, "seat": 1, "left_ms": 12_000,
+                        "limit_s": 90, "grace": False})
+            assert app._limit_left(seat.view) in (11, 12)
+            assert app._limit_left({**seat.view, "version": 5}) is None  # another turn's
+            app._frame({"type": "turn_limit", "version": 4, "seat": 1, "left_ms": 0,
+                        "limit_s": 90, "grace": False})
+            assert app._limit_left(seat.view) is None  # (time is up: nothing to count)
+            app._changed({"seat": 1, "phase": "playing", "turn": 2, "legal": [],
+                          "version": 5})
+            for _ in range(100):  # the records are asked for in a task of the app
+                if app.cursor.message:
+                    break
+                await asyncio.sleep(0.01)
+            assert seat.asked == [4]
+            assert app.cursor.message == "Your time was up: a stand-in made a move for you."
+
+    run_async(run())

@@ -45,3 +45,20 @@ def test_an_open_seat_is_named_once() -> None:
             + [{"name": None, "bot": None, "connected": False, "empty": True}] * 3}
     texts = [text for row in table(view) for _, text in row if "seat" in text]
     assert "open seat (seat 1)" in texts and all(t.count("seat 1") <= 1 for t in texts), texts
+
+
+def test_the_turn_limit_is_counted_down_in_the_status_line() -> None:
+    """Once fewer than 20 s of the room's turn limit are left (the server's ``turn_limit``
+    frame), the status line says when the stand-in plays; not for another seat's turn."""
+    from hokmplay.screen import Cursor, status
+
+    view = {"players": 4, "seat": 0, "phase": "playing", "turn": 0, "legal": ["QH"],
+            "seats": [{"name": f"P{s}", "bot": None, "connected": True, "empty": False}
+                      for s in range(4)]}
+    texts = [text for line in status(view, Cursor(limit_left=12)) for _, text in line]
+    assert "Your turn — a stand-in plays in 12 s" in texts
+    texts = [text for line in status(view, Cursor()) for _, text in line]
+    assert not any("stand-in" in text for text in texts)
+    waiting = {**view, "turn": 1, "legal": []}
+    texts = [text for line in status(waiting, Cursor(limit_left=12)) for _, text in line]
+    assert not any("stand-in" in text for text in texts)

@@ -197,8 +197,12 @@ def create(gw: TestClient, **body: Any) -> dict[str, Any]:
     """Create a match through the client library.  Unless the test names a
     ``disconnect_timeout``, the room never gets stand-ins (0): a human seat counts as away from
     the moment it is given, and the shared gateway's worker would otherwise play out, in the
-    background of later tests, every room a test left with seats nobody connected to."""
+    background of later tests, every room a test left with seats nobody connected to.  Nor a
+    turn limit unless it names a ``turn_timeout`` (0): a test reading a seat's frames one by one
+    gets the frames it is about, not a ``turn_limit`` besides (tests/gateway/test_turn_limit.py
+    is about that one)."""
     body.setdefault("disconnect_timeout", 0)
+    body.setdefault("turn_timeout", 0)
     return api(gw).create(**body)
 
 

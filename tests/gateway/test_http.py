@@ -95,6 +95,10 @@ def test_create_house_rules(gw: Gateway, rules: dict[str, object]) -> None:
     ({"name": "x" * 41}, "bad_request"),
     ({"disconnect_timeout": -1}, "bad_request"),
     ({"disconnect_timeout": "soon"}, "bad_request"),
+    ({"turn_timeout": -1}, "bad_request"),
+    ({"turn_timeout": 3601}, "bad_request"),
+    ({"turn_timeout": "soon"}, "bad_request"),
+    ({"turn_timeout": None}, "bad_request"),
     ({"colour": "red"}, "bad_request"),
 ])
 def test_create_refusals(gw: Gateway, body: dict[str, object], code: str) -> None:

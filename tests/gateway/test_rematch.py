@@ -95,7 +95,7 @@ def test_refusals_change_nothing() -> None:
 def test_bots_and_room_settings_come_along() -> None:
     with gateway(worker=False) as gw:
         r = room(gw, seats=["bot:easy", "human", "bot:hard", "bot:medium"],
-                 rules={"must_trump": True}, disconnect_timeout=0)
+                 rules={"must_trump": True}, disconnect_timeout=0, turn_timeout=7)
         finish(gw, r.match_id, random.Random(5))
         made = _rematch(gw, r.match_id, r.tokens[0]).json()
         seats = gw.get(f"/api/matches/{made['match_id']}").json()["seats"]
@@ -107,6 +107,8 @@ def test_bots_and_room_settings_come_along() -> None:
         assert gw.get(f"/api/matches/{made['match_id']}").json()["rules"]["must_trump"] is True
         meta = gw.rt.store.get_meta_field(made["match_id"], "meta", "disconnect_timeout")
         assert meta is not None and float(meta) == 0
+        summary = gw.get(f"/api/matches/{made['match_id']}").json()
+        assert summary["turn_timeout"] == 7 and summary["disconnect_timeout"] == 0
         assert not gw.rt.store.client.zscore(keys.AWAY, f"{made['match_id']}:{made['seat']}")
 
 

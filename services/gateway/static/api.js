@@ -97,7 +97,8 @@ export const PONG_DEADLINE = 10000;
 export const CONNECT_DEADLINE = 15000;
 
 /**
- * A match socket.  handlers: onView(msg), onError(msg), onStatus("connecting"|"open"|"closed"),
+ * A match socket.  handlers: onView(msg), onMissed(msg), onTurnLimit(msg), onError(msg),
+ * onStatus("connecting"|"open"|"closed"),
  * onFatal(code) when the server refuses our token for good.  `since()` gives the version shown,
  * so a reconnect asks only for what is new.  The socket is pinged every PING_EVERY ms, and at once
  * when the browser is back online or the page comes to the front (check()); one that stays
@@ -158,6 +159,7 @@ export class MatchSocket {
       try { msg = JSON.parse(ev.data); } catch { return; }
       if (msg.type === "view") this.h.onView?.(msg);
       else if (msg.type === "missed") this.h.onMissed?.(msg);
+      else if (msg.type === "turn_limit") this.h.onTurnLimit?.(msg);
       else if (msg.type === "error") this.h.onError?.(msg);
     };
     ws.onclose = (ev) => {

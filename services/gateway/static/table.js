@@ -16,6 +16,7 @@ const PLACES = { 2: ["bottom", "top"], 3: ["bottom", "right", "left"], 4: POS };
 const DECIDING = ["choosing_trump", "discarding", "drawing", "playing"]; // phases with a turn
 const REMATCH_LOOK_MS = 4000; // how often the match-over panel asks whether a rematch was made
 const REMATCH_LOOK_FOR_MS = 15 * 60 * 1000; // and for how long (then the link is the way on)
+const COUNTDOWN_S = 20; // the turn limit is shown once fewer seconds than this are left (turn_limit)
 
 export function mount(root, [matchId]) {
   let current = null;
@@ -212,6 +213,8 @@ function mountTable(root, matchId, token, ctl) {
     banner: null, // {kind: "result"|"draw"|"deal", ...} shown in the middle
     completed: null, // the completed trick being shown
     trumpShown: false, handSeen: false,
+    limit: null, limitTimer: null, // the turn limit told by the server: {version, seat, deadline}
+    sentAt: null, // the version the player's last command was sent for
     picked: new Set(), pickKey: null, // the cards chosen to lay aside (talon game), for one decision
     talonKey: null, // the talon decision the panel was built for (keeps keyboard focus on it)
     rematch: null, rematchTimer: null, // the next match, once a player asked for it
@@ -227,6 +230,7 @@ function mountTable(root, matchId, token, ctl) {
     // agent or a screen reader can find whose turn it is and the connection by role and name
     E.conn = h("span.conn-status", { id: "conn-status", role: "status", "aria-live": "off", "aria-label": t("table.connection") });
     E.status = h("p.turn-status", { id: "turn-status", role: "status", "aria-live": "off", "aria-label": t("table.turn") });
+    E.limit = h("p.turn-limit", { id: "turn-limit", role: "timer", "aria-live": "off", hidden: true });
     E.seats = POS.map((p) => h(`div.seat.pos-${p}`, { "data-pos": p }));
     E.slots = POS.map((p) => h(`li.slot.pos-${p}`));
     // the talon's face-down pile sits in the empty trick while the players discard and draw
@@ -254,7 +258,7 @@ function mountTable(root, matchId, token, ctl) {
     E.info = h("div.info");
     E.page = h("section.table-page", { "aria-label": t("table.title") },
       h("h1.sr-only", { text: t("table.title") }),
-      h("div.statusbar", {}, E.status, E.conn),
+      h("div.statusbar", {}, E.status, E.limit, E.conn),
       E.play = h("div.play-area", {}, E.waiting,
         E.board = h("div.board", {}, E.seats[2], E.seats[3], h("div.center", {}, E.trick), E.seats[1], E.seats[0], E.banner),
         E.trump, E.hand, E.talon),
@@ -278,6 +282,7 @@ function mountTable(root, matchId, token, ctl) {
       else { S.view = v; render(); }
       return;
     }
+    passedLimit(v);
     S.queue.push(v);
     // the ace draw gives way as soon as the match needs the player: its pause ends here, and the
     // views before this one follow at their usual pace
@@ -534,6 +539,7 @@ function mountTable(root, matchId, token, ctl) {
     document.title = myTurn ? `Hokm — ${t("title.your_turn")}` : "Hokm";
     fill(E.status, ...statusNodes(v));
     E.status.classList.toggle("mine", myTurn);
+    renderLimit();
     renderConn();
     // seats around the table (with two or three players some places stay empty)
     E.board.dataset.players = String(n);
@@ -1021,6 +1027,7 @@ function mountTable(root, matchId, token, ctl) {
   function send(cmd) {
     if (!S.view || S.pending) return;
     cmd.version = S.view.version;
+    S.sentAt = cmd.version;
     cmd.id = commandId();
     S.pending = true;
     render();
@@ -1054,11 +1061,52 @@ function mountTable(root, matchId, token, ctl) {
     api.view(matchId, token).then((r) => onView({ version: r.version, view: r.view })).catch(() => {});
   }
 
+  // ---- the room's turn limit (docs/api.md, turn_limit) ----
+  /** The server tells the seat how long its turn at a version has before a stand-in decides:
+   *  counted from the frame's arrival (the browser's clock may be off; a delay is not). */
+  function onTurnLimit(msg) {
+    S.limit = { version: msg.version, seat: msg.seat, deadline: Date.now() + msg.left_ms };
+    clearInterval(S.limitTimer);
+    S.limitTimer = setInterval(renderLimit, 1000);
+    renderLimit();
+  }
+
+  /** "Your turn — a stand-in plays in 12 s" while the turn shown has fewer than COUNTDOWN_S
+   *  seconds left (said once to screen readers as it appears). */
+  function renderLimit() {
+    if (!E.limit) return;
+    const v = S.view, lim = S.limit;
+    const left = lim ? Math.ceil((lim.deadline - Date.now()) / 1000) : 0;
+    const shown = !!(v && lim && v.version === lim.version && v.seat === lim.seat && isMyDecision(v)
+      && left > 0 && left < COUNTDOWN_S);
+    if (!lim || left <= 0) { clearInterval(S.limitTimer); S.limitTimer = null; }
+    if (shown && E.limit.hidden) announce(t("limit.countdown", { s: left }));
+    E.limit.hidden = !shown;
+    E.limit.textContent = shown ? t("limit.countdown", { s: left }) : "";
+  }
+
+  /** A view past the limited turn: if the player sent nothing for it and its time had run out,
+   *  ask whether the seat's stand-in made that move, and tell the player so. */
+  function passedLimit(v) {
+    const lim = S.limit;
+    if (!lim || v.version <= lim.version) return;
+    S.limit = null;
+    renderLimit();
+    if (!token || S.sentAt === lim.version || Date.now() < lim.deadline - 2000) return;
+    api.events(matchId, token, lim.version).then((r) => {
+      const rec = (r.events || []).find((e) => e.version === lim.version + 1);
+      if (!alive || !rec || !rec.stand_in || rec.actor !== lim.seat) return;
+      toast(t("limit.stand_in"), 10000);
+      announce(t("limit.stand_in"));
+    }, () => {});
+  }
+
   // ---- connection ----
   function connect() {
     socket = new MatchSocket(matchId, token, {
       onView,
       onMissed,
+      onTurnLimit,
       onError: onCommandError,
       onStatus: (st) => {
         const lost = st === "closed" && !S.lost; // said once per loss, not at every retry
@@ -1114,6 +1162,7 @@ function mountTable(root, matchId, token, ctl) {
     unmount() {
       alive = false;
       clearTimeout(S.holdTimer); clearTimeout(S.pendingTimer); clearTimeout(S.rematchTimer);
+      clearInterval(S.limitTimer);
       if (socket) socket.close();
     },
     relabel() { build(); S.trumpShown = false; S.handSeen = false; render(); },

@@ -1,0 +1,206 @@
+"""The turn limit on the gateway (``services/turns.py``): the deadlines of the turns of seats
+with a socket here, and the hurried marks that the players' own commands clear.
+
+* ``look(match, loaded)``: the hub's match moved to a new version (or a socket opened, or
+  presence changed).  If it waits for a human seat with a socket on this gateway and the room's
+  limit applies, a task sets the turn's deadline in ``keys.TURNS`` (unless a gateway did
+  already: ``ZADD NX``, the first deadline stands) and sends that seat's sockets a
+  ``turn_limit`` frame: how long is left.  Nothing else waits for it, and nothing is held once
+  it ends; the workers' watchdog does the rest.
+* ``acting(match, player)`` before a command of the player's is applied, ``acted(...)`` after:
+  an accepted command means the seat is no longer hurried (``hurry_score(own=True)``), and
+  the deadline of a turn that follows it (a trick's winner leads the next) is set only after
+  that is written, so it reads it.  The write costs a round trip only when the seat may be
+  hurried: the deadline of its turn now is not known here, or was the grace, or is close
+  (``MARGIN_S``: the watchdog may be marking it this moment).  A seat whose turn here is
+  known to run on its full limit, and a player alone with bots, pay nothing.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import time
+from collections.abc import Callable, Coroutine, Iterable
+from typing import Any, NamedTuple
+
+from starlette.concurrency import run_in_threadpool
+
+from engine.state import State
+from services.lobby import Room
+from services.matches import MatchService
+from services.pipeline import Loaded
+from services.store import keys
+from services.turns import (HURRY_TTL_S, TURN_TIMEOUT_S, applies, entry, hurry_score, is_hurried,
+                            limit_s)
+
+from .outage import one_line
+from .subscriber import Subscriber
+from .viewtext import dumps
+
+log = logging.getLogger("hokm.gateway")
+MARGIN_S = 2.0
+"""A command this close to its turn's deadline clears the hurried mark all the same (the
+watchdogs' clocks may run ahead of this gateway's)."""
+
+
+class Limit(NamedTuple):
+    """The deadline of the turn of ``seat`` at ``version`` (epoch seconds), the seconds it was
+    given and whether they were the grace of a hurried seat."""
+
+    version: int
+    seat: int
+    deadline: float
+    limit_s: float
+    grace: bool
+
+    def frame(self) -> str:
+        """The ``turn_limit`` frame (api.md): the time left as it is sent, so a client's own
+        clock, however wrong, counts it down right."""
+        left_ms = max(0, int((self.deadline - time.time()) * 1000))
+        return dumps({"type": "turn_limit", "version": self.version, "seat": self.seat,
+                      "left_ms": left_ms, "limit_s": self.limit_s, "grace": self.grace})
+
+
+class TurnLimits:
+    """The turn limits of the matches one hub follows."""
+
+    def __init__(self, client: Callable[[], Any], service: MatchService,
+                 current: Callable[[str], Loaded | None],
+                 subs: Callable[[str], Iterable[Subscriber]],
+                 spawn: Callable[[Coroutine[Any, Any, None]], None]) -> None:
+        self._client = client
+        self._service = service
+        self._current = current
+        self._subs = subs
+        self._spawn = spawn
+        self._asked: dict[str, int] = {}
+        """Match -> the version whose deadline was asked for (once a version)."""
+        self.known: dict[str, Limit] = {}
+        """Match -> the deadline of its turn now, once known."""
+        self._acting: dict[str, int] = {}
+        """Match -> the commands of its players being applied here (``acting``)."""
+
+    def forget(self, match_id: str) -> None:
+        self._asked.pop(match_id, None)
+        self.known.pop(match_id, None)
+
+    async def room(self, match_id: str) -> Room:
+        """The room's settings (kept by the service once read)."""
+        room = self._service.rooms.get(match_id)
+        if room is None:
+            room = await run_in_threadpool(self._service.room, match_id)
+        return room
+
+    def look(self, match_id: str, loaded: Loaded) -> None:
+        """See to the deadline of the turn ``loaded`` (the hub's match now) waits for."""
+        if self._asked.get(match_id) == loaded.version or self._acting.get(match_id):
+            return  # (a command being applied looks again once it is done: ``acted``)
+        state = loaded.state
+        seat = self._service.next_actor(state)
+        if seat is None or not any(sub.seat == seat for sub in self._subs(match_id)):
+            return
+        room = self._service.rooms.get(match_id)  # (not read yet: the task reads it)
+        if not applies(state, seat, TURN_TIMEOUT_S if room is None else room.turn_timeout):
+            return
+        self._asked[match_id] = loaded.version
+        self._spawn(self._start(match_id, seat, loaded))
+
+    def tell(self, sub: Subscriber, loaded: Loaded) -> None:
+        """Send a socket that just opened the deadline of its turn, if known."""
+        known = self.known.get(sub.match_id)
+        if known is not None and known.version == loaded.version and known.seat == sub.seat:
+            sub.send(known.frame())
+
+    async def _start(self, match_id: str, seat: int, loaded: Loaded) -> None:
+        try:
+            limit = await self._deadline(match_id, seat, loaded)
+        except asyncio.CancelledError:
+            raise
+        except Exception as exc:  # (the store failing over) this turn goes without a limit
+            if self._asked.get(match_id) == loaded.version:
+                del self._asked[match_id]
+            log.warning("the turn limit of %s at version %d is not set (%s)", match_id,
+                        loaded.version, one_line(exc))
+            return
+        current = self._current(match_id)
+        if limit is None or current is None or current.version != loaded.version:
+            return  # no limit, or the match moved on (or nobody here follows it) meanwhile
+        self.known[match_id] = limit
+        text = limit.frame()
+        for sub in self._subs(match_id):
+            if sub.seat == seat and sub.started:
+                sub.send(text)
+
+    async def _deadline(self, match_id: str, seat: int, loaded: Loaded) -> Limit | None:
+        """The deadline of the turn, set now unless it was already."""
+        room = await self.room(match_id)
+        state = loaded.state
+        occupant = state.match.seats[seat]
+        if occupant is None or not applies(state, seat, room.turn_timeout):
+            return None
+        client = self._client()
+        name = entry(match_id, seat, loaded.version)
+        pipe = client.pipeline(transaction=False)
+        pipe.zscore(keys.TURNS, name)
+        pipe.zscore(keys.hurry(match_id), occupant.player)
+        deadline, score = await pipe.execute()
+        grace = is_hurried(score)
+        seconds = limit_s(room.turn_timeout, grace)
+        if deadline is None:
+            pipe = client.pipeline(transaction=False)
+            pipe.zadd(keys.TURNS, {name: time.time() + seconds}, nx=True)
+            pipe.zscore(keys.TURNS, name)
+            _, deadline = await pipe.execute()
+            if deadline is None:  # (the watchdog took it that instant: it is due)
+                deadline = time.time()
+        return Limit(loaded.version, seat, float(deadline), seconds, grace)
+
+    def acting(self, match_id: str, player: str | None) -> bool:
+        """A command of ``player`` (None: not known yet) is about to be applied: the deadlines
+        of this match wait until ``acted``.  Returns whether its seat may be hurried (see the
+        module)."""
+        self._acting[match_id] = self._acting.get(match_id, 0) + 1
+        known, current = self.known.get(match_id), self._current(match_id)
+        return not (player is not None and known is not None and current is not None
+                    and known.version == current.version and not known.grace
+                    and time.time() < known.deadline - MARGIN_S
+                    and (occupant := current.state.match.seats[known.seat]) is not None
+                    and occupant.player == player)
+
+    async def acted(self, match_id: str, accepted: tuple[str, int, State] | None,
+                    may_be_hurried: bool) -> None:
+        """After ``acting``: if the command was ``accepted`` (its player, and the match after
+        it: version and state) and its seat may be hurried, it is not any more; then the
+        deadline of the turn the match waits for now is seen to.  A failure is logged: the
+        command is stored, and the seat keeps only the grace at its next turn."""
+        try:
+            if accepted is not None and may_be_hurried:
+                await self._clear(match_id, *accepted)
+        finally:
+            left = self._acting.get(match_id, 1) - 1
+            if left > 0:
+                self._acting[match_id] = left
+            else:
+                self._acting.pop(match_id, None)
+            current = self._current(match_id)
+            if current is not None:
+                self.look(match_id, current)
+
+    async def _clear(self, match_id: str, player: str, version: int, state: State) -> None:
+        seat = MatchService.seat_of_player(state, player)
+        if seat is None:
+            return
+        try:
+            room = await self.room(match_id)
+            if not applies(state, seat, room.turn_timeout):
+                return
+            pipe = self._client().pipeline(transaction=False)
+            pipe.zadd(keys.hurry(match_id), {player: hurry_score(version, own=True)}, gt=True)
+            pipe.expire(keys.hurry(match_id), HURRY_TTL_S)
+            await pipe.execute()
+        except asyncio.CancelledError:
+            raise
+        except Exception as exc:
+            log.warning("seat %d of %s not marked as acting (%s)", seat, match_id,
+                        one_line(exc))

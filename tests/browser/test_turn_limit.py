@@ -1,0 +1,47 @@
+"""The room's ``turn_timeout`` in the browser: a player at the table (the page open, its socket
+alive) who does not act sees, once fewer than 20 s of their turn are left, "Your turn — a
+stand-in plays in N s"; when the time is up the seat's stand-in makes the move and the page
+says so (the finding: a player who walked away with the tab in front held the table for
+good)."""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+import pytest
+
+from .helpers import http, open_table, state, wait_my_turn
+
+pytestmark = pytest.mark.browser
+
+COUNTDOWN = re.compile(r"Your turn — a stand-in plays in (\d+) s")
+
+
+@pytest.mark.timeout(180)
+def test_the_countdown_shows_and_the_stand_in_is_told(new_client: Any, gateway: str) -> None:
+    # two humans (the other one over HTTP only: seated, away, and played for by its own
+    # stand-in after a second) and two bots; a limit of ten seconds, so the countdown shows
+    # from the start of the player's turn
+    created = http(gateway, "POST", "/api/matches",
+                   {"seats": ["human", "human", "bot:easy", "bot:easy"], "name": "Here",
+                    "rules": {"teams": "as_seated"}, "disconnect_timeout": 1,
+                    "turn_timeout": 10})
+    match_id, token, seat = created["match_id"], created["token"], created["seat"]
+    http(gateway, "POST", f"/api/matches/{match_id}/join", {"name": "Other"})
+    page = open_table(new_client().page, match_id, token)
+    wait_my_turn(page, timeout=60_000)
+    version = int(state(page)["version"])
+    limit = page.locator("#turn-limit")
+    limit.wait_for(state="visible", timeout=15_000)
+    shown = COUNTDOWN.fullmatch(limit.inner_text())
+    assert shown and 0 < int(shown.group(1)) <= 10, limit.inner_text()
+    # nobody acts: the stand-in makes the move, the seat stays the player's, and the page
+    # tells the player (the countdown gone)
+    page.locator("#toast").filter(
+        has_text="Your time was up: a stand-in made a move for you.").wait_for(timeout=45_000)
+    records = http(gateway, "GET", f"/api/matches/{match_id}/events?since={version}",
+                   token=token)["events"]
+    assert records[0]["actor"] == seat and records[0]["stand_in"] is True
+    view = http(gateway, "GET", f"/api/matches/{match_id}/view", token=token)["view"]
+    assert view["seat"] == seat and view["seats"][seat]["bot"] is None
