@@ -32,7 +32,7 @@ up to about a second."""
 ANALYSIS_BUCKETS = (0.5, 1.0, 2.5, 5.0, 10.0, 30.0, 60.0, 120.0, 300.0)
 """Seconds of one round's analysis."""
 
-TURN_OUTCOMES = ("played", "stale", "empty seat", "not a bot", "refused")
+TURN_OUTCOMES = ("played", "already played", "stale", "empty seat", "not a bot", "refused")
 """``worker.jobs._settle``'s answers (a refusal's code left out of the label)."""
 
 
@@ -66,8 +66,9 @@ def metrics() -> WorkerMetrics:
     if _metrics is None:
         r = REGISTRY
         _metrics = WorkerMetrics(
-            turns=Counter("hokm_bot_turns", "Bot turns settled, by outcome (played, stale: "
-                          "the match had moved on, refused, ...)", ["outcome"], registry=r),
+            turns=Counter("hokm_bot_turns", "Bot turns settled, by outcome (played, "
+                          "already_played: a stand-in's move another job made, stale: the match "
+                          "had moved on, refused, ...)", ["outcome"], registry=r),
             decisions=Histogram("hokm_bot_decision_seconds", "Time a bot took to choose its "
                                 "move, by level", ["level"], buckets=DECISION_BUCKETS,
                                 registry=r),
