@@ -8,10 +8,11 @@ that one instead (Backspace and Escape edit what was typed).  The talon game's d
 several cards: Space (or a typed card and Enter) marks or unmarks one, and Enter lays the
 marked cards aside once there are as many as the view asks (a card beyond that many is not
 marked: the message says to unmark one first).  The screen is fitted to the terminal's width
-and height (:func:`hokmplay.screen.fit`): whose turn it is, the message and the keys stay in
-sight however small the terminal.  A refused command shows the server's words and the player
-chooses again.  Ctrl+C (or Ctrl+Q) quits.  With a local bot the bot decides and the keys only
-quit.  The socket reconnects by itself
+and height (:func:`hokmplay.screen.fit`): whose turn it is, trump, the score, the trick, the
+hand and the message stay in sight, the notes and the keys' help give way first, and a window
+too small for them asks to be made larger.  A refused command shows the server's words and
+the player chooses again.  Ctrl+C (or Ctrl+Q) quits.  With a local bot the bot decides and the
+keys only quit.  The socket reconnects by itself
 (:class:`hokmclient.AsyncSeat`); the header shows whether it is connected.
 """
 

@@ -11,8 +11,13 @@ parentheses and the selected one in brackets, so the screen means the same witho
 A line is a list of ``(style, text)`` fragments (prompt_toolkit's formatted text); styles are
 ``class:`` names styled by ``hokmplay.app.STYLE``.  Given the terminal's size, :func:`render`
 fits the screen to it (:func:`wrap`, :func:`fit`): a long line breaks between words (a card
-with its marks is one word), never inside one, and the status at the bottom (whose turn, the
-message, the keys) always stays on the screen.
+with its marks is one word), never inside one.  On a screen too small for everything, what the
+player needs to play stays (whose turn it is, trump and Hakem, the score and tricks, the trick
+on the table, the hand and the choice to make, what was typed, the message) and the rest gives
+way first: the blank lines, then the dim lines under the status (the keys' line, the last
+round's result), the keys' words of the turn line (cut to its first row), the dim lines above
+(the last trick, the card out of play and the talon), the header's first line and the seats
+around the table.  A screen too small even for that says so in one line.
 """
 
 from __future__ import annotations
@@ -460,27 +465,56 @@ def _fragments(chars: list[tuple[str, str]]) -> Line:
     return out
 
 
-def fit(body: list[Line], foot: list[Line], width: int, height: int | None) -> list[Line]:
-    """``body`` then ``foot``, wrapped to ``width`` and cut to ``height`` rows: the foot (the
-    status, the message, the keys) is kept whole, as much of it as the height allows from its
-    end; if the body does not fit above it, its blank lines go first and then its first lines
-    (the header), whole lines at a time, so the hand, the trick and the table stay next to the
-    status."""
-    top = [wrap(line, width) for line in body]
-    bottom = [row for line in foot for row in wrap(line, width)]
-    rows = sum(len(rows) for rows in top)
-    if height is None or rows + len(bottom) <= height:
-        return [row for rows in top for row in rows] + bottom
-    if len(bottom) >= height:
-        return bottom[len(bottom) - max(height, 0):]
-    room = height - len(bottom)
-    while rows > room and [[]] in top:
-        top.remove([[]])
-        rows -= 1
-    while rows > room and len(top) > 1:
-        rows -= len(top.pop(0))
-    kept = [row for rows in top for row in rows]
-    return kept[max(len(kept) - room, 0):] + bottom
+KEPT, BLANK, FOOT_NOTE, KEYS, NOTE, TITLE, SEATS = range(7)
+"""When a line gives way on a small screen (:func:`fit`): ``KEPT`` never; the others in this
+order, a rank's lowest line on the screen first: the blank lines, the dim lines of the status
+(the keys, the last round), the turn line's keys (cut to its first row), the dim lines above it
+(the last trick, the table's notes), the header's first line, the seats around the table."""
+
+TOO_SMALL = "Make the window larger to play."
+
+
+@dataclass(frozen=True)
+class Part:
+    """A line of the screen and its rank in the order lines give way (see :data:`KEPT`)."""
+
+    line: Line
+    rank: int = KEPT
+
+
+def dim(line: Line) -> bool:
+    """A line that starts dim: a note beside the play (the last trick, the keys' line)."""
+    return bool(line) and "class:dim" in line[0][0].split()
+
+
+def fit(parts: list[Part], width: int, height: int | None) -> list[Line]:
+    """``parts`` wrapped to ``width`` and, if they take more than ``height`` rows, reduced
+    rank by rank (:data:`KEPT`) until they fit; a :data:`KEYS` line is cut to its first row
+    (ending in "…") rather than dropped.  If what is kept does not fit either, the screen is
+    :data:`TOO_SMALL`."""
+    rows = [wrap(part.line, width) for part in parts]
+    if height is None:
+        return [row for wrapped in rows for row in wrapped]
+    order = sorted((i for i, part in enumerate(parts) if part.rank != KEPT),
+                   key=lambda i: (parts[i].rank, -i))
+    for i in order:
+        if sum(map(len, rows)) <= height:
+            break
+        if parts[i].rank == KEYS:
+            rows[i] = [ellipsis(rows[i][0], width)] if len(rows[i]) > 1 else rows[i]
+        else:
+            rows[i] = []
+    if sum(map(len, rows)) > height:
+        return wrap([("class:msg", TOO_SMALL)], width)[:max(height, 0)]
+    return [row for wrapped in rows for row in wrapped]
+
+
+def ellipsis(row: Line, width: int) -> Line:
+    """``row`` (at most ``width`` columns) ending in "…" to say it goes on."""
+    chars = [(style, ch) for style, text in row for ch in text]
+    while chars and (sum(get_cwidth(ch) for _, ch in chars) + 1 > width or chars[-1][1] == " "):
+        chars.pop()
+    return _fragments(chars + [(chars[-1][0] if chars else "", "…")])
 
 
 def render(view: View | None, cursor: Cursor, width: int | None = None,
@@ -489,14 +523,15 @@ def render(view: View | None, cursor: Cursor, width: int | None = None,
     ``height`` rows high) by :func:`fit` when given."""
     if view is None:
         foot: list[Line] = [[("", "Connecting…")], [("class:msg", cursor.message)]]
-        return foot if width is None else fit([], foot, width, height)
-    lines = header(view, cursor)
-    lines.append([])
-    lines += table(view)
-    lines += table_notes(view)
-    lines.append([])
-    lines += trick_lines(view)
-    lines.append([])
+        return foot if width is None else fit([Part(line) for line in foot], width, height)
+    top = header(view, cursor)
+    parts = [Part(top[0], TITLE), *map(Part, top[1:]), Part([], BLANK)]
+    parts += [Part(line, SEATS if line else BLANK) for line in table(view)]
+    parts += [Part(line, NOTE) for line in table_notes(view)]
+    parts.append(Part([], BLANK))
+    parts += [Part(line, NOTE if dim(line) else KEPT) for line in trick_lines(view)]
+    parts.append(Part([], BLANK))
+    lines: list[Line] = []
     if is_deciding(view) and view.get("phase") == "choosing_trump" and not cursor.bot:
         lines.append(hand_line(view, cursor))
         lines.append(trump_line(view, cursor))
@@ -507,8 +542,12 @@ def render(view: View | None, cursor: Cursor, width: int | None = None,
         lines.append(hand_line(view, cursor))
     lines.append([])
     if width is None:
-        return lines + status(view, cursor)
-    return fit(lines, status(view, cursor), width, height)
+        return [part.line for part in parts] + lines + status(view, cursor)
+    parts += [Part(line, BLANK if not line else KEPT) for line in lines]
+    foot = status(view, cursor)
+    parts += [Part(line, FOOT_NOTE if dim(line) else KEYS if i == 0 else KEPT)
+              for i, line in enumerate(foot)]
+    return fit(parts, width, height)
 
 
 def plain(lines: list[Line]) -> str:

@@ -1,6 +1,7 @@
 """The terminal screen fitted to a small terminal (``render`` with a width and height): a long
-line breaks between words, never inside a card or a word, and the status at the bottom (whose
-turn, the message, the keys) stays on the screen however few rows there are."""
+line breaks between words, never inside a card or a word; on a short screen the notes and the
+keys give way first and whose turn it is, trump, the score, the trick, the hand and the message
+stay, and a screen too small for those says so."""
 
 from __future__ import annotations
 
@@ -62,29 +63,62 @@ def test_the_screen_wraps_between_words_and_cards(width: int) -> None:
     assert tokens[-1] == "[6♦]" and all(re.fullmatch(r"\(\S+\)", t) for t in tokens[:-1])
 
 
-def test_the_status_message_and_keys_stay_on_a_short_screen() -> None:
-    view = three_player_turn()
+def with_notes(view: dict[str, Any]) -> dict[str, Any]:
+    """``view`` with a last trick and the last round's result (two dim notes)."""
+    return {**view, "result": {"winner": 1, "kind": "normal", "points": 1, "tricks": [3, 7]},
+            "last_trick": {"winner": 0, "cards": [{"seat": 0, "card": "QH"},
+                                                  {"seat": 1, "card": "2H"},
+                                                  {"seat": 2, "card": "3H"}]}}
+
+
+GIVE_WAY = ["Ctrl+C: quit", "Last round: Round 0", "(QH, 10D) and Enter.", "Last trick:",
+            "Out of play:", "Hokm match", "Kian (seat 2, bot)"]
+"""What a shrinking screen gives up, in this order (after its blank lines)."""
+
+KEPT = ["Your turn: ←/→ choose a card", "Trump ♥ hearts Hakem: Roxana",
+        "Score you 0 · Roxana 0 · Kian 0 Tricks this round you 0 · Roxana 0 · Kian 0",
+        "Trick: Roxana 4♦, Kian A♦", "Your hand: (K♠) (Q♠)", "(5♣) [6♦]",
+        "A♥ is not yours to play now."]
+"""What stays while the screen can show it at all: whose turn, trump, the score, the trick,
+the hand, the message."""
+
+
+@pytest.mark.parametrize("width", [60, 30])
+def test_a_short_screen_keeps_the_play_and_drops_the_notes_and_keys_first(width: int) -> None:
+    view = with_notes(three_player_turn())
     cursor = Cursor(connected=True, message="A♥ is not yours to play now.")
-    full = render(view, cursor, width=60)
-    for height in (18, 12, 8):
-        lines = render(view, cursor, width=60, height=height)
-        text = plain(lines)
-        assert len(lines) <= height < len(full)
-        assert text.splitlines()[-2:] == ["A♥ is not yours to play now.", "Ctrl+C: quit"]
-        assert "Your turn" in text
-    # what room the status leaves goes to the hand first, then the trick, then the table
-    text = plain(render(view, cursor, width=60, height=12))
-    assert text.startswith("Kian (seat 2")  # whole lines go: no continuation left alone
-    assert "Your hand: " in text and "Trick: Roxana 4♦,  Kian A♦" in text
-    # the blank lines go before anything of the table does
-    assert plain(render(view, cursor, width=60, height=len(full) - 1)).splitlines()[0] \
-        .startswith("Hokm  match")
+    full = render(view, cursor, width=width)
+    gone: dict[str, int] = {}  # the tallest screen without it
+    smallest = len(full)
+    for height in range(len(full), 0, -1):
+        lines = render(view, cursor, width=width, height=height)
+        assert len(lines) <= height and max(widths(lines)) <= width
+        text = " ".join(plain(lines).split())
+        if text == "Make the window larger to play.":
+            break
+        smallest = height
+        assert all(k in text for k in KEPT), (height, plain(lines))
+        assert [parse_card(t.strip("()[]")) for t in " ".join(hand_rows(plain(lines))).split()
+                ] == HAND
+        for words in GIVE_WAY:
+            if words not in text:
+                gone.setdefault(words, height)
+        if height < len(full) and [] not in lines:
+            gone.setdefault("blank lines", height)
+    else:
+        raise AssertionError("no screen is too small")
+    assert list(gone) == ["blank lines", *GIVE_WAY], gone
+    # every note gone, the turn line cut to one row: nothing else is left to drop
+    assert plain(render(view, cursor, width=width, height=smallest)).splitlines()[-2] \
+        .endswith("…")
 
 
-def test_a_screen_shorter_than_the_status_keeps_its_end() -> None:
+def test_a_screen_too_small_to_play_says_so() -> None:
     cursor = Cursor(connected=True, message="Refused (bad): no.")
-    lines = render(three_player_turn(), cursor, width=60, height=2)
-    assert plain(lines).splitlines() == ["Refused (bad): no.", "Ctrl+C: quit"]
+    assert plain(render(three_player_turn(), cursor, width=60, height=2)) == (
+        "Make the window larger to play.")
+    assert plain(render(three_player_turn(), cursor, width=12, height=5)).split() == (
+        "Make the window larger to play.".split())
 
 
 def test_a_line_that_fits_is_unchanged_and_styles_survive_a_wrap() -> None:

@@ -1,6 +1,8 @@
 """``hokm play`` in a small real terminal (tmux, a 60x16 pane, as a player on a laptop split
 might have it): the three-player Hakem's 17 cards wrap between cards, the header between
-words, and a card refused at the keyboard still shows its message above the keys' line."""
+words, and a card refused at the keyboard still shows its message.  In a 30x10 window the
+trick, the hand, whose turn it is, trump and the score stay on the screen (the notes and the
+keys give way), and a 12x5 one asks for a larger window."""
 
 from __future__ import annotations
 
@@ -8,9 +10,10 @@ from collections.abc import Callable
 from typing import Any
 
 from hokmclient import Client, LocalServer, card_text, my_turn, parse_card
+from hokmclient.cards import SUIT_SYMBOL
 from tests.conftest import wait_for
 
-from .test_play_terminal import HOKM, deck
+from .test_play_terminal import HOKM, SOLO, deck
 from .test_screen_fit import hand_rows as shown_hand
 from .tmux import Terminal
 
@@ -83,3 +86,47 @@ def test_a_narrow_terminal_wraps_between_cards_and_keeps_the_message(
     term.keys("C-c")
     wait_for(lambda: term.exit_status() is not None, timeout=30, what="hokm play quitting")
     assert term.exit_status() == 0 and "Traceback" not in term.screen()
+
+
+def words(text: str) -> str:
+    """``text`` with its runs of spaces and line breaks as one space (a wrapped line read
+    whole again)."""
+    return " ".join(text.split())
+
+
+def test_a_small_window_keeps_the_trick_and_the_hand(
+        server: LocalServer, terminal: list[Terminal]) -> None:
+    """A solo match of four at 30x10: at the player's turn, with the bots' three cards on the
+    table, the screen still shows the trick, the whole hand, whose turn it is, trump and the
+    score (the help, the last trick and the table's seats give way); at 12x5 it asks for a
+    larger window, and grown again it shows everything."""
+    client = Client(server.url)
+    created = client.create(seats=SOLO, name="Tess", first_hakem=1, decks=[deck(7)])
+    mid, token = created["match_id"], created["token"]
+    term = Terminal([HOKM, "play", created["invite_url"], f"--token={token}"],
+                    env={"NO_COLOR": "1"})
+    terminal.append(term)
+    view = wait_for(lambda: (v := client.view(mid, token)["view"])["phase"] == "playing"
+                    and my_turn(v) and v, timeout=60, what="the seat's turn to play")
+    assert len(view["trick"]) == 3 and len(view["hand"]) == 13
+    names = {s: ("you" if s == view["seat"] else view["seats"][s]["name"]) for s in range(4)}
+    trick = "Trick: " + ", ".join(f"{names[p['seat']]} {card_text(p['card'])}"
+                                  for p in view["trick"])
+    shrink(term, 30, 10)
+
+    def shows_the_play(screen: str) -> bool:
+        text = words(screen)
+        return (shows_hand(screen, view) and trick in text
+                and f"Trump {SUIT_SYMBOL[view['trump']]}" in text and "Score us 0 · them 0" in text)
+
+    screen = until(term, shows_the_play, "the trick, the hand, trump and the score at 30x10")
+    lines = screen.rstrip("\n").splitlines()
+    assert len(lines) <= 10 and max(len(line) for line in lines) <= 30, screen
+    assert "Ctrl+C" not in screen and "Last" not in screen, screen
+    shrink(term, 12, 5)
+    until(term, lambda s: words(s) == "Make the window larger to play.", "the one-line request")
+    shrink(term, 110, 36)
+    until(term, lambda s: shows_the_play(s) and "Ctrl+C: quit" in s, "the whole screen again")
+    term.keys("C-c")
+    wait_for(lambda: term.exit_status() is not None, timeout=30, what="hokm play quitting")
+    assert term.exit_status() == 0

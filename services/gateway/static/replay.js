@@ -30,8 +30,12 @@ export function mount(root, [matchId]) {
     () => history.replaceState(null, "", here()));
   const here = () => `/replay/${matchId}?${analysis.open ? "analysis=1&" : ""}step=${step}`;
 
+  // The row follows the page's direction (in Persian "first" is on the right, where the
+  // slider starts, and the arrow keys are mirrored too), and so do the glyphs, chosen below per
+  // direction: each is a picture drawn left to right as written ("▶|": the bar on the right),
+  // not reordered by the bidi algorithm as neutral characters in a right-to-left line would be
   const btn = (id, label, text, fn) => {
-    const b = h("button", { type: "button", id, "aria-label": label, title: label }, h("span", { "aria-hidden": "true", text }));
+    const b = h("button", { type: "button", id, "aria-label": label, title: label }, h("span", { "aria-hidden": "true", dir: "ltr", text }));
     b.addEventListener("click", fn);
     return b;
   };
