@@ -545,7 +545,10 @@ def render(view: View | None, cursor: Cursor, width: int | None = None,
         return [part.line for part in parts] + lines + status(view, cursor)
     parts += [Part(line, BLANK if not line else KEPT) for line in lines]
     foot = status(view, cursor)
-    parts += [Part(line, FOOT_NOTE if dim(line) else KEYS if i == 0 else KEPT)
+    # the line whose keys may be cut: the turn line (after the turn limit's countdown, which
+    # stays whole), else the first
+    keys = next((i for i, line in enumerate(foot) if line and line[0][0] == "class:turn"), 0)
+    parts += [Part(line, FOOT_NOTE if dim(line) else KEYS if i == keys else KEPT)
               for i, line in enumerate(foot)]
     return fit(parts, width, height)
 

@@ -113,6 +113,21 @@ def test_a_short_screen_keeps_the_play_and_drops_the_notes_and_keys_first(width:
         .endswith("…")
 
 
+def test_the_turn_limits_countdown_stays_whole_on_a_short_screen() -> None:
+    """The countdown line comes first in the status; it is the turn line's keys that are cut,
+    never the seconds left (it was cut to "Your turn — a stand-in plays…" at 30 columns)."""
+    view = with_notes(three_player_turn())
+    cursor = Cursor(connected=True, limit_left=12)
+    full = render(view, cursor, width=30)
+    for height in range(len(full), 0, -1):
+        text = " ".join(plain(render(view, cursor, width=30, height=height)).split())
+        if text == "Make the window larger to play.":
+            break
+        assert "Your turn — a stand-in plays in 12 s" in text, (height, text)
+    else:
+        raise AssertionError("no screen is too small")
+
+
 def test_a_screen_too_small_to_play_says_so() -> None:
     cursor = Cursor(connected=True, message="Refused (bad): no.")
     assert plain(render(three_player_turn(), cursor, width=60, height=2)) == (
