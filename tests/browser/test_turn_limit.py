@@ -45,3 +45,22 @@ def test_the_countdown_shows_and_the_stand_in_is_told(new_client: Any, gateway: 
     assert records[0]["actor"] == seat and records[0]["stand_in"] is True
     view = http(gateway, "GET", f"/api/matches/{match_id}/view", token=token)["view"]
     assert view["seat"] == seat and view["seats"][seat]["bot"] is None
+
+
+@pytest.mark.parametrize("choice, seconds", [(None, 90), ("No limit", 0), ("3 minutes", 180)])
+def test_the_room_form_sets_the_turn_limit(new_client: Any, gateway: str, choice: str | None,
+                                          seconds: int) -> None:
+    """The start page's room form offers the room's turn limit (90 s unless changed; "No
+    limit" for a relaxed table) and sends it with the room."""
+    page = new_client().page
+    page.goto("/")
+    page.get_by_label("Your name").fill("Host")
+    page.get_by_label("Seat 3").select_option("human")
+    field = page.get_by_label("Turn limit")
+    assert field.input_value() == "90"
+    if choice is not None:
+        field.select_option(label=choice)
+    page.get_by_role("button", name="Create the room").click()
+    page.wait_for_url(re.compile(r"/m/[\w-]+$"))
+    match_id = page.url.rstrip("/").rsplit("/", 1)[-1]
+    assert http(gateway, "GET", f"/api/matches/{match_id}")["turn_timeout"] == seconds

@@ -87,12 +87,15 @@ export function mount(root) {
   const teamsField = field("r-teams", t("rules.teams"), teams, t("rules.teams_desc"));
   const flagChecks = flags.map((f) => check(`r-${f}`, t(`rules.${f}`), t(`rules.${f}_desc`)));
   const seatFields = seatSel.map((s, i) => field(`r-seat${i + 1}`, t("start.seat_n", { n: i + 2 }), s));
+  // the room's turn_timeout (api.md): the server's default is 90 s
+  const turnLimit = select([60, 90, 180, 0].map((s) => [String(s), t(`start.turn_limit_${s}`)]), "90");
+  const turnField = field("r-turn", t("start.turn_limit"), turnLimit, t("start.turn_limit_desc"));
   const form = h("form.room", { novalidate: true },
     h("fieldset", {}, h("legend", { text: t("start.house_rules") }),
       field("r-target", t("rules.target"), target), dealField, teamsField, ...flagChecks),
     h("fieldset", {}, h("legend", { text: t("start.seats") }), seatsHint,
       h("div.field", {}, h("span.label", { text: t("start.seat_n", { n: 1 }) }), h("span.you", { text: t("start.seat_you") })),
-      ...seatFields),
+      ...seatFields, turnField),
     h("button.primary", { type: "submit", text: t("start.create_room") }));
   // Which house rules go with which game (docs/rules-decisions.md): the talon is the two-player
   // talon game's deal and three players deal 5-4-4-4 only; teams need partners; bavney and
@@ -132,7 +135,8 @@ export function mount(root) {
     const seats = ["human", ...seatSel.slice(0, players - 1).map((s) => s.value)];
     busy(btn, true);
     try {
-      const r = await api.create({ players, seats, rules, name: name() });
+      const r = await api.create({ players, seats, rules, name: name(),
+        turn_timeout: Number(turnLimit.value) });
       store.setToken(r.match_id, r.token);
       navigate(`/m/${r.match_id}`);
     } catch (e) { toast(errorText(e)); busy(btn, false); }
