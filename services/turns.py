@@ -31,7 +31,11 @@ last write.
 
 from __future__ import annotations
 
+from typing import Any
+
 from engine.state import State
+
+from .store import keys
 
 TURN_TIMEOUT_S = 90.0
 """A room's ``turn_timeout`` unless it says otherwise (api.md, ``POST /api/matches``)."""
@@ -76,6 +80,14 @@ def hurry_score(version: int, *, own: bool) -> int:
     """The score of a hurried mark: a stand-in's record at ``version`` (``own`` False) or the
     player's own command, the match being at ``version`` after it (``own`` True)."""
     return 2 * version + (1 if own else 0)
+
+
+def mark_hurry(pipe: Any, match_id: str, player: str, score: int) -> None:
+    """Queue on ``pipe`` (a blocking or an asyncio pipeline) the write of ``player``'s hurried
+    mark: ``score`` (``hurry_score``) replaces an older one only (``GT``: the newest event
+    wins, whichever write arrives last), and the mark lapses ``HURRY_TTL_S`` after it."""
+    pipe.zadd(keys.hurry(match_id), {player: score}, gt=True)
+    pipe.expire(keys.hurry(match_id), HURRY_TTL_S)
 
 
 def is_hurried(score: float | None) -> bool:

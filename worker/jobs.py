@@ -24,13 +24,12 @@ from typing import TYPE_CHECKING
 from engine import view_for
 from services.bots import RQScheduler
 from services.errors import HokmError
-from services.gateway.presence import present
 from services.lobby import stand_in_key
 from services.matches import MatchService, bots_only
 from services.runtime import Runtime, build_runtime
 from services.settings import env_bot_think_s
 from services.store import keys
-from services.turns import HURRY_TTL_S, applies, hurry_score
+from services.turns import applies, hurry_score, mark_hurry
 
 from .history import Histories
 from .metrics import metrics
@@ -302,13 +301,12 @@ def turn_due(match_id: str, seat: int, version: int) -> int | None:
     if loaded.version != version or rt.service.next_actor(state) != seat \
             or not applies(state, seat, room.turn_timeout):
         return None
-    if not present(rt.client.hgetall(keys.presence(match_id)), state.rules.players)[seat]:
+    if not keys.present(rt.client.hgetall(keys.presence(match_id)),
+                        state.rules.players)[seat]:
         return None
     occupant = state.match.seats[seat]
     assert occupant is not None  # (applies)
     pipe = rt.client.pipeline(transaction=False)
-    pipe.zadd(keys.hurry(match_id), {occupant.player: hurry_score(version + 1, own=False)},
-              gt=True)
-    pipe.expire(keys.hurry(match_id), HURRY_TTL_S)
+    mark_hurry(pipe, match_id, occupant.player, hurry_score(version + 1, own=False))
     pipe.execute()
     return version

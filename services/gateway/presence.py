@@ -34,18 +34,6 @@ PRESENCE_EVERY_S = 5.0
 PRESENCE_BATCH = 50
 
 
-def present(raw: Any, players: int) -> tuple[bool, ...]:
-    """Seats with an unexpired presence entry, from the presence hash."""
-    now = time.time() * 1000
-    seats = [False] * players
-    for field, value in raw.items():
-        name = field.decode() if isinstance(field, bytes) else str(field)
-        seat = int(name.split(":", 1)[0])
-        if 0 <= seat < players and float(value) > now:
-            seats[seat] = True
-    return tuple(seats)
-
-
 class Presence:
     """The presence of one gateway (``gateway_id``) for the matches its hub follows.
 
@@ -82,7 +70,7 @@ class Presence:
 
     async def read(self, match_id: str, players: int = 4) -> tuple[bool, ...]:
         client = self._client()
-        return present(await client.hgetall(keys.presence(match_id)), players)
+        return keys.present(await client.hgetall(keys.presence(match_id)), players)
 
     async def refresh(self, match_id: str) -> None:
         loaded = self._loaded(match_id)
@@ -204,7 +192,7 @@ class Presence:
                         continue
                     loaded = self._loaded(match_id)
                     if loaded is not None:
-                        await self._is(match_id, present(raw, loaded.state.rules.players))
+                        await self._is(match_id, keys.present(raw, loaded.state.rules.players))
                 if gone:  # (one key a command: no command spans two matches)
                     pipe = client.pipeline(transaction=False)
                     for match_id in gone:

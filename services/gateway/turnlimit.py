@@ -31,8 +31,8 @@ from services.lobby import Room
 from services.matches import MatchService
 from services.pipeline import Loaded
 from services.store import keys
-from services.turns import (HURRY_TTL_S, TURN_TIMEOUT_S, applies, entry, hurry_score, is_hurried,
-                            limit_s)
+from services.turns import (TURN_TIMEOUT_S, applies, entry, hurry_score, is_hurried, limit_s,
+                            mark_hurry)
 
 from .outage import one_line
 from .subscriber import Subscriber
@@ -196,8 +196,7 @@ class TurnLimits:
             if not applies(state, seat, room.turn_timeout):
                 return
             pipe = self._client().pipeline(transaction=False)
-            pipe.zadd(keys.hurry(match_id), {player: hurry_score(version, own=True)}, gt=True)
-            pipe.expire(keys.hurry(match_id), HURRY_TTL_S)
+            mark_hurry(pipe, match_id, player, hurry_score(version, own=True))
             await pipe.execute()
         except asyncio.CancelledError:
             raise

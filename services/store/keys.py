@@ -7,6 +7,9 @@ service from ``[a-z0-9]`` only, so they never contain braces.
 
 from __future__ import annotations
 
+import time
+from typing import Any
+
 PREFIX = "hokm"
 
 
@@ -26,8 +29,22 @@ def tokens(match_id: str) -> str:
 
 
 def presence(match_id: str) -> str:
-    """Hash: seat -> "<gateway id>:<connections>:<since ms>" style presence (rebuildable)."""
+    """Hash: "<seat>:<gateway id>" -> the entry's expiry in epoch ms (``present`` reads it;
+    rebuildable)."""
     return f"{PREFIX}:{{{match_id}}}:presence"
+
+
+def present(raw: Any, players: int) -> tuple[bool, ...]:
+    """Seats with an unexpired entry in a ``presence`` hash as read (fields "<seat>:<gateway>",
+    values the entry's expiry in epoch ms), for the gateways and the workers' watchdog."""
+    now = time.time() * 1000
+    seats = [False] * players
+    for field, value in raw.items():
+        name = field.decode() if isinstance(field, bytes) else str(field)
+        seat = int(name.split(":", 1)[0])
+        if 0 <= seat < players and float(value) > now:
+            seats[seat] = True
+    return tuple(seats)
 
 
 def hurry(match_id: str) -> str:
