@@ -4,6 +4,10 @@ Python's ``json`` recurses once per nesting level: ten thousand ``[`` raise ``Re
 (a 500 over HTTP, before this module).  No command or body of the API nests deeper than a few
 levels (``decks`` in a stacked create is a list of lists inside the body: depth 3), so anything
 deeper than ``MAX_DEPTH`` is refused with ``bad_request`` before the parser sees it.
+
+JSON may also spell a lone UTF-16 surrogate (``"\\ud800"``), which Python decodes into a ``str``
+that no UTF-8 encoder takes: a command id holding one made a 500 where it was hashed.  No field
+of the API needs one, so an object holding one anywhere (a key or a string) is ``bad_request``.
 """
 
 from __future__ import annotations
@@ -16,6 +20,8 @@ from services.errors import InvalidCommand
 
 MAX_DEPTH = 8
 _MARKS = re.compile(r'["\\\[\]{}]')
+_SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F]")
+"""The JSON escape of a UTF-16 surrogate: a pair (an emoji, say) is fine, a lone one is not."""
 
 
 def depth(text: str) -> int:
@@ -63,4 +69,15 @@ def parse_object(raw: str | bytes, what: str = "the body") -> dict[str, Any]:
         raise InvalidCommand(f"{what} is not valid JSON") from None
     if not isinstance(data, dict):
         raise InvalidCommand(f"{what} must be a JSON object")
+    if _SURROGATE_ESCAPE.search(text) and not _encodable(data):
+        raise InvalidCommand(f"{what} holds a lone UTF-16 surrogate (\\ud800 to \\udfff)")
     return data
+
+
+def _encodable(data: Any) -> bool:
+    """Whether every string of ``data`` (keys too) is valid Unicode, i.e. encodes as UTF-8."""
+    try:
+        json.dumps(data, ensure_ascii=False).encode()
+    except UnicodeEncodeError:
+        return False
+    return True

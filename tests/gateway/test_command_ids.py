@@ -61,3 +61,30 @@ def test_a_command_id_reused_for_another_command_is_refused(gw: Gateway) -> None
         assert frame["code"] == "bad_request" and frame["id"] == "c-2"
         assert frame["message"].startswith(REUSED)
     assert gw.version(r.match_id) == played.json()["version"]
+
+
+def test_a_lone_surrogate_anywhere_is_bad_request_and_an_emoji_id_is_fine(gw: Gateway) -> None:
+    """JSON can spell a lone UTF-16 surrogate, which no UTF-8 encoder takes: in a command id
+    it made a 500 with a traceback where the id is hashed (HTTP) and ``unavailable`` over the
+    socket.  It is ``bad_request`` wherever it stands, and changes nothing."""
+    r = stacked_room(gw, seed=23)
+    hakem = r.tokens[0]
+    version = gw.version(r.match_id)
+    url = f"/api/matches/{r.match_id}/commands"
+    headers = {"Authorization": f"Bearer {hakem}", "Content-Type": "application/json"}
+    for body in ('{"type": "choose_trump", "suit": "H", "id": "\\ud800"}',
+                 '{"type": "choose_trump", "suit": "H", "id": "a\\uDFFFb"}',
+                 '{"type": "choose_trump", "suit": "H", "id": "\\ude00\\ud83d"}',  # reversed
+                 '{"type": "choose_trump", "suit": "H", "\\udc00": 1}'):
+        answer = gw.post(url, content=body.encode(), headers=headers)
+        assert answer.status_code == 400, (body, answer.text)
+        assert answer.json()["error"]["code"] == "bad_request"
+        with gw.websocket_connect(f"/api/matches/{r.match_id}/ws?token={hakem}") as ws:
+            recv(ws)
+            ws.send_text(body)
+            frame = recv_until(ws, lambda f: f["type"] == "error")
+            assert frame["code"] == "bad_request", frame
+    assert gw.version(r.match_id) == version
+    emoji = gw.post(url, content=b'{"type": "choose_trump", "suit": "H", "id": '
+                                 b'"\\ud83d\\ude00"}', headers=headers)
+    assert emoji.status_code == 200, emoji.text  # a pair is a character like any other
