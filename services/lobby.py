@@ -35,6 +35,9 @@ from .turns import TURN_TIMEOUT_S
 BOT_LEVELS = LEVELS
 """``bot:<level>`` seats: exactly the levels of the API (``services.bots.LEVELS``)."""
 BOT_NAMES = ("Dara", "Roxana", "Kian", "Shirin")
+JOIN_TRIES = 8
+"""How many open seats a join without ``seat`` tries when others take them first (twice the
+largest table's seats)."""
 
 
 def command_key(player: str, client_id: str) -> str:
@@ -298,31 +301,61 @@ class Lobby:
     def join(self, match_id: str, name: str, seat: int | None = None,
              player: str | None = None) -> dict[str, Any]:
         """Take an open seat (the first one if ``seat`` is None) as a new player (``player``:
-        one of this service's choosing)."""
-        loaded = self.load(match_id)
-        state = loaded.state
-        if state.phase == MATCH_OVER:
-            raise MatchOver("the match is over")
-        open_seats = [i for i, s in enumerate(state.match.seats) if s is None]
-        if seat is None:
-            if not open_seats:
-                raise MatchFull("every seat is taken")
-            seat = open_seats[0]
-        elif type(seat) is not int or not 0 <= seat < state.rules.players:
-            raise InvalidCommand("no such seat")
-        elif seat not in open_seats:
-            raise SeatTaken("that seat is taken")
+        one of this service's choosing).  Without ``seat``, a seat another join took first is
+        no refusal: the next open one is tried, so a burst of players opening one invite link
+        fills every seat (``match_full`` only when none is left)."""
+        asked = seat
         player = player or secrets.token_hex(8)
         token = secrets.token_urlsafe(24)
         digest = token_hash(token)
-        self.store.put_meta(match_id, "tokens", {digest: player})
+        stored = False
         try:
-            self.handle(match_id, None, TakeSeat(seat, name, player))
+            for _ in range(JOIN_TRIES):
+                state = self.load(match_id).state
+                if state.phase == MATCH_OVER:
+                    raise MatchOver("the match is over")
+                open_seats = [i for i, s in enumerate(state.match.seats) if s is None]
+                if asked is None:
+                    if not open_seats:
+                        raise MatchFull("every seat is taken")
+                    seat = open_seats[0]
+                elif type(asked) is not int or not 0 <= asked < state.rules.players:
+                    raise InvalidCommand("no such seat")
+                elif asked not in open_seats:
+                    raise SeatTaken("that seat is taken")
+                assert seat is not None
+                if not stored:
+                    self.store.put_meta(match_id, "tokens", {digest: player})
+                    stored = True
+                try:
+                    self.seat_command(match_id, TakeSeat(seat, name, player))
+                    break
+                except SeatTaken:
+                    if asked is not None:
+                        raise
+                    # another join took it between our look and our write: look again (a
+                    # seat was taken each time, so a table's seats end it unless players
+                    # keep leaving too)
+            else:
+                raise StaleVersion("the seats are moving; try again")
         except HokmError:
-            self.store.delete_meta_field(match_id, "tokens", digest)
+            if stored:
+                self.store.delete_meta_field(match_id, "tokens", digest)
             raise
         return {"seat": self.seat_of_player(self.load(match_id, fresh=False).state, player),
                 "token": token, "player": player}
+
+    def seat_command(self, match_id: str, command: TakeSeat | LeaveSeat) -> None:
+        """Apply a seating command of the lobby's.  The pipeline answers a refusal that follows
+        a lost race with ``stale_version`` ("the match moved on"), which suits a move sent for
+        a version; a seating command names no version, so its answer is the refusal itself
+        (``seat_taken`` when another join or bot took the seat first), as api.md lists."""
+        try:
+            self.handle(match_id, None, command)
+        except StaleVersion as moved:
+            if isinstance(moved.__cause__, HokmError):
+                raise moved.__cause__ from None
+            raise
 
     @staticmethod
     def seat_of_player(state: State, player: str) -> int | None:
@@ -358,10 +391,10 @@ class Lobby:
                 raise InvalidCommand(f"replace_with is \"bot:<level>\" with a level of "
                                      f"{', '.join(BOT_LEVELS)}")
             level = replace_with[4:]
-        self.handle(match_id, None, LeaveSeat(seat))
+        self.seat_command(match_id, LeaveSeat(seat))
         self.store.delete_meta_field(match_id, "tokens", token_hash(token))
         if level is not None:
-            self.handle(match_id, None, TakeSeat(seat, BOT_NAMES[seat % 4],
+            self.seat_command(match_id, TakeSeat(seat, BOT_NAMES[seat % 4],
                                                  f"bot-{seat}-{secrets.token_hex(4)}", level))
 
     def give_to_bot(self, match_id: str, token: str, seat: int, level: str) -> None:
@@ -369,5 +402,5 @@ class Lobby:
         self.authenticate(match_id, token)
         if level not in BOT_LEVELS:
             raise InvalidCommand(f"level is one of {', '.join(BOT_LEVELS)}")
-        self.handle(match_id, None, TakeSeat(seat, BOT_NAMES[seat % 4],
+        self.seat_command(match_id, TakeSeat(seat, BOT_NAMES[seat % 4],
                                              f"bot-{seat}-{secrets.token_hex(4)}", level))

@@ -1,0 +1,107 @@
+"""Players opening one invite link at the same moment (a QA finding): a join that names no
+seat takes the first open one, and when another join takes that seat between its look and its
+write it takes the next open one, so a burst of joiners fills every seat and only the ones too
+many hear ``match_full``.  A seating command's races are answered with what api.md lists
+(``seat_taken``), never ``stale_version``, which is for moves sent for a version."""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable
+from typing import Any
+
+import pytest
+
+from engine.errors import HokmError, MatchFull, SeatTaken
+from services.matches import MatchService
+from services.store.redis_streams import RedisStore
+from tests.conftest import real_redis_client
+
+DB = 13
+
+
+@pytest.fixture
+def store() -> RedisStore:
+    client = real_redis_client(DB)
+    client.flushdb()
+    return RedisStore(client)
+
+
+def _before_first_commit(service: MatchService, step: Callable[[], Any]) -> list[Any]:
+    """Run ``step`` (another gateway's write) right before ``service``'s next append: the race
+    of two writers, made to happen every time."""
+    done: list[Any] = []
+    commit = service.commit
+
+    def racing(match_id: str, prepared: Any) -> Any:
+        if not done:
+            done.append(step())
+        return commit(match_id, prepared)
+
+    service.commit = racing  # type: ignore[method-assign]
+    return done
+
+
+def test_a_join_that_loses_its_seat_takes_the_next_open_one(store: RedisStore) -> None:
+    a, b = MatchService(store), MatchService(store)  # two gateways, each with its cache
+    match_id = a.create(name="Ann")["match_id"]  # seat 0; 1, 2 and 3 are open
+    other = _before_first_commit(a, lambda: b.join(match_id, "Bob"))
+    joined = a.join(match_id, "Cy")
+    assert other[0]["seat"] == 1  # the other join took the first open seat first
+    assert joined["seat"] == 2  # before: 409 stale_version "(seat_taken)"
+    seats = a.load(match_id).state.match.seats
+    assert [s.name if s else None for s in seats] == ["Ann", "Bob", "Cy", None]
+    assert a.authenticate(match_id, joined["token"])[0] == 2
+
+
+def test_a_seat_asked_for_or_given_to_a_bot_in_a_race_is_seat_taken(store: RedisStore) -> None:
+    a, b = MatchService(store), MatchService(store)
+    created = a.create(name="Ann")
+    match_id, token = created["match_id"], created["token"]
+    _before_first_commit(a, lambda: b.join(match_id, "Bob", seat=2))
+    with pytest.raises(SeatTaken):  # before: stale_version
+        a.give_to_bot(match_id, token, 2, "easy")
+    _before_first_commit(b, lambda: a.give_to_bot(match_id, token, 3, "easy"))
+    with pytest.raises(SeatTaken):
+        b.join(match_id, "Cy", seat=3)
+    version = a.load(match_id).version
+    seats = a.load(match_id).state.match.seats
+    assert [s.name if s else None for s in seats][1:] == [None, "Bob", "Shirin"]
+    assert len(store.get_meta(match_id, "tokens")) == 2  # Ann's and Bob's: Cy's went away
+    assert a.load(match_id).version == version
+
+
+def test_a_burst_of_joiners_fills_every_open_seat(store: RedisStore) -> None:
+    """Eight threads on four services join five rooms at once: every open seat is filled, each
+    by one joiner, and every other joiner hears ``match_full``."""
+    services = [MatchService(store) for _ in range(4)]
+    rooms = [services[0].create(name="Host")["match_id"] for _ in range(5)]
+    outcomes: dict[str, list[Any]] = {room: [] for room in rooms}
+    lock = threading.Lock()
+    start = threading.Barrier(8)
+
+    def joiner(n: int) -> None:
+        service = services[n % 4]
+        start.wait(timeout=30)
+        for room in rooms:
+            try:
+                result: Any = service.join(room, f"P{n}")["player"]
+            except HokmError as refusal:
+                result = refusal
+            with lock:
+                outcomes[room].append(result)
+
+    threads = [threading.Thread(target=joiner, args=(n,)) for n in range(8)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(timeout=120)
+        assert not thread.is_alive()
+    for room in rooms:
+        joined = {r for r in outcomes[room] if isinstance(r, str)}
+        refused = [r for r in outcomes[room] if not isinstance(r, str)]
+        assert len(joined) == 3, outcomes[room]  # before: as few as one
+        assert all(isinstance(r, MatchFull) for r in refused), refused
+        # the fourth seat taken starts the match, whose ace draw may move everyone
+        seats = services[0].load(room).state.match.seats
+        assert {s.player for s in seats if s is not None and s.name != "Host"} == joined
