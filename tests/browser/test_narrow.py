@@ -1,9 +1,10 @@
 """The narrowest phones (320 px) and the direction of the page.
 
-At 320 x 640 no page scrolls sideways in English, Persian or Spanish (the start page, how to
-play, a table in play with bots' badges, the Hakem's trump buttons, the end of a match, the
-invite page of a finished match, its replay and the analysis), and no label of the top bar, a
-button, a badge or a seat is cut or broken in the middle of a word.
+At 320 x 640 no page scrolls sideways in any of the six languages (the start page, how to
+play, tables in play with bots' badges, every level's at a side seat, the Hakem's trump
+buttons, the end of a match, the invite page of a finished match, its replay and the
+analysis), and no label of the top bar, a button, a badge or a seat is cut or broken in the
+middle of a word (the finding: "Gemiddeld", Dutch for medium, broke in a side seat's badge).
 
 The table is a picture of physical seats: the seat after the player in playing order sits to
 the right in every language, Persian too.  The replay's step buttons follow the page's
@@ -25,7 +26,8 @@ from .test_layout import hakem_token
 pytestmark = pytest.mark.browser
 
 NARROW = {"width": 320, "height": 640}
-LOCALES = {"en": "en-US", "fa": "fa-IR", "es": "es-ES"}
+LOCALES = {"en": "en-US", "fa": "fa-IR", "de": "de-DE", "sv": "sv-SE", "nl": "nl-NL",
+           "es": "es-ES"}
 NAMES = ["Dara", "Roxana", "Kian", "Shirin"]
 
 LABELS = "button, .button, .badge, .seat, .topnav a, .topnav select"
@@ -70,14 +72,17 @@ FIT_JS = """
 @pytest.fixture(scope="module")
 def matches(gateway: str) -> dict[str, Any]:
     """A finished match of four humans (its tokens and the canned analysis), a room of four
-    humans waiting for its Hakem's trump, and a solo match against bots of three levels."""
+    humans waiting for its Hakem's trump, and two solo matches against bots seated as they
+    are (seat 1 on the right, 3 on the left): every level sits at a side seat in one of them."""
     over, tokens = finish_humans_match(gateway, 4, NAMES)
     choosing, seats = humans_match(gateway, 4, NAMES)
-    solo = http(gateway, "POST", "/api/matches", {
-        "players": 4, "seats": ["human", "bot:medium", "bot:expert", "bot:hard"], "name": "Dara"})
+    solos = [http(gateway, "POST", "/api/matches", {
+        "players": 4, "seats": ["human", *(f"bot:{level}" for level in levels)],
+        "rules": {"teams": "as_seated"}, "name": "Dara"})
+        for levels in (("medium", "expert", "easy"), ("hard", "medium", "expert"))]
     return {"over": (over, tokens[0]), "analysis": canned_analysis(gateway, over),
             "choosing": (choosing, hakem_token(gateway, choosing, seats)),
-            "solo": (str(solo["match_id"]), str(solo["token"]))}
+            "solos": [(str(solo["match_id"]), str(solo["token"])) for solo in solos]}
 
 
 def misfits(page: Any, where: str) -> list[str]:
@@ -104,10 +109,16 @@ def test_no_page_is_wider_than_a_320px_phone(
     page.goto(f"/m/{over}")  # no token: the invite page of a finished match
     page.locator(f"a[href^='/replay/{over}']").first.wait_for()
     problems += misfits(page, "a finished match's invite page")
-    open_table(page, *matches["solo"])
-    page.wait_for_function("() => document.querySelectorAll('.seat .badge.bot').length === 3"
-                           " && document.querySelectorAll('.hand-cards .card').length > 0")
-    problems += misfits(page, "a table against bots")
+    side_levels = set()
+    for solo in matches["solos"]:
+        open_table(page, *solo)
+        page.wait_for_function("() => document.querySelectorAll('.seat .badge.bot').length === 3"
+                               " && document.querySelectorAll('.hand-cards .card').length > 0")
+        problems += misfits(page, "a table against bots")
+        side_levels.update(page.eval_on_selector_all(
+            ".board .seat.pos-left .badge.bot, .board .seat.pos-right .badge.bot",
+            "els => els.map((e) => e.title)"))
+    assert len(side_levels) == 4, side_levels  # each level's name was in a side seat's badge
     open_table(page, *matches["choosing"])
     page.wait_for_function(
         "() => document.querySelectorAll('.trump-choice button.suit-btn').length === 4")

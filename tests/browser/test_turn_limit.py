@@ -47,20 +47,38 @@ def test_the_countdown_shows_and_the_stand_in_is_told(new_client: Any, gateway: 
     assert view["seat"] == seat and view["seats"][seat]["bot"] is None
 
 
-@pytest.mark.parametrize("choice, seconds", [(None, 90), ("No limit", 0), ("3 minutes", 180)])
-def test_the_room_form_sets_the_turn_limit(new_client: Any, gateway: str, choice: str | None,
-                                          seconds: int) -> None:
+AWAY_LIMITS = {"After 30 seconds": 30, "After 1 minute": 60, "After 5 minutes": 300,
+               "Never (the table waits)": 0}
+"""The start page's choices of the room's ``disconnect_timeout`` (English labels), in order."""
+
+
+@pytest.mark.parametrize("choice, seconds, away, away_seconds", [
+    (None, 90, None, 60), ("No limit", 0, "After 30 seconds", 30),
+    ("3 minutes", 180, "Never (the table waits)", 0), ("1 minute", 60, "After 5 minutes", 300)])
+def test_the_room_form_sets_the_turn_and_away_limits(
+        new_client: Any, gateway: str, choice: str | None, seconds: int, away: str | None,
+        away_seconds: int) -> None:
     """The start page's room form offers the room's turn limit (90 s unless changed; "No
-    limit" for a relaxed table) and sends it with the room."""
+    limit" for a relaxed table) and how long an away player's seat waits for its stand-in (1
+    minute unless changed; "Never" waits for the player), and sends both with the room: the
+    public summary of the room created says each choice."""
     page = new_client().page
     page.goto("/")
     page.get_by_label("Your name").fill("Host")
     page.get_by_label("Seat 3").select_option("human")
     field = page.get_by_label("Turn limit")
     assert field.input_value() == "90"
+    away_field = page.get_by_label("Stand-in for an away player")
+    assert away_field.input_value() == "60"
+    assert away_field.locator("option").all_inner_texts() == list(AWAY_LIMITS)
+    assert away_field.locator("option").evaluate_all("os => os.map((o) => Number(o.value))") \
+        == list(AWAY_LIMITS.values())
     if choice is not None:
         field.select_option(label=choice)
+    if away is not None:
+        away_field.select_option(label=away)
     page.get_by_role("button", name="Create the room").click()
     page.wait_for_url(re.compile(r"/m/[\w-]+$"))
     match_id = page.url.rstrip("/").rsplit("/", 1)[-1]
-    assert http(gateway, "GET", f"/api/matches/{match_id}")["turn_timeout"] == seconds
+    summary = http(gateway, "GET", f"/api/matches/{match_id}")
+    assert (summary["turn_timeout"], summary["disconnect_timeout"]) == (seconds, away_seconds)

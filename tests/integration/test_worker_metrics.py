@@ -5,6 +5,7 @@ with one line; the metrics' folder does not outlive the worker."""
 
 from __future__ import annotations
 
+import fcntl
 import os
 import secrets
 import signal
@@ -23,6 +24,7 @@ from services.bots import RQScheduler
 from services.matches import MatchService
 from services.store.redis_streams import RedisStore
 from tests.conftest import free_port, real_redis_client, redis_db_url, wait_for
+from worker.metrics import FOLDER_PREFIX, LOCK, remove_dead_folders
 
 DB = 9
 pytestmark = pytest.mark.redis
@@ -106,3 +108,68 @@ def test_a_bad_port_stops_the_worker_in_one_line(env: dict[str, str]) -> None:
     assert busy.returncode == 2
     assert "HOKM_WORKER_METRICS_PORT: cannot listen on port" in busy.stderr
     assert "Traceback" not in busy.stderr and len(busy.stderr.strip().splitlines()) == 1
+
+
+def test_a_killed_workers_folder_is_removed_by_the_next_worker_and_a_live_ones_is_not(
+        env: dict[str, str], tmp_path: Path) -> None:
+    """A worker killed with SIGKILL cannot remove its folder; the next worker with metrics on
+    removes it as it starts (by the time its port answers), and a third one, started while
+    the second runs, leaves the second's alone."""
+    workers: list[subprocess.Popen[str]] = []
+
+    def start() -> tuple[subprocess.Popen[str], Path]:
+        """A ``hokm worker`` with metrics on, once its port answers, and its folder."""
+        port = free_port()
+        worker = subprocess.Popen([sys.executable, "-m", "hokm", "worker"],
+                                  env={**env, "HOKM_WORKER_METRICS_PORT": str(port)},
+                                  stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+        workers.append(worker)
+        wait_for(lambda: samples(port) is not None, 20, 0.05, "the worker's metrics port")
+        (folder,) = tmp_path.glob(f"{FOLDER_PREFIX}{worker.pid}-*")  # named with its pid
+        assert (folder / LOCK).is_file()
+        return worker, folder
+
+    try:
+        killed, killed_folder = start()
+        killed.kill()
+        assert killed.wait(timeout=30) == -signal.SIGKILL
+        assert killed_folder.is_dir(), "SIGKILL: the worker could not remove its folder"
+        _, live_folder = start()
+        wait_for(lambda: not killed_folder.exists(), 10, 0.05, "the killed worker's folder gone")
+        assert live_folder.is_dir()
+        _, newer_folder = start()  # its port answers: it has looked at every folder
+        assert live_folder.is_dir() and newer_folder.is_dir(), "a live worker's folder stays"
+    finally:
+        errors = []
+        for worker in workers:
+            if worker.poll() is None:
+                worker.send_signal(signal.SIGTERM)
+            errors.append(worker.communicate(timeout=30)[1])
+    assert [w.returncode for w in workers] == [-signal.SIGKILL, 0, 0], errors
+    assert not list(tmp_path.glob(f"{FOLDER_PREFIX}*")), "the live ones remove theirs at the end"
+
+
+def test_only_a_folder_whose_lock_can_be_taken_is_removed(tmp_path: Path) -> None:
+    """The lock decides, not the pid in the name (a dead worker's pid may be another process's
+    by now): a folder named with this live process's pid whose lock nobody holds is removed; a
+    held lock, a folder without a lock file (being made, or of an older version) and a file
+    that is no folder are left."""
+    def folder(name: str, lock: bool = True) -> Path:
+        path = tmp_path / f"{FOLDER_PREFIX}{name}"
+        path.mkdir()
+        (path / "counter_1.db").write_bytes(b"figures")
+        if lock:
+            (path / LOCK).touch()
+        return path
+
+    reused = folder(f"{os.getpid()}-dead")
+    held = folder("1-held")
+    no_lock = folder("2-old", lock=False)
+    stray = tmp_path / f"{FOLDER_PREFIX}file"
+    stray.write_text("not a folder")
+    with open(held / LOCK) as holder:
+        fcntl.flock(holder, fcntl.LOCK_EX)  # as a running worker (or its fork) holds it
+        assert remove_dead_folders(str(tmp_path)) == [str(reused)]
+    assert not reused.exists()
+    assert held.is_dir() and no_lock.is_dir() and stray.is_file()
+    assert remove_dead_folders(str(tmp_path)) == [str(held)]  # its holder ended

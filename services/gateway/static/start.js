@@ -22,6 +22,13 @@ function select(options, value) {
   return s;
 }
 
+/** A room's setting in seconds (docs/api.md, `POST /api/matches`) as a list of choices: the
+ *  label is the string `key`, the hint `${key}_desc`, each choice's `${key}_${seconds}`. */
+function secondsField(id, key, choices, value) {
+  const control = select(choices.map((s) => [String(s), t(`${key}_${s}`)]), String(value));
+  return [control, field(id, t(key), control, t(`${key}_desc`))];
+}
+
 function check(id, label, desc) {
   const box = h("input", { type: "checkbox", id, name: id, "aria-describedby": `${id}-desc` });
   return h("div.check", {}, box, h("label", { for: id }, h("strong", { text: label }),
@@ -87,15 +94,15 @@ export function mount(root) {
   const teamsField = field("r-teams", t("rules.teams"), teams, t("rules.teams_desc"));
   const flagChecks = flags.map((f) => check(`r-${f}`, t(`rules.${f}`), t(`rules.${f}_desc`)));
   const seatFields = seatSel.map((s, i) => field(`r-seat${i + 1}`, t("start.seat_n", { n: i + 2 }), s));
-  // the room's turn_timeout (api.md): the server's default is 90 s
-  const turnLimit = select([60, 90, 180, 0].map((s) => [String(s), t(`start.turn_limit_${s}`)]), "90");
-  const turnField = field("r-turn", t("start.turn_limit"), turnLimit, t("start.turn_limit_desc"));
+  // the room's turn_timeout and disconnect_timeout (api.md), the server's defaults first chosen
+  const [turnLimit, turnField] = secondsField("r-turn", "start.turn_limit", [60, 90, 180, 0], 90);
+  const [awayLimit, awayField] = secondsField("r-away", "start.away_limit", [30, 60, 300, 0], 60);
   const form = h("form.room", { novalidate: true },
     h("fieldset", {}, h("legend", { text: t("start.house_rules") }),
       field("r-target", t("rules.target"), target), dealField, teamsField, ...flagChecks),
     h("fieldset", {}, h("legend", { text: t("start.seats") }), seatsHint,
       h("div.field", {}, h("span.label", { text: t("start.seat_n", { n: 1 }) }), h("span.you", { text: t("start.seat_you") })),
-      ...seatFields, turnField),
+      ...seatFields, turnField, awayField),
     h("button.primary", { type: "submit", text: t("start.create_room") }));
   // Which house rules go with which game (docs/rules-decisions.md): the talon is the two-player
   // talon game's deal and three players deal 5-4-4-4 only; teams need partners; bavney and
@@ -136,7 +143,7 @@ export function mount(root) {
     busy(btn, true);
     try {
       const r = await api.create({ players, seats, rules, name: name(),
-        turn_timeout: Number(turnLimit.value) });
+        turn_timeout: Number(turnLimit.value), disconnect_timeout: Number(awayLimit.value) });
       store.setToken(r.match_id, r.token);
       navigate(`/m/${r.match_id}`);
     } catch (e) { toast(errorText(e)); busy(btn, false); }
