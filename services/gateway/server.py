@@ -39,6 +39,8 @@ from uvicorn.protocols.websockets.websockets_sansio_impl import WebSocketsSansIO
 
 from services.settings import Settings
 
+from .headers import HEADERS
+
 
 @dataclass(frozen=True, slots=True)
 class ConnectionLimits:
@@ -60,6 +62,11 @@ class ConnectionLimits:
 
 _STATUS = {408: b"Request Timeout", 414: b"URI Too Long",
            431: b"Request Header Fields Too Large", 503: b"Service Unavailable"}
+
+
+_SECURITY = b"".join(b"%s: %s\r\n" % header for header in HEADERS)
+"""The security headers of every answer (``headers.py``), on the answers the server writes
+itself too."""
 
 
 class _Refused(Exception):
@@ -133,6 +140,12 @@ def protocols(limits: ConnectionLimits) -> tuple[type[asyncio.Protocol], type[as
             super().__init__(*args, **kwargs)
             self.counted: str | None = None
             self.head_bytes = 0
+            """Bytes of the head read so far, counted as they arrive (``data_received``)."""
+            self.head_tail = b""
+            """The last bytes of the head read so far: the end of the head may be split."""
+            self.head_parsed = 0
+            """Bytes of the head the parser has handed over (the target and the headers):
+            counts the heads that arrive behind another request in one read."""
             self.in_head = True
             self.header_count = 0
             self.deadline: asyncio.TimerHandle | None = None
@@ -179,10 +192,20 @@ def protocols(limits: ConnectionLimits) -> tuple[type[asyncio.Protocol], type[as
             # address's connections closes, which is soon for requests)
             retry = b"retry-after: 1\r\n" if status == 503 else b""
             self.transport.write(
-                b"HTTP/1.1 %d %s\r\ncontent-type: text/plain; charset=utf-8\r\n%s"
+                b"HTTP/1.1 %d %s\r\ncontent-type: text/plain; charset=utf-8\r\n%s%s"
                 b"content-length: %d\r\nconnection: close\r\n\r\n%s"
-                % (status, _STATUS[status], retry, len(body), body))
+                % (status, _STATUS[status], retry, _SECURITY, len(body), body))
             self.transport.close()
+
+        def _head_part(self, data: bytes) -> int:
+            """How many bytes of ``data`` belong to the head being read: up to the blank line
+            that ends it (the body may follow in the same read, and is not the head's)."""
+            seen = self.head_tail + data
+            end = seen.find(b"\r\n\r\n")
+            self.head_tail = seen[-3:]
+            if end < 0:
+                return len(data)
+            return max(0, end + 4 - (len(seen) - len(data)))
 
         def data_received(self, data: bytes) -> None:
             if self.transport.is_closing():
@@ -190,7 +213,7 @@ def protocols(limits: ConnectionLimits) -> tuple[type[asyncio.Protocol], type[as
             if self.in_head:
                 if self.deadline is None:  # a new request after a keep-alive pause
                     self._arm()
-                self.head_bytes += len(data)
+                self.head_bytes += self._head_part(data)
                 if self.head_bytes > limits.max_head:
                     self._refuse(431, "the request head is too large")
                     return
@@ -215,6 +238,7 @@ def protocols(limits: ConnectionLimits) -> tuple[type[asyncio.Protocol], type[as
             super().on_message_begin()
             self.in_head = True
             self.header_count = 0
+            self.head_parsed = 0
             if self.deadline is None:
                 self._arm()
 
@@ -222,21 +246,36 @@ def protocols(limits: ConnectionLimits) -> tuple[type[asyncio.Protocol], type[as
             super().on_url(url)
             if len(self.url) > limits.max_url:
                 raise _Refused(414)
+            self._parsed(len(url))
 
         def on_header(self, name: bytes, value: bytes) -> None:
             self.header_count += 1
             if self.header_count > limits.max_headers:
                 raise _Refused(431)
+            self._parsed(len(name) + len(value) + 4)  # ": " and the line's end
             super().on_header(name, value)
 
+        def _parsed(self, size: int) -> None:
+            self.head_parsed += size
+            if self.head_parsed > limits.max_head:
+                raise _Refused(431)
+
         def on_headers_complete(self) -> None:
-            self.in_head = False
-            self.head_bytes = 0
+            self._head_done()
             super().on_headers_complete()
 
         def on_message_complete(self) -> None:
             self._disarm()
+            # what arrives next is the next request's head (keep-alive): count it from its
+            # first byte, not from the on_message_begin that parsing it will call
+            self.in_head = True
+            self.head_tail = b""
             super().on_message_complete()
+
+        def _head_done(self) -> None:
+            self.in_head = False
+            self.head_bytes = 0
+            self.head_tail = b""
 
         def handle_websocket_upgrade(self) -> None:
             self._disarm()
