@@ -202,7 +202,8 @@ class _Calls(Generic[R]):
         return self._run(Call("GET", f"/api/matches/{match_id}", repeatable=True))
 
     def view(self, match_id: str, token: str) -> R:
-        """``GET /api/matches/{id}/view``: ``{"version", "view"}``."""
+        """``GET /api/matches/{id}/view``: ``{"version", "view"}`` (and ``turn_limit`` while
+        the room's turn limit runs for the seat's turn: api.md)."""
         return self._run(Call("GET", f"/api/matches/{match_id}/view", token=token,
                               repeatable=True))
 

@@ -3,18 +3,33 @@ one decision made by the seat's stand-in, exactly as for a seat that is away.
 
 Who does what (the away stand-in's way, ``services/gateway/presence.py`` and ``worker/jobs.py``):
 
-* A gateway holding a socket of the seat whose decision the match waits for writes the turn's
-  deadline into ``keys.TURNS`` (a sorted set of "<match>:<seat>:<version>" scored by the
-  deadline, ``ZADD NX``: the first gateway's deadline stands for every other) and tells that
-  seat's sockets how long is left (the ``turn_limit`` frame).
+* A gateway holding a socket of the seat whose decision the match waits for sees to the turn's
+  deadline (``scripts.TURN_DEADLINE`` on ``keys.turn(match)``): set once for the turn, at the
+  first such look, and kept by the turn after that, whoever looks and from whichever gateway:
+  a socket that closes and opens again, a page reloaded, the player's next socket on another
+  gateway all find the deadline the turn was given, never a new one.  The turn is its seat and
+  how far the match is (``mark``), not the match's version: a record that only seats or
+  unseats someone (another human leaving or joining mid-turn) leaves it the same turn.  The
+  gateway then writes the turn's entry into ``keys.TURNS`` (a sorted set of
+  "<match>:<seat>:<version>" scored by the deadline, ``ZADD NX``) and tells that seat's
+  sockets how long is left (the ``turn_limit`` frame).  A view answered over HTTP (``GET
+  /view``, a command's answer) carries the same (``TurnLimits.answer``).
 * Every worker's watchdog reads the entries whose deadline has passed (``services.bots.
   recover_turns``), checks that the limit still applies (``worker.jobs.turn_due``: the match
   still waits for that seat at that version, the seat is present, another human is seated),
   marks the seat hurried and schedules the seat's stand-in through the bot queue, as for an
   away seat.  The stand-in's record carries ``~<version>`` (``lobby.stand_in_key``); the seat
-  stays the player's.
+  stays the player's.  An entry found not due leaves the set; the turn keeps its deadline, so
+  a socket of the seat opening again writes the entry again, with that deadline, and a turn
+  whose deadline passed meanwhile is played by the stand-in at the next pass.
 * The limit applies only while the seat is *present* (a socket of it is open, the presence
   hash); an away seat is the away path's (the room's ``disconnect_timeout``).
+
+**A newcomer** (another player than the one the turn's deadline was set for takes the seat
+mid-turn: the player left it and someone joined) gets the turn's deadline, but never less than
+the grace (``limit_s(turn_timeout, True)``) from when a socket of theirs first sees the turn,
+so nobody is timed out the moment they sit; ``limit_s`` and ``grace`` as told stay the turn's.
+A seat given up and taken again mid-turn so buys at most the grace, never a fresh limit.
 
 **Hurried seats.**  After a stand-in played for a timed-out turn, the seat's following turns
 get ``TURN_GRACE_S`` (or the room's limit, if shorter) until its player acts again.  That is
@@ -26,7 +41,8 @@ the newest event wins whichever write arrives last, and a stand-in that lost its
 player's own command (the same version) never leaves the seat hurried.  The seat is hurried
 while the score is even.  It lives in the match store's Redis like presence and the away set,
 so a gateway or a worker that dies loses nothing of it; it lapses ``HURRY_TTL_S`` after its
-last write.
+last write, as does the turn's deadline (``keys.turn``: a turn left waiting that long is given
+a new one).
 """
 
 from __future__ import annotations
@@ -63,6 +79,14 @@ def applies(state: State, seat: int, turn_timeout: float) -> bool:
 def limit_s(turn_timeout: float, hurried: bool) -> float:
     """The seconds a turn is given: the room's limit, or for a hurried seat the grace."""
     return min(TURN_GRACE_S, turn_timeout) if hurried else turn_timeout
+
+
+def mark(state: State, seat: int) -> str:
+    """The turn of ``seat`` in ``state``, the same for every version until a decision is made:
+    the seat, the round, the phase and how far it is (tricks, cards in the trick, the talon's
+    top), none of which a record that seats or unseats someone changes."""
+    return (f"{seat}:{state.deal.round_no}:{state.phase}:{state.tricks_played}:"
+            f"{len(state.trick)}:{state.deal.talon}")
 
 
 def entry(match_id: str, seat: int, version: int) -> str:

@@ -244,9 +244,7 @@ class Api:
         seat, _, _ = await self.seat_of(request, match_id)
         loaded = await run_in_threadpool(self.service.load, match_id)
         await self.polled(match_id, seat)
-        return JSONResponse({"version": loaded.version,
-                             "view": view_for(loaded.state, seat, loaded.version,
-                                              self.connected(match_id))})
+        return await self.versioned_view(match_id, seat, loaded.state, loaded.version)
 
     @staticmethod
     def parse_command(data: dict[str, Any]) -> tuple[Command, int | None, str | None]:
@@ -339,9 +337,23 @@ class Api:
         seat = MatchService.seat_of_player(applied.state, applied.player)
         if seat is not None:
             await self.polled(match_id, seat)
-        return JSONResponse({"version": applied.version,
-                             "view": view_for(applied.state, seat, applied.version,
-                                              self.connected(match_id))})
+        return await self.versioned_view(match_id, seat, applied.state, applied.version)
+
+    async def versioned_view(self, match_id: str, seat: int | None, state: State,
+                             version: int) -> Response:
+        """The answer of ``GET /view`` and of a command: the seat's view of the match at
+        ``version`` and, while a turn limit runs for it, ``turn_limit`` (api.md)."""
+        answer: dict[str, Any] = {"version": version,
+                                  "view": view_for(state, seat, version,
+                                                   self.connected(match_id))}
+        try:
+            limit = await self.hub.turns.answer(match_id, seat, state, version)
+        except UNREACHABLE as exc:  # the view is the answer; its limit is the socket's to tell
+            log.warning("the turn limit of %s not read (%s)", match_id, one_line(exc))
+            limit = None
+        if limit is not None:
+            answer["turn_limit"] = limit
+        return JSONResponse(answer)
 
     def redacted_records(self, match_id: str, seat: int | None, since: int,
                          upto: int | None = None) -> tuple[int, list[dict[str, Any]]]:

@@ -186,8 +186,7 @@ class Hub:
         if newest.version > loaded.version:  # it moved on while the prelude was read
             self._send_view(sub, newest, self.connected.get(match_id))
         sub.started = True
-        self.turns.tell(sub, newest)
-        self.turns.look(match_id, newest)
+        self.turns.opened(sub, newest)
         return newest
 
     def gone(self, match_id: str) -> None:

@@ -200,6 +200,18 @@ VIEW_FIELDS: dict[str, dict[str, Any]] = {
 SUMMARY_FIELDS = ("match_id", "players", "phase", "version", "score", "rules", "seats",
                   "round", "winner", "target", "sets")
 
+TURN_LIMIT: dict[str, Any] = {
+    "version": _field({"type": "integer"}, "the turn's: the version of the view it follows"),
+    "seat": SEAT_NO,
+    "left_ms": _field({"type": "integer", "minimum": 0},
+                      "milliseconds left, as the frame (or the answer) was sent"),
+    "limit_s": _field({"type": "number"}, "the seconds the turn was given"),
+    "grace": _field({"type": "boolean"},
+                    "the short limit of a seat whose last turn a stand-in played (until its "
+                    "player acts again)"),
+}
+"""The fields of a turn's deadline: the ``turn_limit`` frame and a view's ``turn_limit``."""
+
 SCHEMAS: dict[str, Any] = {
     "SeatInfo": {"type": "object", "required": ["name", "bot", "connected", "empty"],
                  "properties": {
@@ -224,7 +236,15 @@ SCHEMAS: dict[str, Any] = {
              "description": "what one seat (or a spectator) may know: nothing of other hands "
                             "until the match is over"},
     "VersionedView": {"type": "object", "required": ["version", "view"],
-                      "properties": {"version": {"type": "integer"}, "view": _ref("View")}},
+                      "properties": {
+                          "version": {"type": "integer"}, "view": _ref("View"),
+                          "turn_limit": _field(
+                              {"type": "object", "required": list(TURN_LIMIT),
+                               "properties": TURN_LIMIT},
+                              "while the room's turn_timeout runs for the seat's turn (its "
+                              "deadline set: a socket of the seat saw the turn): the "
+                              "turn_limit frame's fields, left_ms as this answer was sent; "
+                              "absent otherwise")}},
     "Summary": {"type": "object", "required": [*SUMMARY_FIELDS, "rematch",
                                                "disconnect_timeout", "turn_timeout"],
                 "properties": {
@@ -346,17 +366,8 @@ SCHEMAS: dict[str, Any] = {
     "WsPong": {"type": "object", "properties": {"type": {"const": "pong"}}},
     "WsTurnLimit": {
         "type": "object",
-        "required": ["type", "version", "seat", "left_ms", "limit_s", "grace"],
-        "properties": {"type": {"const": "turn_limit"},
-                       "version": _field({"type": "integer"},
-                                         "the turn's: the version of the view it follows"),
-                       "seat": SEAT_NO,
-                       "left_ms": _field({"type": "integer", "minimum": 0},
-                                         "milliseconds left, as the frame was sent"),
-                       "limit_s": _field({"type": "number"}, "the seconds the turn was given"),
-                       "grace": _field({"type": "boolean"},
-                                       "the short limit of a seat whose last turn a "
-                                       "stand-in played (until its player acts again)")},
+        "required": ["type", *TURN_LIMIT],
+        "properties": {"type": {"const": "turn_limit"}, **TURN_LIMIT},
         "description": "to the seat whose decision the match waits for, after that view, "
                        "when the room's turn_timeout applies (a socket of the seat is open "
                        "and another human is seated): then a stand-in decides for it"},

@@ -1,12 +1,19 @@
 """The turn limit on the gateway (``services/turns.py``): the deadlines of the turns of seats
 with a socket here, and the hurried marks that the players' own commands clear.
 
-* ``look(match, loaded)``: the hub's match moved to a new version (or a socket opened, or
-  presence changed).  If it waits for a human seat with a socket on this gateway and the room's
-  limit applies, a task sets the turn's deadline in ``keys.TURNS`` (unless a gateway did
-  already: ``ZADD NX``, the first deadline stands) and sends that seat's sockets a
-  ``turn_limit`` frame: how long is left.  Nothing else waits for it, and nothing is held once
-  it ends; the workers' watchdog does the rest.
+* ``look(match, loaded)``: the hub's match moved to a new version (or presence changed).  If
+  it waits for a human seat with a socket on this gateway and the room's limit applies, a task
+  sees to the turn's deadline (``scripts.TURN_DEADLINE``: the one the turn has, or set now if
+  it has none), writes its entry into ``keys.TURNS`` (``ZADD NX``) and sends that seat's
+  sockets a ``turn_limit`` frame: how long is left.  Nothing else waits for it, and nothing
+  is held once it ends; the workers' watchdog does the rest.
+* ``opened(sub, loaded)``: a socket opened.  If its seat is the one to act, the same task runs
+  for it (even at a version looked at already: the watchdog drops the entry of a turn whose
+  seat had no socket at its deadline, and this writes it again, with the turn's deadline) and
+  tells that socket.
+* ``answer(match, seat, state, version)``: the ``turn_limit`` of a view answered over HTTP
+  (``GET /view``, a command's answer): the turn's deadline if it has one (seen to as ``look``
+  does where this gateway holds a socket of the seat, else only read), None if no limit runs.
 * ``acting(match, player)`` before a command of the player's is applied, ``acted(...)`` after:
   an accepted command means the seat is no longer hurried (``hurry_score(own=True)``), and
   the deadline of a turn that follows it (a trick's winner leads the next) is set only after
@@ -31,8 +38,9 @@ from services.lobby import Room
 from services.matches import MatchService
 from services.pipeline import Loaded
 from services.store import keys
-from services.turns import (TURN_TIMEOUT_S, applies, entry, hurry_score, is_hurried, limit_s,
-                            mark_hurry)
+from services.store.scripts import TURN_DEADLINE
+from services.turns import (HURRY_TTL_S, TURN_TIMEOUT_S, applies, entry, hurry_score, limit_s,
+                            mark, mark_hurry)
 
 from .outage import one_line
 from .subscriber import Subscriber
@@ -45,21 +53,26 @@ watchdogs' clocks may run ahead of this gateway's)."""
 
 
 class Limit(NamedTuple):
-    """The deadline of the turn of ``seat`` at ``version`` (epoch seconds), the seconds it was
-    given and whether they were the grace of a hurried seat."""
+    """The deadline of the turn of ``seat`` at ``version`` (epoch seconds) for ``player``, the
+    seconds the turn was given and whether they were the grace of a hurried seat."""
 
     version: int
     seat: int
+    player: str
     deadline: float
     limit_s: float
     grace: bool
 
-    def frame(self) -> str:
-        """The ``turn_limit`` frame (api.md): the time left as it is sent, so a client's own
-        clock, however wrong, counts it down right."""
+    def told(self) -> dict[str, Any]:
+        """What a client is told (api.md, ``turn_limit``): the time left as it is sent, so a
+        client's own clock, however wrong, counts it down right."""
         left_ms = max(0, int((self.deadline - time.time()) * 1000))
-        return dumps({"type": "turn_limit", "version": self.version, "seat": self.seat,
-                      "left_ms": left_ms, "limit_s": self.limit_s, "grace": self.grace})
+        return {"version": self.version, "seat": self.seat, "left_ms": left_ms,
+                "limit_s": self.limit_s, "grace": self.grace}
+
+    def frame(self) -> str:
+        """The ``turn_limit`` frame."""
+        return dumps({"type": "turn_limit", **self.told()})
 
 
 class TurnLimits:
@@ -106,15 +119,49 @@ class TurnLimits:
         self._asked[match_id] = loaded.version
         self._spawn(self._start(match_id, seat, loaded))
 
-    def tell(self, sub: Subscriber, loaded: Loaded) -> None:
-        """Send a socket that just opened the deadline of its turn, if known."""
-        known = self.known.get(sub.match_id)
-        if known is not None and known.version == loaded.version and known.seat == sub.seat:
-            sub.send(known.frame())
+    def opened(self, sub: Subscriber, loaded: Loaded) -> None:
+        """A socket (``sub``, started) just opened on the match at ``loaded``: see to the
+        deadline of its seat's turn and tell it (see the module)."""
+        match_id = sub.match_id
+        if self._asked.get(match_id) != loaded.version:
+            self.look(match_id, loaded)  # (tells every socket of the seat, this one too)
+        elif sub.seat is not None and sub.seat == self._service.next_actor(loaded.state):
+            self._spawn(self._start(match_id, sub.seat, loaded, only=sub))
 
-    async def _start(self, match_id: str, seat: int, loaded: Loaded) -> None:
+    async def answer(self, match_id: str, seat: int | None, state: State, version: int
+                     ) -> dict[str, Any] | None:
+        """The ``turn_limit`` of ``seat``'s view of the match at ``version`` (``state``)
+        answered over HTTP: None unless the match waits for that seat, the room's limit
+        applies and the turn has a deadline.  Where this gateway holds a socket of the seat
+        (it is this gateway's to see to the deadline) and no command of the match is being
+        applied here, the deadline is set now if it was not, as ``look`` would a moment later;
+        elsewhere it is only read."""
+        if seat is None or self._service.next_actor(state) != seat:
+            return None
+        occupant = state.match.seats[seat]
+        room = await self.room(match_id)
+        if occupant is None or not applies(state, seat, room.turn_timeout):
+            return None
+        known = self.known.get(match_id)
+        if known is not None and known.version == version and known.seat == seat \
+                and known.player == occupant.player:
+            return known.told()
+        if not self._acting.get(match_id) \
+                and any(sub.seat == seat for sub in self._subs(match_id)):
+            limit = await self._deadline(match_id, seat, state, version)
+        else:
+            found = keys.turn_deadline(
+                await self._client().hmget(keys.turn(match_id), *keys.TURN_FIELDS),
+                mark(state, seat), occupant.player)
+            limit = None if found is None else Limit(version, seat, occupant.player, *found)
+        return None if limit is None else limit.told()
+
+    async def _start(self, match_id: str, seat: int, loaded: Loaded,
+                     only: Subscriber | None = None) -> None:
+        """See to the deadline of the turn of ``seat`` at ``loaded`` and tell the seat's
+        sockets (``only`` that one)."""
         try:
-            limit = await self._deadline(match_id, seat, loaded)
+            limit = await self._deadline(match_id, seat, loaded.state, loaded.version)
         except asyncio.CancelledError:
             raise
         except Exception as exc:  # (the store failing over) this turn goes without a limit
@@ -128,33 +175,30 @@ class TurnLimits:
             return  # no limit, or the match moved on (or nobody here follows it) meanwhile
         self.known[match_id] = limit
         text = limit.frame()
-        for sub in self._subs(match_id):
+        for sub in self._subs(match_id) if only is None else (only,):
             if sub.seat == seat and sub.started:
                 sub.send(text)
 
-    async def _deadline(self, match_id: str, seat: int, loaded: Loaded) -> Limit | None:
-        """The deadline of the turn, set now unless it was already."""
+    async def _deadline(self, match_id: str, seat: int, state: State, version: int
+                        ) -> Limit | None:
+        """The deadline of the turn (the one it has, or set now: ``scripts.TURN_DEADLINE``),
+        and its entry in ``keys.TURNS`` for the watchdog; None if no limit runs for it, or the
+        store knows the match moved on."""
         room = await self.room(match_id)
-        state = loaded.state
         occupant = state.match.seats[seat]
         if occupant is None or not applies(state, seat, room.turn_timeout):
             return None
         client = self._client()
-        name = entry(match_id, seat, loaded.version)
-        pipe = client.pipeline(transaction=False)
-        pipe.zscore(keys.TURNS, name)
-        pipe.zscore(keys.hurry(match_id), occupant.player)
-        deadline, score = await pipe.execute()
-        grace = is_hurried(score)
-        seconds = limit_s(room.turn_timeout, grace)
-        if deadline is None:
-            pipe = client.pipeline(transaction=False)
-            pipe.zadd(keys.TURNS, {name: time.time() + seconds}, nx=True)
-            pipe.zscore(keys.TURNS, name)
-            _, deadline = await pipe.execute()
-            if deadline is None:  # (the watchdog took it that instant: it is due)
-                deadline = time.time()
-        return Limit(loaded.version, seat, float(deadline), seconds, grace)
+        got = await client.eval(
+            TURN_DEADLINE, 2, keys.turn(match_id), keys.hurry(match_id), mark(state, seat),
+            version, occupant.player, repr(time.time()), repr(room.turn_timeout),
+            repr(limit_s(room.turn_timeout, True)), HURRY_TTL_S)
+        if got is None:
+            return None
+        deadline = float(got[0])
+        await client.zadd(keys.TURNS, {entry(match_id, seat, version): deadline}, nx=True)
+        return Limit(version, seat, occupant.player, deadline, float(got[1]),
+                     got[2] in (b"1", "1"))
 
     def acting(self, match_id: str, player: str | None) -> bool:
         """A command of ``player`` (None: not known yet) is about to be applied: the deadlines
@@ -203,3 +247,4 @@ class TurnLimits:
         except Exception as exc:
             log.warning("seat %d of %s not marked as acting (%s)", seat, match_id,
                         one_line(exc))
+

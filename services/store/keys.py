@@ -53,6 +53,29 @@ def hurry(match_id: str) -> str:
     return f"{PREFIX}:{{{match_id}}}:hurry"
 
 
+def turn(match_id: str) -> str:
+    """Hash: the deadline of the human turn the match waits for (or last waited for), which
+    the turn keeps whoever holds its seat and whichever gateway sees it: the turn's mark, the
+    newest version it was seen at, the player the deadline is for, the deadline, the seconds
+    and whether they were the grace (``services/turns.py``; written by
+    ``scripts.TURN_DEADLINE`` only; presence-like, never in the log)."""
+    return f"{PREFIX}:{{{match_id}}}:turn"
+
+
+TURN_FIELDS = ("turn", "player", "deadline", "limit", "grace")
+"""The fields of a ``turn`` hash ``turn_deadline`` reads (``HMGET``), besides its version."""
+
+
+def turn_deadline(raw: Any, mark: str, player: str) -> tuple[float, float, bool] | None:
+    """The deadline, seconds and grace of ``player``'s turn ``mark`` in a ``turn`` hash's
+    ``TURN_FIELDS`` as read; None if the hash holds another turn or another player's."""
+    turn, holder, deadline, limit, grace = (
+        v.decode() if isinstance(v, bytes) else v for v in raw)
+    if turn != mark or holder != player:
+        return None
+    return float(deadline), float(limit), grace == "1"
+
+
 def bot_guard(match_id: str, version: int, seat: int) -> str:
     """Set-if-absent guard so a bot turn is enqueued once per (match, version, seat)."""
     return f"{PREFIX}:{{{match_id}}}:bot:{version}:{seat}"
@@ -82,7 +105,8 @@ AWAY = f"{PREFIX}:away"
 
 TURNS = f"{PREFIX}:turns"
 """Sorted set: "<match id>:<seat>:<version>" of present humans' turns under the room's
-``turn_timeout``, scored by the time a stand-in plays for them (``services/turns.py``)."""
+``turn_timeout``, scored by the time a stand-in plays for them (``services/turns.py``; the
+watchdog's schedule: the turn's deadline itself is kept in ``turn``)."""
 
 MATCH_KEYS = (log, meta, tokens)
 """The keys that make up a match (its record): they live and expire together."""

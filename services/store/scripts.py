@@ -45,3 +45,38 @@ def refused(answer: object) -> bool:
     text = str(answer)
     return REFUSED in text or GAP in text
 
+
+TURN_DEADLINE = """
+local t = redis.call('HMGET', KEYS[1], 'turn', 'version', 'player', 'deadline', 'limit',
+                     'grace')
+local version, player, now = tonumber(ARGV[2]), ARGV[3], tonumber(ARGV[4])
+if t[1] ~= ARGV[1] then
+  if t[2] and tonumber(t[2]) >= version then return false end
+  local mark = redis.call('ZSCORE', KEYS[2], player)
+  local grace = mark and tonumber(mark) % 2 == 0
+  local limit = tonumber(grace and ARGV[6] or ARGV[5])
+  t = {ARGV[1], version, player, string.format('%.6f', now + limit), ARGV[grace and 6 or 5],
+       grace and '1' or '0'}
+elseif t[3] ~= player then
+  if tonumber(t[2]) > version then return false end
+  t[3] = player
+  t[4] = string.format('%.6f', math.max(tonumber(t[4]), now + tonumber(ARGV[6])))
+end
+redis.call('HSET', KEYS[1], 'turn', t[1], 'version', math.max(tonumber(t[2]), version),
+           'player', t[3], 'deadline', t[4], 'limit', t[5], 'grace', t[6])
+redis.call('EXPIRE', KEYS[1], ARGV[7])
+return {t[4], t[5], t[6]}
+"""
+"""The deadline of a human turn, set once for the turn (``services/turns.py``).  KEYS: the
+match's ``keys.turn`` hash, its ``keys.hurry`` marks (one slot); ARGV: the turn's mark
+(``turns.mark``: the seat and how far the match is, so a record that only seats or unseats
+someone leaves it the same turn), the match's version, the seat's player, now (epoch seconds),
+the room's limit, the grace (``turns.limit_s(..., True)``), the hash's lifetime in seconds.
+
+The hash holds one turn.  Another turn than the hash's replaces it with a deadline of now plus
+the limit (the grace if the player's hurried mark is even: ``turns.is_hurried``), unless the
+hash was written at this version or a later one (the caller is behind: the match moved on;
+nil).  The same turn keeps its deadline, whichever gateway asks and however often; for another
+player than the one it was set for (a newcomer in the seat) it becomes at least now plus the
+grace (asked at an older version than the hash's, where the seat had another player: nil).
+Returns the deadline, the seconds and "1" if they were the grace, as strings."""

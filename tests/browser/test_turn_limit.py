@@ -47,6 +47,39 @@ def test_the_countdown_shows_and_the_stand_in_is_told(new_client: Any, gateway: 
     assert view["seat"] == seat and view["seats"][seat]["bot"] is None
 
 
+# A WebSocket that never opens (the page retries it now and then): the page has only what it
+# asks over HTTP.
+NO_SOCKET = """window.WebSocket = class { constructor() { this.readyState = 0; } send() {}
+  close() {} }; window.WebSocket.OPEN = 1;"""
+
+
+@pytest.mark.timeout(180)
+def test_a_page_without_its_socket_shows_the_countdown_from_its_first_view(
+        new_client: Any, gateway: str) -> None:
+    """The player's first page keeps the seat's socket (the turn's deadline is set and told
+    there); a second page of the seat whose socket never opens shows the same countdown from
+    the view it loads over HTTP (``turn_limit`` in ``GET /view``)."""
+    created = http(gateway, "POST", "/api/matches",
+                   {"seats": ["human", "human", "bot:easy", "bot:easy"], "name": "Here",
+                    "rules": {"teams": "as_seated"}, "disconnect_timeout": 1,
+                    "turn_timeout": 19})
+    match_id, token = created["match_id"], created["token"]
+    http(gateway, "POST", f"/api/matches/{match_id}/join", {"name": "Other"})
+    first = open_table(new_client().page, match_id, token)
+    wait_my_turn(first, timeout=60_000)
+    first.locator("#turn-limit").wait_for(state="visible", timeout=15_000)
+    version = state(first)["version"]
+    c = new_client()
+    c.page.add_init_script(NO_SOCKET)
+    second = open_table(c.page, match_id, token)
+    wait_my_turn(second, timeout=15_000)
+    assert state(second)["version"] == version
+    limit = second.locator("#turn-limit")
+    limit.wait_for(state="visible", timeout=15_000)
+    shown = COUNTDOWN.fullmatch(limit.inner_text())
+    assert shown and 0 < int(shown.group(1)) <= 19, limit.inner_text()
+
+
 AWAY_LIMITS = {"After 30 seconds": 30, "After 1 minute": 60, "After 5 minutes": 300,
                "Never (the table waits)": 0}
 """The start page's choices of the room's ``disconnect_timeout`` (English labels), in order."""

@@ -11,7 +11,9 @@ grace is made short (``TURN_GRACE_S``)."""
 
 from __future__ import annotations
 
+import contextlib
 import time
+from collections.abc import Iterator
 from typing import Any
 
 import pytest
@@ -201,45 +203,53 @@ def test_two_gateways_and_two_workers_make_one_stand_in_move_per_turn(
     from worker import jobs
 
     monkeypatch.setattr(turns, "TURN_GRACE_S", 3600.0)  # the turns after it: no second limit
-    client = real_redis_client(REDIS_DB)  # fails (not skips) without Redis
+    with two_gateways() as (a, b):
+        match_id, tokens = two_human_room(a, 79, turn_timeout=60)
+        version = a.rt.service.load(match_id).version
+        with socket(a, match_id, tokens[0]) as on_a, socket(b, match_id, tokens[0]) as on_b, \
+                socket(b, match_id, tokens[1]):
+            told = [limit_frame(ws, version) for ws in (on_a, on_b)]
+            assert all(f["seat"] == 0 and f["limit_s"] == 60 for f in told)
+            entries = [m for m in a.rt.client.zrange(keys.TURNS, 0, -1)
+                       if m.decode().startswith(f"{match_id}:")]
+            assert entries == [turns.entry(match_id, 0, version).encode()]
+            time_is_up(a, match_id, 0, version)
+
+            def watchdog(rt: Any) -> int:
+                jobs.set_runtime(rt, this_thread=True)
+                return recover_turns(rt.client, rt.scheduler, jobs.turn_due)
+
+            def job(rt: Any) -> str:
+                jobs.set_runtime(rt, this_thread=True)
+                return jobs.bot_turn(match_id, 0, version)
+
+            with concurrent.futures.ThreadPoolExecutor(2) as pool:
+                scheduled = list(pool.map(watchdog, (a.rt, b.rt)))
+                assert sum(scheduled) >= 1
+                results = sorted(pool.map(job, (a.rt, b.rt)))
+            # each job made its move or found it made; two that chose alike may both say
+            # played (the append of the very same bytes again is taken as a retry of its
+            # own): what counts is that one record came of it
+            assert all(r in ("played", "already played", "stale", "refused: stale_version")
+                       for r in results), results
+            records = a.rt.store.read(match_id, version)
+            assert [(r.version, r.actor) for r in records] == [(version + 1, 0)]
+            assert records[0].command_id == stand_in_key(version + 1)
+            # the queue holds the turn's job once, for what the workers would have run
+            queued = a.rt.scheduler.queue.get_job_ids()
+            assert [j for j in queued if j.startswith(f"bot-{match_id}-")] == [
+                f"bot-{match_id}-{version}-0"]
+
+
+@contextlib.contextmanager
+def two_gateways() -> Iterator[tuple[Gateway, Gateway]]:
+    """Two gateways without an in-process worker on one real Redis (its test database flushed
+    before and after; the test fails, not skips, without Redis)."""
+    client = real_redis_client(REDIS_DB)
     client.flushdb()
     try:
         with gateway(redis_url=redis_url(), worker=False) as a, \
                 gateway(redis_url=redis_url(), worker=False) as b:
-            match_id, tokens = two_human_room(a, 79, turn_timeout=60)
-            version = a.rt.service.load(match_id).version
-            with socket(a, match_id, tokens[0]) as on_a, socket(b, match_id, tokens[0]) as on_b, \
-                    socket(b, match_id, tokens[1]):
-                told = [limit_frame(ws, version) for ws in (on_a, on_b)]
-                assert all(f["seat"] == 0 and f["limit_s"] == 60 for f in told)
-                entries = [m for m in client.zrange(keys.TURNS, 0, -1)
-                           if m.decode().startswith(f"{match_id}:")]
-                assert entries == [turns.entry(match_id, 0, version).encode()]
-                time_is_up(a, match_id, 0, version)
-
-                def watchdog(rt: Any) -> int:
-                    jobs.set_runtime(rt, this_thread=True)
-                    return recover_turns(rt.client, rt.scheduler, jobs.turn_due)
-
-                def job(rt: Any) -> str:
-                    jobs.set_runtime(rt, this_thread=True)
-                    return jobs.bot_turn(match_id, 0, version)
-
-                with concurrent.futures.ThreadPoolExecutor(2) as pool:
-                    scheduled = list(pool.map(watchdog, (a.rt, b.rt)))
-                    assert sum(scheduled) >= 1
-                    results = sorted(pool.map(job, (a.rt, b.rt)))
-                # each job made its move or found it made; two that chose alike may both say
-                # played (the append of the very same bytes again is taken as a retry of its
-                # own): what counts is that one record came of it
-                assert all(r in ("played", "already played", "stale", "refused: stale_version")
-                           for r in results), results
-                records = a.rt.store.read(match_id, version)
-                assert [(r.version, r.actor) for r in records] == [(version + 1, 0)]
-                assert records[0].command_id == stand_in_key(version + 1)
-                # the queue holds the turn's job once, for what the workers would have run
-                queued = a.rt.scheduler.queue.get_job_ids()
-                assert [j for j in queued if j.startswith(f"bot-{match_id}-")] == [
-                    f"bot-{match_id}-{version}-0"]
+            yield a, b
     finally:
         client.flushdb()

@@ -1035,7 +1035,7 @@ function mountTable(root, matchId, token, ctl) {
     S.pendingTimer = setTimeout(noAnswer, 6000);
     S.pendingOnSocket = !!(socket && socket.sendRaw(cmd));
     if (!S.pendingOnSocket) {
-      api.command(matchId, token, cmd).then((r) => onView({ type: "view", version: r.version, view: r.view }))
+      api.command(matchId, token, cmd).then(onAnswer)
         .catch((e) => onCommandError({ code: e.code, message: e.message }));
     }
   }
@@ -1058,13 +1058,23 @@ function mountTable(root, matchId, token, ctl) {
   }
   function refetch() {
     if (!token) return;
-    api.view(matchId, token).then((r) => onView({ version: r.version, view: r.view })).catch(() => {});
+    api.view(matchId, token).then(onAnswer).catch(() => {});
+  }
+
+  /** A view answered over HTTP (GET /view, a command's answer), with the turn limit it
+   *  carries while one runs for the seat (a page just loaded knows the time left at once). */
+  function onAnswer(r) {
+    onView({ version: r.version, view: r.view });
+    const last = S.queue.length ? S.queue[S.queue.length - 1] : S.view;
+    if (r.turn_limit && (!last || r.turn_limit.version >= last.version)) onTurnLimit(r.turn_limit);
   }
 
   // ---- the room's turn limit (docs/api.md, turn_limit) ----
   /** The server tells the seat how long its turn at a version has before a stand-in decides:
-   *  counted from the frame's arrival (the browser's clock may be off; a delay is not). */
+   *  counted from the frame's (or the HTTP answer's) arrival (the browser's clock may be off;
+   *  a delay is not).  One about an older version than the limit known is ignored. */
   function onTurnLimit(msg) {
+    if (S.limit && msg.version < S.limit.version) return;
     S.limit = { version: msg.version, seat: msg.seat, deadline: Date.now() + msg.left_ms };
     clearInterval(S.limitTimer);
     S.limitTimer = setInterval(renderLimit, 1000);
@@ -1152,7 +1162,7 @@ function mountTable(root, matchId, token, ctl) {
   renderConn();
   connect();
   if (token) { // a first paint over HTTP too, and a clear message if the token is no good
-    api.view(matchId, token).then((r) => onView({ version: r.version, view: r.view })).catch((e) => {
+    api.view(matchId, token).then(onAnswer).catch((e) => {
       if (e.status === 401 || e.status === 403 || e.code === "bad_token") { store.dropToken(matchId); ctl.join(t("join.token_lost")); }
       else if (e.status === 404) { store.dropToken(matchId); ctl.join(); }
     });
