@@ -26,6 +26,7 @@ from .events import (
     RoundStarted, SecretRevealed, SeatLeft, SeatTaken, SetWon, TalonDrawn, TrickWon, TrumpChosen,
 )
 from .fairness import commitment_of
+from .names import check_name
 from .rules import Rules
 from .state import (
     CHOOSING_TRUMP, DISCARDING, DRAWING, HELD_BIT, MATCH_OVER, NEW, PLAYING, ROUND_OVER,
@@ -34,7 +35,6 @@ from .state import (
 
 TRICKS_TO_WIN = 7
 """Tricks that win a round in every variant (``Variant.tricks_to_win``), kept for the bots."""
-MAX_NAME = 40
 _HEX64 = re.compile(r"[0-9a-f]{64}")
 # Events are immutable values, so the few possible CardPlayed and TrickWon events, and the event
 # tuples of the common plays (a card alone; the last card of a trick that ends nothing more), are
@@ -312,9 +312,7 @@ def _take_seat(state: State, seat: int | None, command: TakeSeat) -> tuple[Event
         raise E.InvalidCommand("no such seat")
     if state.match.seats[s] is not None:
         raise E.SeatTaken("that seat is taken")
-    name = command.name.strip() if type(command.name) is str else ""
-    if not name or len(name) > MAX_NAME or not name.isprintable():
-        raise E.InvalidCommand(f"a name is 1 to {MAX_NAME} printable characters")
+    name = check_name(command.name if type(command.name) is str else None)
     if type(command.player) is not str or not command.player:
         raise E.InvalidCommand("a seat needs a player id")
     if any(o is not None and o.player == command.player for o in state.match.seats):

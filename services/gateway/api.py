@@ -18,7 +18,7 @@ from engine import (
     ChooseTrump, Command, PlayCard, redact_event, view_for,
 )
 from engine.commands import Discard, DrawTalon
-from engine.decide import MAX_NAME
+from engine.names import check_name
 from engine.evolve import evolve
 from engine.state import MATCH_OVER, State
 from engine.views import TALON_CHOICES
@@ -146,7 +146,8 @@ class Api:
                                   or not all(isinstance(s, str) for s in seats)):
             raise InvalidCommand("seats must be a list like [\"human\", \"bot:medium\", ...]")
         name = data.get("name", "Player")
-        _check_name(name)  # before anything is stored: a refused name leaves no orphan match
+        # the engine's rule (``TakeSeat``) before anything is stored: no orphan match
+        check_name(name)
         first_hakem = data.get("first_hakem")  # a seat of the variant: checked by the service
         timeout = data.get("disconnect_timeout", DISCONNECT_TIMEOUT_S)
         turn_timeout = data.get("turn_timeout", TURN_TIMEOUT_S)
@@ -470,8 +471,3 @@ def _only(data: dict[str, Any], allowed: set[str]) -> None:
         raise InvalidCommand(f"unknown field {unknown[0]!r}")
 
 
-def _check_name(name: object) -> None:
-    """The engine's rule for a seat's name (``TakeSeat``), checked before a match is created."""
-    if not isinstance(name, str) or not 0 < len(name.strip()) <= MAX_NAME \
-            or not name.strip().isprintable():
-        raise InvalidCommand(f"a name is 1 to {MAX_NAME} printable characters")

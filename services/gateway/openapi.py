@@ -13,7 +13,7 @@ from __future__ import annotations
 import html
 from typing import Any
 
-from engine.decide import MAX_NAME
+from engine.names import MAX_MARKS, MAX_NAME
 from services.bots import LEVELS
 
 ERRORS: dict[str, tuple[int, str]] = {
@@ -108,7 +108,8 @@ CARD = {"type": "string", "pattern": "^[AKQJT2-9][SHDC]$",
 SUIT = {"type": "string", "enum": ["S", "H", "D", "C"]}
 NAME = {"type": "string", "minLength": 1, "maxLength": MAX_NAME,
         "description": f"1 to {MAX_NAME} printable characters once spaces around it are "
-                       "trimmed; \"Player\" when absent"}
+                       "trimmed, at least one of them visible (no blank fillers, at most "
+                       f"{MAX_MARKS} accents on a letter); \"Player\" when absent"}
 SEAT_NO = {"type": "integer", "minimum": 0, "maximum": 3}
 PAIR = {"type": "array", "items": {"type": "integer", "minimum": 0}, "minItems": 2,
         "maxItems": 3}

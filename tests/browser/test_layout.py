@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from engine.decide import MAX_NAME
+from engine.names import MAX_NAME
 
 from tests.conftest import wait_for
 

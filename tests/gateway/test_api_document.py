@@ -98,7 +98,7 @@ def test_the_name_rule_is_told_for_create_and_join_alike(gw: Gateway) -> None:
     assert names[0] == names[1] and names[1]["maxLength"] == 40  # the finding: join's untold
     assert "1 to 40 printable characters" in section("POST /api/matches/{id}/join")
     r = room(gw, fill=False)
-    for bad in ("x" * 41, "", " ", "\u200b"):
+    for bad in ("x" * 41, "", " ", "\u200b", "\u3164", "\u2800", "x\ufe0f", "a" + "\u0301" * 39):
         answer = gw.post(r.base + "/join", json={"name": bad})
         assert answer.status_code == 400 and answer.json()["error"]["code"] == "bad_request"
     joined = gw.post(r.base + "/join", json={"name": "  Bob  "})
