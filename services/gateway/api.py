@@ -106,6 +106,19 @@ class Api:
             return {}
         return parse_object(raw, "the body")
 
+    async def token_body(self, request: Request, match_id: str,
+                         allowed: set[str]) -> dict[str, Any]:
+        """The body of a route that needs a seat token, with only the ``allowed`` fields.  A
+        body refused (``bad_request``) is told only to a caller whose token holds a seat: a
+        missing or bad token is ``401 bad_token`` first, as on every route (api.md)."""
+        try:
+            data = await self.body(request)
+            _only(data, allowed)
+        except InvalidCommand:
+            await self.seat_of(request, match_id)
+            raise
+        return data
+
     @staticmethod
     def token_of(request: Request) -> str | None:
         header = request.headers.get("authorization", "")
@@ -186,7 +199,7 @@ class Api:
         with the answer of a create when this request made it, 200 when it joined it."""
         self.check_address(request)
         match_id = params.match_id(request)
-        _only(await self.body(request), set())
+        await self.token_body(request, match_id, set())
         _, player, _ = await self.seat_of(request, match_id)
         answer, created = await run_in_threadpool(
             lambda: self.service.rematch(
@@ -333,8 +346,13 @@ class Api:
     async def command(self, request: Request) -> Response:
         self.check_address(request)
         match_id = params.match_id(request)
-        data = await self.body(request)
-        applied = await self.run_command(match_id, self.token_of(request), data)
+        token = self.token_of(request)
+        try:
+            data = await self.body(request)
+            applied = await self.run_command(match_id, token, data)
+        except InvalidCommand:  # a bad token is told before a bad body, as on every route
+            await self.seat_of(request, match_id)
+            raise
         seat = MatchService.seat_of_player(applied.state, applied.player)
         if seat is not None:
             await self.polled(match_id, seat)
@@ -438,11 +456,8 @@ class Api:
     async def leave(self, request: Request) -> Response:
         self.check_address(request)
         match_id = params.match_id(request)
-        data = await self.body(request)
+        data = await self.token_body(request, match_id, {"replace_with"})
         token = self.required_token(request)
-        if set(data) - {"replace_with"}:  # a bad token is told first, as on every route
-            await self.seat_of(request, match_id)
-            _only(data, {"replace_with"})
         replace_with = data.get("replace_with")
         await run_in_threadpool(self.service.leave, match_id, token, replace_with)
         return JSONResponse({"left": True})
@@ -450,11 +465,8 @@ class Api:
     async def seat_bot(self, request: Request) -> Response:
         self.check_address(request)
         match_id = params.match_id(request)
-        data = await self.body(request)
+        data = await self.token_body(request, match_id, {"level"})
         token = self.required_token(request)
-        if set(data) - {"level"}:  # a bad token is told first, as on every route
-            await self.seat_of(request, match_id)
-            _only(data, {"level"})
         seat = params.int_path(request, "seat")
         level = data.get("level", "medium")
         if not isinstance(level, str):

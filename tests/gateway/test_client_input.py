@@ -213,3 +213,31 @@ def test_every_body_refuses_a_field_its_route_does_not_take(gw: Gateway) -> None
     r = gw.post(f"/api/matches/{match_id}/seats/2/bot", json={"level": "easy"},
                 headers=bearer(token))
     assert r.status_code == 200, r.text
+
+
+# -- which refusal first -----------------------------------------------------------------------
+
+
+def test_a_bad_token_is_told_before_a_bad_body_on_every_token_route(gw: Gateway) -> None:
+    """A QA finding: with a bad or missing token, a bad body answered 400 on some routes
+    (rematch always; commands for an unknown field or bad JSON) and 401 on others.  Every
+    route that needs a seat token answers ``401 bad_token`` first; a good token with the same
+    body gets ``400 bad_request``; nothing changes either way."""
+    created = create(gw, seats=["human"] * 4, name="Ann")
+    match_id, token = created["match_id"], created["token"]
+    base = f"/api/matches/{match_id}"
+    routes = [base + "/commands", base + "/rematch", base + "/leave", base + "/seats/1/bot"]
+    bodies = [b"{not json", b'{"nonsense": 1}', b'{"type": "play", "card": "AS", "x": 1}']
+    before = gw.version(match_id)
+    for route in routes:
+        for body in bodies:
+            for headers in ({}, bearer("not-a-token"), {"Authorization": "Basic abc"}):
+                answer = gw.post(route, content=body,
+                                 headers={**headers, "Content-Type": "application/json"})
+                assert answer.status_code == 401, (route, body, headers, answer.text)
+                assert answer.json()["error"]["code"] == "bad_token"
+            answer = gw.post(route, content=body, headers={**bearer(token),
+                                                           "Content-Type": "application/json"})
+            assert answer.status_code == 400, (route, body, answer.text)
+            assert answer.json()["error"]["code"] == "bad_request"
+    assert gw.version(match_id) == before
