@@ -16,6 +16,8 @@ from typing import Any
 from engine.names import MAX_MARKS, MAX_NAME
 from services.bots import LEVELS
 
+from .params import MAX_MATCH_ID
+
 ERRORS: dict[str, tuple[int, str]] = {
     "bad_request": (400, "the request is malformed (a field, a parameter, a frame; a "
                          "command id used for another command)"),
@@ -54,7 +56,7 @@ ERRORS: dict[str, tuple[int, str]] = {
 ERROR = {"$ref": "#/components/schemas/Error"}
 TOKEN: list[dict[str, list[str]]] = [{"seat_token": []}]
 MATCH_ID = {"name": "match_id", "in": "path", "required": True,
-            "schema": {"type": "string", "pattern": "^[a-z0-9]{1,40}$"}}
+            "schema": {"type": "string", "pattern": f"^[a-z0-9]{{1,{MAX_MATCH_ID}}}$"}}
 
 
 READY = {"type": "object", "required": ["ok", "store", "queue"],

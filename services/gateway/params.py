@@ -18,7 +18,10 @@ MAX_DIGITS = 12
 """Versions, steps and seats fit in 12 digits with room to spare."""
 MAX_TOKEN = 128
 
-_MATCH_ID = re.compile(r"[0-9a-z]{1,64}")
+MAX_MATCH_ID = 64
+"""Characters of a match id the routes take (the server makes 16, and takes up to this many
+without harm); the OpenAPI document says the same."""
+_MATCH_ID = re.compile(rf"[0-9a-z]{{1,{MAX_MATCH_ID}}}")
 
 
 def _number(raw: str, name: str) -> int:

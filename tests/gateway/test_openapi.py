@@ -6,6 +6,7 @@ library), and every route of the app."""
 from __future__ import annotations
 
 import random
+import re
 from typing import Any
 
 from hokmclient import CODES
@@ -144,3 +145,19 @@ def test_every_api_route_is_in_the_document() -> None:
     routes = {getattr(r, "path", "") for r in app.routes}
     api = {p for p in routes if p.startswith("/api/") or p in ("/healthz", "/readyz")}
     assert api - {"/api"} <= set(doc["paths"]), api - set(doc["paths"])
+
+
+def test_the_match_id_pattern_is_the_one_the_routes_take() -> None:
+    """A QA finding: the document said 1 to 40 characters, the routes took 64."""
+    from types import SimpleNamespace
+
+    from services.errors import NotFound
+    from services.gateway import params
+    pattern = re.compile(openapi.MATCH_ID["schema"]["pattern"])
+    for match_id in ("a", "0" * 16, "a" * 40, "a" * 41, "a" * 64, "a" * 65, "A", "a-b", ""):
+        request: Any = SimpleNamespace(path_params={"match_id": match_id})
+        try:
+            taken = params.match_id(request) == match_id
+        except NotFound:
+            taken = False
+        assert taken == (pattern.fullmatch(match_id) is not None), match_id
