@@ -248,8 +248,8 @@ class Api:
                                           "rules", "seats", "round", "winner", "target",
                                           "sets")},
             "rematch": rematch,
-            "disconnect_timeout": room.disconnect_timeout,
-            "turn_timeout": room.turn_timeout,
+            "disconnect_timeout": _seconds(room.disconnect_timeout),
+            "turn_timeout": _seconds(room.turn_timeout),
         })
 
     async def view(self, request: Request) -> Response:
@@ -473,6 +473,12 @@ class Api:
             raise InvalidCommand(f"level is one of {', '.join(LEVELS)}")
         await run_in_threadpool(self.service.give_to_bot, match_id, token, seat, level)
         return JSONResponse({"seat": seat, "bot": level})
+
+
+def _seconds(value: float) -> int | float:
+    """A room's setting as the summary tells it: a whole number of seconds as an integer, the
+    same before and after a restart whatever number type the creator sent (60.0, -0.0)."""
+    return int(value) if float(value).is_integer() else float(value)
 
 
 def _only(data: dict[str, Any], allowed: set[str]) -> None:

@@ -191,6 +191,17 @@ def test_the_room_shows_its_limits_and_the_default(gw: Gateway) -> None:
     assert gw.get(f"/api/matches/{made['match_id']}").json()["turn_timeout"] == 12.5
 
 
+def test_the_room_tells_its_limits_the_same_whatever_number_type_made_them(gw: Gateway) -> None:
+    """A QA finding: the summary echoed the creator's number type (60.0, -0.0), and a float
+    once the room was read again from the store (after a restart)."""
+    made = create(gw, seats=TWO_HUMANS, turn_timeout=60.0, disconnect_timeout=-0.0)
+    url = f"/api/matches/{made['match_id']}"
+    for _ in range(2):
+        text = gw.get(url).text
+        assert '"turn_timeout":60}' in text and '"disconnect_timeout":0,' in text, text
+        gw.rt.service.rooms.forget_all()  # as a restarted server: read from the store
+
+
 @pytest.mark.redis
 def test_two_gateways_and_two_workers_make_one_stand_in_move_per_turn(
         monkeypatch: pytest.MonkeyPatch) -> None:
