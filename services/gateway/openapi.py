@@ -365,7 +365,11 @@ SCHEMAS: dict[str, Any] = {
                                "code": {"type": "string", "enum": list(ERRORS)},
                                "message": {"type": "string"},
                                "id": _field({"type": ["string", "null"]},
-                                            "the refused command's id")}},
+                                            "the refused command's id"),
+                               "retry_after": _field(
+                                   {"type": "integer", "minimum": 1},
+                                   "rate_limited only: seconds until a frame would be taken "
+                                   "again (HTTP's Retry-After)")}},
     "WsPong": {"type": "object", "properties": {"type": {"const": "pong"}}},
     "WsTurnLimit": {
         "type": "object",

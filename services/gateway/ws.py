@@ -15,7 +15,8 @@ from typing import Any
 from starlette.concurrency import run_in_threadpool
 from starlette.websockets import WebSocket, WebSocketDisconnect
 
-from services.errors import BadToken, HokmError, InvalidCommand, RateLimited, TooLarge
+from services.errors import BadToken, HokmError, InvalidCommand, TooLarge
+from services.quotas import RetryLater, retry_after
 
 from . import params
 from .api import Api, Unavailable
@@ -42,7 +43,12 @@ closed for silence (api.md: the ping is optional)."""
 
 
 def _error(error: HokmError, command_id: Any = None) -> str:
-    return dumps({"type": "error", **error.to_dict(), "id": command_id})
+    """The error frame of a refusal; a limit that knows when it would take the frame again
+    says so in ``retry_after`` (whole seconds, as the HTTP answers' ``Retry-After``)."""
+    frame = {"type": "error", **error.to_dict(), "id": command_id}
+    if isinstance(error, RetryLater):
+        frame["retry_after"] = int(retry_after(error.retry_after_s))
+    return dumps(frame)
 
 
 async def endpoint(ws: WebSocket, api: Api, hub: Hub) -> None:
@@ -159,7 +165,8 @@ async def _handle_frame(text: str, sub: Subscriber, api: Api, address: str, toke
     command_id: Any = None
     try:
         if not api.by_address.allow(address):
-            raise RateLimited("too many messages from this address; slow down")
+            raise RetryLater("too many messages from this address; slow down",
+                             api.by_address.wait_s(address))
         data = parse_object(text, "the frame")
         command_id = data.get("id")
         if data.get("type") == "ping":

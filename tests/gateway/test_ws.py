@@ -342,9 +342,15 @@ def test_ws_rate_limit_and_isolation() -> None:
             first_view(calm)
             for _ in range(40):
                 flooder.send_json({"type": "choose_trump", "suit": "X"})
-            codes = [next_frame(flooder, version)["code"] for _ in range(40)]
+            frames = [next_frame(flooder, version) for _ in range(40)]
+            codes = [f["code"] for f in frames]
             assert "rate_limited" in codes
             assert set(codes) <= {"bad_request", "rate_limited"}
+            for frame in frames:  # a QA finding: HTTP said when to retry, the socket did not
+                if frame["code"] == "rate_limited":
+                    assert type(frame["retry_after"]) is int and frame["retry_after"] >= 1
+                else:
+                    assert "retry_after" not in frame
             assert gw.version(r.match_id) == version
             assert news(calm, version) == []
         # the seat's calm neighbour still plays over HTTP (its own token's bucket)
