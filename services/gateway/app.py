@@ -105,6 +105,9 @@ def create_app(runtime: Runtime | None = None, *,
             except ClientDisconnect:  # the client went away mid-body (or was cut off as too
                 code = "client_gone"      # slow): nobody reads this answer
                 response = Response(status_code=400)
+            except Exception:  # a bug: Starlette answers 500 and logs it; counted all the same
+                metrics.request(name, 500, "error", time.perf_counter() - start)
+                raise
             metrics.request(name, response.status_code, code, time.perf_counter() - start)
             return response
         call.__name__ = name

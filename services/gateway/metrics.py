@@ -113,7 +113,7 @@ class Metrics:
         r = self.registry
         self.requests = Counter(
             "hokm_http_requests", "API requests answered, by handler, status and error code "
-            "(empty when none)", ["handler", "status", "code"], registry=r)
+            "(empty when none; error: a 500)", ["handler", "status", "code"], registry=r)
         self.duration = Histogram(
             "hokm_http_request_duration_seconds", "Time to answer an API request, by handler",
             ["handler"], buckets=DURATION_BUCKETS, registry=r)

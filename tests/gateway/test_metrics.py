@@ -87,6 +87,23 @@ def test_requests_and_commands_are_counted_by_handler_status_and_code() -> None:
     assert value(before, "hokm_http_requests_total", handler="join", status="200", code="") == 3
 
 
+def test_an_answer_of_500_is_counted(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A QA finding: a request that failed with a bug (500) was missing from the counts."""
+    with gateway(worker=False) as gw:
+        r = stacked_room(gw)
+
+        def broken(*args: Any, **kwargs: Any) -> Any:
+            raise RuntimeError("a bug")
+
+        monkeypatch.setattr(gw.rt.service, "load", broken)
+        assert gw.get(f"/api/matches/{r.match_id}/view", headers=bearer(r.tokens[0])
+                      ).status_code == 500
+        samples = scrape(gw)
+    assert value(samples, "hokm_http_requests_total", handler="view", status="500",
+                 code="error") == 1
+    assert value(samples, "hokm_http_request_duration_seconds_count", handler="view") == 1
+
+
 def test_sockets_open_and_their_commands() -> None:
     with gateway(worker=False) as gw:
         r = stacked_room(gw)
