@@ -18,6 +18,7 @@ import math
 import os
 from collections.abc import Sequence
 from dataclasses import dataclass
+from urllib.parse import urlsplit
 
 from .clitools import CliError
 
@@ -233,6 +234,11 @@ class Settings:
     metrics: bool = True
     """A gateway answers ``GET /metrics`` (Prometheus; HOKM_METRICS ``on`` or ``off``:
     ``services/gateway/metrics.py``)."""
+    public_url: str | None = None
+    """The address players reach the site at (HOKM_PUBLIC_URL, ``https://hokm.example``, no
+    path): invite links (``invite_url``) are made from it.  None: from each request's
+    ``Host`` (and, from a trusted proxy, ``X-Forwarded-Proto``), which a proxy may rewrite to
+    its upstream's name (nginx does unless told ``proxy_set_header Host $host``)."""
 
     @classmethod
     def from_env(cls) -> Settings:
@@ -274,7 +280,27 @@ class Settings:
             analysis_ttl_s=env_analysis_ttl_s(),
             metrics=env_choice("HOKM_METRICS", "on", ("on", "off")) == "on",
             worker_metrics_port=env_port("HOKM_WORKER_METRICS_PORT"),
+            public_url=env_public_url("HOKM_PUBLIC_URL"),
         )
+
+
+def env_public_url(name: str) -> str | None:
+    """An ``http`` or ``https`` address of a site's root (a host, an optional port, no path,
+    query or user), without a trailing slash; None when unset."""
+    text = _text(name)
+    if not text:
+        return None
+    must = "an http:// or https:// address of the site's root, e.g. https://hokm.example"
+    try:
+        parts = urlsplit(text)
+        port = parts.port  # a bad port raises ValueError
+    except ValueError:
+        raise SettingError(name, must, text) from None
+    if parts.scheme not in ("http", "https") or not parts.hostname or parts.path not in ("", "/") \
+            or parts.query or parts.fragment or parts.username or parts.password \
+            or port == 0 or any(c.isspace() for c in text):
+        raise SettingError(name, must, text)
+    return f"{parts.scheme}://{parts.netloc}"
 
 
 def env_port(name: str) -> int:

@@ -72,8 +72,10 @@ class Api:
     def __init__(self, service: MatchService, hub: Hub, *, max_body: int, rate_token: float,
                  rate_address: float, allow_stacked: bool,
                  advisor: Callable[[dict[str, Any]], dict[str, Any]] | None = None,
-                 metrics: Metrics | None = None) -> None:
+                 metrics: Metrics | None = None, public_url: str | None = None) -> None:
         self.service = service
+        self.public_url = public_url
+        """Where invite links point (``Settings.public_url``); None: the request's host."""
         self.hub = hub
         self.max_body = max_body
         self.by_token = Buckets(rate_token, rate_token * 4)
@@ -118,6 +120,12 @@ class Api:
             await self.seat_of(request, match_id)
             raise
         return data
+
+    def invite_url(self, request: Request, match_id: str) -> str:
+        """The link that seats a friend at ``match_id``'s table."""
+        if self.public_url is not None:
+            return f"{self.public_url}{request.app.url_path_for('table', match_id=match_id)}"
+        return str(request.url_for("table", match_id=match_id))
 
     @staticmethod
     def token_of(request: Request) -> str | None:
@@ -175,7 +183,7 @@ class Api:
                 owner=owner_of(request.client.host if request.client else "?"),
             )
         )
-        created["invite_url"] = str(request.url_for("table", match_id=created["match_id"]))
+        created["invite_url"] = self.invite_url(request, created["match_id"])
         if created["seat"] is not None and timeout > 0:  # 0: never a stand-in, nobody away
             await self.seated(created["match_id"], created["seat"])
         return JSONResponse(created, status_code=201)
@@ -204,7 +212,7 @@ class Api:
         answer, created = await run_in_threadpool(
             lambda: self.service.rematch(
                 match_id, player, owner_of(request.client.host if request.client else "?")))
-        answer["invite_url"] = str(request.url_for("table", match_id=answer["match_id"]))
+        answer["invite_url"] = self.invite_url(request, answer["match_id"])
         await self.seated(answer["match_id"], answer["seat"], room_timeout=True)
         return JSONResponse(answer, status_code=201 if created else 200)
 

@@ -75,7 +75,7 @@ def create_app(runtime: Runtime | None = None, *,
                             rate_token=rt.settings.rate_per_token,
                             rate_address=rt.settings.rate_per_address,
                             allow_stacked=rt.settings.allow_stacked_decks, advisor=advisor,
-                            metrics=metrics)
+                            metrics=metrics, public_url=rt.settings.public_url)
         hub.start()
         stop = start_worker(rt) if start_worker is not None else None
         try:

@@ -31,6 +31,21 @@ def match_keys(gw: Gateway) -> set[bytes]:
 # -- create ------------------------------------------------------------------------------------
 
 
+def test_invite_links_point_where_the_operator_says() -> None:
+    """Without ``HOKM_PUBLIC_URL`` an invite link is made from the request's ``Host`` (which a
+    proxy may rewrite to its upstream's name: a QA finding); with it, from the setting, what
+    ever ``Host`` says."""
+    from .helpers import gateway
+
+    body = {"seats": ["human"] * 4}
+    with gateway() as gw:
+        made = gw.post("/api/matches", json=body, headers={"Host": "upstream:8000"}).json()
+        assert made["invite_url"] == f"http://upstream:8000/m/{made['match_id']}"
+    with gateway(public_url="https://hokm.example") as gw:
+        made = gw.post("/api/matches", json=body, headers={"Host": "evil.example"}).json()
+        assert made["invite_url"] == f"https://hokm.example/m/{made['match_id']}"
+
+
 def test_create_defaults_four_humans(gw: Gateway) -> None:
     created = create(gw, name="Alice")
     assert set(created) >= {"match_id", "seat", "token", "invite_url", "player"}

@@ -65,7 +65,20 @@ BAD = [
     ("HOKM_REPLICA_ACKS", "100000000000000000000", "a number of at most 1,000,000,000"),
     ("HOKM_BOT_THINK_S", "61", "a number of at most 60"),
     ("HOKM_WORKER_METRICS_PORT", "70000", "a port, 1 to 65535 (0: off)"),
-]
+] + [("HOKM_PUBLIC_URL", bad, "an http:// or https:// address of the site's root, e.g. "
+                              "https://hokm.example")
+     for bad in ("hokm.example", "ftp://hokm.example", "https://", "https://hokm.example/play",
+                 "https://hokm.example/?a=1", "https://u:p@hokm.example", "https://h:99999",
+                 "https://h:0", "https://ho km.example")]
+
+
+@pytest.mark.parametrize(("value", "read"), [
+    ("https://hokm.example", "https://hokm.example"), ("https://hokm.example/",
+                                                       "https://hokm.example"),
+    ("http://10.0.0.5:8000", "http://10.0.0.5:8000"), ("http://[::1]:8000", "http://[::1]:8000")])
+def test_a_public_url_is_read(no_settings: pytest.MonkeyPatch, value: str, read: str) -> None:
+    no_settings.setenv("HOKM_PUBLIC_URL", value)
+    assert Settings.from_env().public_url == read
 
 
 def clean_env(**extra: str) -> dict[str, str]:
