@@ -269,12 +269,33 @@ class Lobby:
             raise RetryLater(f"at most {quotas.creates_per_window} new matches per "
                              f"{minutes:g} minutes from one address; try again later",
                              window_left(quotas.create_window_s, now))
-        if bots and (quotas.bot_matches > 0 or quotas.bot_matches_per_owner > 0) and \
+        if bots:
+            self._take_bot_slot(match_id, owner)
+
+    def _take_bot_slot(self, match_id: str, owner: str) -> None:
+        """Give ``match_id`` a bots-only slot of ``owner`` (``rate_limited`` when none is free;
+        none taken then).  Taking one the match holds already takes no other."""
+        quotas, now = self.quotas, self.clock()
+        if (quotas.bot_matches > 0 or quotas.bot_matches_per_owner > 0) and \
                 not self.store.take_slot(BOTS_ONLY, match_id, owner,
                                          (quotas.bot_matches, quotas.bot_matches_per_owner),
                                          now + BOT_SLOT_S, now):
             raise RetryLater("too many bots-only matches are playing now; watch one of "
                              "them to its end, or take a seat in yours", BOT_SLOT_RETRY_S)
+
+    def _bot_slot(self, match_id: str, owner: str | None) -> str | None:
+        """A match about to be left to bots alone takes a bots-only slot of its owner: who
+        created it, if recorded, else ``owner`` (who asks), then recorded so that the match's
+        end releases it (``MatchService.renew``).  Returns the owner holding the slot (None:
+        no owner known, no limit).  ``rate_limited`` when none is free, nothing changed."""
+        recorded = self.store.get_meta_field(match_id, "meta", "owner")
+        holder = recorded or owner
+        if holder is None:
+            return None
+        self._take_bot_slot(match_id, holder)
+        if recorded is None:
+            self.store.put_meta(match_id, "meta", {"owner": holder})
+        return holder
 
     def room(self, match_id: str) -> Room:
         """The room's settings as the match was created with them: read from its meta once,
@@ -345,13 +366,16 @@ class Lobby:
         return {"seat": self.seat_of_player(self.load(match_id, fresh=False).state, player),
                 "token": token, "player": player}
 
-    def seat_command(self, match_id: str, command: TakeSeat | LeaveSeat) -> None:
+    def seat_command(self, match_id: str, command: TakeSeat | LeaveSeat,
+                     version: int | None = None) -> None:
         """Apply a seating command of the lobby's.  The pipeline answers a refusal that follows
         a lost race with ``stale_version`` ("the match moved on"), which suits a move sent for
         a version; a seating command names no version, so its answer is the refusal itself
-        (``seat_taken`` when another join or bot took the seat first), as api.md lists."""
+        (``seat_taken`` when another join or bot took the seat first), as api.md lists.  With
+        ``version`` (the lobby's own checks were of that version) a match found at another is
+        ``stale_version``."""
         try:
-            self.handle(match_id, None, command)
+            self.handle(match_id, None, command, version=version)
         except StaleVersion as moved:
             if isinstance(moved.__cause__, HokmError):
                 raise moved.__cause__ from None
@@ -381,8 +405,12 @@ class Lobby:
                 raise BadToken("this token's seat was given up")
         return seat, player, loaded
 
-    def leave(self, match_id: str, token: str, replace_with: str | None = None) -> None:
-        """Give up a seat: it becomes empty, or a bot of ``replace_with`` (``bot:<level>``)."""
+    def leave(self, match_id: str, token: str, replace_with: str | None = None,
+              owner: str | None = None) -> None:
+        """Give up a seat: it becomes empty, or a bot of ``replace_with`` (``bot:<level>``).
+        A bot that leaves the match, still in play, to bots alone takes a bots-only slot first
+        (``_to_bot``; ``owner``: who asks).  Empty, the seat stops the match at its turn
+        (nobody plays it), so a leave without a bot takes none."""
         seat, _, _ = self.authenticate(match_id, token)
         level = None
         if replace_with is not None:
@@ -391,16 +419,55 @@ class Lobby:
                 raise InvalidCommand(f"replace_with is \"bot:<level>\" with a level of "
                                      f"{', '.join(BOT_LEVELS)}")
             level = replace_with[4:]
-        self.seat_command(match_id, LeaveSeat(seat))
+        if level is None:
+            self.seat_command(match_id, LeaveSeat(seat))
+            self.store.delete_meta_field(match_id, "tokens", token_hash(token))
+            return
+        held = self._to_bot(match_id, seat, LeaveSeat(seat), owner)
         self.store.delete_meta_field(match_id, "tokens", token_hash(token))
-        if level is not None:
-            self.seat_command(match_id, TakeSeat(seat, BOT_NAMES[seat % 4],
-                                                 f"bot-{seat}-{secrets.token_hex(4)}", level))
+        self._to_bot(match_id, seat, TakeSeat(seat, BOT_NAMES[seat % 4],
+                                              f"bot-{seat}-{secrets.token_hex(4)}", level),
+                     owner, held)
 
-    def give_to_bot(self, match_id: str, token: str, seat: int, level: str) -> None:
-        """A seated player hands an empty seat to a bot."""
+    def give_to_bot(self, match_id: str, token: str, seat: int, level: str,
+                    owner: str | None = None) -> None:
+        """A seated player hands an empty seat to a bot (held to the bots-only limits as
+        ``leave``: the player may have left meanwhile)."""
         self.authenticate(match_id, token)
         if level not in BOT_LEVELS:
             raise InvalidCommand(f"level is one of {', '.join(BOT_LEVELS)}")
-        self.seat_command(match_id, TakeSeat(seat, BOT_NAMES[seat % 4],
-                                             f"bot-{seat}-{secrets.token_hex(4)}", level))
+        self._to_bot(match_id, seat, TakeSeat(seat, BOT_NAMES[seat % 4],
+                                              f"bot-{seat}-{secrets.token_hex(4)}", level),
+                     owner)
+
+    def _to_bot(self, match_id: str, seat: int, command: TakeSeat | LeaveSeat,
+                owner: str | None, held: str | None = None) -> str | None:
+        """Apply ``command``, a step of giving ``seat`` to a bot.  If a bot at ``seat`` leaves
+        the match, still in play, to bots alone, the match takes a bots-only slot first
+        (``_bot_slot``: ``rate_limited`` when none is free, and nothing is done).  The check
+        and the command are of one version (a change by anyone between them: look again), so
+        two players handing their seats to bots at once cannot both miss it (the second
+        hears ``rate_limited``; should that be at its second step, its seat stays empty and
+        the match waits there).  Returns the owner holding the slot (``held``: one this
+        change took at an earlier step), released if the command fails."""
+        if self.quotas.bot_matches <= 0 and self.quotas.bot_matches_per_owner <= 0:
+            self.seat_command(match_id, command)
+            return None
+        try:
+            for _ in range(JOIN_TRIES):
+                loaded = self.load(match_id)
+                state = loaded.state
+                if held is None and state.phase != MATCH_OVER and all(
+                        o is not None and o.bot is not None
+                        for i, o in enumerate(state.match.seats) if i != seat):
+                    held = self._bot_slot(match_id, owner)
+                try:
+                    self.seat_command(match_id, command, version=loaded.version)
+                    return held
+                except StaleVersion:
+                    continue  # the match moved (a move, a seat): check again
+            raise StaleVersion("the match is too busy; try again")
+        except BaseException:
+            if held is not None:
+                self.store.release_slot(BOTS_ONLY, match_id, held)
+            raise

@@ -95,6 +95,11 @@ class Api:
             raise RetryLater("too many requests from this address; slow down",
                              self.by_address.wait_s(address))
 
+    @staticmethod
+    def owner(request: Request) -> str:
+        """The quotas' owner of the client's address (``owner_of``)."""
+        return owner_of(request.client.host if request.client else "?")
+
     async def body(self, request: Request) -> dict[str, Any]:
         declared = request.headers.get("content-length")
         if declared is not None and (not declared.isdigit() or int(declared) > self.max_body):
@@ -180,7 +185,7 @@ class Api:
                 seats=seats, rules=rules, name=name, players=players,
                 first_hakem=first_hakem, decks=data.get("decks"), disconnect_timeout=timeout,
                 turn_timeout=turn_timeout,
-                owner=owner_of(request.client.host if request.client else "?"),
+                owner=self.owner(request),
             )
         )
         created["invite_url"] = self.invite_url(request, created["match_id"])
@@ -211,7 +216,7 @@ class Api:
         _, player, _ = await self.seat_of(request, match_id)
         answer, created = await run_in_threadpool(
             lambda: self.service.rematch(
-                match_id, player, owner_of(request.client.host if request.client else "?")))
+                match_id, player, self.owner(request)))
         answer["invite_url"] = self.invite_url(request, answer["match_id"])
         await self.seated(answer["match_id"], answer["seat"], room_timeout=True)
         return JSONResponse(answer, status_code=201 if created else 200)
@@ -467,7 +472,8 @@ class Api:
         data = await self.token_body(request, match_id, {"replace_with"})
         token = self.required_token(request)
         replace_with = data.get("replace_with")
-        await run_in_threadpool(self.service.leave, match_id, token, replace_with)
+        await run_in_threadpool(self.service.leave, match_id, token, replace_with,
+                                self.owner(request))
         return JSONResponse({"left": True})
 
     async def seat_bot(self, request: Request) -> Response:
@@ -479,7 +485,8 @@ class Api:
         level = data.get("level", "medium")
         if not isinstance(level, str):
             raise InvalidCommand(f"level is one of {', '.join(LEVELS)}")
-        await run_in_threadpool(self.service.give_to_bot, match_id, token, seat, level)
+        await run_in_threadpool(self.service.give_to_bot, match_id, token, seat, level,
+                                self.owner(request))
         return JSONResponse({"seat": seat, "bot": level})
 
 

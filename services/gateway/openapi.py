@@ -557,6 +557,10 @@ def document() -> dict[str, Any]:
             }},
             "/api/matches/{match_id}/leave": {"post": {
                 "summary": "Give up the seat (optionally to a bot)", "parameters": [MATCH_ID],
+                "description": "A bot that would leave the match, still in play, to bots "
+                               "alone takes a bots-only slot of the match's owner (429 "
+                               "rate_limited with Retry-After 60 when none is free: nothing "
+                               "changes); a seat left empty stops the match at its turn.",
                 "security": TOKEN,
                 "requestBody": _body({"type": "object", "additionalProperties": False,
                                       "properties": {"replace_with": {

@@ -13,6 +13,19 @@ be open on it yet) until a socket opens on it, and again from the moment its las
 /commands`` with the seat's token: a bot that cannot keep a socket) pushes its "away since" to
 now with every such request (``polled``): it is taken over only once it has sent nothing for
 the room's timeout.  Presence itself (the ``connected`` flags) stays the socket.
+
+A close the store could not be told of (it was unreachable: a restart, a failover) is not lost:
+``left`` keeps it, with the moment the socket closed, and every presence period (``run``, also
+while this gateway follows no match) applies the kept ones again until the store answers, so
+the seat is away from when its last socket closed, as if the store had answered then (a
+stand-in plays at once if the room's timeout has passed meanwhile).  A socket opening on the
+seat here meanwhile drops the kept close.  Without it, nothing would ever count such a seat
+away: its socket's entry lapses by itself, but once the last socket of a match closes no hub
+follows the match to notice (the finding: a Redis restarted while both humans' sockets closed,
+and the match waited for good).  The outage is logged in one line per seat, never a traceback.
+A gateway that dies while it keeps such closes loses them as it loses its sockets: a hub of
+another gateway following the match notes the seat away once its entry has lapsed
+(``_note_away``).
 """
 
 from __future__ import annotations
@@ -52,6 +65,9 @@ class Presence:
         self._changed = changed
         self._gone = gone
         self.connected: dict[str, tuple[bool, ...]] = {}
+        self.unsaid: dict[tuple[str, int], tuple[str | None, float]] = {}
+        """(match, seat) -> (player, since when): closes of a seat's last socket here that the
+        store did not take (it was unreachable), applied again each period until it does."""
 
     def forget(self, match_id: str) -> None:
         self.connected.pop(match_id, None)
@@ -61,6 +77,7 @@ class Presence:
         client = self._client()
         field = f"{seat}:{self.gateway_id}"
         if here:
+            self.unsaid.pop((match_id, seat), None)  # a socket is here again
             await client.hset(keys.presence(match_id), field,
                               int(time.time() * 1000) + PRESENCE_TTL_MS)
             await client.pexpire(keys.presence(match_id), PRESENCE_TTL_MS * 2)
@@ -81,14 +98,55 @@ class Presence:
     async def left(self, match_id: str, seat: int, player: str | None) -> None:
         """The last socket of ``seat`` on this gateway closed: clear this gateway's entry and,
         if nobody is connected to the seat anywhere, count the player as away from now on (the
-        hub may no longer follow this match to notice)."""
+        hub may no longer follow this match to notice).  If the store does not take it, the
+        close is kept (``unsaid``) and applied once the store answers (``settle``)."""
+        since = time.time()
         try:
-            await self.mark(match_id, seat, False)
-            if player is not None and not (await self.read(match_id))[seat]:
-                await self._client().zadd(keys.AWAY, {f"{match_id}:{seat}": time.time()},
-                                          nx=True)
-        except Exception:  # it expires by itself (PRESENCE_TTL_MS)
-            log.warning("presence of %s not cleared", match_id, exc_info=True)
+            await self._left(match_id, seat, player, since)
+        except Exception as exc:
+            self.unsaid[(match_id, seat)] = (player, since)
+            if isinstance(exc, UNREACHABLE):
+                log.warning("presence of %s seat %d not cleared: the store is unreachable "
+                            "(%s); it will be once the store answers", match_id, seat,
+                            one_line(exc))
+            else:
+                log.exception("presence of %s seat %d not cleared; trying again", match_id,
+                              seat)
+
+    async def _left(self, match_id: str, seat: int, player: str | None, since: float) -> None:
+        await self.mark(match_id, seat, False)
+        if player is not None and not (await self.read(match_id))[seat]:
+            await self._client().zadd(keys.AWAY, {f"{match_id}:{seat}": since}, nx=True)
+
+    async def settle(self, followed: Iterable[tuple[str, set[int]]]) -> None:
+        """Apply the closes the store did not take (``unsaid``: a seat's newest), each with
+        the moment its socket closed, in the order they came; a seat with a socket here again
+        (``followed``: the seats this gateway has sockets on, per match) is dropped.  Stops at
+        the first the store still does not take (the next period tries again); one that fails
+        otherwise (a bug) is logged and dropped, so it does not fail every period.  Nothing to
+        do: no round trip."""
+        if not self.unsaid:
+            return
+        here = {(match_id, seat) for match_id, seats in followed for seat in seats}
+        done = 0
+        for key in list(self.unsaid):
+            kept = self.unsaid.get(key)
+            if kept is None or key in here:
+                self.unsaid.pop(key, None)  # a socket opened here meanwhile
+                continue
+            player, since = kept
+            try:
+                await self._left(*key, player, since)
+            except UNREACHABLE:
+                return
+            except Exception:
+                log.exception("presence of %s seat %d not cleared; given up", *key)
+            if self.unsaid.get(key) == kept:  # (not a newer close, kept meanwhile)
+                del self.unsaid[key]
+            done += 1
+        if done:
+            log.warning("presence: the store answers again; %d seat(s) whose last socket "
+                        "closed meanwhile cleared", done)
 
     async def seated(self, match_id: str, seat: int, loaded: Loaded | None) -> None:
         """A human was just given ``seat`` (its token is in the answer being sent): count the
@@ -155,6 +213,7 @@ class Presence:
             batches = max(1, -(-len(list(followed())) // PRESENCE_BATCH))
             for start in range(0, batches * PRESENCE_BATCH, PRESENCE_BATCH):
                 await sleep(PRESENCE_EVERY_S / batches)
+                await self.settle(followed())
                 # the seats as they are after the wait: a socket that closed meanwhile has had
                 # its entry cleared (``left``), and a list taken before the wait would write it
                 # back, showing the seat connected for another PRESENCE_TTL_MS
