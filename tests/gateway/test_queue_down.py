@@ -45,6 +45,8 @@ def test_a_stored_match_is_acknowledged_and_its_bot_turn_scheduled_once_the_queu
         # the gateway schedules the kept turn by itself once the queue answers
         wait_for(lambda: queued.zscore(keys.PENDING_BOTS, f"{match_id}:{version}:1")
                  is not None, 20, what="the kept bot turn scheduled")
+        # the pending mark is written first, the job right after it (services/bots.py)
+        wait_for(lambda: queued.llen("rq:queue:hokm-bots") == 1, 5, what="the job enqueued")
         assert queued.llen("rq:queue:hokm-bots") == 1
         wait_for(lambda: not gw.rt.service.unscheduled, 5, what="nothing kept any more")
         assert gw.get("/readyz").json() == {"ok": True, "store": True, "queue": True}
