@@ -35,6 +35,9 @@ class TakeSeat:
 @dataclass(frozen=True, slots=True)
 class LeaveSeat:
     seat: int
+    then: TakeSeat | None = None
+    """Who takes the seat in the same record (a bot handed the seat as its player leaves):
+    one step, so the seat is never seen empty and nothing changes if either part is refused."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -25,6 +25,7 @@ from .events import (
     CardPlayed, CardsDiscarded, Event, HakemDrawn, MatchCreated, MatchEnded, RoundEnded,
     RoundStarted, SecretRevealed, SeatLeft, SeatTaken, SetWon, TalonDrawn, TrickWon, TrumpChosen,
 )
+from .evolve import evolve
 from .fairness import commitment_of
 from .names import check_name
 from .rules import Rules
@@ -328,7 +329,12 @@ def _leave_seat(state: State, seat: int | None, command: LeaveSeat) -> tuple[Eve
     s = command.seat
     if type(s) is not int or not 0 <= s < state.rules.players or state.match.seats[s] is None:
         raise E.InvalidCommand("that seat is empty")
-    return (SeatLeft(s),)
+    left = SeatLeft(s)
+    if command.then is None:
+        return (left,)
+    if not isinstance(command.then, TakeSeat) or command.then.seat != s:
+        raise E.InvalidCommand("a seat left is taken again only by its own seat's newcomer")
+    return (left, *_take_seat(evolve(state, left), None, command.then))
 
 
 _ALL_NAMES = frozenset(NAMES)

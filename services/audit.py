@@ -61,6 +61,9 @@ def command_for(record: Record, state: State | None = None) -> Command | None:
     if isinstance(first, SeatTaken):
         return TakeSeat(first.seat, first.name, first.player, first.bot)
     if isinstance(first, SeatLeft):
+        then = record.events[1] if len(record.events) > 1 else None
+        if isinstance(then, SeatTaken):  # handed to a newcomer in the same record
+            return LeaveSeat(first.seat, TakeSeat(then.seat, then.name, then.player, then.bot))
         return LeaveSeat(first.seat)
     if isinstance(first, HakemDrawn):
         # The draw only looks at the cards turned; any deck starting with them gives the same.

@@ -421,13 +421,9 @@ class Lobby:
             level = replace_with[4:]
         if level is None:
             self.seat_command(match_id, LeaveSeat(seat))
-            self.store.delete_meta_field(match_id, "tokens", token_hash(token))
-            return
-        held = self._to_bot(match_id, seat, LeaveSeat(seat), owner)
+        else:  # one record: the seat is never seen empty, and a refusal changes nothing
+            self._to_bot(match_id, seat, LeaveSeat(seat, self._bot(seat, level)), owner)
         self.store.delete_meta_field(match_id, "tokens", token_hash(token))
-        self._to_bot(match_id, seat, TakeSeat(seat, BOT_NAMES[seat % 4],
-                                              f"bot-{seat}-{secrets.token_hex(4)}", level),
-                     owner, held)
 
     def give_to_bot(self, match_id: str, token: str, seat: int, level: str,
                     owner: str | None = None) -> None:
@@ -436,34 +432,41 @@ class Lobby:
         self.authenticate(match_id, token)
         if level not in BOT_LEVELS:
             raise InvalidCommand(f"level is one of {', '.join(BOT_LEVELS)}")
-        self._to_bot(match_id, seat, TakeSeat(seat, BOT_NAMES[seat % 4],
-                                              f"bot-{seat}-{secrets.token_hex(4)}", level),
-                     owner)
+        self._to_bot(match_id, seat, self._bot(seat, level), owner)
+
+    @staticmethod
+    def _bot(seat: int, level: str) -> TakeSeat:
+        """A bot of ``level`` taking ``seat`` (a new player id each time)."""
+        return TakeSeat(seat, BOT_NAMES[seat % 4], f"bot-{seat}-{secrets.token_hex(4)}", level)
 
     def _to_bot(self, match_id: str, seat: int, command: TakeSeat | LeaveSeat,
-                owner: str | None, held: str | None = None) -> str | None:
-        """Apply ``command``, a step of giving ``seat`` to a bot.  If a bot at ``seat`` leaves
+                owner: str | None) -> None:
+        """Apply ``command``, which gives ``seat`` to a bot (a ``TakeSeat`` of an empty seat,
+        or a ``LeaveSeat`` whose ``then`` seats the bot in the same record).  If that leaves
         the match, still in play, to bots alone, the match takes a bots-only slot first
         (``_bot_slot``: ``rate_limited`` when none is free, and nothing is done).  The check
         and the command are of one version (a change by anyone between them: look again), so
-        two players handing their seats to bots at once cannot both miss it (the second
-        hears ``rate_limited``; should that be at its second step, its seat stays empty and
-        the match waits there).  Returns the owner holding the slot (``held``: one this
-        change took at an earlier step), released if the command fails."""
+        two players handing their seats to bots at once cannot both miss it: the second
+        hears ``rate_limited`` and keeps its seat."""
         if self.quotas.bot_matches <= 0 and self.quotas.bot_matches_per_owner <= 0:
             self.seat_command(match_id, command)
-            return None
+            return
+        held: str | None = None
         try:
             for _ in range(JOIN_TRIES):
                 loaded = self.load(match_id)
                 state = loaded.state
-                if held is None and state.phase != MATCH_OVER and all(
-                        o is not None and o.bot is not None
-                        for i, o in enumerate(state.match.seats) if i != seat):
+                alone = state.phase != MATCH_OVER and all(
+                    o is not None and o.bot is not None
+                    for i, o in enumerate(state.match.seats) if i != seat)
+                if alone and held is None:
                     held = self._bot_slot(match_id, owner)
+                elif not alone and held is not None:  # a human sat down meanwhile
+                    self.store.release_slot(BOTS_ONLY, match_id, held)
+                    held = None
                 try:
                     self.seat_command(match_id, command, version=loaded.version)
-                    return held
+                    return
                 except StaleVersion:
                     continue  # the match moved (a move, a seat): check again
             raise StaleVersion("the match is too busy; try again")

@@ -72,6 +72,23 @@ def test_seats() -> None:
     assert m.state.match.seats[1] is None
 
 
+def test_a_seat_handed_to_a_bot_in_one_record() -> None:
+    """``LeaveSeat(then=TakeSeat)``: the player leaves and the bot sits in the same record, so
+    the seat is never seen empty; a newcomer for another seat, one with a bad name, or one
+    whose player id is seated already refuses the whole command (nothing changes)."""
+    m = Match()  # four seats taken: the match is under way
+    bot = TakeSeat(2, "Kian", "bot-2", "hard")
+    for bad in (LeaveSeat(2, TakeSeat(3, "Kian", "bot-2", "hard")),
+                LeaveSeat(2, TakeSeat(2, "\u3164", "bot-2", "hard")),
+                LeaveSeat(2, TakeSeat(2, "Kian", "id1", "hard")),
+                LeaveSeat(2, "bot"),  # type: ignore[arg-type]
+                LeaveSeat(5, bot)):
+        assert code(m.state, None, bad) in ("bad_request", "seat_taken"), bad
+    assert m.run(None, LeaveSeat(2, bot)) == (SeatLeft(2), SeatTaken(2, "Kian", "bot-2", "hard"))
+    occupant = m.state.match.seats[2]
+    assert occupant is not None and occupant.player == "bot-2" and occupant.bot == "hard"
+
+
 @pytest.mark.parametrize("deck", [
     NAMES[:51], (*NAMES[:51], NAMES[0]), [*NAMES[:51], 7], [*NAMES[:51], ["AS"]], "AS" * 26, None,
     (*NAMES[:51], "1X"),

@@ -8,6 +8,7 @@ import pytest
 
 from engine.cards import NAMES
 from engine.deal import owner_offsets
+from services.audit import check
 
 from .helpers import (
     Gateway, bearer, command_for, create, deck, finish, gateway, room, stacked_room, wait_for,
@@ -480,6 +481,10 @@ def test_leave_to_a_bot_mid_match(gw: Gateway) -> None:
     assert answer.status_code == 200, answer.text
     assert r.summary()["seats"][2]["bot"] == "easy"
     assert gw.get(r.base + "/view", headers=bearer(r.tokens[2])).status_code == 401
+    # one record: the seat was never empty, and the log still audits as legal
+    handed = gw.get(r.base + "/events").json()["events"][-1]
+    assert [e["type"] for e in handed["events"]] == ["seat_left", "seat_taken"], handed
+    assert check(gw.rt.service.store.read(r.match_id)) == []
     r.tokens.remove(r.tokens[2])
     rng = random.Random(8)
     for _ in range(12):  # the bot plays its turns
