@@ -29,6 +29,7 @@ from rq import Queue
 from rq.serializers import JSONSerializer
 
 from .store import keys
+from .store.scripts import TURN_SEEN
 from .turns import parse_entry
 
 JOB = "worker.jobs.bot_turn"
@@ -218,13 +219,15 @@ def recover_turns(client: redis.Redis, scheduler: RQScheduler,
     ``due(match, seat, version)`` returns the version at which the seat's stand-in must move
     now (the match still waits for that turn and the limit still applies; it marks the seat
     hurried), else None; the entry is removed once its stand-in is scheduled or it is found not
-    due: each turn is looked at once.  A pass that fails (the store or the queue not
-    answering) leaves the entries it did not finish for the next one.  Any number of watchdogs
-    may look at the same entry at once: the turn is scheduled once (``schedule``'s guard), and
-    a stand-in's move carries the version it was scheduled for, so only one is ever appended.
+    due: each turn is looked at once (unless its player was given more time meanwhile: the
+    entry, moved to its new deadline, stays; ``scripts.TURN_SEEN``).  A pass that fails (the
+    store or the queue not answering) leaves the entries it did not finish for the next one.
+    Any number of watchdogs may look at the same entry at once: the turn is scheduled once
+    (``schedule``'s guard), and a stand-in's move carries the version it was scheduled for, so
+    only one is ever appended.
     """
-    raw: list[Any] = client.zrangebyscore(keys.TURNS, "-inf", clock(), start=0,
-                                          num=TURN_PAGE)
+    now = clock()
+    raw: list[Any] = client.zrangebyscore(keys.TURNS, "-inf", now, start=0, num=TURN_PAGE)
     count = 0
     for name_raw in raw:
         name = name_raw.decode() if isinstance(name_raw, bytes) else str(name_raw)
@@ -233,5 +236,5 @@ def recover_turns(client: redis.Redis, scheduler: RQScheduler,
         if at is not None:
             scheduler.schedule(match_id, seat, at)
             count += 1
-        client.zrem(keys.TURNS, name)
+        client.eval(TURN_SEEN, 1, keys.TURNS, name, repr(now))  # (not if given more time)
     return count

@@ -43,6 +43,20 @@ while the score is even.  It lives in the match store's Redis like presence and 
 so a gateway or a worker that dies loses nothing of it; it lapses ``HURRY_TTL_S`` after its
 last write, as does the turn's deadline (``keys.turn``: a turn left waiting that long is given
 a new one).
+
+**More time** (WCAG 2.2.1: a slow player, a screen reader's user, may extend a turn): the
+seat's player sends ``{"type": "more_time"}`` on a socket of the seat while its turn's limit
+runs, once a turn (``gateway.turnlimit.TurnLimits.more_time``).  ``scripts.MORE_TIME`` then, in
+one step on the match's slot, moves the turn's deadline to now plus the room's full
+``turn_timeout`` (never the grace), marks the turn extended (``keys.turn``'s ``extended``: a
+second ask, from any gateway or socket, is refused and changes nothing) and writes the
+player's hurried mark as their own command would (``hurry_score(version, own=True)``, ``ZADD
+GT``).  The gateway then moves the turn's ``keys.TURNS`` entry to the new deadline (``ZADD
+GT``) and sends its sockets of the seat ``turn_limit`` with ``extended`` true.  A watchdog that
+read the entry as due just before it moved finds the turn not due (``worker.jobs.turn_due``
+reads the extended deadline) and leaves the moved entry (``scripts.TURN_SEEN``).  Refused (an
+error frame, nothing changed): ``wrong_phase`` when it is not the seat's turn, no limit runs
+for it or its time is up; ``bad_request`` when the turn was given more time already.
 """
 
 from __future__ import annotations

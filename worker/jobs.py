@@ -29,7 +29,7 @@ from services.matches import MatchService, bots_only
 from services.runtime import Runtime, build_runtime
 from services.settings import env_bot_think_s
 from services.store import keys
-from services.turns import applies, hurry_score, mark_hurry
+from services.turns import applies, hurry_score, mark, mark_hurry
 
 from .history import Histories
 from .metrics import metrics
@@ -287,7 +287,8 @@ def turn_due(match_id: str, seat: int, version: int) -> int | None:
     ``version`` outlasted the room's ``turn_timeout``, must move now (None: not due).  The
     match must still wait for that turn, the limit still apply (another human seated) and the
     seat still be present (one away is the away path's, after the room's
-    ``disconnect_timeout``).  Marks the seat hurried for the stand-in's record first
+    ``disconnect_timeout``), and its player not have been given more time past now
+    (``scripts.MORE_TIME``).  Marks the seat hurried for the stand-in's record first
     (``services/turns.py``): a watchdog or a job dying after it leaves the turn to be
     scheduled or recovered all the same, and the player's own command at that version, should
     it come first, outranks the mark."""
@@ -306,6 +307,10 @@ def turn_due(match_id: str, seat: int, version: int) -> int | None:
         return None
     occupant = state.match.seats[seat]
     assert occupant is not None  # (applies)
+    found = keys.turn_deadline(rt.client.hmget(keys.turn(match_id), *keys.TURN_FIELDS),
+                               mark(state, seat), occupant.player)
+    if found is not None and found[3] and found[0] > time.time():
+        return None  # given more time as the watchdog looked (its entry was moved)
     pipe = rt.client.pipeline(transaction=False)
     mark_hurry(pipe, match_id, occupant.player, hurry_score(version + 1, own=False))
     pipe.execute()

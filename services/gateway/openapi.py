@@ -212,6 +212,9 @@ TURN_LIMIT: dict[str, Any] = {
     "grace": _field({"type": "boolean"},
                     "the short limit of a seat whose last turn a stand-in played (until its "
                     "player acts again)"),
+    "extended": _field({"type": "boolean"},
+                       "the player asked for more time on this turn (`more_time`, once a "
+                       "turn): the deadline was moved to the room's full limit from then"),
 }
 """The fields of a turn's deadline: the ``turn_limit`` frame and a view's ``turn_limit``."""
 
@@ -429,7 +432,11 @@ WEBSOCKET = {
                    "WsMissed after it when `since` is behind, WsTurnLimit to a seat whose "
                    "turn has a limit, WsError to the sender of a "
                    "refused command, WsPong to `{\"type\": \"ping\"}`. The client sends "
-                   "Command objects. A refused connection gets a WsError, then the close "
+                   "Command objects, and the seat's player `{\"type\": \"more_time\"}` on "
+                   "its own turn under a limit (once a turn; answered by WsTurnLimit with "
+                   "`extended`, or a WsError: bad_request when asked twice, wrong_phase off "
+                   "the seat's turn or with no limit running). A refused connection gets "
+                   "a WsError, then the close "
                    "code 4400 (bad_request), 4401 (bad_token), 4404 (not_found), 4500 "
                    "(match_damaged: do not retry) or 1013 (unavailable, and a client too "
                    "slow to read: reconnect with `since`); "
@@ -437,7 +444,13 @@ WEBSOCKET = {
     "server_messages": [_ref("WsView"), _ref("WsMissed"), _ref("WsError"), _ref("WsPong"),
                         _ref("WsTurnLimit")],
     "client_messages": [_ref("Command"), {"type": "object", "properties": {
-        "type": {"const": "ping"}}}],
+        "type": {"const": "ping"}}}, {
+        "type": "object", "required": ["type"], "additionalProperties": False,
+        "properties": {"type": {"const": "more_time"},
+                       "id": {"type": "string", "minLength": 1, "maxLength": 64}},
+        "description": "the seat's player asks for more time on its own turn while its limit "
+                       "runs: the deadline becomes now plus the room's full turn_timeout, "
+                       "the seat is no longer hurried; once a turn"}],
     "close_codes": {"4400": "bad_request", "4401": "bad_token", "4404": "not_found",
                     "4500": "match_damaged: do not retry",
                     "1013": "unavailable or too slow: reconnect", "1009": "frame too large",

@@ -21,6 +21,9 @@ with a socket here, and the hurried marks that the players' own commands clear.
   hurried: the deadline of its turn now is not known here, or was the grace, or is close
   (``MARGIN_S``: the watchdog may be marking it this moment).  A seat whose turn here is
   known to run on its full limit, and a player alone with bots, pay nothing.
+* ``more_time(sub)``: the seat's player asks for more time on its turn (the socket's ``{"type":
+  "more_time"}``): once a turn, the room's full limit from now, the hurried mark cleared, the
+  watchdog's entry moved, the seat's sockets told.
 """
 
 from __future__ import annotations
@@ -33,12 +36,13 @@ from typing import Any, NamedTuple
 
 from starlette.concurrency import run_in_threadpool
 
+from engine.errors import InvalidCommand, WrongPhase
 from engine.state import State
 from services.lobby import Room
 from services.matches import MatchService
 from services.pipeline import Loaded
 from services.store import keys
-from services.store.scripts import TURN_DEADLINE
+from services.store.scripts import MORE_TIME, TURN_DEADLINE
 from services.turns import (HURRY_TTL_S, TURN_TIMEOUT_S, applies, entry, hurry_score, limit_s,
                             mark, mark_hurry)
 
@@ -54,7 +58,8 @@ watchdogs' clocks may run ahead of this gateway's)."""
 
 class Limit(NamedTuple):
     """The deadline of the turn of ``seat`` at ``version`` (epoch seconds) for ``player``, the
-    seconds the turn was given and whether they were the grace of a hurried seat."""
+    seconds the turn was given, whether they were the grace of a hurried seat and whether the
+    player was given more time (``more_time``)."""
 
     version: int
     seat: int
@@ -62,13 +67,15 @@ class Limit(NamedTuple):
     deadline: float
     limit_s: float
     grace: bool
+    extended: bool
 
     def told(self) -> dict[str, Any]:
         """What a client is told (api.md, ``turn_limit``): the time left as it is sent, so a
         client's own clock, however wrong, counts it down right."""
         left_ms = max(0, int((self.deadline - time.time()) * 1000))
         return {"version": self.version, "seat": self.seat, "left_ms": left_ms,
-                "limit_s": self.limit_s, "grace": self.grace}
+                "limit_s": self.limit_s, "grace": self.grace,
+                "extended": self.extended}
 
     def frame(self) -> str:
         """The ``turn_limit`` frame."""
@@ -195,10 +202,46 @@ class TurnLimits:
             repr(limit_s(room.turn_timeout, True)), HURRY_TTL_S)
         if got is None:
             return None
-        deadline = float(got[0])
-        await client.zadd(keys.TURNS, {entry(match_id, seat, version): deadline}, nx=True)
-        return Limit(version, seat, occupant.player, deadline, float(got[1]),
-                     got[2] in (b"1", "1"))
+        limit = Limit(version, seat, occupant.player, *keys.limit_fields(got))
+        await client.zadd(keys.TURNS, {entry(match_id, seat, version): limit.deadline}, nx=True)
+        return limit
+
+    async def more_time(self, sub: Subscriber) -> None:
+        """The player of ``sub``'s seat asks for more time on its turn (``{"type":
+        "more_time"}``): once a turn, while its limit runs, the deadline becomes now plus the
+        room's full limit and the seat is no longer hurried (``scripts.MORE_TIME``, one step
+        in the store whichever gateways and sockets ask at once); the watchdog's entry moves
+        to the new deadline and every socket of the seat here is told (``turn_limit``, with
+        ``extended``).  Refused (nothing changed): ``wrong_phase`` when it is not the seat's
+        turn or no limit runs for it (or its time is up), ``bad_request`` when the turn was
+        given more time already."""
+        match_id, seat, current = sub.match_id, sub.seat, self._current(sub.match_id)
+        if seat is None or current is None or self._service.next_actor(current.state) != seat:
+            raise WrongPhase("more time is given only on your own turn")
+        state, version = current.state, current.version
+        occupant = state.match.seats[seat]
+        room = await self.room(match_id)
+        if occupant is None or occupant.player != sub.player \
+                or not applies(state, seat, room.turn_timeout):
+            raise WrongPhase("no turn limit runs for this turn")
+        client = self._client()
+        got = await client.eval(
+            MORE_TIME, 2, keys.turn(match_id), keys.hurry(match_id), mark(state, seat),
+            occupant.player, repr(time.time()), repr(room.turn_timeout),
+            hurry_score(version, own=True), HURRY_TTL_S)
+        if got in (b"again", "again"):
+            raise InvalidCommand("this turn was given more time already (once a turn)")
+        if not isinstance(got, list):
+            raise WrongPhase("no turn limit runs for this turn (or its time is up)")
+        limit = Limit(version, seat, occupant.player, *keys.limit_fields(got))
+        await client.zadd(keys.TURNS, {entry(match_id, seat, version): limit.deadline}, gt=True)
+        if self._current(match_id) is not current:
+            return  # the match moved on meanwhile: its new turn is seen to as ever
+        self.known[match_id] = limit
+        text = limit.frame()
+        for other in self._subs(match_id):
+            if other.seat == seat and other.started:
+                other.send(text)
 
     def acting(self, match_id: str, player: str | None) -> bool:
         """A command of ``player`` (None: not known yet) is about to be applied: the deadlines

@@ -2,7 +2,8 @@
 
 Frames are JSON text.  The server sends ``{"type": "view", ...}`` after every change (through
 the hub) and ``{"type": "error", "code", "message", "id"}`` to the sender of a refused command;
-nothing a client sends can change the match except a valid command for its own seat.
+nothing a client sends can change the match except a valid command for its own seat (and a
+seat's ``{"type": "more_time"}`` changes only its turn's deadline: ``turnlimit.py``).
 """
 
 from __future__ import annotations
@@ -174,6 +175,12 @@ async def _handle_frame(text: str, sub: Subscriber, api: Api, address: str, toke
             return True
         if token is None:
             raise BadToken("spectators cannot send commands")
+        if data.get("type") == "more_time":  # not a command: the turn's limit (turnlimit.py)
+            extra = sorted(set(data) - {"type", "id"})
+            if extra:
+                raise InvalidCommand(f"more_time takes no field {extra[0]!r}")
+            await api.hub.turns.more_time(sub)
+            return False
         applied = await api.run_command(match_id, token, data, player=sub.player,
                                         transport="ws")
         if applied.duplicate:  # a retried command: its effect is in the newest view

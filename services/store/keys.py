@@ -56,24 +56,35 @@ def hurry(match_id: str) -> str:
 def turn(match_id: str) -> str:
     """Hash: the deadline of the human turn the match waits for (or last waited for), which
     the turn keeps whoever holds its seat and whichever gateway sees it: the turn's mark, the
-    newest version it was seen at, the player the deadline is for, the deadline, the seconds
-    and whether they were the grace (``services/turns.py``; written by
-    ``scripts.TURN_DEADLINE`` only; presence-like, never in the log)."""
+    newest version it was seen at, the player the deadline is for, the deadline, the seconds,
+    whether they were the grace and whether the player was given more time (once a turn)
+    (``services/turns.py``; written by ``scripts.TURN_DEADLINE`` and ``scripts.MORE_TIME``
+    only; presence-like, never in the log)."""
     return f"{PREFIX}:{{{match_id}}}:turn"
 
 
-TURN_FIELDS = ("turn", "player", "deadline", "limit", "grace")
+TURN_FIELDS = ("turn", "player", "deadline", "limit", "grace", "extended")
 """The fields of a ``turn`` hash ``turn_deadline`` reads (``HMGET``), besides its version."""
 
 
-def turn_deadline(raw: Any, mark: str, player: str) -> tuple[float, float, bool] | None:
-    """The deadline, seconds and grace of ``player``'s turn ``mark`` in a ``turn`` hash's
-    ``TURN_FIELDS`` as read; None if the hash holds another turn or another player's."""
-    turn, holder, deadline, limit, grace = (
-        v.decode() if isinstance(v, bytes) else v for v in raw)
+def turn_deadline(raw: Any, mark: str, player: str
+                  ) -> tuple[float, float, bool, bool] | None:
+    """The deadline, seconds, grace and whether it was extended (``scripts.MORE_TIME``) of
+    ``player``'s turn ``mark`` in a ``turn`` hash's ``TURN_FIELDS`` as read (or as a script
+    answers: the deadline and what follows it); None if the hash holds another turn or another
+    player's."""
+    turn, holder, *rest = (v.decode() if isinstance(v, bytes) else v for v in raw)
     if turn != mark or holder != player:
         return None
-    return float(deadline), float(limit), grace == "1"
+    return limit_fields(rest)
+
+
+def limit_fields(raw: Any) -> tuple[float, float, bool, bool]:
+    """The deadline, seconds, grace and extended of a turn, from their stored strings (as
+    ``scripts.TURN_DEADLINE`` and ``scripts.MORE_TIME`` answer them)."""
+    deadline, limit, grace, extended = (
+        v.decode() if isinstance(v, bytes) else v for v in raw)
+    return float(deadline), float(limit), grace == "1", extended == "1"
 
 
 def bot_guard(match_id: str, version: int, seat: int) -> str:

@@ -48,7 +48,7 @@ def refused(answer: object) -> bool:
 
 TURN_DEADLINE = """
 local t = redis.call('HMGET', KEYS[1], 'turn', 'version', 'player', 'deadline', 'limit',
-                     'grace')
+                     'grace', 'extended')
 local version, player, now = tonumber(ARGV[2]), ARGV[3], tonumber(ARGV[4])
 if t[1] ~= ARGV[1] then
   if t[2] and tonumber(t[2]) >= version then return false end
@@ -56,16 +56,17 @@ if t[1] ~= ARGV[1] then
   local grace = mark and tonumber(mark) % 2 == 0
   local limit = tonumber(grace and ARGV[6] or ARGV[5])
   t = {ARGV[1], version, player, string.format('%.6f', now + limit), ARGV[grace and 6 or 5],
-       grace and '1' or '0'}
+       grace and '1' or '0', '0'}
 elseif t[3] ~= player then
   if tonumber(t[2]) > version then return false end
   t[3] = player
   t[4] = string.format('%.6f', math.max(tonumber(t[4]), now + tonumber(ARGV[6])))
 end
 redis.call('HSET', KEYS[1], 'turn', t[1], 'version', math.max(tonumber(t[2]), version),
-           'player', t[3], 'deadline', t[4], 'limit', t[5], 'grace', t[6])
+           'player', t[3], 'deadline', t[4], 'limit', t[5], 'grace', t[6],
+           'extended', t[7] or '0')
 redis.call('EXPIRE', KEYS[1], ARGV[7])
-return {t[4], t[5], t[6]}
+return {t[4], t[5], t[6], t[7] or '0'}
 """
 """The deadline of a human turn, set once for the turn (``services/turns.py``).  KEYS: the
 match's ``keys.turn`` hash, its ``keys.hurry`` marks (one slot); ARGV: the turn's mark
@@ -79,4 +80,43 @@ hash was written at this version or a later one (the caller is behind: the match
 nil).  The same turn keeps its deadline, whichever gateway asks and however often; for another
 player than the one it was set for (a newcomer in the seat) it becomes at least now plus the
 grace (asked at an older version than the hash's, where the seat had another player: nil).
-Returns the deadline, the seconds and "1" if they were the grace, as strings."""
+Returns the deadline, the seconds, "1" if they were the grace and "1" if the turn was given
+more time (``MORE_TIME``), as strings."""
+
+
+MORE_TIME = """
+local t = redis.call('HMGET', KEYS[1], 'turn', 'player', 'deadline', 'extended')
+local now = tonumber(ARGV[3])
+if t[1] ~= ARGV[1] or t[2] ~= ARGV[2] or tonumber(t[3]) <= now then return 'none' end
+if t[4] == '1' then return 'again' end
+local deadline = string.format('%.6f', now + tonumber(ARGV[4]))
+redis.call('HSET', KEYS[1], 'deadline', deadline, 'limit', ARGV[4], 'grace', '0',
+           'extended', '1')
+redis.call('EXPIRE', KEYS[1], ARGV[6])
+redis.call('ZADD', KEYS[2], 'GT', ARGV[5], ARGV[2])
+redis.call('EXPIRE', KEYS[2], ARGV[6])
+return {deadline, ARGV[4], '0', '1'}
+"""
+"""More time for a human turn (the player asked: ``services/turns.py``), once per turn.
+KEYS: the match's ``keys.turn`` hash, its ``keys.hurry`` marks (one slot); ARGV: the turn's mark
+(``turns.mark``), the seat's player, now (epoch seconds), the room's limit, the player's
+hurried mark as after an own command (``turns.hurry_score(version, own=True)``), the keys'
+lifetime in seconds.
+
+Only the turn the hash holds, for that player and before its deadline, is given more time:
+its deadline becomes now plus the room's full limit (never the grace), it is marked as
+extended (a second ask finds the mark), and the player's hurried mark is cleared as their own
+command would (``ZADD GT``: a stand-in's newer mark still wins).  Returns what
+``TURN_DEADLINE`` returns, or "none" (no such turn, or its time is up: nothing changed) or
+"again" (the turn was given more time already: nothing changed)."""
+
+
+TURN_SEEN = """
+local s = redis.call('ZSCORE', KEYS[1], ARGV[1])
+if s and tonumber(s) <= tonumber(ARGV[2]) then return redis.call('ZREM', KEYS[1], ARGV[1]) end
+return 0
+"""
+"""The watchdog is done with an entry of ``keys.TURNS`` (KEYS) it read as due: ARGV: the
+member, the time it was read at.  The member leaves the set unless its turn was rescheduled
+meanwhile (``MORE_TIME``: its score is now past that time), so a turn given more time as the
+watchdog looked at it keeps its new deadline."""

@@ -47,6 +47,40 @@ def test_the_countdown_shows_and_the_stand_in_is_told(new_client: Any, gateway: 
     assert view["seat"] == seat and view["seats"][seat]["bot"] is None
 
 
+@pytest.mark.timeout(180)
+def test_more_time_by_keyboard_gives_the_full_limit_once(new_client: Any, gateway: str) -> None:
+    """WCAG 2.2.1: beside the countdown a "More time" button (reached and pressed by keyboard,
+    named by its text) gives the turn the room's full limit again, once: it goes for the turn,
+    the seat's turn limit says so, and no stand-in plays at the turn's first deadline."""
+    created = http(gateway, "POST", "/api/matches",
+                   {"seats": ["human", "human", "bot:easy", "bot:easy"], "name": "Here",
+                    "rules": {"teams": "as_seated"}, "disconnect_timeout": 1,
+                    "turn_timeout": 12})
+    match_id, token = created["match_id"], created["token"]
+    http(gateway, "POST", f"/api/matches/{match_id}/join", {"name": "Other"})
+    page = open_table(new_client().page, match_id, token)
+    wait_my_turn(page, timeout=60_000)
+    version = int(state(page)["version"])
+    page.locator("#turn-limit").wait_for(state="visible", timeout=15_000)
+    more = page.get_by_role("button", name="More time")
+    more.wait_for(state="visible", timeout=5_000)
+    assert "More time" in (more.get_attribute("aria-label") or more.inner_text())
+    more.focus()  # a button: in the tab order
+    assert page.evaluate("() => document.activeElement.id") == "more-time"
+    before = http(gateway, "GET", f"/api/matches/{match_id}/view", token=token)["turn_limit"]
+    page.keyboard.press("Enter")
+    more.wait_for(state="hidden", timeout=5_000)
+    page.locator("#announce p").filter(
+        has_text=re.compile(r"You have more time: \d+ s\.")).first.wait_for(
+        state="attached", timeout=5_000)
+    after = http(gateway, "GET", f"/api/matches/{match_id}/view", token=token)
+    assert after["version"] == version and after["turn_limit"]["extended"] is True
+    assert after["turn_limit"]["left_ms"] > before["left_ms"]
+    # the countdown runs on (under 20 s) without the button: once a turn
+    page.locator("#turn-limit").wait_for(state="visible", timeout=5_000)
+    assert more.is_hidden()
+
+
 # A WebSocket that never opens (the page retries it now and then): the page has only what it
 # asks over HTTP.
 NO_SOCKET = """window.WebSocket = class { constructor() { this.readyState = 0; } send() {}

@@ -231,6 +231,8 @@ function mountTable(root, matchId, token, ctl) {
     E.conn = h("span.conn-status", { id: "conn-status", role: "status", "aria-live": "off", "aria-label": t("table.connection") });
     E.status = h("p.turn-status", { id: "turn-status", role: "status", "aria-live": "off", "aria-label": t("table.turn") });
     E.limit = h("p.turn-limit", { id: "turn-limit", role: "timer", "aria-live": "off", hidden: true });
+    E.more = h("button.more-time", { type: "button", id: "more-time", hidden: true, text: t("limit.more_time") });
+    E.more.addEventListener("click", askMoreTime);
     E.seats = POS.map((p) => h(`div.seat.pos-${p}`, { "data-pos": p }));
     E.slots = POS.map((p) => h(`li.slot.pos-${p}`));
     // the talon's face-down pile sits in the empty trick while the players discard and draw
@@ -258,7 +260,7 @@ function mountTable(root, matchId, token, ctl) {
     E.info = h("div.info");
     E.page = h("section.table-page", { "aria-label": t("table.title") },
       h("h1.sr-only", { text: t("table.title") }),
-      h("div.statusbar", {}, E.status, E.limit, E.conn),
+      h("div.statusbar", {}, E.status, E.limit, E.more, E.conn),
       E.play = h("div.play-area", {}, E.waiting,
         E.board = h("div.board", {}, E.seats[2], E.seats[3], h("div.center", {}, E.trick), E.seats[1], E.seats[0], E.banner),
         E.trump, E.hand, E.talon),
@@ -1075,7 +1077,9 @@ function mountTable(root, matchId, token, ctl) {
    *  a delay is not).  One about an older version than the limit known is ignored. */
   function onTurnLimit(msg) {
     if (S.limit && msg.version < S.limit.version) return;
-    S.limit = { version: msg.version, seat: msg.seat, deadline: Date.now() + msg.left_ms };
+    const asked = S.limit && S.limit.version === msg.version && S.limit.asked;
+    if (msg.extended && asked && !S.limit.extended) announce(t("limit.more_given", { s: Math.round(msg.left_ms / 1000) }));
+    S.limit = { version: msg.version, seat: msg.seat, deadline: Date.now() + msg.left_ms, extended: !!msg.extended, asked };
     clearInterval(S.limitTimer);
     S.limitTimer = setInterval(renderLimit, 1000);
     renderLimit();
@@ -1093,6 +1097,19 @@ function mountTable(root, matchId, token, ctl) {
     if (shown && E.limit.hidden) announce(t("limit.countdown", { s: left }));
     E.limit.hidden = !shown;
     E.limit.textContent = shown ? t("limit.countdown", { s: left }) : "";
+    // "More time" beside the countdown, once a turn (docs/api.md, more_time)
+    const more = shown && !lim.extended && !lim.asked;
+    if (!more && document.activeElement === E.more) E.handGroup.focus();
+    E.more.hidden = !more;
+  }
+
+  /** The player asks for the room's full limit from now (once a turn): the button goes, and
+   *  the server's turn_limit (extended) brings the new deadline to every page of the seat. */
+  function askMoreTime() {
+    const lim = S.limit;
+    if (!lim || lim.asked || !socket || !socket.sendRaw({ type: "more_time" })) return;
+    lim.asked = true;
+    renderLimit();
   }
 
   /** A view past the limited turn: if the player sent nothing for it and its time had run out,

@@ -1,0 +1,170 @@
+"""More time (WCAG 2.2.1, timing adjustable): the player of the seat whose turn runs under the
+room's ``turn_timeout`` sends ``{"type": "more_time"}`` on a socket of the seat, once a turn:
+the turn's deadline becomes now plus the room's full limit (also for a hurried seat, which is
+hurried no more), the watchdog's entry moves with it, and the seat's sockets are told
+(``turn_limit`` with ``extended``).  A second ask, another seat's, a spectator's, a room without
+a limit: refused, nothing changed (``services/gateway/turnlimit.py``, ``scripts.MORE_TIME``)."""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+import pytest
+
+from services import turns
+from services.gateway import openapi
+from services.store import keys
+from worker import jobs
+
+from tests.conftest import wait_for
+
+from .helpers import Gateway, pending, recv_until
+from .test_openapi import check
+from .test_turn_limit import limit_frame, socket, stood_in, two_gateways, two_human_room
+
+
+def stored(gw: Gateway, match_id: str) -> tuple[dict[bytes, bytes], float | None]:
+    """The turn's hash and seat 0's watchdog entry (at the match's version) as stored."""
+    version = gw.rt.service.load(match_id).version
+    return (gw.rt.client.hgetall(keys.turn(match_id)),
+            gw.rt.client.zscore(keys.TURNS, turns.entry(match_id, 0, version)))
+
+
+def answer(ws: Any) -> dict[str, Any]:
+    """The answer to a ``more_time``: the ``turn_limit`` it brings, or an error."""
+    return recv_until(ws, lambda f: f["type"] == "error"
+                      or (f["type"] == "turn_limit" and f.get("extended")))
+
+
+def hurried(gw: Gateway, match_id: str, player: str) -> bool:
+    return turns.is_hurried(gw.rt.client.zscore(keys.hurry(match_id), player))
+
+
+def test_more_time_gives_a_hurried_seat_the_full_limit_once(gw: Gateway) -> None:
+    match_id, tokens = two_human_room(gw, 81, turn_timeout=60)
+    loaded = gw.rt.service.load(match_id)
+    version, player0 = loaded.version, loaded.state.match.seats[0].player
+    # the seat's last turn was played by its stand-in: this one gets only the grace
+    pipe = gw.rt.client.pipeline(transaction=False)
+    turns.mark_hurry(pipe, match_id, player0, turns.hurry_score(version, own=False))
+    pipe.execute()
+    with socket(gw, match_id, tokens[0]) as ws0, socket(gw, match_id, tokens[0]) as again, \
+            socket(gw, match_id, tokens[1]) as ws1:
+        frame = limit_frame(ws0, version)
+        assert frame["grace"] is True and frame["limit_s"] == 15 and frame["extended"] is False
+        limit_frame(again, version)
+        before = stored(gw, match_id)
+        asked = time.time()
+        ws0.send_json({"type": "more_time", "id": "m1"})
+        told = [answer(ws) for ws in (ws0, again)]  # every socket of the seat is told
+        answered = time.time()
+        for frame in told:
+            assert frame["version"] == version and frame["seat"] == 0
+            assert frame["limit_s"] == 60 and frame["grace"] is False and frame["extended"]
+            assert 55_000 < frame["left_ms"] <= 60_000
+            doc = openapi.document()
+            check(doc, doc["components"]["schemas"]["WsTurnLimit"], frame)  # as documented
+        assert not [f for f in pending(ws1) if f.get("type") == "turn_limit"]  # seat 0 only
+        turn, due = stored(gw, match_id)
+        deadline = float(turn[b"deadline"])
+        assert asked <= deadline - 60 <= answered and deadline > float(before[0][b"deadline"])
+        assert due == deadline  # the watchdog's entry moved with it
+        assert not hurried(gw, match_id, player0)
+        # an HTTP view of the seat says so too
+        view = gw.get(f"/api/matches/{match_id}/view",
+                      headers={"Authorization": f"Bearer {tokens[0]}"}).json()
+        assert view["turn_limit"]["extended"] is True and view["turn_limit"]["limit_s"] == 60
+        # once a turn: a second ask (from either socket) is refused and changes nothing
+        for ws in (again, ws0):
+            ws.send_json({"type": "more_time", "id": "m2"})
+            error = answer(ws)
+            assert error["type"] == "error" and error["code"] == "bad_request", error
+            assert error["id"] == "m2" and "once a turn" in error["message"]
+        assert stored(gw, match_id) == (turn, due)
+        assert gw.rt.service.load(match_id).version == version  # no record for any of it
+
+
+def test_more_time_is_refused_off_the_seats_own_limited_turn(gw: Gateway) -> None:
+    match_id, tokens = two_human_room(gw, 83, turn_timeout=60)
+    version = gw.rt.service.load(match_id).version
+    with socket(gw, match_id, tokens[0]) as ws0, socket(gw, match_id, tokens[1]) as ws1, \
+            gw.websocket_connect(f"/api/matches/{match_id}/ws") as watcher:
+        limit_frame(ws0, version)
+        before = stored(gw, match_id)
+        ws1.send_json({"type": "more_time"})  # seat 1: not its turn
+        error = answer(ws1)
+        assert error["code"] == "wrong_phase" and "your own turn" in error["message"]
+        watcher.send_json({"type": "more_time"})
+        assert answer(watcher)["code"] == "bad_token"
+        ws0.send_json({"type": "more_time", "seconds": 30})
+        assert answer(ws0)["code"] == "bad_request"
+        assert stored(gw, match_id) == before
+        assert not [f for f in pending(ws0) if f.get("type") == "turn_limit"]
+    # a room without a limit: nothing to extend
+    match_id, tokens = two_human_room(gw, 85, turn_timeout=0)
+    with socket(gw, match_id, tokens[0]) as ws0, socket(gw, match_id, tokens[1]):
+        recv_until(ws0, lambda f: f["type"] == "view")
+        assert gw.rt.service.next_actor(gw.state(match_id)) == 0
+        ws0.send_json({"type": "more_time"})
+        error = answer(ws0)
+        assert error["code"] == "wrong_phase" and "no turn limit" in error["message"]
+        assert not gw.rt.client.exists(keys.turn(match_id))
+
+
+def test_the_watchdog_keeps_to_the_new_deadline(gw: Gateway) -> None:
+    """A limit of 3 s, more time asked with about a second and a half left, just as a watchdog
+    (its clock ahead) read the turn's entry as due: that watchdog finds it not due and leaves
+    the entry where it was moved; no stand-in at the turn's first deadline (the gateway's
+    worker watchdog runs on the clock), one at the new deadline."""
+    import concurrent.futures
+
+    from services.bots import recover_turns
+
+    match_id, tokens = two_human_room(gw, 87, turn_timeout=3)
+    version = gw.rt.service.load(match_id).version
+    with socket(gw, match_id, tokens[0]) as ws0, socket(gw, match_id, tokens[1]):
+        limit_frame(ws0, version)
+        first = float(stored(gw, match_id)[0][b"deadline"])
+        wait_for(lambda: time.time() > first - 1.5, 5, what="half the limit gone")
+
+        def due(match: str, seat: int, at: int) -> int | None:
+            ws0.send_json({"type": "more_time"})  # asked as the watchdog looks
+            assert answer(ws0)["extended"] is True
+            return jobs.turn_due(match, seat, at)
+
+        def watchdog() -> int:
+            jobs.set_runtime(gw.rt, this_thread=True)
+            return recover_turns(gw.rt.client, gw.rt.scheduler, due, clock=lambda: first)
+
+        with concurrent.futures.ThreadPoolExecutor(1) as pool:
+            assert pool.submit(watchdog).result(timeout=20) == 0
+        turn, entry = stored(gw, match_id)
+        new = float(turn[b"deadline"])
+        assert entry == new and new > first + 1  # moved, and kept
+        wait_for(lambda: stood_in(gw, match_id, version + 1), 20, what="the stand-in")
+        assert time.time() >= new  # (not at the first deadline)
+
+
+@pytest.mark.redis
+def test_two_gateways_asked_at_once_extend_the_turn_once() -> None:
+    """Two sockets of the seat on two gateways on one real Redis ask at once: one extension
+    (one of them is told it, the other is refused as a second ask), one deadline, one entry."""
+    with two_gateways() as (a, b):
+        match_id, tokens = two_human_room(a, 89, turn_timeout=60)
+        version = a.rt.service.load(match_id).version
+        with socket(a, match_id, tokens[0]) as on_a, socket(b, match_id, tokens[0]) as on_b, \
+                socket(b, match_id, tokens[1]):
+            for ws in (on_a, on_b):
+                limit_frame(ws, version)
+            on_a.send_json({"type": "more_time"})
+            on_b.send_json({"type": "more_time"})
+            answers = [answer(ws) for ws in (on_a, on_b)]
+            kinds = sorted(f["type"] for f in answers)
+            assert kinds == ["error", "turn_limit"], answers
+            assert [f["code"] for f in answers if f["type"] == "error"] == ["bad_request"]
+            turn, due = stored(a, match_id)
+            assert turn[b"extended"] == b"1" and due == float(turn[b"deadline"])
+            entries = [m for m in a.rt.client.zrange(keys.TURNS, 0, -1)
+                       if m.decode().startswith(f"{match_id}:")]
+            assert entries == [turns.entry(match_id, 0, version).encode()]
