@@ -11,6 +11,8 @@ const GAME_KEYS = Object.keys(GAMES); // four (the default), simple, talon, thre
 
 function field(id, label, control, hint) {
   control.id = id;
+  // WCAG 1.3.1: the hint under a field is its accessible description
+  if (hint) control.setAttribute("aria-describedby", `${id}-hint`);
   return h("div.field", {}, h("label", { for: id, text: label }), control,
     hint ? h("p.hint", { id: `${id}-hint`, text: hint }) : null);
 }

@@ -1,0 +1,37 @@
+"""Accessibility of the pages around the table (the start page, moving between pages), read from
+chromium's own accessibility tree (CDP) where a name or a description is the point."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from .conftest import DESKTOP
+
+pytestmark = pytest.mark.browser
+
+
+def ax(page: Any, selector: str) -> dict[str, str]:
+    """The accessible name and description chromium computes for the element at ``selector``."""
+    cdp = page.context.new_cdp_session(page)
+    try:
+        root = cdp.send("DOM.getDocument", {"depth": 0})["root"]["nodeId"]
+        node = cdp.send("DOM.querySelector", {"nodeId": root, "selector": selector})["nodeId"]
+        assert node, f"no {selector}"
+        got = cdp.send("Accessibility.getPartialAXTree",
+                       {"nodeId": node, "fetchRelatives": False})["nodes"][0]
+    finally:
+        cdp.detach()
+    return {k: " ".join(str(got.get(k, {}).get("value", "")).split())
+            for k in ("name", "description")}
+
+
+def test_the_start_pages_hints_describe_their_fields(new_client: Any) -> None:
+    page = new_client(viewport=DESKTOP).page
+    page.goto("/")
+    page.locator("#r-away").wait_for(state="attached")
+    for field in ("player-name", "r-deal", "r-teams", "r-turn", "r-away"):
+        hint = page.locator(f"p.hint#{field}-hint").inner_text().strip()
+        assert hint, field
+        assert ax(page, f"#{field}")["description"] == " ".join(hint.split()), field
