@@ -35,3 +35,16 @@ def test_the_start_pages_hints_describe_their_fields(new_client: Any) -> None:
         hint = page.locator(f"p.hint#{field}-hint").inner_text().strip()
         assert hint, field
         assert ax(page, f"#{field}")["description"] == " ".join(hint.split()), field
+
+
+def test_a_house_rules_box_is_named_by_the_rule_and_described_once(new_client: Any) -> None:
+    page = new_client(viewport=DESKTOP).page
+    page.goto("/")
+    page.locator("#r-double_sar").wait_for(state="attached")
+    for rule, name in (("must_trump", "Must trump"), ("satat", "Satat"), ("bavney", "Bavney"),
+                       ("double_sar", "Double sar")):
+        desc = " ".join(page.locator(f"#r-{rule}-desc").inner_text().split())
+        got = ax(page, f"#r-{rule}")
+        assert got == {"name": name, "description": desc}, rule
+    # the games' radios are built the same way
+    assert ax(page, "#game-three")["name"] == "Three players"

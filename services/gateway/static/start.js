@@ -31,10 +31,11 @@ function secondsField(id, key, choices, value) {
   return [control, field(id, t(key), control, t(`${key}_desc`))];
 }
 
-function check(id, label, desc) {
-  const box = h("input", { type: "checkbox", id, name: id, "aria-describedby": `${id}-desc` });
-  return h("div.check", {}, box, h("label", { for: id }, h("strong", { text: label }),
-    h("span.desc", { id: `${id}-desc`, text: " " + desc })));
+/** A box (or radio) named by `label` alone and described by `desc`, said once each. */
+function check(id, label, desc, attrs = { type: "checkbox", name: id }) {
+  return h("div.check", {}, h("input", { ...attrs, id, "aria-describedby": `${id}-desc` }),
+    h("span", {}, h("label", { for: id }, h("strong", { text: label })),
+      h("span.desc", { id: `${id}-desc`, text: " " + desc })));
 }
 
 export function mount(root) {
@@ -51,11 +52,8 @@ export function mount(root) {
 
   // ---- the game (for solo play and for rooms) ----
   const gameGroup = h("fieldset.games", { id: "game-choice" }, h("legend", { text: t("start.game") }),
-    ...GAME_KEYS.map((g) => h("div.check", {},
-      h("input", { type: "radio", name: "game", id: `game-${g}`, value: g, checked: g === "four", "aria-describedby": `game-${g}-desc` }),
-      // the name alone labels the radio; the line saying what the game is describes it
-      h("span", {}, h("label", { for: `game-${g}` }, h("strong", { text: t(`game.${g}`) })),
-        h("span.desc", { id: `game-${g}-desc`, text: " " + t(`game.${g}_desc`) })))));
+    ...GAME_KEYS.map((g) => check(`game-${g}`, t(`game.${g}`), t(`game.${g}_desc`),
+      { type: "radio", name: "game", value: g, checked: g === "four" })));
   const game = () => gameGroup.querySelector("input:checked").value;
   /** What create sends for the game chosen: `players`, and the rules that name the game. */
   const gameBody = () => {
