@@ -48,3 +48,25 @@ def test_a_house_rules_box_is_named_by_the_rule_and_described_once(new_client: A
         assert got == {"name": name, "description": desc}, rule
     # the games' radios are built the same way
     assert ax(page, "#game-three")["name"] == "Three players"
+
+
+def test_bavney_and_double_sar_say_when_one_unticks_the_other(new_client: Any) -> None:
+    page = new_client(viewport=DESKTOP).page
+    page.goto("/")
+    said = "#announce"
+    page.get_by_role("checkbox", name="Bavney").check()
+    page.get_by_role("checkbox", name="Double sar").check()
+    page.wait_for_function(
+        "() => document.querySelector('#announce').textContent.includes("
+        "'Bavney was unticked: it cannot be played with Double sar.')", timeout=5_000)
+    assert not page.get_by_role("checkbox", name="Bavney").is_checked()
+    page.get_by_role("checkbox", name="Bavney").check()
+    page.wait_for_function(
+        "() => document.querySelector('#announce').textContent.includes("
+        "'Double sar was unticked: it cannot be played with Bavney.')", timeout=5_000)
+    assert not page.get_by_role("checkbox", name="Double sar").is_checked()
+    # unticking or ticking a box alone says nothing
+    lines = page.locator(f"{said} p").count()
+    page.get_by_role("checkbox", name="Bavney").uncheck()
+    page.get_by_role("checkbox", name="Satat").check()
+    assert page.locator(f"{said} p").count() == lines

@@ -4,7 +4,7 @@
 import { api, store, GAMES, MAX_NAME } from "./api.js";
 import { h, fill } from "./cards.js";
 import { t } from "./i18n.js";
-import { errorText, navigate, toast } from "./ui.js";
+import { announce, errorText, navigate, toast } from "./ui.js";
 
 const LEVELS = ["easy", "medium", "hard", "expert"];
 const GAME_KEYS = Object.keys(GAMES); // four (the default), simple, talon, three
@@ -128,8 +128,14 @@ export function mount(root) {
   onGame();
   // bavney and double_sar cannot be combined (400 bad_rules): keep the form consistent
   const bav = form.querySelector("#r-bavney"), dsar = form.querySelector("#r-double_sar");
-  bav.addEventListener("change", () => { if (bav.checked) dsar.checked = false; });
-  dsar.addEventListener("change", () => { if (dsar.checked) bav.checked = false; });
+  // (WCAG 3.2.2, 4.1.3: the box unticked by the other is said, politely)
+  const exclusive = (box, other, on, off) => box.addEventListener("change", () => {
+    if (!box.checked || !other.checked) return;
+    other.checked = false;
+    announce(t("rules.unticked", { off: t(`rules.${off}`), on: t(`rules.${on}`) }));
+  });
+  exclusive(bav, dsar, "bavney", "double_sar");
+  exclusive(dsar, bav, "double_sar", "bavney");
   form.addEventListener("submit", async (ev) => {
     ev.preventDefault();
     const btn = form.querySelector("button[type=submit]");
