@@ -8,6 +8,7 @@ from typing import Any
 import pytest
 
 from .conftest import DESKTOP
+from .helpers import open_room
 
 pytestmark = pytest.mark.browser
 
@@ -70,3 +71,33 @@ def test_bavney_and_double_sar_say_when_one_unticks_the_other(new_client: Any) -
     page.get_by_role("checkbox", name="Bavney").uncheck()
     page.get_by_role("checkbox", name="Satat").check()
     assert page.locator(f"{said} p").count() == lines
+
+
+# Buttons and links named by aria-label whose name does not contain the words they show (what is
+# aria-hidden is not shown as words: glyphs, card faces).
+LABEL_MISMATCHES = """() => [...document.querySelectorAll('button[aria-label], a[aria-label]')]
+  .filter((el) => el.getClientRects().length)
+  .map((el) => {
+    const copy = el.cloneNode(true);
+    copy.querySelectorAll('[aria-hidden=true]').forEach((n) => n.remove());
+    return [copy.textContent.replace(/\\s+/g, ' ').trim(), el.getAttribute('aria-label')];
+  })
+  .filter(([shown, name]) => shown && !name.toLowerCase().includes(shown.toLowerCase()))"""
+
+
+@pytest.mark.parametrize("locale", ["en-US", "fa-IR"])
+def test_a_buttons_name_contains_the_words_it_shows(new_client: Any, locale: str) -> None:
+    page = new_client(viewport=DESKTOP, locale=locale).page
+    page.goto("/")
+    page.locator("#brand-link[aria-label]").wait_for(state="attached")
+    page.locator("#r-away").wait_for(state="attached")
+    assert page.evaluate(LABEL_MISMATCHES) == []
+    if locale != "en-US":
+        return
+    # the waiting room's "Give to a bot" for the open seat (seat 3 by default)
+    open_room(page, "Host", {})
+    give = page.locator("button[data-bot-seat]")
+    give.first.wait_for()
+    assert give.evaluate_all("els => els.map(e => e.getAttribute('aria-label'))") == [
+        "Give to a bot: Seat 3"]
+    assert page.evaluate(LABEL_MISMATCHES) == []
