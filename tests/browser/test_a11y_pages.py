@@ -101,3 +101,30 @@ def test_a_buttons_name_contains_the_words_it_shows(new_client: Any, locale: str
     assert give.evaluate_all("els => els.map(e => e.getAttribute('aria-label'))") == [
         "Give to a bot: Seat 3"]
     assert page.evaluate(LABEL_MISMATCHES) == []
+
+
+FOCUSED_HEADING = """() => { const ae = document.activeElement;
+  return ae && ae.tagName === 'H1' && ae.tabIndex === -1 ? ae.textContent : null; }"""
+
+
+def test_moving_between_pages_takes_the_focus_to_the_new_pages_heading(new_client: Any) -> None:
+    page = new_client(viewport=DESKTOP).page
+    page.goto("/")
+    start = page.locator("h1").inner_text()
+    page.locator("a[data-link][href='/how-to-play']").last.click()
+    page.wait_for_url("**/how-to-play")
+    # the page's contents (loaded after it opens) leave the focus on its heading
+    page.locator("#examples").wait_for()
+    page.wait_for_function(f"() => ({FOCUSED_HEADING})() === "
+                           "document.querySelector('#howto-h').textContent", timeout=5_000)
+    page.go_back()
+    page.wait_for_url(lambda u: u.endswith("/"))
+    page.wait_for_function(f"t => ({FOCUSED_HEADING})() === t", arg=start, timeout=5_000)
+    # the top bar's link too, and the page opened by its address keeps the browser's focus
+    page.locator("#nav-howto").click()
+    page.wait_for_url("**/how-to-play")
+    page.locator("#examples").wait_for()
+    page.wait_for_function(f"() => ({FOCUSED_HEADING})() !== null", timeout=5_000)
+    page.goto("/how-to-play")
+    page.locator("#examples").wait_for()
+    assert page.evaluate("() => document.activeElement === document.body")
