@@ -15,6 +15,24 @@ from tests.conftest import run_async
 HAND_ENABLED = ".hand-cards button.card:not([disabled])"
 SUIT_ENABLED = ".trump-choice button.suit-btn:not([disabled])"
 
+# For an init script: the WCAG contrast ratio of two CSS colours (__ratio), and the colours behind
+# an element (__behind): the first ancestor's opaque background colour, or every stop of its
+# gradient (the felt).
+CONTRAST_JS = """
+window.__lum = (c) => { const [r, g, b] = c.match(/[\\d.]+/g).slice(0, 3).map((x) => {
+  const v = Number(x) / 255; return v <= 0.03928 ? v / 12.92 : ((v + 0.055) / 1.055) ** 2.4; });
+  return 0.2126 * r + 0.7152 * g + 0.0722 * b; };
+window.__ratio = (a, b) => { const [x, y] = [__lum(a), __lum(b)].sort((p, q) => q - p);
+  return (x + 0.05) / (y + 0.05); };
+window.__alpha = (c) => { const m = c.match(/[\\d.]+/g); return m.length > 3 ? Number(m[3]) : 1; };
+window.__behind = (el) => { for (let e = el.parentElement; e; e = e.parentElement) {
+  const s = getComputedStyle(e), stops = s.backgroundImage.match(/rgba?\\([^)]*\\)/g);
+  if (stops) return stops;
+  if (__alpha(s.backgroundColor) === 1) return [s.backgroundColor]; }
+  return ['rgb(255, 255, 255)']; };
+window.__worst = (c, el) => Math.min(...__behind(el).map((b) => __ratio(c, b)));
+"""
+
 
 def state(page: Any) -> dict[str, str]:
     """The table's machine-readable state (data-* attributes of .table-page)."""

@@ -21,7 +21,7 @@ from hokmclient import LocalServer
 from tests.conftest import wait_for
 
 from .conftest import DESKTOP, PHONE, ROOT, Client
-from .helpers import http
+from .helpers import CONTRAST_JS, http
 from .test_pages import assert_named
 
 pytestmark = pytest.mark.browser
@@ -229,6 +229,33 @@ def test_the_replay_shows_the_analysis_of_a_finished_match(
 
 
 @pytest.mark.timeout(120)
+def test_the_graphs_line_and_marked_points_stand_out_from_its_background(
+        new_client: Any, analysed: tuple[str, dict[str, Any]]) -> None:
+    """WCAG 1.4.11: the line and the costly moves' dots are at least 3:1 against the graph's dark
+    background and its light area (the line was 1.69:1 on the dark, the dots 1.63 to 2.26)."""
+    match_id, answer = analysed
+    c = new_client(viewport=DESKTOP)
+    c.context.add_init_script(CONTRAST_JS)
+    serve_canned(c.page, answer, pending=0)
+    c.page.goto(f"/replay/{match_id}?analysis=1&step=0")
+    c.page.locator("svg.an-chart circle.an-pt.cost-round").wait_for()
+    got = c.page.evaluate("""() => {
+      const fill = (sel, prop = 'fill') => getComputedStyle(document.querySelector(sel))[prop];
+      const bg = fill('svg.an-chart .an-bg'), area = fill('svg.an-chart .an-area');
+      const parts = { line: fill('svg.an-chart .an-line', 'stroke'),
+        point: fill('svg.an-chart circle.an-pt:not([class*=cost]):not(.here)'),
+        trick: fill('svg.an-chart circle.an-pt.cost-trick'),
+        kot: fill('svg.an-chart circle.an-pt.cost-kot'),
+        round: fill('svg.an-chart circle.an-pt.cost-round') };
+      return Object.fromEntries(Object.entries(parts).map(([k, c]) =>
+        [k, [c, __ratio(c, bg), __ratio(c, area)]])); }""")
+    low = {k: v for k, v in got.items() if min(v[1], v[2]) < 3}
+    assert not low, got
+    # the meaning stays: the line and a plain point alike, each cost its own colour
+    assert got["line"][0] == got["point"][0], got
+    assert len({got[k][0] for k in ("line", "trick", "kot", "round")}) == 4, got
+
+
 def test_the_analysis_names_the_players_at_the_replays_first_step(
         new_client: Any, gateway: str, analysed: tuple[str, dict[str, Any]]) -> None:
     """The finding (friends at a table): opened at the start of the replay, where no seat is

@@ -183,7 +183,7 @@ def test_an_open_seat_can_be_given_to_a_bot_and_spectators_can_watch(new_client:
     a.get_by_role("button", name="Create the room").click()
     a.wait_for_url(re.compile(r"/m/[\w-]+$"))
     wait_phase(a, "waiting")
-    a.get_by_role("button", name="Give seat 2 to a computer player").click()
+    a.get_by_role("button", name="Give to a bot: Seat 2").click()
     wait_phase(a, "choosing_trump", "playing")
     # a second browser without a seat: the match is full, it can watch
     guest = new_client(viewport=PHONE)

@@ -48,7 +48,31 @@ function chrome() {
   document.getElementById("nav-howto").href = m ? `/how-to-play?match=${m[1]}` : "/how-to-play";
 }
 
-async function render() {
+/** WCAG 2.4.3: after a navigation in the page the focus goes to the new page's <h1> (or <main>),
+ *  not to <body>.  A page may build or rebuild its heading after loading: until the user acts
+ *  (or 10 s), focus found on <body> goes to the page's current heading again. */
+let stopFollowing = () => {};
+function focusPage() {
+  stopFollowing();
+  const land = () => {
+    const h1 = root.querySelector("h1");
+    if (h1 && !h1.hasAttribute("tabindex")) h1.tabIndex = -1;
+    (h1 || root).focus({ preventScroll: true });
+  };
+  land();
+  const lost = () => { const ae = document.activeElement; if (!ae || ae === document.body) land(); };
+  const watch = new MutationObserver(lost);
+  watch.observe(root, { childList: true, subtree: true });
+  const timer = setTimeout(() => stopFollowing(), 10_000);
+  const acted = () => stopFollowing();
+  for (const ev of ["keydown", "pointerdown"]) document.addEventListener(ev, acted, true);
+  stopFollowing = () => {
+    watch.disconnect(); clearTimeout(timer); stopFollowing = () => {};
+    for (const ev of ["keydown", "pointerdown"]) document.removeEventListener(ev, acted, true);
+  };
+}
+
+async function render(moved = false) {
   const my = ++seq;
   if (page) { try { page.unmount(); } catch (e) { console.warn(e); } page = null; }
   chrome();
@@ -64,11 +88,13 @@ async function render() {
     document.title = "Hokm";
     root.append(h("section.page.narrow", {}, h("h1", { text: t("notfound.title") }),
       h("p", {}, h("a", { href: "/", "data-link": true, text: t("notfound.home") }))));
+    if (moved) focusPage();
     return;
   }
   const mod = await found[0]();
   if (my !== seq) return; // a newer navigation won
   page = mod.mount(root, found[1]) || null;
+  if (moved) focusPage();
 }
 
 // internal links: <a data-link> navigate without reloading
@@ -82,8 +108,8 @@ document.addEventListener("click", (ev) => {
 });
 let lastPath = null;
 // a click on an in-page anchor (#section) also fires popstate: only re-render for a new page
-window.addEventListener("popstate", () => { if (location.pathname + location.search !== lastPath) render(); });
+window.addEventListener("popstate", () => { if (location.pathname + location.search !== lastPath) render(true); });
 
-setRenderer(render);
+setRenderer(() => render(true));
 await setLang(preferredLang());
 render();

@@ -62,7 +62,8 @@ export function mount(root) {
   document.title = `Hokm — ${t("nav.howto")}`;
   const matchId = new URLSearchParams(location.search).get("match");
   let alive = true;
-  const page = h("article.page.howto", { "aria-labelledby": "howto-h" }, h("h1", { id: "howto-h", text: t("nav.howto") }));
+  const heading = h("h1", { id: "howto-h", text: t("nav.howto") });
+  const page = h("article.page.howto", { "aria-labelledby": "howto-h" }, heading);
   root.append(page);
   const roomBox = h("section.room-rules", { hidden: true, "aria-labelledby": "room-rules-h" });
 
@@ -71,7 +72,8 @@ export function mount(root) {
     let c;
     try { c = await content(code); } catch { c = await content("en"); }
     if (!alive) return;
-    const out = [h("h1", { id: "howto-h", text: c.title || t("nav.howto") })];
+    heading.textContent = c.title || t("nav.howto"); // kept, not rebuilt: it may have the focus
+    const out = [];
     if (c.intro) out.push(h("p.lead", { text: c.intro }));
     if (matchId) out.push(roomBox);
     const toc = h("nav", { "aria-label": t("howto.contents") }, h("ul", {},
@@ -99,7 +101,8 @@ export function mount(root) {
       c.house_intro ? h("p", { text: c.house_intro }) : null,
       h("dl", {}, ...FLAGS.flatMap((f) => [h("dt", {}, h("strong", { text: t(`rules.${f}`) })), h("dd", { text: t(`rules.${f}_desc`) })]))));
     out.push(h("p", {}, h("a", { href: matchId ? `/m/${matchId}` : "/", "data-link": true, text: matchId ? t("howto.back_table") : t("table.home") })));
-    fill(page, ...out);
+    while (heading.nextSibling) heading.nextSibling.remove();
+    page.append(...out.filter(Boolean));
     if (matchId) loadRoom();
   }
 

@@ -4,13 +4,15 @@
 import { api, store, GAMES, MAX_NAME } from "./api.js";
 import { h, fill } from "./cards.js";
 import { t } from "./i18n.js";
-import { errorText, navigate, toast } from "./ui.js";
+import { announce, errorText, navigate, toast } from "./ui.js";
 
 const LEVELS = ["easy", "medium", "hard", "expert"];
 const GAME_KEYS = Object.keys(GAMES); // four (the default), simple, talon, three
 
 function field(id, label, control, hint) {
   control.id = id;
+  // WCAG 1.3.1: the hint under a field is its accessible description
+  if (hint) control.setAttribute("aria-describedby", `${id}-hint`);
   return h("div.field", {}, h("label", { for: id, text: label }), control,
     hint ? h("p.hint", { id: `${id}-hint`, text: hint }) : null);
 }
@@ -29,10 +31,11 @@ function secondsField(id, key, choices, value) {
   return [control, field(id, t(key), control, t(`${key}_desc`))];
 }
 
-function check(id, label, desc) {
-  const box = h("input", { type: "checkbox", id, name: id, "aria-describedby": `${id}-desc` });
-  return h("div.check", {}, box, h("label", { for: id }, h("strong", { text: label }),
-    h("span.desc", { id: `${id}-desc`, text: " " + desc })));
+/** A box (or radio) named by `label` alone and described by `desc`, said once each. */
+function check(id, label, desc, attrs = { type: "checkbox", name: id }) {
+  return h("div.check", {}, h("input", { ...attrs, id, "aria-describedby": `${id}-desc` }),
+    h("span", {}, h("label", { for: id }, h("strong", { text: label })),
+      h("span.desc", { id: `${id}-desc`, text: " " + desc })));
 }
 
 export function mount(root) {
@@ -49,11 +52,8 @@ export function mount(root) {
 
   // ---- the game (for solo play and for rooms) ----
   const gameGroup = h("fieldset.games", { id: "game-choice" }, h("legend", { text: t("start.game") }),
-    ...GAME_KEYS.map((g) => h("div.check", {},
-      h("input", { type: "radio", name: "game", id: `game-${g}`, value: g, checked: g === "four", "aria-describedby": `game-${g}-desc` }),
-      // the name alone labels the radio; the line saying what the game is describes it
-      h("span", {}, h("label", { for: `game-${g}` }, h("strong", { text: t(`game.${g}`) })),
-        h("span.desc", { id: `game-${g}-desc`, text: " " + t(`game.${g}_desc`) })))));
+    ...GAME_KEYS.map((g) => check(`game-${g}`, t(`game.${g}`), t(`game.${g}_desc`),
+      { type: "radio", name: "game", value: g, checked: g === "four" })));
   const game = () => gameGroup.querySelector("input:checked").value;
   /** What create sends for the game chosen: `players`, and the rules that name the game. */
   const gameBody = () => {
@@ -128,8 +128,14 @@ export function mount(root) {
   onGame();
   // bavney and double_sar cannot be combined (400 bad_rules): keep the form consistent
   const bav = form.querySelector("#r-bavney"), dsar = form.querySelector("#r-double_sar");
-  bav.addEventListener("change", () => { if (bav.checked) dsar.checked = false; });
-  dsar.addEventListener("change", () => { if (dsar.checked) bav.checked = false; });
+  // (WCAG 3.2.2, 4.1.3: the box unticked by the other is said, politely)
+  const exclusive = (box, other, on, off) => box.addEventListener("change", () => {
+    if (!box.checked || !other.checked) return;
+    other.checked = false;
+    announce(t("rules.unticked", { off: t(`rules.${off}`), on: t(`rules.${on}`) }));
+  });
+  exclusive(bav, dsar, "bavney", "double_sar");
+  exclusive(dsar, bav, "double_sar", "bavney");
   form.addEventListener("submit", async (ev) => {
     ev.preventDefault();
     const btn = form.querySelector("button[type=submit]");

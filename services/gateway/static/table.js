@@ -934,7 +934,8 @@ function mountTable(root, matchId, token, ctl) {
       const li = h("li", {}, h("span.seat-no", { text: t("start.seat_n", { n: i + 1 }) + ": " }), s.empty ? h("em", { text: t("seat.open") }) : s.name);
       if (s.empty && token) {
         const b = h("button", { type: "button", "data-bot-seat": String(i), text: t("waiting.give_bot") });
-        b.setAttribute("aria-label", t("waiting.give_bot_n", { n: i + 1 }));
+        // WCAG 2.5.3: the name starts with the words shown ("Give to a bot: Seat 3")
+        b.setAttribute("aria-label", `${t("waiting.give_bot")}: ${t("start.seat_n", { n: i + 1 })}`);
         b.addEventListener("click", async () => {
           b.disabled = true;
           try { await api.giveBot(matchId, i, token, "medium"); } catch (e) { toast(errorText(e)); b.disabled = false; }

@@ -1,0 +1,130 @@
+"""Accessibility of the pages around the table (the start page, moving between pages), read from
+chromium's own accessibility tree (CDP) where a name or a description is the point."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from .conftest import DESKTOP
+from .helpers import open_room
+
+pytestmark = pytest.mark.browser
+
+
+def ax(page: Any, selector: str) -> dict[str, str]:
+    """The accessible name and description chromium computes for the element at ``selector``."""
+    cdp = page.context.new_cdp_session(page)
+    try:
+        root = cdp.send("DOM.getDocument", {"depth": 0})["root"]["nodeId"]
+        node = cdp.send("DOM.querySelector", {"nodeId": root, "selector": selector})["nodeId"]
+        assert node, f"no {selector}"
+        got = cdp.send("Accessibility.getPartialAXTree",
+                       {"nodeId": node, "fetchRelatives": False})["nodes"][0]
+    finally:
+        cdp.detach()
+    return {k: " ".join(str(got.get(k, {}).get("value", "")).split())
+            for k in ("name", "description")}
+
+
+def test_the_start_pages_hints_describe_their_fields(new_client: Any) -> None:
+    page = new_client(viewport=DESKTOP).page
+    page.goto("/")
+    page.locator("#r-away").wait_for(state="attached")
+    for field in ("player-name", "r-deal", "r-teams", "r-turn", "r-away"):
+        hint = page.locator(f"p.hint#{field}-hint").inner_text().strip()
+        assert hint, field
+        assert ax(page, f"#{field}")["description"] == " ".join(hint.split()), field
+
+
+def test_a_house_rules_box_is_named_by_the_rule_and_described_once(new_client: Any) -> None:
+    page = new_client(viewport=DESKTOP).page
+    page.goto("/")
+    page.locator("#r-double_sar").wait_for(state="attached")
+    for rule, name in (("must_trump", "Must trump"), ("satat", "Satat"), ("bavney", "Bavney"),
+                       ("double_sar", "Double sar")):
+        desc = " ".join(page.locator(f"#r-{rule}-desc").inner_text().split())
+        got = ax(page, f"#r-{rule}")
+        assert got == {"name": name, "description": desc}, rule
+    # the games' radios are built the same way
+    assert ax(page, "#game-three")["name"] == "Three players"
+
+
+def test_bavney_and_double_sar_say_when_one_unticks_the_other(new_client: Any) -> None:
+    page = new_client(viewport=DESKTOP).page
+    page.goto("/")
+    said = "#announce"
+    page.get_by_role("checkbox", name="Bavney").check()
+    page.get_by_role("checkbox", name="Double sar").check()
+    page.wait_for_function(
+        "() => document.querySelector('#announce').textContent.includes("
+        "'Bavney was unticked: it cannot be played with Double sar.')", timeout=5_000)
+    assert not page.get_by_role("checkbox", name="Bavney").is_checked()
+    page.get_by_role("checkbox", name="Bavney").check()
+    page.wait_for_function(
+        "() => document.querySelector('#announce').textContent.includes("
+        "'Double sar was unticked: it cannot be played with Bavney.')", timeout=5_000)
+    assert not page.get_by_role("checkbox", name="Double sar").is_checked()
+    # unticking or ticking a box alone says nothing
+    lines = page.locator(f"{said} p").count()
+    page.get_by_role("checkbox", name="Bavney").uncheck()
+    page.get_by_role("checkbox", name="Satat").check()
+    assert page.locator(f"{said} p").count() == lines
+
+
+# Buttons and links named by aria-label whose name does not contain the words they show (what is
+# aria-hidden is not shown as words: glyphs, card faces).
+LABEL_MISMATCHES = """() => [...document.querySelectorAll('button[aria-label], a[aria-label]')]
+  .filter((el) => el.getClientRects().length)
+  .map((el) => {
+    const copy = el.cloneNode(true);
+    copy.querySelectorAll('[aria-hidden=true]').forEach((n) => n.remove());
+    return [copy.textContent.replace(/\\s+/g, ' ').trim(), el.getAttribute('aria-label')];
+  })
+  .filter(([shown, name]) => shown && !name.toLowerCase().includes(shown.toLowerCase()))"""
+
+
+@pytest.mark.parametrize("locale", ["en-US", "fa-IR"])
+def test_a_buttons_name_contains_the_words_it_shows(new_client: Any, locale: str) -> None:
+    page = new_client(viewport=DESKTOP, locale=locale).page
+    page.goto("/")
+    page.locator("#brand-link[aria-label]").wait_for(state="attached")
+    page.locator("#r-away").wait_for(state="attached")
+    assert page.evaluate(LABEL_MISMATCHES) == []
+    if locale != "en-US":
+        return
+    # the waiting room's "Give to a bot" for the open seat (seat 3 by default)
+    open_room(page, "Host", {})
+    give = page.locator("button[data-bot-seat]")
+    give.first.wait_for()
+    assert give.evaluate_all("els => els.map(e => e.getAttribute('aria-label'))") == [
+        "Give to a bot: Seat 3"]
+    assert page.evaluate(LABEL_MISMATCHES) == []
+
+
+FOCUSED_HEADING = """() => { const ae = document.activeElement;
+  return ae && ae.tagName === 'H1' && ae.tabIndex === -1 ? ae.textContent : null; }"""
+
+
+def test_moving_between_pages_takes_the_focus_to_the_new_pages_heading(new_client: Any) -> None:
+    page = new_client(viewport=DESKTOP).page
+    page.goto("/")
+    start = page.locator("h1").inner_text()
+    page.locator("a[data-link][href='/how-to-play']").last.click()
+    page.wait_for_url("**/how-to-play")
+    # the page's contents (loaded after it opens) leave the focus on its heading
+    page.locator("#examples").wait_for()
+    page.wait_for_function(f"() => ({FOCUSED_HEADING})() === "
+                           "document.querySelector('#howto-h').textContent", timeout=5_000)
+    page.go_back()
+    page.wait_for_url(lambda u: u.endswith("/"))
+    page.wait_for_function(f"t => ({FOCUSED_HEADING})() === t", arg=start, timeout=5_000)
+    # the top bar's link too, and the page opened by its address keeps the browser's focus
+    page.locator("#nav-howto").click()
+    page.wait_for_url("**/how-to-play")
+    page.locator("#examples").wait_for()
+    page.wait_for_function(f"() => ({FOCUSED_HEADING})() !== null", timeout=5_000)
+    page.goto("/how-to-play")
+    page.locator("#examples").wait_for()
+    assert page.evaluate("() => document.activeElement === document.body")
