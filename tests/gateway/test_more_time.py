@@ -113,7 +113,7 @@ def test_more_time_is_refused_off_the_seats_own_limited_turn(gw: Gateway) -> Non
 
 
 def test_the_watchdog_keeps_to_the_new_deadline(gw: Gateway) -> None:
-    """A limit of 3 s, more time asked with about a second and a half left, just as a watchdog
+    """A limit of 10 s, more time asked with about five seconds left, just as a watchdog
     (its clock ahead) read the turn's entry as due: that watchdog finds it not due and leaves
     the entry where it was moved; no stand-in at the turn's first deadline (the gateway's
     worker watchdog runs on the clock), one at the new deadline."""
@@ -121,12 +121,14 @@ def test_the_watchdog_keeps_to_the_new_deadline(gw: Gateway) -> None:
 
     from services.bots import recover_turns
 
-    match_id, tokens = two_human_room(gw, 87, turn_timeout=3)
+    match_id, tokens = two_human_room(gw, 87, turn_timeout=10)
     version = gw.rt.service.load(match_id).version
     with socket(gw, match_id, tokens[0]) as ws0, socket(gw, match_id, tokens[1]):
         limit_frame(ws0, version)
         first = float(stored(gw, match_id)[0][b"deadline"])
-        wait_for(lambda: time.time() > first - 1.5, 5, what="half the limit gone")
+        # half the limit gone: the rest leaves room for a loaded machine (CI failed once
+        # with 1.5 s left: the ask arrived after the deadline and was refused)
+        wait_for(lambda: time.time() > first - 5, 10, what="half the limit gone")
 
         def due(match: str, seat: int, at: int) -> int | None:
             ws0.send_json({"type": "more_time"})  # asked as the watchdog looks
