@@ -209,7 +209,7 @@ function mountTable(root, matchId, token, ctl) {
     pending: false, pendingTimer: null, pendingOnSocket: false, conn: "connecting",
     lost: false, // the connection was lost and is not back yet (the retries say so too)
     hints: { on: false, since: null, forVersion: null, data: null, note: "", exhausted: false },
-    resultKey: null, trickKey: null, drawSeen: false, statusKey: null, dealKey: null,
+    resultRound: null, trickKey: null, drawSeen: false, statusKey: null, dealKey: null,
     banner: null, // {kind: "result"|"draw"|"deal", ...} shown in the middle
     completed: null, // the completed trick being shown
     trumpShown: false, handSeen: false,
@@ -292,7 +292,12 @@ function mountTable(root, matchId, token, ctl) {
 
   function pump() {
     if (!alive || S.holding || !S.queue.length) return;
-    if (S.queue.length > 12) S.queue = S.queue.slice(-1); // far behind (catch-up): show the latest
+    if (S.queue.length > 12) { // far behind (catch-up): show the latest, after the last round's
+      // end on the way if its result was not told yet (a result is told at its round's end only)
+      const latest = S.queue[S.queue.length - 1];
+      const end = S.queue.filter((x) => x.phase === "round_over").pop();
+      S.queue = end && end !== latest && end.round !== S.resultRound ? [end, latest] : [latest];
+    }
     const v = S.queue.shift();
     const hold = step(v);
     render();
@@ -372,18 +377,16 @@ function mountTable(root, matchId, token, ctl) {
       }
       S.dealKey = dkey;
     }
-    // a round's result (the view keeps the last result, so compare with what we showed)
-    const rkey = v.result ? `${v.round}:${JSON.stringify(v.result)}` : null;
-    if (rkey && rkey !== S.resultKey) {
-      if (!first || v.phase === "round_over" || v.phase === "match_over") {
-        msgs.push(resultText(v, v.result));
-        if (!mine) {
-          S.banner = { kind: "result" };
-          hold = Math.max(hold, v.phase === "match_over" ? 0 : 2600);
-          if (v.phase !== "match_over") S.afterHold = () => { if (S.banner && S.banner.kind === "result") S.banner = null; };
-        }
+    // a round's result, told once as the round ends: the view carries the last result into the
+    // next round (and two rounds may end alike), so what counts is the round whose end it is
+    if (v.result && (v.phase === "round_over" || v.phase === "match_over") && v.round !== S.resultRound) {
+      msgs.push(resultText(v, v.result));
+      if (!mine) {
+        S.banner = { kind: "result" };
+        hold = Math.max(hold, v.phase === "match_over" ? 0 : 2600);
+        if (v.phase !== "match_over") S.afterHold = () => { if (S.banner && S.banner.kind === "result") S.banner = null; };
       }
-      S.resultKey = rkey;
+      S.resultRound = v.round;
     }
     if (v.phase === "match_over") {
       S.banner = { kind: "over" };

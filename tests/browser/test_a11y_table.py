@@ -1,0 +1,102 @@
+"""What the table says to a screen reader, and how its keys and pauses behave, on a server of
+this module's own that takes stacked decks: the player (seat 0) is the first Hakem and holds
+every spade, names spades and leads them, so every round is a kot of seven tricks won by the
+player, and every round ends with the same result."""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from hokmclient import NO_LIMITS, Client, LocalServer
+from hokmclient.cards import RANKS, SUITS
+
+from .conftest import DESKTOP
+from .helpers import HAND_ENABLED, RECORDER, SUIT_ENABLED, open_table, recorded, state
+
+pytestmark = pytest.mark.browser
+
+ROOT = Path(__file__).resolve().parents[2]
+EN = json.loads((ROOT / "services/gateway/static/i18n/en.json").read_text())
+
+
+@pytest.fixture(scope="module")
+def stacked() -> Iterator[str]:
+    """A server that takes stacked decks (the session's gateway, as a player meets it, does not)."""
+    with LocalServer(env={**NO_LIMITS, "HOKM_ALLOW_STACKED_DECKS": "1"}, cwd=ROOT) as server:
+        yield server.url
+
+
+def hakem_sweeps() -> list[str]:
+    """A deck that deals every spade to the Hakem ``h`` (``deck[0:5]``, ``deck[20:24]``,
+    ``deck[36:40]``; docs/api.md "Stacked decks")."""
+    spades = [r + "S" for r in RANKS]
+    others = iter(r + s for s in SUITS if s != "S" for r in RANKS)
+    deck = [""] * 52
+    for at, card in zip([*range(0, 5), *range(20, 24), *range(36, 40)], spades, strict=True):
+        deck[at] = card
+    return [card or next(others) for card in deck]
+
+
+def sweeping_match(base: str) -> tuple[str, str]:
+    """A match of the player (seat 0, the first Hakem, every spade) and three easy bots:
+    four kots make it (2 points each, target 7).  Returns the match id and the token."""
+    with Client(base) as client:
+        created = client.create(seats=["human"] + ["bot:easy"] * 3, name="Tester",
+                                rules={"target": 7}, first_hakem=0,
+                                decks=[hakem_sweeps() for _ in range(4)])
+    return str(created["match_id"]), str(created["token"])
+
+
+def table(new_client: Any, base: str, lang: str = "en") -> tuple[Any, str]:
+    """The player's table of a new sweeping match, the live region recorded."""
+    match_id, token = sweeping_match(base)
+    c = new_client(viewport=DESKTOP)
+    c.context.add_init_script(RECORDER)
+    if lang != "en":
+        c.context.add_init_script(f"localStorage.setItem('hokm.lang', '{lang}')")
+    page = open_table(c.page, match_id, token, base)
+    page.locator(".table-page").wait_for()
+    return page, match_id
+
+
+def play_sweeping(page: Any, timeout: float = 400) -> None:
+    """Name spades and play the first playable card (the highest spade) until the match is
+    over."""
+    deadline = time.monotonic() + timeout
+    while state(page).get("phase") != "match_over":
+        assert time.monotonic() < deadline, state(page)
+        target = page.locator(f"{SUIT_ENABLED}[data-suit='S'], {HAND_ENABLED}").first
+        try:
+            target.click(timeout=1000)
+        except Exception:  # nothing to do yet, or the table moved on meanwhile: look again
+            time.sleep(0.05)
+
+
+def round_results(base: str, match_id: str) -> list[dict[str, Any]]:
+    """The result of every round of the match, in order, from its public records."""
+    with Client(base) as client:
+        records = client.events(match_id, 0)["events"]
+    return [e for r in records for e in r["events"] if e["type"] == "round_ended"]
+
+
+@pytest.mark.timeout(600)
+def test_each_round_result_is_said_once_as_the_round_ends(
+        new_client: Any, stacked: str) -> None:
+    page, match_id = table(new_client, stacked)
+    play_sweeping(page)
+    page.locator(".banner.over").wait_for()
+    results = round_results(stacked, match_id)
+    assert len(results) == 4 and len({json.dumps(r) for r in results}) == 1, results
+    # the player's side won every round: "Kot: We took seven tricks ... (7–0): 2 points"
+    kot = EN["result.kot"].format(team="We", tricks="7–0", points=2)
+    at = recorded(page)["at"]
+    told = [(line["round"], line["phase"]) for line in at for _ in range(line["text"].count(kot))]
+    # once a round, as it ends (the last one with the match)
+    assert told == [("1", "round_over"), ("2", "round_over"), ("3", "round_over"),
+                    ("4", "match_over")], at
