@@ -100,3 +100,6 @@ def test_each_round_result_is_said_once_as_the_round_ends(
     # once a round, as it ends (the last one with the match)
     assert told == [("1", "round_over"), ("2", "round_over"), ("3", "round_over"),
                     ("4", "match_over")], at
+    # the match's result, once
+    over = EN["over.won"].format(score="8–0")
+    assert sum(line["text"].count(over) for line in at) == 1, at

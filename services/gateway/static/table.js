@@ -397,7 +397,9 @@ function mountTable(root, matchId, token, ctl) {
     // (another player's turn to play is not told: their card is, a moment later)
     const skey = statusText(v);
     const othersPlay = v.phase === "playing" && v.turn !== v.seat;
-    if (skey !== S.statusKey) { if ((!first || isMyDecision(v)) && !othersPlay) msgs.push(skey); S.statusKey = skey; }
+    // (the match's end is its status too: told once, above)
+    const told = othersPlay || v.phase === "match_over";
+    if (skey !== S.statusKey) { if ((!first || isMyDecision(v)) && !told) msgs.push(skey); S.statusKey = skey; }
     if (msgs.length) announce(msgs.join(". "));
     return hold;
   }
