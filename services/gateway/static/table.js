@@ -1111,9 +1111,19 @@ function mountTable(root, matchId, token, ctl) {
     api.events(matchId, token, lim.version).then((r) => {
       const rec = (r.events || []).find((e) => e.version === lim.version + 1);
       if (!alive || !rec || !rec.stand_in || rec.actor !== lim.seat) return;
-      toast(t("limit.stand_in"), 10000);
-      announce(t("limit.stand_in"));
+      const text = standInText("limit", rec);
+      toast(text, 10000);
+      announce(text);
     }, () => {});
+  }
+
+  /** What a stand-in did for the seat in one record, in `kind`'s words ("limit": the turn's
+   *  time ran out; "away"): the card it played or the trump it named, else that it moved. */
+  function standInText(kind, rec) {
+    const e = (rec.events || []).find((x) => x.type === "card_played" || x.type === "trump_chosen");
+    if (e && e.type === "card_played") return t(`${kind}.stand_in_card`, { card: cardName(e.card) });
+    if (e) return t(`${kind}.stand_in_trump`, { suit: capitalize(suitName(e.suit)) });
+    return t(kind === "limit" ? "limit.stand_in" : "away.stand_in_one");
   }
 
   // ---- connection ----
@@ -1151,9 +1161,10 @@ function mountTable(root, matchId, token, ctl) {
     if (!token || latest?.seat == null) return;
     const seat = latest.seat;
     const tell = (records) => {
-      const n = records.filter((r) => r.stand_in && r.actor === seat).length;
+      const mine = records.filter((r) => r.stand_in && r.actor === seat);
+      const n = mine.length;
       if (!alive || !n) return;
-      const text = n === 1 ? t("away.stand_in_one") : t("away.stand_in", { n });
+      const text = n === 1 ? standInText("away", mine[0]) : t("away.stand_in", { n });
       toast(text, 10000); // the player is just back: long enough to be read
       announce(text);
     };
