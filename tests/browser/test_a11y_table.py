@@ -103,3 +103,13 @@ def test_each_round_result_is_said_once_as_the_round_ends(
     # the match's result, once
     over = EN["over.won"].format(score="8–0")
     assert sum(line["text"].count(over) for line in at) == 1, at
+
+
+@pytest.mark.timeout(120)
+def test_reduced_motion_keeps_the_pauses(new_client: Any, stacked: str) -> None:
+    """Reduced motion takes the movement away, not the time to read a trick (the pauses were
+    multiplied by 0.15)."""
+    page, _ = table(new_client, stacked)  # the clients of these tests ask for reduced motion
+    assert page.evaluate("() => matchMedia('(prefers-reduced-motion: reduce)').matches")
+    page.wait_for_function("() => document.querySelector('.table-page').dataset.pace")
+    assert state(page)["pace"] == "1"

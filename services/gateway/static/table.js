@@ -3,7 +3,7 @@
 //
 // Views are whole snapshots.  They are queued and shown one after another with short pauses
 // (a completed trick, the ace draw, the deal, a round result stay visible for a moment), so the
-// game can be followed even when bots answer instantly.  prefers-reduced-motion shortens them.
+// game can be followed even when bots answer instantly, with reduced motion too.
 import { api, store, MatchSocket, commandId, gameOf, MAX_NAME } from "./api.js";
 import { h, fill, cardButton, cardImage, cardBack, suitButton, suitBadge } from "./cards.js";
 import { t, cardName, suitName, capitalize, isRtl } from "./i18n.js";
@@ -202,8 +202,9 @@ function mountJoin(root, matchId, ctl, note) {
 
 // ---------------------------------------------------------------- the table
 function mountTable(root, matchId, token, ctl) {
-  const reduce = matchMedia("(prefers-reduced-motion: reduce)").matches;
-  const pace = reduce ? 0.15 : 1; // multiplier for every pause
+  // multiplier for every pause (data-pace, for tests).  Reduced motion keeps the pauses: it
+  // takes the movement away (style.css), not the time to read a trick or a result
+  const pace = 1;
   const S = {
     view: null, queue: [], holding: false, holdTimer: null, afterHold: null,
     pending: false, pendingTimer: null, pendingOnSocket: false, conn: "connecting",
@@ -539,7 +540,7 @@ function mountTable(root, matchId, token, ctl) {
     // nothing covers the table while the player has to act (the match-over panel never meets a turn)
     if (myTurn && S.banner && S.banner.kind !== "over") S.banner = null;
     // machine-readable state for tests and browser-driving agents
-    Object.assign(E.page.dataset, { phase: v.phase, round: String(v.round), version: String(v.version),
+    Object.assign(E.page.dataset, { pace: String(pace), phase: v.phase, round: String(v.round), version: String(v.version),
       seat: v.seat == null ? "" : String(v.seat), turn: v.turn == null ? "" : String(v.turn), myTurn: String(myTurn) });
     document.title = myTurn ? `Hokm — ${t("title.your_turn")}` : "Hokm";
     fill(E.status, ...statusNodes(v));
