@@ -981,7 +981,7 @@ function mountTable(root, matchId, token, ctl) {
     const H = S.hints;
     const started = v.seat != null && v.phase !== "waiting" && v.phase !== "match_over";
     E.hints.hidden = !started;
-    E.hintsBtn.textContent = H.on ? t("hints.on") : t("hints.off");
+    E.hintsBtn.textContent = t("hints.title"); // the state is aria-pressed's (said once)
     E.hintsBtn.setAttribute("aria-pressed", H.on ? "true" : "false");
     E.hintsRestart.hidden = !H.on;
     for (const b of E.handGroup.querySelectorAll(".hinted")) b.classList.remove("hinted");
