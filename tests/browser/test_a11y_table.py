@@ -113,3 +113,26 @@ def test_reduced_motion_keeps_the_pauses(new_client: Any, stacked: str) -> None:
     assert page.evaluate("() => matchMedia('(prefers-reduced-motion: reduce)').matches")
     page.wait_for_function("() => document.querySelector('.table-page').dataset.pace")
     assert state(page)["pace"] == "1"
+
+
+def focused(page: Any, attr: str) -> str:
+    return str(page.evaluate(f"() => document.activeElement.dataset.{attr}"))
+
+
+@pytest.mark.timeout(120)
+@pytest.mark.parametrize("lang", ["en", "fa"])
+def test_arrow_keys_move_between_the_trump_suits(new_client: Any, stacked: str,
+                                                  lang: str) -> None:
+    """As in the hand: left and right (mirrored right-to-left), down and up, Home and End."""
+    page, _ = table(new_client, stacked, lang)
+    suits = page.locator(SUIT_ENABLED)
+    suits.first.wait_for()
+    order = suits.evaluate_all("bs => bs.map(b => b.dataset.suit)")
+    last = len(order) - 1
+    suits.first.focus()
+    on, back = ("ArrowLeft", "ArrowRight") if lang == "fa" else ("ArrowRight", "ArrowLeft")
+    for key, at in ((on, 1), ("ArrowDown", 2), ("ArrowUp", 1), (back, 0), (back, last),
+                    ("Home", 0), ("End", last)):
+        page.keyboard.press(key)
+        assert focused(page, "suit") == order[at], key
+

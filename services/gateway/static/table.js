@@ -241,6 +241,7 @@ function mountTable(root, matchId, token, ctl) {
     E.trump = h("section.trump-choice", { hidden: true, "aria-labelledby": "trump-h" });
     E.talon = h("section.talon-choice", { hidden: true, "aria-labelledby": "talon-h" });
     E.talon.addEventListener("keydown", choiceKeys);
+    E.trump.addEventListener("keydown", (ev) => arrowKeys(ev, [...E.trump.querySelectorAll("button.suit-btn:not([disabled])")]));
     // named by aria-label (set in renderHand with the number of cards)
     E.handGroup = h("div.hand-cards", { role: "group", "aria-label": t("table.your_hand"), tabindex: "-1" });
     E.handGroup.addEventListener("keydown", handKeys);
@@ -870,12 +871,13 @@ function mountTable(root, matchId, token, ctl) {
   function choiceKeys(ev) {
     if (ev.target.closest && ev.target.closest(".choices[role=group]")) arrowKeys(ev, [...E.talon.querySelectorAll("button[data-choice]:not([disabled])")]);
   }
-  /** Left / right (mirrored right-to-left), Home and End move the focus along `btns`. */
+  /** Left / right (mirrored right-to-left), down / up, Home and End move the focus along `btns`
+   *  (the hand, the talon's choice, the trump suits). */
   function arrowKeys(ev, btns) {
-    if (!["ArrowLeft", "ArrowRight", "Home", "End"].includes(ev.key)) return;
+    if (!["ArrowLeft", "ArrowRight", "ArrowUp", "ArrowDown", "Home", "End"].includes(ev.key)) return;
     if (!btns.length) return;
     let i = btns.indexOf(document.activeElement);
-    const fwd = (ev.key === "ArrowRight") !== isRtl();
+    const fwd = ev.key === "ArrowDown" || (ev.key !== "ArrowUp" && (ev.key === "ArrowRight") !== isRtl());
     if (ev.key === "Home") i = 0;
     else if (ev.key === "End") i = btns.length - 1;
     else i = i < 0 ? 0 : (i + (fwd ? 1 : -1) + btns.length) % btns.length;
