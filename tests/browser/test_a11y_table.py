@@ -136,3 +136,20 @@ def test_arrow_keys_move_between_the_trump_suits(new_client: Any, stacked: str,
         page.keyboard.press(key)
         assert focused(page, "suit") == order[at], key
 
+
+@pytest.mark.timeout(120)
+def test_a_focused_card_has_the_two_tone_ring(new_client: Any, stacked: str) -> None:
+    """The yellow outline and the dark ring of every focused control, on a card too (the
+    card's own shadow replaced the dark ring)."""
+    page, _ = table(new_client, stacked)
+    page.locator(f"{SUIT_ENABLED}[data-suit='S']").focus()
+    page.keyboard.press("Enter")
+    card = page.locator(HAND_ENABLED).first
+    card.wait_for()
+    card.focus()
+    ring = card.evaluate("""b => { const s = getComputedStyle(b);
+        return { visible: b.matches(':focus-visible'),
+                 outline: s.outlineStyle + ' ' + s.outlineColor, shadow: s.boxShadow }; }""")
+    assert ring["visible"], ring
+    assert ring["outline"] == "solid rgb(255, 191, 71)", ring
+    assert "rgb(0, 0, 0) 0px 0px 0px 5px" in ring["shadow"], ring
