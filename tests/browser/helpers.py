@@ -33,6 +33,44 @@ window.__behind = (el) => { for (let e = el.parentElement; e; e = e.parentElemen
 window.__worst = (c, el) => Math.min(...__behind(el).map((b) => __ratio(c, b)));
 """
 
+# Installed before every page: the texts added to the live region (in `said`; in `at` each with
+# the table's round and phase as the line was added), and every moment the keyboard
+# focus was on <body> or on a disabled element while a watch is on (window.__a11y.watch).
+RECORDER = """
+window.__a11y = { said: [], at: [], badFocus: [], langs: [], watch: false };
+const said = (text) => {
+  if (!text) return;
+  window.__a11y.said.push(text);
+  const d = document.querySelector('.table-page')?.dataset || {};
+  window.__a11y.at.push({ text, round: d.round, phase: d.phase });
+};
+const bad = () => {
+  const ae = document.activeElement;
+  if (window.__a11y.watch && (!ae || ae === document.body || ae.disabled)) {
+    window.__a11y.badFocus.push(ae ? (ae.dataset.card || ae.tagName) : 'none');
+  }
+};
+document.addEventListener('DOMContentLoaded', () => {
+  const el = document.getElementById('announce');
+  new MutationObserver((ms) => {
+    for (const m of ms) {
+      for (const n of m.addedNodes) said(n.textContent);
+      if (m.type === 'characterData') said(m.target.textContent);
+    }
+  }).observe(el, { childList: true, subtree: true, characterData: true });
+  new MutationObserver(bad)
+    .observe(document.body, { childList: true, subtree: true, attributes: true });
+  new MutationObserver(() => window.__a11y.langs.push(document.documentElement.lang))
+    .observe(document.documentElement, { attributes: true, attributeFilter: ['lang'] });
+  const tick = () => { bad(); requestAnimationFrame(tick); };
+  requestAnimationFrame(tick);
+});
+"""
+
+
+def recorded(page: Any) -> dict[str, Any]:
+    return dict(page.evaluate("() => window.__a11y"))
+
 
 def state(page: Any) -> dict[str, str]:
     """The table's machine-readable state (data-* attributes of .table-page)."""
@@ -51,13 +89,13 @@ def wait_my_turn(page: Any, timeout: float = 30_000) -> None:
         "() => document.querySelector('.table-page')?.dataset.myTurn === 'true'", timeout=timeout)
 
 
-def open_table(page: Any, match_id: str, token: str) -> Any:
+def open_table(page: Any, match_id: str, token: str, base: str = "") -> Any:
     """``page`` at the table of ``match_id`` as the seat of ``token`` (stored as the page's
-    own would be when it takes a seat)."""
-    page.goto("/")
+    own would be when it takes a seat); ``base``: a server other than the session's."""
+    page.goto(f"{base}/")
     page.evaluate("([id, tok]) => localStorage.setItem('hokm.token.' + id, tok)",
                   [match_id, token])
-    page.goto(f"/m/{match_id}")
+    page.goto(f"{base}/m/{match_id}")
     return page
 
 

@@ -14,45 +14,14 @@ from hokmclient import Seat
 from .conftest import DESKTOP
 from tests.conftest import wait_for
 
-from .helpers import HAND_ENABLED, SUIT_ENABLED, start_solo, state, wait_my_turn
+from .helpers import (
+    HAND_ENABLED, RECORDER, SUIT_ENABLED, recorded, start_solo, state, wait_my_turn,
+)
 
 pytestmark = pytest.mark.browser
 
 RANK = "(Ace|King|Queen|Jack|Ten|Two|Three|Four|Five|Six|Seven|Eight|Nine)"
 SUIT = "(hearts|spades|diamonds|clubs)"
-
-# Installed before every page: the texts added to the live region, and every moment the keyboard
-# focus was on <body> or on a disabled element while a watch is on (window.__a11y.watch).
-RECORDER = """
-window.__a11y = { said: [], badFocus: [], langs: [], watch: false };
-const said = (text) => { if (text) window.__a11y.said.push(text); };
-const bad = () => {
-  const ae = document.activeElement;
-  if (window.__a11y.watch && (!ae || ae === document.body || ae.disabled)) {
-    window.__a11y.badFocus.push(ae ? (ae.dataset.card || ae.tagName) : 'none');
-  }
-};
-document.addEventListener('DOMContentLoaded', () => {
-  const el = document.getElementById('announce');
-  new MutationObserver((ms) => {
-    for (const m of ms) {
-      for (const n of m.addedNodes) said(n.textContent);
-      if (m.type === 'characterData') said(m.target.textContent);
-    }
-  }).observe(el, { childList: true, subtree: true, characterData: true });
-  new MutationObserver(bad)
-    .observe(document.body, { childList: true, subtree: true, attributes: true });
-  new MutationObserver(() => window.__a11y.langs.push(document.documentElement.lang))
-    .observe(document.documentElement, { attributes: true, attributeFilter: ['lang'] });
-  const tick = () => { bad(); requestAnimationFrame(tick); };
-  requestAnimationFrame(tick);
-});
-"""
-
-
-def recorded(page: Any) -> dict[str, Any]:
-    return dict(page.evaluate("() => window.__a11y"))
-
 
 def solo_table(new_client: Any) -> Any:
     c = new_client(viewport=DESKTOP)

@@ -214,10 +214,12 @@ def test_hints_suggest_a_move_and_are_off_after_a_reload(new_client: Any) -> Non
     page.goto("/")
     page.get_by_role("button", name="Play solo").click()
     wait_my_turn(page)
-    toggle = page.get_by_role("button", name=re.compile("^Hints"))
+    # a constant name, the state in aria-pressed alone (not read twice: "Hints: on, pressed")
+    toggle = page.get_by_role("button", name="Hints", exact=True)
     assert toggle.get_attribute("aria-pressed") == "false"
     toggle.click()
     assert toggle.get_attribute("aria-pressed") == "true"
+    assert toggle.inner_text() == "Hints"
     box = page.locator(".hint-box")
     box.get_by_text(re.compile(r"Hints left: \d")).wait_for()
     assert "Suggestion:" in box.inner_text()

@@ -18,8 +18,9 @@ from .helpers import http, open_table
 pytestmark = pytest.mark.browser
 
 
-TOLD = re.compile(r"While you were away, a stand-in (made a move for you|played for you "
-                  r"\((\d+) moves\))\.")
+# one move is named (the card played, the trump named), several are counted
+TOLD = re.compile(r"While you were away, a stand-in (played the \w+ of \w+ for you|chose \w+ as "
+                  r"trump for you|played for you \((\d+) moves\))\.")
 
 
 @pytest.mark.timeout(240)

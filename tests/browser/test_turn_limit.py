@@ -12,6 +12,7 @@ from typing import Any
 import pytest
 
 from .helpers import http, open_table, state, wait_my_turn
+from .test_agent import SUIT_NAME, card_name
 
 pytestmark = pytest.mark.browser
 
@@ -38,11 +39,16 @@ def test_the_countdown_shows_and_the_stand_in_is_told(new_client: Any, gateway: 
     assert shown and 0 < int(shown.group(1)) <= 10, limit.inner_text()
     # nobody acts: the stand-in makes the move, the seat stays the player's, and the page
     # tells the player (the countdown gone)
-    page.locator("#toast").filter(
-        has_text="Your time was up: a stand-in made a move for you.").wait_for(timeout=45_000)
+    toast = page.locator("#toast").filter(has_text="Your time was up")
+    toast.wait_for(timeout=45_000)
     records = http(gateway, "GET", f"/api/matches/{match_id}/events?since={version}",
                    token=token)["events"]
     assert records[0]["actor"] == seat and records[0]["stand_in"] is True
+    # the toast names the move: the card played, or the trump named
+    move = next(e for e in records[0]["events"] if e["type"] in ("card_played", "trump_chosen"))
+    did = (f"played the {card_name(move['card'])}" if move["type"] == "card_played"
+           else f"chose {SUIT_NAME[move['suit']].capitalize()} as trump")
+    assert toast.inner_text() == f"Your time was up: a stand-in {did} for you."
     view = http(gateway, "GET", f"/api/matches/{match_id}/view", token=token)["view"]
     assert view["seat"] == seat and view["seats"][seat]["bot"] is None
 

@@ -3,7 +3,7 @@
 //
 // Views are whole snapshots.  They are queued and shown one after another with short pauses
 // (a completed trick, the ace draw, the deal, a round result stay visible for a moment), so the
-// game can be followed even when bots answer instantly.  prefers-reduced-motion shortens them.
+// game can be followed even when bots answer instantly, with reduced motion too.
 import { api, store, MatchSocket, commandId, gameOf, MAX_NAME } from "./api.js";
 import { h, fill, cardButton, cardImage, cardBack, suitButton, suitBadge } from "./cards.js";
 import { t, cardName, suitName, capitalize, isRtl } from "./i18n.js";
@@ -202,14 +202,15 @@ function mountJoin(root, matchId, ctl, note) {
 
 // ---------------------------------------------------------------- the table
 function mountTable(root, matchId, token, ctl) {
-  const reduce = matchMedia("(prefers-reduced-motion: reduce)").matches;
-  const pace = reduce ? 0.15 : 1; // multiplier for every pause
+  // multiplier for every pause (data-pace, for tests).  Reduced motion keeps the pauses: it
+  // takes the movement away (style.css), not the time to read a trick or a result
+  const pace = 1;
   const S = {
     view: null, queue: [], holding: false, holdTimer: null, afterHold: null,
     pending: false, pendingTimer: null, pendingOnSocket: false, conn: "connecting",
     lost: false, // the connection was lost and is not back yet (the retries say so too)
     hints: { on: false, since: null, forVersion: null, data: null, note: "", exhausted: false },
-    resultKey: null, trickKey: null, drawSeen: false, statusKey: null, dealKey: null,
+    resultRound: null, trickKey: null, drawSeen: false, statusKey: null, dealKey: null,
     banner: null, // {kind: "result"|"draw"|"deal", ...} shown in the middle
     completed: null, // the completed trick being shown
     trumpShown: false, handSeen: false,
@@ -242,6 +243,7 @@ function mountTable(root, matchId, token, ctl) {
     E.trump = h("section.trump-choice", { hidden: true, "aria-labelledby": "trump-h" });
     E.talon = h("section.talon-choice", { hidden: true, "aria-labelledby": "talon-h" });
     E.talon.addEventListener("keydown", choiceKeys);
+    E.trump.addEventListener("keydown", (ev) => arrowKeys(ev, [...E.trump.querySelectorAll("button.suit-btn:not([disabled])")]));
     // named by aria-label (set in renderHand with the number of cards)
     E.handGroup = h("div.hand-cards", { role: "group", "aria-label": t("table.your_hand"), tabindex: "-1" });
     E.handGroup.addEventListener("keydown", handKeys);
@@ -294,7 +296,12 @@ function mountTable(root, matchId, token, ctl) {
 
   function pump() {
     if (!alive || S.holding || !S.queue.length) return;
-    if (S.queue.length > 12) S.queue = S.queue.slice(-1); // far behind (catch-up): show the latest
+    if (S.queue.length > 12) { // far behind (catch-up): show the latest, after the last round's
+      // end on the way if its result was not told yet (a result is told at its round's end only)
+      const latest = S.queue[S.queue.length - 1];
+      const end = S.queue.filter((x) => x.phase === "round_over").pop();
+      S.queue = end && end !== latest && end.round !== S.resultRound ? [end, latest] : [latest];
+    }
     const v = S.queue.shift();
     const hold = step(v);
     render();
@@ -374,18 +381,16 @@ function mountTable(root, matchId, token, ctl) {
       }
       S.dealKey = dkey;
     }
-    // a round's result (the view keeps the last result, so compare with what we showed)
-    const rkey = v.result ? `${v.round}:${JSON.stringify(v.result)}` : null;
-    if (rkey && rkey !== S.resultKey) {
-      if (!first || v.phase === "round_over" || v.phase === "match_over") {
-        msgs.push(resultText(v, v.result));
-        if (!mine) {
-          S.banner = { kind: "result" };
-          hold = Math.max(hold, v.phase === "match_over" ? 0 : 2600);
-          if (v.phase !== "match_over") S.afterHold = () => { if (S.banner && S.banner.kind === "result") S.banner = null; };
-        }
+    // a round's result, told once as the round ends: the view carries the last result into the
+    // next round (and two rounds may end alike), so what counts is the round whose end it is
+    if (v.result && (v.phase === "round_over" || v.phase === "match_over") && v.round !== S.resultRound) {
+      msgs.push(resultText(v, v.result));
+      if (!mine) {
+        S.banner = { kind: "result" };
+        hold = Math.max(hold, v.phase === "match_over" ? 0 : 2600);
+        if (v.phase !== "match_over") S.afterHold = () => { if (S.banner && S.banner.kind === "result") S.banner = null; };
       }
-      S.resultKey = rkey;
+      S.resultRound = v.round;
     }
     if (v.phase === "match_over") {
       S.banner = { kind: "over" };
@@ -396,7 +401,9 @@ function mountTable(root, matchId, token, ctl) {
     // (another player's turn to play is not told: their card is, a moment later)
     const skey = statusText(v);
     const othersPlay = v.phase === "playing" && v.turn !== v.seat;
-    if (skey !== S.statusKey) { if ((!first || isMyDecision(v)) && !othersPlay) msgs.push(skey); S.statusKey = skey; }
+    // (the match's end is its status too: told once, above)
+    const told = othersPlay || v.phase === "match_over";
+    if (skey !== S.statusKey) { if ((!first || isMyDecision(v)) && !told) msgs.push(skey); S.statusKey = skey; }
     if (msgs.length) announce(msgs.join(". "));
     return hold;
   }
@@ -536,7 +543,7 @@ function mountTable(root, matchId, token, ctl) {
     // nothing covers the table while the player has to act (the match-over panel never meets a turn)
     if (myTurn && S.banner && S.banner.kind !== "over") S.banner = null;
     // machine-readable state for tests and browser-driving agents
-    Object.assign(E.page.dataset, { phase: v.phase, round: String(v.round), version: String(v.version),
+    Object.assign(E.page.dataset, { pace: String(pace), phase: v.phase, round: String(v.round), version: String(v.version),
       seat: v.seat == null ? "" : String(v.seat), turn: v.turn == null ? "" : String(v.turn), myTurn: String(myTurn) });
     document.title = myTurn ? `Hokm — ${t("title.your_turn")}` : "Hokm";
     fill(E.status, ...statusNodes(v));
@@ -866,12 +873,13 @@ function mountTable(root, matchId, token, ctl) {
   function choiceKeys(ev) {
     if (ev.target.closest && ev.target.closest(".choices[role=group]")) arrowKeys(ev, [...E.talon.querySelectorAll("button[data-choice]:not([disabled])")]);
   }
-  /** Left / right (mirrored right-to-left), Home and End move the focus along `btns`. */
+  /** Left / right (mirrored right-to-left), down / up, Home and End move the focus along `btns`
+   *  (the hand, the talon's choice, the trump suits). */
   function arrowKeys(ev, btns) {
-    if (!["ArrowLeft", "ArrowRight", "Home", "End"].includes(ev.key)) return;
+    if (!["ArrowLeft", "ArrowRight", "ArrowUp", "ArrowDown", "Home", "End"].includes(ev.key)) return;
     if (!btns.length) return;
     let i = btns.indexOf(document.activeElement);
-    const fwd = (ev.key === "ArrowRight") !== isRtl();
+    const fwd = ev.key === "ArrowDown" || (ev.key !== "ArrowUp" && (ev.key === "ArrowRight") !== isRtl());
     if (ev.key === "Home") i = 0;
     else if (ev.key === "End") i = btns.length - 1;
     else i = i < 0 ? 0 : (i + (fwd ? 1 : -1) + btns.length) % btns.length;
@@ -978,7 +986,7 @@ function mountTable(root, matchId, token, ctl) {
     const H = S.hints;
     const started = v.seat != null && v.phase !== "waiting" && v.phase !== "match_over";
     E.hints.hidden = !started;
-    E.hintsBtn.textContent = H.on ? t("hints.on") : t("hints.off");
+    E.hintsBtn.textContent = t("hints.title"); // the state is aria-pressed's (said once)
     E.hintsBtn.setAttribute("aria-pressed", H.on ? "true" : "false");
     E.hintsRestart.hidden = !H.on;
     for (const b of E.handGroup.querySelectorAll(".hinted")) b.classList.remove("hinted");
@@ -1124,9 +1132,19 @@ function mountTable(root, matchId, token, ctl) {
     api.events(matchId, token, lim.version).then((r) => {
       const rec = (r.events || []).find((e) => e.version === lim.version + 1);
       if (!alive || !rec || !rec.stand_in || rec.actor !== lim.seat) return;
-      toast(t("limit.stand_in"), 10000);
-      announce(t("limit.stand_in"));
+      const text = standInText("limit", rec);
+      toast(text, 10000);
+      announce(text);
     }, () => {});
+  }
+
+  /** What a stand-in did for the seat in one record, in `kind`'s words ("limit": the turn's
+   *  time ran out; "away"): the card it played or the trump it named, else that it moved. */
+  function standInText(kind, rec) {
+    const e = (rec.events || []).find((x) => x.type === "card_played" || x.type === "trump_chosen");
+    if (e && e.type === "card_played") return t(`${kind}.stand_in_card`, { card: cardName(e.card) });
+    if (e) return t(`${kind}.stand_in_trump`, { suit: capitalize(suitName(e.suit)) });
+    return t(kind === "limit" ? "limit.stand_in" : "away.stand_in_one");
   }
 
   // ---- connection ----
@@ -1164,9 +1182,10 @@ function mountTable(root, matchId, token, ctl) {
     if (!token || latest?.seat == null) return;
     const seat = latest.seat;
     const tell = (records) => {
-      const n = records.filter((r) => r.stand_in && r.actor === seat).length;
+      const mine = records.filter((r) => r.stand_in && r.actor === seat);
+      const n = mine.length;
       if (!alive || !n) return;
-      const text = n === 1 ? t("away.stand_in_one") : t("away.stand_in", { n });
+      const text = n === 1 ? standInText("away", mine[0]) : t("away.stand_in", { n });
       toast(text, 10000); // the player is just back: long enough to be read
       announce(text);
     };
