@@ -53,10 +53,11 @@ def sweeping_match(base: str) -> tuple[str, str]:
     return str(created["match_id"]), str(created["token"])
 
 
-def table(new_client: Any, base: str, lang: str = "en") -> tuple[Any, str]:
+def table(new_client: Any, base: str, lang: str = "en",
+          fast: bool = True) -> tuple[Any, str]:
     """The player's table of a new sweeping match, the live region recorded."""
     match_id, token = sweeping_match(base)
-    c = new_client(viewport=DESKTOP)
+    c = new_client(viewport=DESKTOP, fast=fast)
     c.context.add_init_script(RECORDER)
     if lang != "en":
         c.context.add_init_script(f"localStorage.setItem('hokm.lang', '{lang}')")
@@ -109,10 +110,13 @@ def test_each_round_result_is_said_once_as_the_round_ends(
 def test_reduced_motion_keeps_the_pauses(new_client: Any, stacked: str) -> None:
     """Reduced motion takes the movement away, not the time to read a trick (the pauses were
     multiplied by 0.15)."""
-    page, _ = table(new_client, stacked)  # the clients of these tests ask for reduced motion
+    page, _ = table(new_client, stacked, fast=False)  # reduced motion, no pace of the tests
     assert page.evaluate("() => matchMedia('(prefers-reduced-motion: reduce)').matches")
     page.wait_for_function("() => document.querySelector('.table-page').dataset.pace")
     assert state(page)["pace"] == "1"
+    fast, _ = table(new_client, stacked)  # the tests' own pace ("hokm.pace")
+    fast.wait_for_function("() => document.querySelector('.table-page').dataset.pace")
+    assert state(fast)["pace"] == "0.15"
 
 
 def focused(page: Any, attr: str) -> str:

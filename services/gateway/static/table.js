@@ -6,7 +6,7 @@
 // game can be followed even when bots answer instantly, with reduced motion too.
 import { api, store, MatchSocket, commandId, gameOf, MAX_NAME } from "./api.js";
 import { h, fill, cardButton, cardImage, cardBack, suitButton, suitBadge } from "./cards.js";
-import { t, cardName, suitName, capitalize, isRtl } from "./i18n.js";
+import { t, cardName, suitName, capitalize, isRtl, safeGet } from "./i18n.js";
 import { announce, toast, copyText, errorText, navigate } from "./ui.js";
 
 const POS = ["bottom", "right", "top", "left"]; // relative to the player: seat+1 sits to the RIGHT
@@ -201,10 +201,16 @@ function mountJoin(root, matchId, ctl, note) {
 }
 
 // ---------------------------------------------------------------- the table
+function paceSetting() {
+  const asked = Number(safeGet("hokm.pace"));
+  return asked >= 0.05 && asked <= 4 ? asked : 1;
+}
+
 function mountTable(root, matchId, token, ctl) {
-  // multiplier for every pause (data-pace, for tests).  Reduced motion keeps the pauses: it
-  // takes the movement away (style.css), not the time to read a trick or a result
-  const pace = 1;
+  // multiplier for every pause (data-pace).  Reduced motion keeps the pauses: it takes the
+  // movement away (style.css), not the time to read a trick or a result.  "hokm.pace" in
+  // localStorage (0.05 to 4) changes them: the browser tests play fast with it
+  const pace = paceSetting();
   const S = {
     view: null, queue: [], holding: false, holdTimer: null, afterHold: null,
     pending: false, pendingTimer: null, pendingOnSocket: false, conn: "connecting",
