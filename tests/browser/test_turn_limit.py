@@ -53,17 +53,24 @@ def test_the_countdown_shows_and_the_stand_in_is_told(new_client: Any, gateway: 
     assert view["seat"] == seat and view["seats"][seat]["bot"] is None
 
 
+def two_human_room(gateway: str, turn_timeout: int) -> tuple[str, str]:
+    """A room of two humans (the second joined by the API) and two bots, seated as joined,
+    with ``turn_timeout``: its id and the first player's token."""
+    created = http(gateway, "POST", "/api/matches",
+                   {"seats": ["human", "human", "bot:easy", "bot:easy"], "name": "Here",
+                    "rules": {"teams": "as_seated"}, "disconnect_timeout": 1,
+                    "turn_timeout": turn_timeout})
+    match_id, token = created["match_id"], created["token"]
+    http(gateway, "POST", f"/api/matches/{match_id}/join", {"name": "Other"})
+    return match_id, token
+
+
 @pytest.mark.timeout(180)
 def test_more_time_by_keyboard_gives_the_full_limit_once(new_client: Any, gateway: str) -> None:
     """WCAG 2.2.1: beside the countdown a "More time" button (reached and pressed by keyboard,
     named by its text) gives the turn the room's full limit again, once: it goes for the turn,
     the seat's turn limit says so, and no stand-in plays at the turn's first deadline."""
-    created = http(gateway, "POST", "/api/matches",
-                   {"seats": ["human", "human", "bot:easy", "bot:easy"], "name": "Here",
-                    "rules": {"teams": "as_seated"}, "disconnect_timeout": 1,
-                    "turn_timeout": 12})
-    match_id, token = created["match_id"], created["token"]
-    http(gateway, "POST", f"/api/matches/{match_id}/join", {"name": "Other"})
+    match_id, token = two_human_room(gateway, 19)
     page = open_table(new_client().page, match_id, token)
     wait_my_turn(page, timeout=60_000)
     version = int(state(page)["version"])
@@ -99,12 +106,7 @@ def test_a_page_without_its_socket_shows_the_countdown_from_its_first_view(
     """The player's first page keeps the seat's socket (the turn's deadline is set and told
     there); a second page of the seat whose socket never opens shows the same countdown from
     the view it loads over HTTP (``turn_limit`` in ``GET /view``)."""
-    created = http(gateway, "POST", "/api/matches",
-                   {"seats": ["human", "human", "bot:easy", "bot:easy"], "name": "Here",
-                    "rules": {"teams": "as_seated"}, "disconnect_timeout": 1,
-                    "turn_timeout": 19})
-    match_id, token = created["match_id"], created["token"]
-    http(gateway, "POST", f"/api/matches/{match_id}/join", {"name": "Other"})
+    match_id, token = two_human_room(gateway, 19)
     first = open_table(new_client().page, match_id, token)
     wait_my_turn(first, timeout=60_000)
     first.locator("#turn-limit").wait_for(state="visible", timeout=15_000)
