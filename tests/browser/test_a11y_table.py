@@ -104,6 +104,12 @@ def test_each_round_result_is_said_once_as_the_round_ends(
     # the match's result, once
     over = EN["over.won"].format(score="8–0")
     assert sum(line["text"].count(over) for line in at) == 1, at
+    # the player hears "you", not their own name (a11y QA: "Tester wins the trick")
+    said = " ".join(line["text"] for line in at)
+    assert EN["announce.trick_won_you"] in said
+    assert EN["announce.trick_won"].format(name="Tester") not in said
+    assert EN["announce.five_you"].format(round=2) in said
+    assert EN["announce.five"].format(round=2, name="Tester") not in said
 
 
 @pytest.mark.timeout(120)

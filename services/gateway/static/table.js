@@ -365,7 +365,7 @@ function mountTable(root, matchId, token, ctl) {
     if (tkey && tkey !== S.trickKey) {
       if (!first && v.trick.length === 0) {
         S.completed = lt;
-        msgs.push(t("announce.trick_won", { name: seatName(v, lt.winner) }));
+        msgs.push(trickWonText(v, lt.winner));
         hold = Math.max(hold, 1300);
         S.afterHold = S.afterHold || (() => { S.completed = null; });
       }
@@ -378,7 +378,8 @@ function mountTable(root, matchId, token, ctl) {
     if (dkey !== S.dealKey && DECIDING.includes(v.phase)) {
       if (!first) {
         if (v.phase === "choosing_trump") {
-          msgs.push(t("announce.five", { round: v.round, name: seatName(v, v.hakem) }));
+          msgs.push(v.hakem === v.seat ? t("announce.five_you", { round: v.round })
+            : t("announce.five", { round: v.round, name: seatName(v, v.hakem) }));
           hold = Math.max(hold, 900);
         } else if (prev && prev.phase === "choosing_trump" && prev.round === v.round) {
           msgs.push(trumpText(v));
@@ -454,19 +455,24 @@ function mountTable(root, matchId, token, ctl) {
   function drawText(v) {
     const aces = drawWinners(v);
     if (!aces.length) return t(highCardDraw(v) ? "draw.title_high" : "draw.title");
-    const hakemName = drawName(v, aces[0].seat);
-    let s = t(highCardDraw(v) ? "draw.hakem_high" : "draw.hakem", { name: hakemName });
-    if (aces[1] && v.rules && v.rules.teams === "ace_draw") s += ". " + t("draw.partner", { name: drawName(v, aces[1].seat) });
+    // the player hears "you" for their own draw (the seat they hold now may differ)
+    const said = (key, seat) => (v.seat != null && drawSeat(v, seat) === v.seat
+      ? t(`${key}_you`) : t(key, { name: seatName(v, drawSeat(v, seat)) }));
+    let s = said(highCardDraw(v) ? "draw.hakem_high" : "draw.hakem", aces[0].seat);
+    if (aces[1] && v.rules && v.rules.teams === "ace_draw") s += ". " + said("draw.partner", aces[1].seat);
     return s;
   }
-  /** Who sat at `seat` during the draw: the draw may have swapped the partner opposite the Hakem. */
-  function drawName(v, seat) {
+  /** The seat now of who sat at `seat` during the draw: it may have swapped the partner opposite the Hakem. */
+  function drawSeat(v, seat) {
     const aces = drawWinners(v);
     if (aces.length >= 2 && v.rules && v.rules.teams === "ace_draw") {
       const opp = (aces[0].seat + 2) % 4, p = aces[1].seat;
-      if (p !== opp) { if (seat === p) return seatName(v, opp); if (seat === opp) return seatName(v, p); }
+      if (p !== opp) { if (seat === p) return opp; if (seat === opp) return p; }
     }
-    return seatName(v, seat);
+    return seat;
+  }
+  function trickWonText(v, winner) {
+    return winner === v.seat ? t("announce.trick_won_you") : t("announce.trick_won", { name: seatName(v, winner) });
   }
 
   /** "a–b(–c)" with one side first (the player's; the winner's for results and spectators). */
@@ -655,7 +661,7 @@ function mountTable(root, matchId, token, ctl) {
       fill(E.banner, h("h2", { text: t(highCardDraw(v) ? "draw.title_high" : "draw.title") }),
         // every card turned, in order; the name of who got it under the aces only (it can be long)
         h("ol.draw", {}, ...v.draw.map((d, i) => h("li", { style: `--i:${i}`, class: aces.includes(d.card) ? "ace" : "" },
-          cardImage(d.card, "mini"), aces.includes(d.card) ? h("span", { text: drawName(v, d.seat) }) : null))),
+          cardImage(d.card, "mini"), aces.includes(d.card) ? h("span", { text: seatName(v, drawSeat(v, d.seat)) }) : null))),
         h("p", { text: drawText(v) }));
     } else if (b.kind === "result" && v.result) {
       const lost = v.result.kind === "normal" && v.seat != null && v.result.winner != null
@@ -933,7 +939,7 @@ function mountTable(root, matchId, token, ctl) {
     fill(E.lastTrick, h("h2", { text: t("table.last_trick") }),
       h("ul.mini-trick", {}, ...lt.cards.map(({ seat, card }) => h("li", { class: seat === lt.winner ? "winner" : "" },
         cardImage(card, "mini"), h("span", { text: seatName(v, seat) })))),
-      h("p", { text: t("announce.trick_won", { name: seatName(v, lt.winner) }) }));
+      h("p", { text: trickWonText(v, lt.winner) }));
   }
 
   function renderWaiting(v) {
