@@ -97,7 +97,10 @@ class Client:
             viewport=viewport, reduced_motion="reduce" if reduced else "no-preference",
             locale=locale, base_url=base)
         if fast:  # the table's pauses at 0.15 of a player's (table.js, "hokm.pace")
-            self.context.add_init_script("localStorage.setItem('hokm.pace', '0.15')")
+            # (every document of the context runs it: one without storage, such as another
+            # site's page framing ours or about:blank, must not raise)
+            self.context.add_init_script(
+                "try { localStorage.setItem('hokm.pace', '0.15'); } catch (e) { /* none */ }")
         self.context.set_default_timeout(15_000)
         self.errors: list[str] = []
         self.page = self.context.new_page()
