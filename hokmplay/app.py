@@ -71,6 +71,8 @@ def refusal(view: dict[str, Any], card: str) -> str:
                     f"{SUIT_SYMBOL[lead]} {SUIT_NAME[lead]}.")
     return f"{card_text(card)} cannot be played now (the room's rules)."
 
+ASKING_MORE = "Asking for more time…"
+
 class PlayApp:
     """One seat (or a spectator) at the terminal."""
 
@@ -90,6 +92,8 @@ class PlayApp:
         this process's monotonic clock."""
         self._sent_at: int | None = None
         """The version the seat's last decision was sent for."""
+        self._more_asked: int | None = None
+        """The version of the turn the player asked more time for (``+``: once a turn)."""
         self._tasks: set[asyncio.Task[None]] = set()
         self.app: Application[int] = Application(
             # render() wraps the lines itself (between words, never inside a card)
@@ -136,7 +140,32 @@ class PlayApp:
         if message.get("type") == "turn_limit":
             self._limit = (int(message["version"]), int(message["seat"]),
                            time.monotonic() + int(message["left_ms"]) / 1000)
+            if message.get("extended") and self._more_asked == self._limit[0]:
+                self.cursor.message = f"You have more time: {int(message['left_ms']) // 1000} s."
             self.app.invalidate()
+        elif message.get("type") == "error" and self._more_asked is not None \
+                and self.cursor.message == ASKING_MORE:
+            self.cursor.message = f"No more time: {message.get('message') or message.get('code')}."
+            self.app.invalidate()
+
+    def _ask_more_time(self) -> None:
+        """``+`` while the countdown shows: the room's full limit again, once a turn
+        (``more_time``, api.md); the answer is a ``turn_limit`` frame, or an error frame."""
+        view = self.seat.view
+        if self.bot is not None or self._limit_left(view) is None or view is None \
+                or self._more_asked == view.get("version"):
+            return
+        self._more_asked = int(view["version"])
+        self.cursor.message = ASKING_MORE
+
+        async def ask() -> None:
+            try:
+                await self.seat.send({"type": "more_time"})
+            except ApiError as error:
+                self.cursor.message = f"No more time: {error.message or error.code}."
+                self.app.invalidate()
+
+        self._spawn(ask())
 
     def _passed_limit(self, view: dict[str, Any]) -> None:
         """A view past the limited turn: if the seat sent nothing for it and its time had run
@@ -209,6 +238,9 @@ class PlayApp:
             text = event.data
             if text in ("r", "R") and self._over_at_a_seat():
                 self._ask_rematch()
+                return
+            if text == "+":
+                self._ask_more_time()
                 return
             if len(text) == 1 and text.isprintable() and not text.isspace():
                 self.cursor.typed = (self.cursor.typed + text)[-3:]

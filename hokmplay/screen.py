@@ -378,6 +378,8 @@ def status(view: View, cursor: Cursor) -> list[Line]:
         else:
             lines.append([("class:turn", "Your turn: ←/→ choose a card and Enter plays it, "
                                          "or type a card (QH, 10D) and Enter.")])
+        if cursor.limit_left is not None and not cursor.bot:  # (the line's keys may be cut)
+            lines[-1] = [*lines[-1], ("class:turn", " + asks for more time.")]
     elif phase == "choosing_trump":
         lines.append([("", f"Waiting for {seat_name(view, view.get('hakem'))} (Hakem) to "
                            "choose trump.")])

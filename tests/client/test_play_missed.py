@@ -96,3 +96,60 @@ def test_the_turn_limit_is_counted_down_and_a_stand_in_told() -> None:
             assert app.cursor.message == "Your time was up: a stand-in made a move for you."
 
     run_async(run())
+
+
+def test_plus_asks_for_more_time_once_a_turn() -> None:
+    """``+`` while the countdown shows sends ``more_time`` once for the turn; the extended
+    ``turn_limit`` that answers it is told, and so is a refusal (an error frame)."""
+
+    class Asking(Seat):
+        def __init__(self) -> None:
+            super().__init__()
+            self.sent: list[dict[str, Any]] = []
+
+        async def send(self, body: dict[str, Any]) -> None:
+            self.sent.append(body)
+
+    async def until(app: PlayApp, text: str) -> None:
+        for _ in range(100):
+            if app.cursor.message == text:
+                return
+            await asyncio.sleep(0.01)
+        raise AssertionError(app.cursor.message)
+
+    async def run() -> None:
+        with create_pipe_input() as keys, create_app_session(input=keys, output=DummyOutput()):
+            seat = Asking()
+            seat.view = {"seat": 1, "phase": "playing", "turn": 1, "legal": ["QH"],
+                         "version": 4}
+            app = PlayApp(seat)  # type: ignore[arg-type]
+            app._ask_more_time()  # no countdown yet: nothing to ask
+            assert seat.sent == []
+            limit = {"type": "turn_limit", "version": 4, "seat": 1, "left_ms": 12_000,
+                     "limit_s": 90, "grace": True, "extended": False}
+            app._frame(limit)
+            app._ask_more_time()
+            app._ask_more_time()  # once a turn
+            for _ in range(100):
+                if seat.sent:
+                    break
+                await asyncio.sleep(0.01)
+            assert seat.sent == [{"type": "more_time"}]
+            assert app.cursor.message == "Asking for more time…"
+            app._frame({**limit, "left_ms": 90_000, "grace": False, "extended": True})
+            assert app.cursor.message == "You have more time: 90 s."
+            assert app._limit_left(seat.view) is None  # 90 s: no countdown to show
+            seat.view = {**seat.view, "version": 6}  # the next turn: asked, and refused
+            app._frame({**limit, "version": 6})
+            app._ask_more_time()
+            await until(app, "Asking for more time…")
+            for _ in range(100):
+                if len(seat.sent) == 2:
+                    break
+                await asyncio.sleep(0.01)
+            app._frame({"type": "error", "code": "wrong_phase", "id": None,
+                        "message": "the turn's time is up"})
+            assert app.cursor.message == "No more time: the turn's time is up."
+            assert seat.sent == [{"type": "more_time"}] * 2
+
+    run_async(run())

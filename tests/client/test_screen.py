@@ -57,8 +57,9 @@ def test_the_turn_limit_is_counted_down_in_the_status_line() -> None:
                       for s in range(4)]}
     texts = [text for line in status(view, Cursor(limit_left=12)) for _, text in line]
     assert "Your turn — a stand-in plays in 12 s" in texts
+    assert " + asks for more time." in texts  # the key of more_time, while it counts down
     texts = [text for line in status(view, Cursor()) for _, text in line]
-    assert not any("stand-in" in text for text in texts)
+    assert not any("stand-in" in text or "more time" in text for text in texts)
     waiting = {**view, "turn": 1, "legal": []}
     texts = [text for line in status(waiting, Cursor(limit_left=12)) for _, text in line]
     assert not any("stand-in" in text for text in texts)
