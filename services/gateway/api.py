@@ -35,7 +35,7 @@ from . import commands, params
 from .commands import Applied
 from .hub import Hub
 from .outage import UNREACHABLE, one_line
-from .jsonbody import parse_object
+from .jsonbody import only_fields, parse_object
 from .limits import Buckets
 from .metrics import Metrics
 
@@ -120,7 +120,7 @@ class Api:
         missing or bad token is ``401 bad_token`` first, as on every route (api.md)."""
         try:
             data = await self.body(request)
-            _only(data, allowed)
+            only_fields(data, allowed)
         except InvalidCommand:
             await self.seat_of(request, match_id)
             raise
@@ -157,7 +157,7 @@ class Api:
     async def create(self, request: Request) -> Response:
         self.check_address(request)
         data = await self.body(request)
-        _only(data, {"players", "seats", "rules", "name", "first_hakem", "decks",
+        only_fields(data, {"players", "seats", "rules", "name", "first_hakem", "decks",
                      "disconnect_timeout", "turn_timeout"})
         players = data.get("players")
         if players is not None and type(players) is not int:
@@ -197,7 +197,7 @@ class Api:
         self.check_address(request)
         match_id = params.match_id(request)
         data = await self.body(request)
-        _only(data, {"name", "seat"})
+        only_fields(data, {"name", "seat"})
         name = data.get("name", "Player")
         seat = data.get("seat")
         if not isinstance(name, str) or (seat is not None and type(seat) is not int):
@@ -304,7 +304,7 @@ class Api:
         else:
             raise InvalidCommand("type must be \"play\", \"choose_trump\", \"discard\" or "
                                  "\"draw_talon\"")
-        _only(data, allowed)
+        only_fields(data, allowed)
         version = data.get("version")
         if version is not None and (type(version) is not int or version < 0):
             raise InvalidCommand("version must be a non-negative integer")
@@ -494,13 +494,3 @@ def _seconds(value: float) -> int | float:
     """A room's setting as the summary tells it: a whole number of seconds as an integer, the
     same before and after a restart whatever number type the creator sent (60.0, -0.0)."""
     return int(value) if float(value).is_integer() else float(value)
-
-
-def _only(data: dict[str, Any], allowed: set[str]) -> None:
-    """``bad_request`` naming the first field of a body that its route does not take (so a
-    misspelt field is refused, never silently ignored)."""
-    unknown = sorted(set(data) - allowed)
-    if unknown:
-        raise InvalidCommand(f"unknown field {unknown[0]!r}")
-
-

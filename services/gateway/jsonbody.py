@@ -81,3 +81,11 @@ def _encodable(data: Any) -> bool:
     except UnicodeEncodeError:
         return False
     return True
+
+
+def only_fields(data: dict[str, Any], allowed: set[str]) -> None:
+    """``bad_request`` naming the first field of a body or frame that it does not take (so a
+    misspelt field is refused, never silently ignored)."""
+    unknown = sorted(set(data) - allowed)
+    if unknown:
+        raise InvalidCommand(f"unknown field {unknown[0]!r}")

@@ -25,7 +25,7 @@ from .hub import Hub
 from .outage import UNREACHABLE, one_line
 from .subscriber import CLOSE_NOT_FOUND, Subscriber
 from .viewtext import dumps
-from .jsonbody import parse_object
+from .jsonbody import only_fields, parse_object
 
 log = logging.getLogger("hokm.gateway")
 CLOSE_BAD_REQUEST = 4400
@@ -176,9 +176,7 @@ async def _handle_frame(text: str, sub: Subscriber, api: Api, address: str, toke
         if token is None:
             raise BadToken("spectators cannot send commands")
         if data.get("type") == "more_time":  # not a command: the turn's limit (turnlimit.py)
-            extra = sorted(set(data) - {"type", "id"})
-            if extra:
-                raise InvalidCommand(f"more_time takes no field {extra[0]!r}")
+            only_fields(data, {"type", "id"})
             await api.hub.turns.more_time(sub)
             return False
         applied = await api.run_command(match_id, token, data, player=sub.player,

@@ -6,6 +6,7 @@ input and dummy output); the seat is a stand-in object with the view and the eve
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Callable
 from typing import Any
 
 from prompt_toolkit.application import create_app_session
@@ -36,6 +37,15 @@ class Seat:
         return {"version": 8, "events": [r for r in RECORDS if r["version"] > since]}
 
 
+async def settled(ready: Callable[[], object], what: str) -> None:
+    """Wait (a second at most) for ``ready()``: the app answers in tasks of its own."""
+    for _ in range(100):
+        if ready():
+            return
+        await asyncio.sleep(0.01)
+    raise AssertionError(f"{what} did not happen within a second")
+
+
 def test_the_table_says_how_many_moves_a_stand_in_made_for_the_seat() -> None:
     async def run() -> list[str]:
         said = []
@@ -52,10 +62,7 @@ def test_the_table_says_how_many_moves_a_stand_in_made_for_the_seat() -> None:
                          "records": RECORDS[3:]})  # another seat's stand-in: nothing to say
             said.append(app.cursor.message)
             app._missed({"type": "missed", "since": 0, "resync": True, "records": []})
-            for _ in range(100):  # the records are asked for in a task of the app
-                if app.cursor.message:
-                    break
-                await asyncio.sleep(0.01)
+            await settled(lambda: app.cursor.message, "the stand-in's moves counted")
             said.append(app.cursor.message)
             assert seat.asked == [0]
         return said
@@ -88,10 +95,7 @@ def test_the_turn_limit_is_counted_down_and_a_stand_in_told() -> None:
             assert app._limit_left(seat.view) is None  # (time is up: nothing to count)
             app._changed({"seat": 1, "phase": "playing", "turn": 2, "legal": [],
                           "version": 5})
-            for _ in range(100):  # the records are asked for in a task of the app
-                if app.cursor.message:
-                    break
-                await asyncio.sleep(0.01)
+            await settled(lambda: app.cursor.message, "the stand-in's move told")
             assert seat.asked == [4]
             assert app.cursor.message == "Your time was up: a stand-in made a move for you."
 
@@ -110,13 +114,6 @@ def test_plus_asks_for_more_time_once_a_turn() -> None:
         async def send(self, body: dict[str, Any]) -> None:
             self.sent.append(body)
 
-    async def until(app: PlayApp, text: str) -> None:
-        for _ in range(100):
-            if app.cursor.message == text:
-                return
-            await asyncio.sleep(0.01)
-        raise AssertionError(app.cursor.message)
-
     async def run() -> None:
         with create_pipe_input() as keys, create_app_session(input=keys, output=DummyOutput()):
             seat = Asking()
@@ -130,10 +127,7 @@ def test_plus_asks_for_more_time_once_a_turn() -> None:
             app._frame(limit)
             app._ask_more_time()
             app._ask_more_time()  # once a turn
-            for _ in range(100):
-                if seat.sent:
-                    break
-                await asyncio.sleep(0.01)
+            await settled(lambda: seat.sent, "more_time sent")
             assert seat.sent == [{"type": "more_time"}]
             assert app.cursor.message == "Asking for more time…"
             app._frame({**limit, "left_ms": 90_000, "grace": False, "extended": True})
@@ -142,11 +136,8 @@ def test_plus_asks_for_more_time_once_a_turn() -> None:
             seat.view = {**seat.view, "version": 6}  # the next turn: asked, and refused
             app._frame({**limit, "version": 6})
             app._ask_more_time()
-            await until(app, "Asking for more time…")
-            for _ in range(100):
-                if len(seat.sent) == 2:
-                    break
-                await asyncio.sleep(0.01)
+            assert app.cursor.message == "Asking for more time…"
+            await settled(lambda: len(seat.sent) == 2, "the second more_time sent")
             app._frame({"type": "error", "code": "wrong_phase", "id": None,
                         "message": "the turn's time is up"})
             assert app.cursor.message == "No more time: the turn's time is up."
