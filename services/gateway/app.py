@@ -34,6 +34,7 @@ from .hub import Hub
 from .metrics import CONTENT_TYPE, Metrics
 from .outage import UNREACHABLE, one_line
 from .headers import SecurityHeaders
+from .paths import ApiSlashes
 from .subscriber import RawSend
 
 log = logging.getLogger("hokm.gateway")
@@ -195,7 +196,7 @@ def create_app(runtime: Runtime | None = None, *,
         Route("/how-to-play", spa),
         Mount("/static", StaticFiles(directory=STATIC, check_dir=False), name="static"),
     ]
-    middleware = [Middleware(RawSend), Middleware(SecurityHeaders)]
+    middleware = [Middleware(ApiSlashes), Middleware(RawSend), Middleware(SecurityHeaders)]
     if rt.settings.trusted_proxies:
         # X-Forwarded-For is believed only from the proxies named in the settings; everyone
         # else's TCP address is the client's (rate limits are keyed on it).

@@ -95,6 +95,31 @@ def test_odd_match_ids(gw: Gateway, path: str) -> None:
         assert 400 <= answer.status_code < 500, (path, answer.status_code)
 
 
+def test_an_api_path_with_a_trailing_slash_is_the_same_route(gw: Gateway) -> None:
+    """``/api/matches/`` is ``/api/matches``: the answer itself, never a redirect without a
+    body (Starlette's 307, which a client not following redirects saw as an empty answer); an
+    unknown path with a slash is still the API's JSON ``not_found``."""
+    created = gw.post("/api/matches/", json={"seats": ["human", "bot:easy", "bot:easy",
+                                                       "bot:easy"], "disconnect_timeout": 0,
+                                             "turn_timeout": 0}, follow_redirects=False)
+    assert created.status_code == 201, created.text
+    match_id, token = created.json()["match_id"], created.json()["token"]
+    base = f"/api/matches/{match_id}"
+    for path, headers in ((base + "/", {}), (base + "/view/", bearer(token)),
+                          (base + "/view//", bearer(token))):
+        answer = gw.get(path, headers=headers, follow_redirects=False)
+        plain = gw.get(path.rstrip("/"), headers=headers, follow_redirects=False)
+        assert answer.status_code == plain.status_code == 200, (path, answer.status_code)
+        assert answer.json().keys() == plain.json().keys()
+        assert answer.json().get("match_id", match_id) == match_id
+    with gw.websocket_connect(f"{base}/ws/?token={token}") as ws:
+        assert ws.receive_json()["type"] == "view"
+    answer = gw.get("/api/nothing/", follow_redirects=False)
+    assert answer.status_code == 404 and answer.json()["error"]["code"] == "not_found"
+    page = gw.get(f"/m/{match_id}/", follow_redirects=False)  # pages keep the redirect
+    assert page.status_code == 307 and page.headers["location"].endswith(f"/m/{match_id}")
+
+
 def test_rate_limit_per_token() -> None:
     with gateway(worker=False, rate_per_token=2.0) as gw:
         r = stacked_room(gw, seed=34)
