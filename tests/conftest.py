@@ -50,17 +50,19 @@ def real_redis_client(db: int) -> redis.Redis:
 
 
 def wait_for(predicate: Callable[[], T | None], timeout: float = 5.0, every: float = 0.01,
-             what: str = "condition") -> T:
+             what: str = "condition", seen: Callable[[], object] | None = None) -> T:
     """Poll ``predicate`` until it returns something truthy and return that; fail the test with
     an AssertionError once ``timeout`` seconds have passed without it (the way to wait for
-    something: never a fixed sleep)."""
+    something: never a fixed sleep).  The failure names ``what`` was awaited and the last state:
+    ``seen()`` if given (what the test compares, say), else the predicate's last answer."""
     deadline = time.monotonic() + timeout
     while True:
         value = predicate()
         if value:
             return value
         if time.monotonic() > deadline:
-            raise AssertionError(f"{what} not met within {timeout} s")
+            last = seen() if seen is not None else value
+            raise AssertionError(f"{what} not met within {timeout} s; last seen: {last!r}")
         time.sleep(every)
 
 
