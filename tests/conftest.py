@@ -101,13 +101,17 @@ class PrivateRedis:
             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
         )
         client = redis.Redis(port=self.port)
-        for _ in range(200):
+        deadline = time.monotonic() + 10
+        while True:
             try:
                 client.ping()
                 return
-            except redis.ConnectionError:
+            except redis.ConnectionError as exc:
+                if self.proc.poll() is not None or time.monotonic() > deadline:
+                    raise RuntimeError(
+                        f"private redis-server on port {self.port} did not answer within 10 s "
+                        f"(exit code {self.proc.poll()}; the last ping: {exc})") from None
                 time.sleep(0.02)
-        raise RuntimeError("private redis-server did not start")
 
     def kill(self) -> None:
         if self.proc is not None:
