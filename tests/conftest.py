@@ -50,17 +50,19 @@ def real_redis_client(db: int) -> redis.Redis:
 
 
 def wait_for(predicate: Callable[[], T | None], timeout: float = 5.0, every: float = 0.01,
-             what: str = "condition") -> T:
+             what: str = "condition", seen: Callable[[], object] | None = None) -> T:
     """Poll ``predicate`` until it returns something truthy and return that; fail the test with
     an AssertionError once ``timeout`` seconds have passed without it (the way to wait for
-    something: never a fixed sleep)."""
+    something: never a fixed sleep).  The failure names ``what`` was awaited and the last state:
+    ``seen()`` if given (what the test compares, say), else the predicate's last answer."""
     deadline = time.monotonic() + timeout
     while True:
         value = predicate()
         if value:
             return value
         if time.monotonic() > deadline:
-            raise AssertionError(f"{what} not met within {timeout} s")
+            last = seen() if seen is not None else value
+            raise AssertionError(f"{what} not met within {timeout} s; last seen: {last!r}")
         time.sleep(every)
 
 
@@ -99,13 +101,17 @@ class PrivateRedis:
             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
         )
         client = redis.Redis(port=self.port)
-        for _ in range(200):
+        deadline = time.monotonic() + 10
+        while True:
             try:
                 client.ping()
                 return
-            except redis.ConnectionError:
+            except redis.ConnectionError as exc:
+                if self.proc.poll() is not None or time.monotonic() > deadline:
+                    raise RuntimeError(
+                        f"private redis-server on port {self.port} did not answer within 10 s "
+                        f"(exit code {self.proc.poll()}; the last ping: {exc})") from None
                 time.sleep(0.02)
-        raise RuntimeError("private redis-server did not start")
 
     def kill(self) -> None:
         if self.proc is not None:

@@ -22,6 +22,8 @@ from playwright.sync_api import TimeoutError as PlaywrightTimeout
 from hokmclient import NO_LIMITS, Client, LocalServer, Seat, card_text
 from hokmclient.cards import RANKS, SUITS
 
+from tests.conftest import wait_for
+
 from .conftest import DESKTOP
 
 pytestmark = pytest.mark.browser
@@ -109,17 +111,19 @@ def test_an_agent_plays_a_whole_match_by_roles_and_names(new_client: Any, stacke
             # the agent reads what is on the table and the score: the server's public view
             expected = sorted(f"{name_of(view, p['seat'])}: {card_name(p['card'])}"
                               for p in view["trick"])
-            assert wait_until(lambda e=expected: sorted(
-                n for n in named(trick_list, "listitem") if ": " in n) == e), (
-                named(trick_list, "listitem"), expected, [card_text(p["card"])
-                                                          for p in view["trick"]])
+            wait_for(lambda e=expected: sorted(
+                n for n in named(trick_list, "listitem") if ": " in n) == e, 10, 0.05,
+                f"the trick read as {expected} "
+                f"({[card_text(p['card']) for p in view['trick']]})",
+                lambda: named(trick_list, "listitem"))
             wanted = {"Us": ["Us", str(view["tricks"][ours]), str(view["score"][ours])],
                       "Them": ["Them", str(view["tricks"][theirs]), str(view["score"][theirs])]}
-            assert wait_until(lambda w=wanted: {k: rows(score).get(k) for k in w} == w), (
-                rows(score), wanted)
+            wait_for(lambda w=wanted: {k: rows(score).get(k) for k in w} == w, 10, 0.05,
+                     f"the score rows {wanted}", lambda: rows(score))
             assert "Your turn" in turn.inner_text()
             held = f"Your hand, {view['hand_counts'][seat]} cards"  # public: the count only
-            assert wait_until(lambda h=held: h in named(table, "group")), named(table, "group")
+            wait_for(lambda h=held: h in named(table, "group"), 10, 0.05, f"a group {held!r}",
+                     lambda: named(table, "group"))
             before = view["version"]
             playable.first.click()
             cards += 1
@@ -136,7 +140,7 @@ def test_an_agent_plays_a_whole_match_by_roles_and_names(new_client: Any, stacke
     def points() -> dict[str, str]:
         return {k: v[2] for k, v in rows(score).items() if k in ("Us", "Them")}
 
-    assert wait_until(lambda: points() == expected), (points(), expected)
+    wait_for(lambda: points() == expected, 10, 0.05, f"the points {expected}", points)
     # four kots of seven tricks with the agent as Hakem: it named trump four times and played
     # seven cards a round
     assert won and final["score"][ours] == 8
@@ -165,16 +169,6 @@ def partner_sweeps(rng: random.Random) -> list[str]:
 
 def name_of(view: dict[str, Any], seat: int) -> str:
     return str(view["seats"][seat]["name"])
-
-
-def wait_until(check: Any, timeout: float = 10.0) -> bool:
-    """Poll ``check`` (the page catching up with its paced views) until true or the deadline."""
-    deadline = time.monotonic() + timeout
-    while not check():
-        if time.monotonic() > deadline:
-            return False
-        time.sleep(0.05)
-    return True
 
 
 def hakems(client: Client, match_id: str) -> list[int]:

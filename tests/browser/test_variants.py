@@ -46,6 +46,23 @@ CARDS_JS = """
 """
 
 
+# Every card element on the page outside the first Hakem's draw (public): its card, whether it is
+# visible, and the chain of its containers up to the table (what a failure names).
+SHOWN_JS = """
+() => [...document.querySelectorAll('.table-page [data-card]')]
+  .filter((el) => !el.closest('.banner.draw'))
+  .map((el) => {
+    const path = [];
+    for (let e = el; e && !e.classList.contains('table-page'); e = e.parentElement) {
+      path.unshift(e.tagName.toLowerCase() + (e.id ? '#' + e.id : '')
+        + [...e.classList].map((c) => '.' + c).join(''));
+    }
+    return `${el.dataset.card} (${el.getClientRects().length ? 'visible' : 'not rendered'}) in `
+      + path.join(' > ');
+  })
+"""
+
+
 def start_solo(page: Any, game: str) -> None:
     page.goto("/")
     page.get_by_label("Your name").fill("Ana")
@@ -284,20 +301,24 @@ def test_a_spectator_of_the_talon_game_sees_no_hidden_card(
     page.goto(f"/m/{match_id}")
     page.locator("#watch").click()
     phases = set()
+    deadline = time.monotonic() + 90
     while "drawing" not in phases:  # the seat's own decisions, made over HTTP, one by one
         view = http(gateway, "GET", f"/api/matches/{match_id}/view", token=token)
         v = view["view"]
+        assert time.monotonic() < deadline, (
+            f"the seat's turn to draw never came: phases seen {sorted(phases)}, last view "
+            f"version {view['version']} phase {v['phase']} turn {v.get('turn')} seat {v['seat']}")
         phases.add(v["phase"])
         if v["phase"] in ("discarding", "drawing") and v["turn"] == v["seat"]:
             page.wait_for_function(
                 "v => Number(document.querySelector('.table-page')?.dataset.version) >= v",
                 arg=view["version"])
             seen = page.evaluate(CARDS_JS)
-            shown = page.eval_on_selector_all(  # the first Hakem's draw is public
-                ".table-page [data-card]", "els => els.filter(e => !e.closest('.banner.draw'))"
-                ".length")
+            shown = page.evaluate(SHOWN_JS)  # the first Hakem's draw is public
             pile = page.locator(".talon-pile").inner_text()
-            assert shown == 0 and not seen["top"] and not seen["discards"], (v["phase"], seen)
+            assert shown == [] and not seen["top"] and not seen["discards"], (
+                f"{v['phase']} at version {view['version']}: the spectator's page shows "
+                f"{len(shown)} card(s): {shown}; {seen}")
             assert page.locator(".talon-choice").is_hidden() and page.locator(".hand").is_hidden()
             assert str(v["talon"]["left"]) in pile, pile
             if v["phase"] == "drawing":

@@ -177,7 +177,8 @@ def finish(gw: Gateway, match_id: str, rng: random.Random | None = None,
         command = choose(state, seat, rng)
         with contextlib.suppress(HokmError):  # a bot may have moved first
             service.handle(match_id, seat, command, version=loaded.version)
-    raise AssertionError(f"never reached {phase}")
+    raise AssertionError(f"never reached {phase} in {limit} steps: at version {loaded.version} "
+                         f"({state.phase}) it waits for seat {seat}")
 
 
 def command_for(view: dict[str, Any], choice: str, version: int | None = None,
@@ -247,14 +248,25 @@ def recv(ws: WebSocketTestSession, timeout: float = 5.0) -> dict[str, Any]:
 
 
 def recv_until(ws: WebSocketTestSession, pred: Any, timeout: float = 5.0) -> dict[str, Any]:
+    """The first frame that satisfies ``pred`` (the frames before it are dropped); an
+    AssertionError naming the frames that came instead once ``timeout`` seconds have passed."""
     deadline = time.monotonic() + timeout
+    skipped: list[dict[str, Any]] = []
     while True:
         left = deadline - time.monotonic()
-        if left <= 0:
-            raise TimeoutError("no matching frame")
-        frame = recv(ws, left)
+        try:
+            if left <= 0:
+                raise TimeoutError
+            frame = recv(ws, left)
+        except TimeoutError:
+            kinds = [(f.get("type"), f.get("version")) for f in skipped]
+            raise AssertionError(
+                f"no matching frame within {timeout} s; {len(skipped)} other frame(s) came "
+                f"(type, version): {kinds[-10:]}; the last: {skipped[-1] if skipped else None}"
+            ) from None
         if pred(frame):
             return frame
+        skipped.append(frame)
 
 
 def pending(ws: WebSocketTestSession) -> list[dict[str, Any]]:

@@ -8,7 +8,7 @@ import time
 from services.matches import Loaded
 from services.store import keys
 
-from .helpers import Gateway, create, deck, wait_for
+from .helpers import Gateway, create, deck, recv, wait_for
 
 BOTS3 = ["bot:easy", "bot:easy", "bot:easy"]
 
@@ -25,7 +25,7 @@ def test_a_disconnected_human_gets_a_stand_in_then_takes_the_seat_back(gw: Gatew
     match_id, token = created["match_id"], created["token"]
     service = gw.app.state.runtime.service  # type: ignore[attr-defined]
     with gw.websocket_connect(f"/api/matches/{match_id}/ws?token={token}") as ws:
-        left_at = ws.receive_json()["version"]
+        left_at = recv(ws)["version"]
         summary = gw.get(f"/api/matches/{match_id}").json()
         assert summary["seats"][0]["connected"] is True
     # gone: once it is seat 0's turn and a second has passed, a stand-in plays for it
@@ -37,9 +37,9 @@ def test_a_disconnected_human_gets_a_stand_in_then_takes_the_seat_back(gw: Gatew
     # the records it missed say which moves a stand-in made for it (and only those)
     with gw.websocket_connect(f"/api/matches/{match_id}/ws?token={token}&since={left_at}"
                               ) as ws:
-        first = ws.receive_json()
+        first = recv(ws)
         assert first["view"]["seat"] == 0
-        missed = ws.receive_json()
+        missed = recv(ws)
         assert missed["type"] == "missed", missed
         mine = [r for r in missed["records"] if r["actor"] == 0]
         assert mine and all(r["stand_in"] for r in mine)

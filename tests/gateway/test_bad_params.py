@@ -17,7 +17,7 @@ from starlette.websockets import WebSocketDisconnect
 
 from services.gateway.hub import Hub
 
-from .helpers import Gateway, bearer, create, gateway, wait_for
+from .helpers import Gateway, bearer, create, gateway, recv, wait_for
 
 NOT_DIGITS = st.characters(
     codec="utf-8", exclude_characters="0123456789&#%+", exclude_categories=["Cs"])
@@ -98,9 +98,9 @@ def test_match_ids_that_cannot_exist_are_not_found(gw: Gateway) -> None:
 def _broken_socket(gw: Gateway, match_id: str, token: str | None, since: str) -> dict[str, Any]:
     query = f"since={_quoted(since)}" + (f"&token={token}" if token else "")
     with gw.websocket_connect(f"/api/matches/{match_id}/ws?{query}") as ws:
-        first: dict[str, Any] = ws.receive_json()
+        first: dict[str, Any] = recv(ws)
         with pytest.raises(WebSocketDisconnect) as closed:
-            ws.receive_json()
+            recv(ws)
     first["close"] = closed.value.code
     return first
 
@@ -125,7 +125,7 @@ def test_broken_sockets_leave_nothing_behind_and_the_stand_in_plays() -> None:
         hub = _hub(gw)
         # a good socket first, so the hub follows the match while the broken ones come
         with gw.websocket_connect(f"/api/matches/{match_id}/ws?token={token}") as good:
-            good.receive_json()
+            recv(good)
             tracemalloc.start()
             try:
                 base = tracemalloc.get_traced_memory()[0]

@@ -15,7 +15,7 @@ from services.gateway import openapi
 from services.gateway.jsonbody import MAX_DEPTH, depth
 from worker.policies import LEVELS as POLICY_LEVELS
 
-from .helpers import Gateway, bearer, create, gateway, other_address, wait_for
+from .helpers import Gateway, bearer, create, gateway, other_address, recv, recv_until, wait_for
 
 # -- forwarding headers ---------------------------------------------------------------------
 
@@ -95,12 +95,11 @@ def test_deep_nesting_is_bad_request_over_http_and_websocket(gw: Gateway, levels
     if levels + 1 > MAX_DEPTH and len(body) <= 16 * 1024:
         assert r.json()["error"]["code"] == "bad_request"
     with gw.websocket_connect(f"/api/matches/{match_id}/ws?token={token}") as ws:
-        ws.receive_json()
+        recv(ws)
         if len(body) <= 16 * 1024:
             ws.send_text(body)
-            answer = ws.receive_json()
-            while answer["type"] == "view":  # presence changes resend views
-                answer = ws.receive_json()
+            # presence changes resend views
+            answer = recv_until(ws, lambda f: f["type"] != "view")
             assert answer["type"] == "error" and answer["code"] == "bad_request", answer
     assert gw.version(match_id) == before
 

@@ -75,7 +75,9 @@ class Socket:
                 seen = len(self.frames)
                 left = deadline - time.monotonic()
                 if left <= 0:
-                    raise AssertionError("no such frame in time")
+                    raise AssertionError(
+                        f"no such frame within {timeout} s; {seen} frame(s) came, the last: "
+                        f"{self.frames[-1][1] if self.frames else None}")
                 self._arrived.wait(left)
 
     def version(self, v: int, timeout: float = CROSS_TIMEOUT_S) -> tuple[float, dict[str, Any]]:

@@ -444,9 +444,9 @@ def test_hint_limits(gw: Gateway) -> None:
                                                       version)).status_code == 200
             used += 1
         else:
-            r.step(rng)
+            assert r.step(rng) is not None, f"the match ended after {used} hints"
     while not r.get_view(r.tokens[0])[1]["legal"]:
-        r.step(rng)
+        assert r.step(rng) is not None, "the match ended before seat 0's next turn"
     h = gw.get(r.base + "/hint", params={"since": since}, headers=bearer(r.tokens[0]))
     assert h.status_code == 409 and h.json()["error"]["code"] == "hints_exhausted"
     # switching hints on again (a new since) gives three more

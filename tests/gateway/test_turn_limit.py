@@ -84,7 +84,8 @@ def seat0_turn(gw: Gateway, match_id: str, token1: str, timeout: float = 30) -> 
                                          view["version"]))
                 continue
         time.sleep(0.01)
-    raise AssertionError("the match never waited for seat 0")
+    raise AssertionError(f"the match never waited for seat 0 within {timeout} s: at version "
+                         f"{loaded.version} ({loaded.state.phase}) it waits for seat {actor}")
 
 
 def test_a_present_player_who_does_not_act_gets_a_stand_in_then_the_grace(

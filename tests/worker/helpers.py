@@ -177,7 +177,7 @@ def legal_rounds(policy: Policy, deals: int, rng: random.Random,
             assert seat is not None
             view = table.view(seat)
             choice = policy.choose(view, table.histories[seat], rng)
-            assert choice in (view["legal"] or view.get("trump_options") or [choice])
+            assert choice in (view["legal"] or view.get("trump_options") or []), (choice, view)
             choices.append(choice)
             table.act(choice)
     return choices
