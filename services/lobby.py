@@ -89,7 +89,8 @@ class Lobby:
 
     # provided by MatchService
     def handle(self, match_id: str, actor: int | None, command: Any, *,
-               version: int | None = None, command_id: str | None = None) -> Any:
+               version: int | None = None, command_id: str | None = None,
+               player: str | None = None) -> Any:
         raise NotImplementedError
 
     def advance(self, match_id: str, loaded: Loaded) -> Loaded:
@@ -389,29 +390,40 @@ class Lobby:
         return None
 
     def authenticate(self, match_id: str, token: str | None) -> tuple[int, str, Loaded]:
-        """The seat, player id and match of a seat token; ``bad_token`` otherwise."""
+        """The seat, player id and match of a seat token; ``bad_token`` otherwise.
+
+        The seat is the player's in the returned match, which is read fresh: a player's seat
+        can move (the ace draw of ``teams: ace_draw`` swaps two players), so a match cached
+        before the move would name the seat of another player, whose hand a view, the events
+        or a command of this token would then be about (a QA finding with two gateways).  A
+        caller uses the seat with this match, or with records up to its version; one that
+        reads the match again resolves the seat again (``handle``'s ``player``)."""
         if not token or len(token) > 128:
             raise BadToken("a seat token is required")
         player = self.store.get_meta_field(match_id, "tokens", token_hash(token))
         if player is None:
             self.load(match_id)  # not_found for a match that does not exist (or no longer)
             raise BadToken("this token does not belong to a seat of this match")
-        loaded = self.load(match_id, fresh=False)
-        seat = self.seat_of_player(loaded.state, player)
+        loaded = self.load(match_id)
+        return self.seat_in(loaded.state, player), player, loaded
+
+    @classmethod
+    def seat_in(cls, state: State, player: str) -> int:
+        """``player``'s seat in ``state``; ``bad_token`` when the player holds none."""
+        seat = cls.seat_of_player(state, player)
         if seat is None:
-            loaded = self.load(match_id)
-            seat = self.seat_of_player(loaded.state, player)
-            if seat is None:
-                raise BadToken("this token's seat was given up")
-        return seat, player, loaded
+            raise BadToken("this token's seat was given up")
+        return seat
 
     def leave(self, match_id: str, token: str, replace_with: str | None = None,
               owner: str | None = None) -> None:
         """Give up a seat: it becomes empty, or a bot of ``replace_with`` (``bot:<level>``).
         A bot that leaves the match, still in play, to bots alone takes a bots-only slot first
         (``_to_bot``; ``owner``: who asks).  Empty, the seat stops the match at its turn
-        (nobody plays it), so a leave without a bot takes none."""
-        seat, _, _ = self.authenticate(match_id, token)
+        (nobody plays it), so a leave without a bot takes none.  The seat left is the
+        player's in the match the command applies to (of one version: it may have moved since,
+        the ace draw's swap, and must never be another player's)."""
+        self.authenticate(match_id, token)  # a bad token is told before a bad body
         level = None
         if replace_with is not None:
             if not (isinstance(replace_with, str) and replace_with.startswith("bot:")
@@ -419,10 +431,19 @@ class Lobby:
                 raise InvalidCommand(f"replace_with is \"bot:<level>\" with a level of "
                                      f"{', '.join(BOT_LEVELS)}")
             level = replace_with[4:]
-        if level is None:
-            self.seat_command(match_id, LeaveSeat(seat))
-        else:  # one record: the seat is never seen empty, and a refusal changes nothing
-            self._to_bot(match_id, seat, LeaveSeat(seat, self._bot(seat, level)), owner)
+        for _ in range(JOIN_TRIES):
+            seat, player, loaded = self.authenticate(match_id, token)
+            try:
+                if level is None:
+                    self.seat_command(match_id, LeaveSeat(seat), version=loaded.version)
+                else:  # one record: the seat is never seen empty, a refusal changes nothing
+                    self._to_bot(match_id, seat, LeaveSeat(seat, self._bot(seat, level)), owner,
+                                 player)
+                break
+            except StaleVersion:
+                continue  # the match moved on: find the player's seat again
+        else:
+            raise StaleVersion("the match is too busy; try again")
         self.store.delete_meta_field(match_id, "tokens", token_hash(token))
 
     def give_to_bot(self, match_id: str, token: str, seat: int, level: str,
@@ -440,22 +461,32 @@ class Lobby:
         return TakeSeat(seat, BOT_NAMES[seat % 4], f"bot-{seat}-{secrets.token_hex(4)}", level)
 
     def _to_bot(self, match_id: str, seat: int, command: TakeSeat | LeaveSeat,
-                owner: str | None) -> None:
+                owner: str | None, player: str | None = None) -> None:
         """Apply ``command``, which gives ``seat`` to a bot (a ``TakeSeat`` of an empty seat,
         or a ``LeaveSeat`` whose ``then`` seats the bot in the same record).  If that leaves
         the match, still in play, to bots alone, the match takes a bots-only slot first
         (``_bot_slot``: ``rate_limited`` when none is free, and nothing is done).  The check
         and the command are of one version (a change by anyone between them: look again), so
         two players handing their seats to bots at once cannot both miss it: the second
-        hears ``rate_limited`` and keeps its seat."""
+        hears ``rate_limited`` and keeps its seat.  With ``player`` (a leave), ``seat`` must be
+        that player's in the match the command applies to: ``stale_version`` otherwise (the
+        caller looks for the player's seat again)."""
         if self.quotas.bot_matches <= 0 and self.quotas.bot_matches_per_owner <= 0:
-            self.seat_command(match_id, command)
+            if player is None:
+                self.seat_command(match_id, command)
+                return
+            loaded = self.load(match_id)
+            if self.seat_of_player(loaded.state, player) != seat:
+                raise StaleVersion("the seat moved")
+            self.seat_command(match_id, command, version=loaded.version)
             return
         held: str | None = None
         try:
             for _ in range(JOIN_TRIES):
                 loaded = self.load(match_id)
                 state = loaded.state
+                if player is not None and self.seat_of_player(state, player) != seat:
+                    raise StaleVersion("the seat moved")
                 alone = state.phase != MATCH_OVER and all(
                     o is not None and o.bot is not None
                     for i, o in enumerate(state.match.seats) if i != seat)

@@ -36,7 +36,7 @@ from engine.errors import HokmError, InvalidCommand
 from engine.state import CHOOSING_TRUMP, DISCARDING, DRAWING, MATCH_OVER, PLAYING
 
 from .cache import Lru, MatchCache
-from .errors import NotFound, StaleVersion
+from .errors import BadToken, NotFound, StaleVersion
 from .lobby import BOT_LEVELS, BOT_NAMES, Lobby, Room, command_key, token_hash
 from .pipeline import (EMPTY, CorruptLog, Duplicate, Loaded, Prepared, chained, fold_raw,
                        prepare)
@@ -191,8 +191,13 @@ class MatchService(Lobby):
         *,
         version: int | None = None,
         command_id: str | None = None,
+        player: str | None = None,
     ) -> Outcome:
-        """Prepare and append ``command`` by ``actor`` (a seat, or None for the system)."""
+        """Prepare and append ``command`` by ``actor`` (a seat, or None for the system).  With
+        ``player``, the actor is that player's seat in the match each attempt is prepared on
+        (``actor`` is not used): a seat can move between a token's check and the command (the
+        ace draw's swap), and a command must never act for the seat's new player
+        (``bad_token`` when the player holds no seat)."""
         loaded = self.cache.get(match_id)
         if loaded is None:
             if isinstance(command, CreateMatch):
@@ -202,6 +207,8 @@ class MatchService(Lobby):
         refreshed = conflicted = False
         for _ in range(MAX_ATTEMPTS):
             try:
+                if player is not None:
+                    actor = self.seat_in(loaded.state, player)
                 prepared = prepare(loaded, actor, command, time_ms=self._now_ms(),
                                    version=version, command_id=command_id)
             except Duplicate as done:
@@ -212,7 +219,7 @@ class MatchService(Lobby):
                 if not refreshed:  # perhaps only our cache is behind: look once more
                     loaded, refreshed = self._refresh(match_id, loaded), True
                     continue
-                if conflicted and not isinstance(refusal, StaleVersion):
+                if conflicted and not isinstance(refusal, (StaleVersion, BadToken)):
                     raise StaleVersion(
                         f"the match moved on before this command could apply ({refusal.code})"
                     ) from refusal

@@ -268,8 +268,7 @@ class Api:
     async def view(self, request: Request) -> Response:
         self.check_address(request)
         match_id = params.match_id(request)
-        seat, _, _ = await self.seat_of(request, match_id)
-        loaded = await run_in_threadpool(self.service.load, match_id)
+        seat, _, loaded = await self.seat_of(request, match_id)  # the seat of that match
         await self.polled(match_id, seat)
         return await self.versioned_view(match_id, seat, loaded.state, loaded.version)
 
@@ -414,9 +413,14 @@ class Api:
         match_id = params.match_id(request)
         since = params.int_query(request, "since", 0)
         seat: int | None = None
+        upto: int | None = None
         if self.token_of(request) is not None:
-            seat, _, _ = await self.seat_of(request, match_id)
-        version, out = await run_in_threadpool(self.redacted_records, match_id, seat, since)
+            # the records up to the match the seat was found in (a later record could move
+            # the player to another seat: the ace draw's swap)
+            seat, _, loaded = await self.seat_of(request, match_id)
+            upto = loaded.version
+        version, out = await run_in_threadpool(self.redacted_records, match_id, seat, since,
+                                               upto)
         return JSONResponse({"version": version, "events": out})
 
     async def replay(self, request: Request) -> Response:
@@ -446,9 +450,8 @@ class Api:
     async def hint(self, request: Request) -> Response:
         self.check_address(request)
         match_id = params.match_id(request)
-        seat, _, _ = await self.seat_of(request, match_id)
+        seat, _, loaded = await self.seat_of(request, match_id)  # the seat of that match
         since = params.int_query(request, "since", 0)
-        loaded = await run_in_threadpool(self.service.load, match_id)
         if since > loaded.version:
             # rules.md: hints accompany three decisions from the moment they were switched
             # on, which cannot be later than now (a future version would count nothing)

@@ -67,9 +67,13 @@ async def _apply(service: MatchService, hub: Hub, store: AsyncEventStore, match_
             return done
 
     def in_thread() -> Applied:
-        seat, who, _ = service.authenticate(match_id, token)
+        _, who, _ = service.authenticate(match_id, token)
         key = None if client_id is None else command_key(who, client_id)
-        outcome = service.handle(match_id, seat, command, version=version, command_id=key)
+        # the seat is the player's in the match the command is prepared on (it may have moved
+        # since the token was checked: the ace draw's swap)
+        outcome = service.handle(match_id, None, command, version=version, command_id=key,
+                                 player=who)
+        seat = MatchService.seat_in(outcome.state, who)
         latest = outcome.latest
         if latest is None:
             return Applied(outcome.version, outcome.state, seat, who, outcome.duplicate)

@@ -170,6 +170,7 @@ class Hub:
         # registered (the match stays followed) but not started: broadcasts skip it while
         # its presence is marked and its prelude read
         self.subs.setdefault(match_id, set()).add(sub)
+        self._seat_in(sub, loaded)
         if sub.seat is not None:
             try:
                 await self.presence.mark(match_id, sub.seat, True)
@@ -395,17 +396,24 @@ class Hub:
 
     # -- views -------------------------------------------------------------------------------
 
+    @staticmethod
+    def _seat_in(sub: Subscriber, loaded: Loaded) -> None:
+        """Make ``sub.seat`` its player's seat in ``loaded`` (a seat can move: the ace draw's
+        swap; a player who left has none and watches)."""
+        if sub.player is None:
+            return
+        seats = loaded.state.match.seats
+        seat = sub.seat
+        if seat is None or seat >= len(seats) or seats[seat] is None \
+                or seats[seat].player != sub.player:  # type: ignore[union-attr]
+            sub.seat = MatchService.seat_of_player(loaded.state, sub.player)
+
     def broadcast(self, match_id: str, loaded: Loaded) -> None:
         subs = self.subs.get(match_id)
         if not subs:
             return
-        seats = loaded.state.match.seats
         for sub in subs:
-            if sub.player is not None and (
-                sub.seat is None or seats[sub.seat] is None
-                or seats[sub.seat].player != sub.player  # type: ignore[union-attr]
-            ):
-                sub.seat = MatchService.seat_of_player(loaded.state, sub.player)
+            self._seat_in(sub, loaded)
         texts = view_texts(loaded, {sub.seat for sub in subs}, self.connected.get(match_id),
                            self._fragments.setdefault(match_id, {}))
         for sub in list(subs):

@@ -88,7 +88,9 @@ async def endpoint(ws: WebSocket, api: Api, hub: Hub) -> None:
     try:
         try:
             async def missed(version: int) -> str | None:
-                return await _catch_up(api, match_id, seat, since, version)
+                # the seat the hub found the player in at that version (not the one on
+                # connect: the ace draw may have moved the player since)
+                return await _catch_up(api, match_id, sub.seat, since, version)
 
             await hub.subscribe(sub, missed)
         except Exception as exc:

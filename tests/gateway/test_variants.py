@@ -409,7 +409,7 @@ def test_talon_commands_take_the_fast_path(gw: Gateway, monkeypatch: pytest.Monk
     real = service.handle
 
     def counted(*args: Any, **kw: Any) -> Any:
-        calls.append(args)
+        calls.append(kw.get("player"))
         return real(*args, **kw)
 
     monkeypatch.setattr(service, "handle", counted)
@@ -419,7 +419,7 @@ def test_talon_commands_take_the_fast_path(gw: Gateway, monkeypatch: pytest.Monk
                         (tokens[0], {"type": "draw_talon", "choice": "discard"})):
         assert post(gw, match_id, token, body).status_code == 200
     # the thread path ran once: for seat 0's first command (its token's player is learnt then)
-    assert [args[1] for args in calls] == [0]
+    assert calls == [service.authenticate(match_id, tokens[0])[1]]
     assert gw.rt.service.load(match_id).state.phase == DRAWING
 
 
