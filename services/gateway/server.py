@@ -19,7 +19,8 @@ deadline hold for the handshake; afterwards uvicorn's pings (``ws_ping_interval`
 ``ws_ping_timeout``) close a connection whose peer stopped answering.
 
 ``RedactTokens`` is a logging filter on every handler: no log line, at any level, shows a seat
-token (``?token=`` in a WebSocket URL, ``Authorization: Bearer``).
+token (``?token=`` in a WebSocket URL, ``Authorization: Bearer``) or a WebSocket frame's
+content (which may name a seat's cards).
 """
 
 from __future__ import annotations
@@ -305,10 +306,20 @@ def redact(text: str) -> str:
     return _SECRETS.sub(lambda m: (m.group(1) or m.group(2)) + "<redacted>", text)
 
 
+FRAME_LINES = frozenset({"< %s", "> %s"})
+"""The formats of the ``websockets`` library's debug line for each WebSocket frame received or
+sent (its start and end, under uvicorn's logger): a client's ``discard`` frame is short enough
+to be logged whole, and a ``missed`` frame ends with a record that may hold a seat's cards."""
+
+
 class RedactTokens(logging.Filter):
-    """Rewrites a record so that neither its message nor its traceback shows a token."""
+    """Rewrites a record so that neither its message nor its traceback shows a token, and
+    drops the lines that show a WebSocket frame's content (``FRAME_LINES``: a seat's cards,
+    which no log line may show, whatever the level)."""
 
     def filter(self, record: logging.LogRecord) -> bool:
+        if record.msg in FRAME_LINES:
+            return False
         message = record.getMessage()
         clean = redact(message)
         if clean is not message:

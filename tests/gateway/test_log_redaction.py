@@ -105,6 +105,9 @@ def test_no_log_line_carries_a_token(level: str, tmp_path: Path) -> None:
     assert token not in printed and wrong not in printed, printed[-2000:]
     if level in ("trace", "debug", "info"):  # the lines that used to show them are there
         assert "/ws?token=<redacted>" in printed, printed[-2000:]
+    # nor a frame's content, which may name cards (the debug lines of the websockets library
+    # showed every frame: a talon discard whole, a view's or missed frame's start and end)
+    assert '"card": "AS"' not in printed and "TEXT '" not in printed, printed[-2000:]
 
 
 @pytest.mark.parametrize("text", [
