@@ -21,7 +21,10 @@ What is counted, and why these labels only:
   by the composition root as ``beside``).
 
 No card, hand, token, player name or match id is ever a label or a value: the metrics say how
-much, never what.
+much, never what.  Nor does a label tell of a hand: the refusals of a card that follow from the
+sender's hand (``must_follow_suit``: it holds the led suit; ``must_trump``: it holds a trump
+and none of the led suit) are counted with ``illegal_card`` as ``card_refused``, since on a
+quiet server anyone scraping could tie such a count to the one player who just moved.
 """
 
 from __future__ import annotations
@@ -137,17 +140,27 @@ class Metrics:
 
     def request(self, handler: str, status: int, code: str, seconds: float) -> None:
         """One API request answered."""
-        self.requests.labels(handler, str(status), code).inc()
+        self.requests.labels(handler, str(status), public_code(code)).inc()
         self.duration.labels(handler).observe(seconds)
 
     def command(self, transport: str, kind: object, outcome: str) -> None:
         """One command's outcome; ``kind`` is the ``type`` the client sent, whatever it was."""
         label = kind if isinstance(kind, str) and kind in COMMAND_TYPES else "other"
-        self.commands.labels(transport, label, outcome).inc()
+        self.commands.labels(transport, label, public_code(outcome)).inc()
 
     def text(self) -> bytes:
         """The exposition text (reads the queues: call it off the event loop)."""
         return generate_latest(self.registry)
+
+
+CARD_REFUSALS = frozenset({"illegal_card", "must_follow_suit", "must_trump"})
+"""The refusals of a played card, told apart to its sender and counted as one (``card_refused``):
+two of them say what the sender's hand holds."""
+
+
+def public_code(code: str) -> str:
+    """The label of an outcome or error code: ``card_refused`` for ``CARD_REFUSALS``."""
+    return "card_refused" if code in CARD_REFUSALS else code
 
 
 def _version() -> str:

@@ -87,6 +87,36 @@ def test_requests_and_commands_are_counted_by_handler_status_and_code() -> None:
     assert value(before, "hokm_http_requests_total", handler="join", status="200", code="") == 3
 
 
+def test_the_refusals_of_a_card_are_counted_as_one() -> None:
+    """A QA finding: ``must_follow_suit`` counted under its own label told anyone scraping, on a
+    quiet server, that the player who just tried a card holds the led suit.  The refusals of a
+    card are one label, ``card_refused``; the sender still hears the exact code."""
+    with gateway(worker=False) as gw:
+        r = stacked_room(gw)
+        version, view = r.get_view(r.tokens[0])  # the Hakem names trump, then leads
+        assert r.command(r.tokens[0], command_for(view, view["legal"][0], version)
+                         ).status_code == 200
+        version, view = r.get_view(r.tokens[0])
+        _, other = r.get_view(r.tokens[1])
+        lead, off = next((c, o) for c in view["legal"] for o in other["hand"]
+                         if o[-1] != c[-1] and any(h[-1] == c[-1] for h in other["hand"]))
+        assert r.command(r.tokens[0], {"type": "play", "card": lead}).status_code == 200
+        before = scrape(gw)
+        codes = [r.command(r.tokens[1], {"type": "play", "card": card}).json()["error"]["code"]
+                 for card in (off, next(c for c in view["hand"] if c != lead))]
+        after = scrape(gw)
+    assert codes == ["must_follow_suit", "illegal_card"]
+    assert value(after, "hokm_commands_total", transport="http", type="play",
+                 outcome="card_refused") - value(before, "hokm_commands_total", transport="http",
+                                                 type="play", outcome="card_refused") == 2
+    assert value(after, "hokm_http_requests_total", handler="command", status="409",
+                 code="card_refused") - value(before, "hokm_http_requests_total",
+                                              handler="command", status="409",
+                                              code="card_refused") == 2
+    assert not [key for key in after if {"must_follow_suit", "must_trump", "illegal_card"}
+                & {v for _, v in key[1]}]
+
+
 def test_an_answer_of_500_is_counted(monkeypatch: pytest.MonkeyPatch) -> None:
     """A QA finding: a request that failed with a bug (500) was missing from the counts."""
     with gateway(worker=False) as gw:
