@@ -74,6 +74,12 @@ class Room:
     turn_timeout: float = TURN_TIMEOUT_S
 
 REMATCH_WAIT_S = 5.0
+REMATCH_HOLD_S = 300.0
+"""How long a rematch's human seats are held for the finished match's players, each seat for
+the player who held it at the end (by the player id it has there): the summary names the
+rematch to anyone, and a stranger could otherwise take a seat promised to a player (a QA
+finding).  After that the seats still open are anyone's, so a player who never comes back does
+not keep the table waiting (the seated players may also give such a seat to a bot at once)."""
 """How long a player asking for a rematch another player is creating at that moment waits for
 it to exist."""
 
@@ -165,10 +171,11 @@ class Lobby:
 
     def _open(self, match_id: str, parsed: Rules, levels: Sequence[str | None],
               deck_list: list[list[str]], room: Room, owner: str | None,
-              first_hakem: int | None, names: Sequence[str | None] = ()) -> None:
+              first_hakem: int | None, names: Sequence[str | None] = (),
+              held: dict[int, str] | None = None) -> None:
         """Store a new match of checked arguments and ``room`` settings, its bots seated (its
         humans' seats open), each bot under its name in ``names`` (by seat) or the seat's
-        default name."""
+        default name; ``held``: seats held for players (``REMATCH_HOLD_S``, ``join``)."""
         if owner is not None:
             self._admit(match_id, owner, bots=None not in levels)
         secret = secrets.token_hex(32)
@@ -181,6 +188,10 @@ class Lobby:
         }
         if owner is not None:
             meta["owner"] = owner
+        if held:
+            meta["held"] = json.dumps({
+                "until_ms": int((self.clock() + REMATCH_HOLD_S) * 1000),
+                "seats": {str(seat): player for seat, player in held.items()}})
         self.store.put_meta(match_id, "meta", meta)
         self.rooms.put(match_id, room)
         self.handle(match_id, None, CreateMatch(match_id, parsed, commitment_of(secret),
@@ -190,6 +201,23 @@ class Lobby:
                 name = names[seat] if seat < len(names) else None
                 self.handle(match_id, None, TakeSeat(seat, name or BOT_NAMES[seat % 4],
                                                      f"bot-{seat}", level))
+
+    @staticmethod
+    def rematch_player(player: str, rematch_id: str) -> str:
+        """The id in the rematch ``rematch_id`` of the finished match's ``player``."""
+        return hashlib.sha256(f"{player}:{rematch_id}".encode()).hexdigest()[:16]
+
+    def held_seats(self, match_id: str, player: str | None) -> tuple[set[int], float]:
+        """The seats of ``match_id`` held for players other than ``player`` (a rematch's, for
+        the finished match's players: ``REMATCH_HOLD_S``), and the seconds the hold has left."""
+        raw = self.store.get_meta_field(match_id, "meta", "held")
+        if raw is None:
+            return set(), 0.0
+        held = json.loads(raw)
+        left = held["until_ms"] / 1000 - self.clock()
+        if left <= 0:
+            return set(), 0.0
+        return {int(seat) for seat, p in held["seats"].items() if p != player}, left
 
     def rematch_of(self, match_id: str) -> str | None:
         """The id of the finished match's rematch, once a player asked for it."""
@@ -215,9 +243,11 @@ class Lobby:
         if standing == new_id:
             levels = [o.bot if o is not None else None for o in state.match.seats]
             names = [o.name if o is not None else None for o in state.match.seats]
+            holds = {i: self.rematch_player(o.player, new_id)
+                     for i, o in enumerate(state.match.seats) if o is not None and o.bot is None}
             try:
                 self._open(new_id, state.rules, levels, [], self.room(match_id), owner, None,
-                           names)
+                           names, holds)
             except BaseException:  # refused (a quota) or failed: the next asker tries again
                 self.store.delete_meta_field(match_id, "meta", "rematch")
                 raise
@@ -241,7 +271,7 @@ class Lobby:
         # the player's id there follows from its id here, so that asking again (a second
         # click, another tab, at the same moment too) gives the seat it has there already,
         # with a token of its own
-        again = hashlib.sha256(f"{player}:{standing}".encode()).hexdigest()[:16]
+        again = self.rematch_player(player, standing)
         for _ in range(3):
             seats = self.load(standing).state.match.seats
             held = next((i for i, o in enumerate(seats)
@@ -325,8 +355,11 @@ class Lobby:
         """Take an open seat (the first one if ``seat`` is None) as a new player (``player``:
         one of this service's choosing).  Without ``seat``, a seat another join took first is
         no refusal: the next open one is tried, so a burst of players opening one invite link
-        fills every seat (``match_full`` only when none is left)."""
+        fills every seat (``match_full`` only when none is left).  A seat held for another
+        player (a rematch's: ``held_seats``) is not open to this one while the hold lasts."""
         asked = seat
+        held, left = self.held_seats(match_id, player)
+        wait = f"for a player of the last match for {math.ceil(left)} more seconds"
         player = player or secrets.token_hex(8)
         token = secrets.token_urlsafe(24)
         digest = token_hash(token)
@@ -336,14 +369,19 @@ class Lobby:
                 state = self.load(match_id).state
                 if state.phase == MATCH_OVER:
                     raise MatchOver("the match is over")
-                open_seats = [i for i, s in enumerate(state.match.seats) if s is None]
+                open_seats = [i for i, s in enumerate(state.match.seats)
+                              if s is None and i not in held]
                 if asked is None:
                     if not open_seats:
+                        if any(state.match.seats[i] is None for i in held):
+                            raise MatchFull(f"the open seats are held {wait}")
                         raise MatchFull("every seat is taken")
                     seat = open_seats[0]
                 elif type(asked) is not int or not 0 <= asked < state.rules.players:
                     raise InvalidCommand("no such seat")
                 elif asked not in open_seats:
+                    if asked in held and state.match.seats[asked] is None:
+                        raise SeatTaken(f"that seat is held {wait}")
                     raise SeatTaken("that seat is taken")
                 assert seat is not None
                 if not stored:

@@ -92,6 +92,40 @@ def test_refusals_change_nothing() -> None:
         assert gw.rt.store.get_meta_field(r.match_id, "meta", "rematch") is None
 
 
+def test_the_rematch_holds_its_seats_for_the_players_of_the_match() -> None:
+    """A QA finding: the summary names the rematch to anyone, and a stranger joined it at a
+    seat promised to a player, who then heard ``match_full``.  The seats are held for the
+    finished match's players (each its own) for ``REMATCH_HOLD_S``; then the seats still open
+    are anyone's, so a player who never comes back does not keep the table waiting."""
+    from services.lobby import REMATCH_HOLD_S
+
+    with gateway(worker=False) as gw:
+        r = stacked_room(gw, seed=6)
+        finish(gw, r.match_id, random.Random(6))
+        made = _rematch(gw, r.match_id, r.tokens[2]).json()
+        new = f"/api/matches/{made['match_id']}"
+        version = gw.rt.store.version(made["match_id"])
+        anyone = gw.post(new + "/join", json={"name": "Stranger"})
+        assert anyone.status_code == 409 and anyone.json()["error"]["code"] == "match_full"
+        assert "held" in anyone.json()["error"]["message"]
+        chosen = gw.post(new + "/join", json={"name": "Stranger", "seat": 1})
+        assert chosen.status_code == 409 and chosen.json()["error"]["code"] == "seat_taken"
+        assert gw.rt.store.version(made["match_id"]) == version  # nothing changed
+        for seat in (0, 3):  # the players find their own seats
+            joined = _rematch(gw, r.match_id, r.tokens[seat])
+            assert joined.status_code == 200 and joined.json()["seat"] == seat, joined.text
+        service = gw.rt.service
+        now = service.clock
+        service.clock = lambda: now() + REMATCH_HOLD_S  # type: ignore[method-assign]
+        try:
+            late = gw.post(new + "/join", json={"name": "Stranger"})
+        finally:
+            service.clock = now  # type: ignore[method-assign]
+        assert late.status_code == 200 and late.json()["seat"] == 1, late.text
+        absent = _rematch(gw, r.match_id, r.tokens[1])  # who never came back in time
+        assert absent.status_code == 409 and absent.json()["error"]["code"] == "match_full"
+
+
 def test_bots_and_room_settings_come_along() -> None:
     with gateway(worker=False) as gw:
         r = room(gw, seats=["bot:easy", "human", "bot:hard", "bot:medium"],
