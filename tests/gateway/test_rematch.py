@@ -121,7 +121,9 @@ def test_the_rematch_holds_its_seats_for_the_players_of_the_match() -> None:
             late = gw.post(new + "/join", json={"name": "Stranger"})
         finally:
             service.clock = now  # type: ignore[method-assign]
-        assert late.status_code == 200 and late.json()["seat"] == 1, late.text
+        # (the table is full now: the ace draw may move the players, so no seat is asserted)
+        assert late.status_code == 200, late.text
+        assert "Stranger" in [s["name"] for s in gw.get(new).json()["seats"]]
         absent = _rematch(gw, r.match_id, r.tokens[1])  # who never came back in time
         assert absent.status_code == 409 and absent.json()["error"]["code"] == "match_full"
 
