@@ -231,13 +231,15 @@ def view_for(
 def redact_event(state: State, event: Event, seat: int | None, *, reveal: bool = False
                  ) -> dict[str, Any]:
     """``event`` as plain data for ``seat`` (``None``: spectator).  ``state`` is the state just
-    before the event.  Decks become the seat's own cards; other hidden fields are dropped."""
+    before the event.  Decks become the seat's own cards; other hidden fields are dropped.  A
+    seat's ``player`` id is dropped even with ``reveal``: nothing of the game needs it, and it
+    would tie a player's matches together (a rematch's ids follow from it)."""
     plain = to_plain(event)
-    if reveal:
-        return plain
     if isinstance(event, SeatTaken):
         del plain["player"]
-    elif isinstance(event, RoundStarted):
+    if reveal:
+        return plain
+    if isinstance(event, RoundStarted):
         del plain["deck"]
         own: tuple[int, ...] = ()
         if seat == event.hakem:

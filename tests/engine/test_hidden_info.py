@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 
 from engine import NAMES, Rules, State, redact_event, view_for
 from engine.cards import cards_of, names_of_mask
-from engine.events import CardPlayed, Event, RoundStarted, TrumpChosen
+from engine.events import CardPlayed, Event, RoundStarted, SeatTaken, TrumpChosen
 
 from .playout import RULE_CHOICES, play_match
 
@@ -129,6 +129,24 @@ def test_a_bot_view_has_only_its_own_hand(seed: int, rules: Rules) -> None:
                 assert view["legal"] == []
 
     play_match(seed, rules, 0, observer=watch)
+
+
+def test_no_event_names_a_player_id_even_revealed() -> None:
+    """A QA finding: once the match was over every ``seat_taken`` showed its player's id (the
+    replay and the events reveal everything then), which ties a player's matches together (a
+    rematch's ids follow from it); nothing of the game needs it."""
+    seen: list[dict[str, Any]] = []
+
+    def watch(before: State, event: Event, after: State) -> None:
+        if isinstance(event, SeatTaken):
+            for seat in (None, 0, event.seat):
+                for reveal in (False, True):
+                    seen.append(redact_event(before, event, seat, reveal=reveal))
+
+    play_match(3, Rules(), observer=watch)
+    assert len(seen) >= 4 * 6 and all(e["type"] == "seat_taken" for e in seen)
+    assert not [e for e in seen if "player" in e]
+    assert all(e["name"] and e["seat"] in range(4) for e in seen)  # the rest is shown
 
 
 def test_the_watcher_catches_a_leak(monkeypatch: Any) -> None:
