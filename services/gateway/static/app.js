@@ -20,6 +20,9 @@ function chrome() {
   document.getElementById("nav-howto").textContent = t("nav.howto");
   document.getElementById("brand-link").setAttribute("aria-label", t("nav.home"));
   document.getElementById("lang-label").textContent = t("nav.language");
+  const dismiss = document.getElementById("toast-close");
+  dismiss.setAttribute("aria-label", t("toast.dismiss"));
+  dismiss.title = t("toast.dismiss");
   const sel = document.getElementById("lang-select");
   if (!sel.options.length) {
     for (const l of LANGS) sel.append(h("option", { value: l.code, lang: l.code, text: l.name }));
