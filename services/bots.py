@@ -203,6 +203,13 @@ def recover_away(client: redis.Redis, scheduler: RQScheduler,
     return count
 
 
+def next_turn_deadline(client: redis.Redis) -> float | None:
+    """The earliest deadline of ``keys.TURNS`` (epoch seconds; None: no turn runs under a
+    limit): when the watchdog next has a stand-in to schedule, as far as it knows."""
+    first: list[Any] = client.zrange(keys.TURNS, 0, 0, withscores=True)
+    return float(first[0][1]) if first else None
+
+
 TURN_PAGE = 200
 """Due entries of ``keys.TURNS`` that one watchdog pass looks at (each costs a read of its
 match); the rest wait for the next pass (every entry looked at leaves the set)."""

@@ -51,12 +51,15 @@ one step on the match's slot, moves the turn's deadline to now plus the room's f
 ``turn_timeout`` (never the grace), marks the turn extended (``keys.turn``'s ``extended``: a
 second ask, from any gateway or socket, is refused and changes nothing) and writes the
 player's hurried mark as their own command would (``hurry_score(version, own=True)``, ``ZADD
-GT``).  The gateway then moves the turn's ``keys.TURNS`` entry to the new deadline (``ZADD
-GT``) and sends its sockets of the seat ``turn_limit`` with ``extended`` true.  A watchdog that
-read the entry as due just before it moved finds the turn not due (``worker.jobs.turn_due``
-reads the extended deadline) and leaves the moved entry (``scripts.TURN_SEEN``).  Refused (an
-error frame, nothing changed): ``wrong_phase`` when it is not the seat's turn, no limit runs
-for it or its time is up; ``bad_request`` when the turn was given more time already.
+GT``), and publishes ``scripts.TURN_NOTE`` on the match's wake channel.  The gateway then moves
+the turn's ``keys.TURNS`` entry to the new deadline (``ZADD GT``) and sends its sockets of the
+seat ``turn_limit`` with ``extended`` true; every other gateway following the match hears the
+note (``Follower.noted``) and tells its own sockets of the seat (``TurnLimits.changed``).  A
+watchdog that read the entry as due just before it moved finds the turn not due
+(``worker.jobs.turn_due`` reads the extended deadline) and leaves the moved entry
+(``scripts.TURN_SEEN``).  Refused (an error frame, nothing changed): ``wrong_phase`` when it is
+not the seat's turn, no limit runs for it or its time is up; ``bad_request`` when the turn was
+given more time already.
 """
 
 from __future__ import annotations

@@ -11,8 +11,11 @@ Every worker process also runs the watchdog: about twice a second it moves on th
 the bot turns this process is playing (``RQScheduler.extend``), re-enqueues bot turns that are
 overdue (their worker died mid-job), so a turn is recovered within seconds, and schedules a
 stand-in move for a human whose turn it is and who has been away past the room's timeout, or who
-is present but has let the turn outlast the room's ``turn_timeout`` (``services/turns.py``).  While
-the Redis does not answer it says so once, and once more when it answers again.
+is present but has let the turn outlast the room's ``turn_timeout`` (``services/turns.py``).  It
+also wakes at the earliest turn deadline it knows of (``keys.TURNS``, read after each pass:
+``watch_wait``), so a stand-in follows the countdown's end by a job's time, not by up to a
+period more.  While the Redis does not answer it says so once, and once more when it answers
+again.
 
 A Redis outage does not end a worker: a job that meets it fails (its turn stays pending, so the
 watchdog enqueues it again), and when RQ itself cannot reach the Redis its worker leaves its loop
@@ -49,7 +52,7 @@ import re
 import signal
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import Any
 
 import redis
@@ -63,6 +66,9 @@ from services.store.port import StoreUnavailable
 
 log = logging.getLogger("hokm.worker")
 WATCH_INTERVAL_S = 0.5
+"""The watchdog's period: the longest it waits between two passes (the safety pass)."""
+WATCH_MIN_S = 0.01
+"""The shortest: a pass that left due turns behind (more than a page) goes on almost at once."""
 REDIS_DOWN = (StoreUnavailable, redis.ConnectionError, redis.TimeoutError)
 """What a Redis that does not answer (restarting, failing over) raises: expected, logged in one
 line, never with a traceback."""
@@ -230,23 +236,38 @@ class ThreadWorker(BotWorker):
         super().heartbeat(timeout, pipeline)
 
 
-def start_watchdog(rt: Runtime, stop: threading.Event) -> threading.Thread:
+def watch_wait(now: float, deadline: float | None) -> float:
+    """Seconds the watchdog waits before its next pass, ``now`` being the end of a pass: until
+    the earliest turn deadline it knows of (``deadline``, epoch seconds: its stand-in is due
+    then), but at most ``WATCH_INTERVAL_S`` (away seats, stalled bot turns and deadlines written
+    meanwhile are looked at that often) and at least ``WATCH_MIN_S``."""
+    if deadline is None:
+        return WATCH_INTERVAL_S
+    return min(WATCH_INTERVAL_S, max(WATCH_MIN_S, deadline - now))
+
+
+def start_watchdog(rt: Runtime, stop: threading.Event,
+                   clock: Callable[[], float] = time.time) -> threading.Thread:
     """The watchdog's thread (see the module's docstring), until ``stop`` is set.  A Redis that
     does not answer is logged once when passes start failing on it and once when one succeeds
-    again; any other failure (a bug) with its traceback, each time."""
-    from services.bots import recover_away, recover_turns
+    again; any other failure (a bug) with its traceback, each time; after a failed pass the
+    next comes a period later.  ``clock``: the time the deadlines are compared with."""
+    from services.bots import next_turn_deadline, recover_away, recover_turns
 
     from .jobs import away_due, is_bots_only, set_runtime, still_due, turn_due, turns_in_hand
 
     def loop() -> None:
         set_runtime(rt, this_thread=True)
         failing = False
-        while not stop.wait(WATCH_INTERVAL_S):
+        wait = WATCH_INTERVAL_S
+        while not stop.wait(wait):
+            wait = WATCH_INTERVAL_S
             try:
                 rt.scheduler.extend(turns_in_hand(rt.scheduler))
                 rt.scheduler.recover_stalled(still_due, is_bots_only)
-                recover_away(rt.client, rt.scheduler, away_due)
-                recover_turns(rt.client, rt.scheduler, turn_due)
+                recover_away(rt.client, rt.scheduler, away_due, clock)
+                recover_turns(rt.client, rt.scheduler, turn_due, clock)
+                wait = watch_wait(clock(), next_turn_deadline(rt.client))
             except REDIS_DOWN as exc:
                 if not failing:
                     log.warning("watchdog: the Redis does not answer (%s); trying again every "

@@ -112,6 +112,7 @@ class Hub:
     def follower(self) -> Follower:
         if self._follower is None:
             self._follower = self.store.follower()
+            self._follower.noted = self._noted
         return self._follower
 
     # -- lifecycle ---------------------------------------------------------------------------
@@ -142,6 +143,11 @@ class Hub:
                 raise
             except Exception:  # a bug: the loop must go on (the turns stay kept)
                 log.exception("scheduling kept bot turns failed")
+
+    def _noted(self, match_id: str) -> None:
+        """The follower's wake-up: the turn of ``match_id`` was given more time elsewhere."""
+        if match_id in self.loaded:
+            self._spawn(self.turns.changed(match_id))
 
     def _seats_here(self) -> list[tuple[str, set[int]]]:
         return [(match_id, {s.seat for s in subs if s.seat is not None})

@@ -24,6 +24,10 @@ with a socket here, and the hurried marks that the players' own commands clear.
 * ``more_time(sub)``: the seat's player asks for more time on its turn (the socket's ``{"type":
   "more_time"}``): once a turn, the room's full limit from now, the hurried mark cleared, the
   watchdog's entry moved, the seat's sockets told.
+* ``changed(match)``: the store's wake-up on the match's channel said its turn was given more
+  time (``scripts.TURN_NOTE``, published by ``MORE_TIME`` whichever gateway took the ask; the
+  hub's follower hears it as it hears of new records): the deadline is read again and told to
+  the seat's sockets here, unless they were told it already (the gateway that took the ask).
 """
 
 from __future__ import annotations
@@ -157,11 +161,54 @@ class TurnLimits:
                 and any(sub.seat == seat for sub in self._subs(match_id)):
             limit = await self._deadline(match_id, seat, state, version)
         else:
-            found = keys.turn_deadline(
-                await self._client().hmget(keys.turn(match_id), *keys.TURN_FIELDS),
-                mark(state, seat), occupant.player)
-            limit = None if found is None else Limit(version, seat, occupant.player, *found)
+            limit = await self._read(match_id, seat, state, version, occupant.player)
         return None if limit is None else limit.told()
+
+    async def _read(self, match_id: str, seat: int, state: State, version: int, player: str
+                    ) -> Limit | None:
+        """The deadline the turn of ``seat`` (``player``'s) has in the store, only read."""
+        found = keys.turn_deadline(
+            await self._client().hmget(keys.turn(match_id), *keys.TURN_FIELDS),
+            mark(state, seat), player)
+        return None if found is None else Limit(version, seat, player, *found)
+
+    async def changed(self, match_id: str) -> None:
+        """The turn of ``match_id`` was given more time (the store's note, see the module):
+        the seat's sockets here are told the deadline as stored now, unless it is the one they
+        were told last.  A failure to read it is logged: they learn it with their next
+        ``turn_limit``, and the watchdog keeps to it all the same."""
+        current = self._current(match_id)
+        if current is None:
+            return
+        state, version = current.state, current.version
+        seat = self._service.next_actor(state)
+        if seat is None or not any(sub.seat == seat and sub.started
+                                   for sub in self._subs(match_id)):
+            return
+        occupant = state.match.seats[seat]
+        try:
+            room = await self.room(match_id)
+            if occupant is None or not applies(state, seat, room.turn_timeout):
+                return
+            limit = await self._read(match_id, seat, state, version, occupant.player)
+        except asyncio.CancelledError:
+            raise
+        except Exception as exc:  # (the store failing over)
+            log.warning("the new deadline of %s's turn is not told (%s)", match_id,
+                        one_line(exc))
+            return
+        if limit is None or self._current(match_id) is not current \
+                or self.known.get(match_id) == limit:
+            return  # another turn by now, or told already
+        self.known[match_id] = limit
+        self._tell(match_id, limit)
+
+    def _tell(self, match_id: str, limit: Limit, only: Subscriber | None = None) -> None:
+        """Send ``limit`` to the started sockets of its seat here (``only`` that one)."""
+        text = limit.frame()
+        for sub in self._subs(match_id) if only is None else (only,):
+            if sub.seat == limit.seat and sub.started:
+                sub.send(text)
 
     async def _start(self, match_id: str, seat: int, loaded: Loaded,
                      only: Subscriber | None = None) -> None:
@@ -181,10 +228,7 @@ class TurnLimits:
         if limit is None or current is None or current.version != loaded.version:
             return  # no limit, or the match moved on (or nobody here follows it) meanwhile
         self.known[match_id] = limit
-        text = limit.frame()
-        for sub in self._subs(match_id) if only is None else (only,):
-            if sub.seat == seat and sub.started:
-                sub.send(text)
+        self._tell(match_id, limit, only)
 
     async def _deadline(self, match_id: str, seat: int, state: State, version: int
                         ) -> Limit | None:
@@ -212,9 +256,9 @@ class TurnLimits:
         room's full limit and the seat is no longer hurried (``scripts.MORE_TIME``, one step
         in the store whichever gateways and sockets ask at once); the watchdog's entry moves
         to the new deadline and every socket of the seat here is told (``turn_limit``, with
-        ``extended``).  Refused (nothing changed): ``wrong_phase`` when it is not the seat's
-        turn or no limit runs for it (or its time is up), ``bad_request`` when the turn was
-        given more time already."""
+        ``extended``); the store's note tells the other gateways' (``changed``).  Refused
+        (nothing changed): ``wrong_phase`` when it is not the seat's turn or no limit runs for
+        it (or its time is up), ``bad_request`` when the turn was given more time already."""
         match_id, seat, current = sub.match_id, sub.seat, self._current(sub.match_id)
         if seat is None or current is None or self._service.next_actor(current.state) != seat:
             raise WrongPhase("more time is given only on your own turn")
@@ -226,22 +270,21 @@ class TurnLimits:
             raise WrongPhase("no turn limit runs for this turn")
         client = self._client()
         got = await client.eval(
-            MORE_TIME, 2, keys.turn(match_id), keys.hurry(match_id), mark(state, seat),
-            occupant.player, repr(time.time()), repr(room.turn_timeout),
-            hurry_score(version, own=True), HURRY_TTL_S)
+            MORE_TIME, 3, keys.turn(match_id), keys.hurry(match_id),
+            keys.wake_channel(match_id), mark(state, seat), occupant.player,
+            repr(time.time()), repr(room.turn_timeout), hurry_score(version, own=True),
+            HURRY_TTL_S)
         if got in (b"again", "again"):
             raise InvalidCommand("this turn was given more time already (once a turn)")
         if not isinstance(got, list):
             raise WrongPhase("no turn limit runs for this turn (or its time is up)")
         limit = Limit(version, seat, occupant.player, *keys.limit_fields(got))
         await client.zadd(keys.TURNS, {entry(match_id, seat, version): limit.deadline}, gt=True)
-        if self._current(match_id) is not current:
-            return  # the match moved on meanwhile: its new turn is seen to as ever
+        if self._current(match_id) is not current or self.known.get(match_id) == limit:
+            return  # the match moved on meanwhile (its new turn is seen to as ever), or the
+            # store's note of this very ask came back first and told the seat (``changed``)
         self.known[match_id] = limit
-        text = limit.frame()
-        for other in self._subs(match_id):
-            if other.seat == seat and other.started:
-                other.send(text)
+        self._tell(match_id, limit)
 
     def acting(self, match_id: str, player: str | None) -> bool:
         """A command of ``player`` (None: not known yet) is about to be applied: the deadlines

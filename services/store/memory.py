@@ -176,6 +176,7 @@ class MemoryFollower:
         self.store = store
         self.positions: dict[str, int] = {}
         self.commands = 0  # (no store to send commands to)
+        self.noted: Callable[[str], None] | None = None  # (never called: one process)
         self._loop = asyncio.get_running_loop()
         self._event = asyncio.Event()
         store._listeners.append(self._wake)

@@ -15,7 +15,7 @@ commands are answered with their original result instead of being applied twice)
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Protocol
 
 from engine import Event
@@ -156,9 +156,16 @@ class Follower(Protocol):
     followed is ever skipped, whatever happens to the connections in between (a follower that
     loses its connection reads from its positions again once it has a new one).  One follower
     serves one asyncio event loop.  ``commands`` counts the commands it has sent to the store
-    (its cost: an idle follower's must not grow with the matches it follows)."""
+    (its cost: an idle follower's must not grow with the matches it follows).
+
+    ``noted`` (None: nobody listens) is called with a followed match whose side state changed
+    beside its log, as the store's wake-ups tell (``scripts.TURN_NOTE``: another process gave
+    its turn more time), so the caller can look at it again at once.  Only a follower woken by
+    the store's wake channels (a real Redis) calls it; on fakeredis and in memory one process
+    makes every change, and tells its own sockets itself."""
 
     commands: int
+    noted: Callable[[str], None] | None
 
     def follow(self, match_id: str, after: int) -> None: ...
 

@@ -25,6 +25,7 @@ import contextlib
 import logging
 import secrets
 import time
+from collections.abc import Callable
 from typing import Any
 
 import redis
@@ -262,6 +263,8 @@ class StreamsFollower:
         self._wakes: set[asyncio.Task[None]] = set()
         self.commands = 0
         """Commands sent (the follower's cost, measured by bench/store.py)."""
+        self.noted: Callable[[str], None] | None = None
+        """(Never called: fakeredis has no wake-ups, and one process makes every change.)"""
 
     def follow(self, match_id: str, after: int) -> None:
         joined = match_id not in self.positions

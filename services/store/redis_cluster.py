@@ -17,7 +17,9 @@ uses on one Redis.  Instead:
   read once more right after its subscription is confirmed, so a record appended while it was
   being subscribed is not missed either; after a lost connection (a failover) every match of
   that node is subscribed again where the cluster now has it, then read from its position.  An
-  idle follower sends nothing at all, whatever the number of matches.
+  idle follower sends nothing at all, whatever the number of matches.  The one wake-up that
+  names no version, ``scripts.TURN_NOTE`` (the match's turn was given more time), reads nothing:
+  it goes to ``noted`` (``Follower``).
 """
 
 from __future__ import annotations
@@ -25,6 +27,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+from collections.abc import Callable
 from typing import Any
 
 import redis
@@ -32,7 +35,7 @@ import redis.asyncio as aioredis
 
 from . import keys
 from .port import Entries, StoreUnavailable, move_up
-from .scripts import APPEND, refused
+from .scripts import APPEND, TURN_NOTE, refused
 from .redis_streams import first_id, id_range, payloads_of, version_of
 from .replicas import AsyncAcked
 
@@ -45,6 +48,9 @@ READ_COUNT = 1000
 """Records read of one match at a time (more are read on the next pass)."""
 FIRST_RETRY_S, MAX_RETRY_S = 0.1, 2.0
 """After reads that failed, the follower waits this long (doubling) before it reads again."""
+
+_NOTES = (TURN_NOTE, TURN_NOTE.encode())
+"""A wake-up that names no record (``Follower.noted``)."""
 
 UNAVAILABLE = (redis.ConnectionError, redis.TimeoutError, OSError,
                redis.exceptions.ClusterError)
@@ -176,6 +182,8 @@ class ShardedFollower:
         self.positions: dict[str, int] = {}
         self.commands = 0
         """Commands sent (subscriptions and reads: the follower's cost)."""
+        self.noted: Callable[[str], None] | None = None
+        """Called with a match whose wake-up was ``scripts.TURN_NOTE`` (``Follower``)."""
         self._dirty: set[str] = set()
         self._event = asyncio.Event()
         self._feeds: dict[str, _Feed] = {}
@@ -410,7 +418,12 @@ class ShardedFollower:
         kind = message[0] if isinstance(message, list) else None
         if kind in (b"smessage", "smessage"):
             match_id = feed.channels.get(message[1])
-            if match_id is not None and not self._known(match_id, message[2]):
+            if match_id is None:
+                return
+            if message[2] in _NOTES:  # not a record: the match's turn changed beside its log
+                if self.noted is not None:
+                    self.noted(match_id)
+            elif not self._known(match_id, message[2]):
                 self._mark(match_id)
         elif kind in (b"ssubscribe", "ssubscribe"):
             future = feed.waiting.pop(message[1], None)

@@ -84,6 +84,11 @@ Returns the deadline, the seconds, "1" if they were the grace and "1" if the tur
 more time (``MORE_TIME``), as strings."""
 
 
+TURN_NOTE = "turn"
+"""The wake-up (on a match's wake channel, where ``APPEND`` publishes the entry ids of records)
+that says the deadline of the match's turn changed beside its log (``MORE_TIME``): no record to
+read, the turn's hash to look at again."""
+
 MORE_TIME = """
 local t = redis.call('HMGET', KEYS[1], 'turn', 'player', 'deadline', 'extended')
 local now = tonumber(ARGV[3])
@@ -95,10 +100,12 @@ redis.call('HSET', KEYS[1], 'deadline', deadline, 'limit', ARGV[4], 'grace', '0'
 redis.call('EXPIRE', KEYS[1], ARGV[6])
 redis.call('ZADD', KEYS[2], 'GT', ARGV[5], ARGV[2])
 redis.call('EXPIRE', KEYS[2], ARGV[6])
+redis.call('SPUBLISH', KEYS[3], '""" + TURN_NOTE + """')
 return {deadline, ARGV[4], '0', '1'}
 """
 """More time for a human turn (the player asked: ``services/turns.py``), once per turn.
-KEYS: the match's ``keys.turn`` hash, its ``keys.hurry`` marks (one slot); ARGV: the turn's mark
+KEYS: the match's ``keys.turn`` hash, its ``keys.hurry`` marks, its wake channel
+(``keys.wake_channel``; one slot); ARGV: the turn's mark
 (``turns.mark``), the seat's player, now (epoch seconds), the room's limit, the player's
 hurried mark as after an own command (``turns.hurry_score(version, own=True)``), the keys'
 lifetime in seconds.
@@ -106,7 +113,9 @@ lifetime in seconds.
 Only the turn the hash holds, for that player and before its deadline, is given more time:
 its deadline becomes now plus the room's full limit (never the grace), it is marked as
 extended (a second ask finds the mark), and the player's hurried mark is cleared as their own
-command would (``ZADD GT``: a stand-in's newer mark still wins).  Returns what
+command would (``ZADD GT``: a stand-in's newer mark still wins); ``TURN_NOTE`` is published
+on the match's wake channel, so every gateway following the match learns it at once
+(``Follower.on_note``), as it learns of a new record.  Returns what
 ``TURN_DEADLINE`` returns, or "none" (no such turn, or its time is up: nothing changed) or
 "again" (the turn was given more time already: nothing changed)."""
 

@@ -8,7 +8,7 @@ from typing import Any
 import pytest
 
 from .conftest import DESKTOP
-from .helpers import open_room
+from .helpers import open_room, start_solo
 
 pytestmark = pytest.mark.browser
 
@@ -128,3 +128,44 @@ def test_moving_between_pages_takes_the_focus_to_the_new_pages_heading(new_clien
     page.goto("/how-to-play")
     page.locator("#examples").wait_for()
     assert page.evaluate("() => document.activeElement === document.body")
+
+
+FOCUS_LOG = """
+window.__moves = [];
+document.addEventListener('focusin', (e) => {
+  const el = e.target;
+  window.__moves.push(el.tagName + (el.id ? '#' + el.id : '') + ' ' + el.textContent.trim());
+}, true);
+"""
+
+
+def test_entering_a_match_moves_the_focus_once(new_client: Any) -> None:
+    """Into a match, the focus goes once, to the page's heading: not first to <main> emptied
+    by the page left (the finding: Back from how to play, reached by a click, put it there
+    before the table's heading), and not to a heading rebuilt once the join page's summary
+    comes."""
+    c = new_client(viewport=DESKTOP)
+    c.context.add_init_script(FOCUS_LOG)
+    page = c.page
+    start_solo(page, "Mover")
+    match_id = page.url.rstrip("/").rsplit("/", 1)[1]
+    table_h1 = page.locator(".table-page h1").text_content()
+    page.locator("#nav-howto").click()
+    page.locator("#examples").wait_for()
+    page.wait_for_function(f"() => ({FOCUSED_HEADING})() !== null", timeout=5_000)
+    page.evaluate("() => { window.__moves = []; }")
+    page.go_back()  # the browser's Back: no key or pointer press in the page
+    page.wait_for_function(f"t => ({FOCUSED_HEADING})() === t", arg=table_h1, timeout=10_000)
+    assert page.evaluate("() => window.__moves") == [f"H1 {table_h1}"]
+    # a newcomer's way in: the invite link typed on the start page leads to the join page
+    other = new_client(viewport=DESKTOP)
+    other.context.add_init_script(FOCUS_LOG)
+    page = other.page
+    page.goto("/")
+    page.locator("#join-link").fill(f"/m/{match_id}")
+    page.evaluate("() => { window.__moves = []; }")
+    page.locator("#join-link").press("Enter")
+    page.locator(".join-page .seat-list").wait_for()  # the summary came
+    title = page.locator("#join-title").text_content()
+    page.wait_for_function(f"t => ({FOCUSED_HEADING})() === t", arg=title, timeout=5_000)
+    assert page.evaluate("() => window.__moves") == [f"H1#join-title {title}"]

@@ -37,6 +37,13 @@ def answer(ws: Any) -> dict[str, Any]:
                       or (f["type"] == "turn_limit" and f.get("extended")))
 
 
+def until_pong(ws: Any) -> list[dict[str, Any]]:
+    """Every frame up to the next ``pong``, in order."""
+    frames: list[dict[str, Any]] = []
+    recv_until(ws, lambda f: frames.append(f) or f["type"] == "pong")
+    return frames
+
+
 def hurried(gw: Gateway, match_id: str, player: str) -> bool:
     return turns.is_hurried(gw.rt.client.zscore(keys.hurry(match_id), player))
 
@@ -151,7 +158,8 @@ def test_the_watchdog_keeps_to_the_new_deadline(gw: Gateway) -> None:
 @pytest.mark.redis
 def test_two_gateways_asked_at_once_extend_the_turn_once() -> None:
     """Two sockets of the seat on two gateways on one real Redis ask at once: one extension
-    (one of them is told it, the other is refused as a second ask), one deadline, one entry."""
+    (the other ask is refused as a second one; both sockets are told the extension, the
+    other gateway's by the store's note), one deadline, one entry."""
     with two_gateways() as (a, b):
         match_id, tokens = two_human_room(a, 89, turn_timeout=60)
         version = a.rt.service.load(match_id).version
@@ -159,14 +167,45 @@ def test_two_gateways_asked_at_once_extend_the_turn_once() -> None:
                 socket(b, match_id, tokens[1]):
             for ws in (on_a, on_b):
                 limit_frame(ws, version)
-            on_a.send_json({"type": "more_time"})
-            on_b.send_json({"type": "more_time"})
-            answers = [answer(ws) for ws in (on_a, on_b)]
-            kinds = sorted(f["type"] for f in answers)
-            assert kinds == ["error", "turn_limit"], answers
-            assert [f["code"] for f in answers if f["type"] == "error"] == ["bad_request"]
+            for ws in (on_a, on_b):
+                ws.send_json({"type": "more_time"})
+                ws.send_json({"type": "ping"})  # answered after the ask is (one at a time)
+            errors = []
+            for ws in (on_a, on_b):
+                frames = until_pong(ws)
+                errors += [f for f in frames if f["type"] == "error"]
+                if not any(f["type"] == "turn_limit" and f["extended"] for f in frames):
+                    assert answer(ws)["extended"] is True  # the note came after the answers
+            assert [f["code"] for f in errors] == ["bad_request"], errors
             turn, due = stored(a, match_id)
             assert turn[b"extended"] == b"1" and due == float(turn[b"deadline"])
             entries = [m for m in a.rt.client.zrange(keys.TURNS, 0, -1)
                        if m.decode().startswith(f"{match_id}:")]
             assert entries == [turns.entry(match_id, 0, version).encode()]
+
+
+@pytest.mark.redis
+def test_more_time_asked_on_one_gateway_reaches_the_seats_sockets_on_another() -> None:
+    """Two gateways on one real Redis, a socket of seat 0 on each: more time asked on A reaches
+    the seat's socket on B at once (the match's wake channel carries the note), not with B's
+    next ``turn_limit``; B's socket of seat 1 is told nothing."""
+    with two_gateways() as (a, b):
+        match_id, tokens = two_human_room(a, 91, turn_timeout=60)
+        version = a.rt.service.load(match_id).version
+        with socket(a, match_id, tokens[0]) as on_a, socket(b, match_id, tokens[0]) as on_b, \
+                socket(b, match_id, tokens[1]) as other:
+            first = [limit_frame(ws, version) for ws in (on_a, on_b)]
+            assert not any(f["extended"] for f in first)
+            on_a.send_json({"type": "more_time"})
+            told = answer(on_a)
+            assert told["type"] == "turn_limit" and told["extended"], told
+            seen = answer(on_b)  # waits (with a deadline) for the extended turn_limit
+            assert seen["type"] == "turn_limit" and seen["extended"], seen
+            assert seen["version"] == version and seen["seat"] == 0 and seen["limit_s"] == 60
+            assert not [f for f in pending(other) if f.get("type") == "turn_limit"]
+            # told once on A: its own note, read back as B's was (B has been told), does not
+            # tell it again
+            on_a.send_json({"type": "ping"})
+            rest = recv_until(on_a, lambda f: f["type"] == "pong")
+            assert rest["type"] == "pong"
+            assert not [f for f in pending(on_a) if f.get("type") == "turn_limit"]

@@ -402,3 +402,36 @@ def test_records_appended_by_threads_reach_a_follower(make: Make) -> None:
         await reader.close()
 
     run(main())
+
+
+def test_a_turn_note_on_the_wake_channel_is_noted_and_reads_nothing(make: Make,
+                                                                     request: Any) -> None:
+    """``scripts.TURN_NOTE`` on a followed match's wake channel (``MORE_TIME`` publishes it)
+    calls the follower's ``noted`` with the match, and is no record: the next batch is the
+    next record.  (Only followers woken by the store's channels: real Redis and Cluster.)"""
+    if request.node.callspec.params["make"] in ("memory", "fakeredis"):
+        pytest.skip("no wake channels: one process makes every change")
+    from services.store import keys
+    from services.store.scripts import TURN_NOTE
+
+    async def main() -> None:
+        store, m = make(), mid()
+        client = make.sync().client
+        follower = store.follower()
+        noted: list[str] = []
+        follower.noted = noted.append
+        follower.follow(m, 0)
+        # the subscription is made in the background: say it until it is heard
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + 20
+        while not noted:
+            assert loop.time() < deadline, "the note was never heard"
+            await asyncio.to_thread(client.spublish, keys.wake_channel(m), TURN_NOTE)
+            await asyncio.sleep(0.05)
+        assert set(noted) == {m}
+        await store.append(m, 1, b"1")
+        assert await asyncio.wait_for(follower.next_batch(), 20) == [(m, [(1, b"1")])]
+        await follower.close()
+        await store.close()
+
+    run(main())

@@ -20,6 +20,9 @@ function chrome() {
   document.getElementById("nav-howto").textContent = t("nav.howto");
   document.getElementById("brand-link").setAttribute("aria-label", t("nav.home"));
   document.getElementById("lang-label").textContent = t("nav.language");
+  const dismiss = document.getElementById("toast-close");
+  dismiss.setAttribute("aria-label", t("toast.dismiss"));
+  dismiss.title = t("toast.dismiss");
   const sel = document.getElementById("lang-select");
   if (!sel.options.length) {
     for (const l of LANGS) sel.append(h("option", { value: l.code, lang: l.code, text: l.name }));
@@ -50,7 +53,10 @@ function chrome() {
 
 /** WCAG 2.4.3: after a navigation in the page the focus goes to the new page's <h1> (or <main>),
  *  not to <body>.  A page may build or rebuild its heading after loading: until the user acts
- *  (or 10 s), focus found on <body> goes to the page's current heading again. */
+ *  (or 10 s), focus found on <body> goes to the page's current heading again.  That following
+ *  ends as soon as the next navigation starts (`render`): else the old page's leaving emptied
+ *  <main> and it put the focus there, before the new page's heading took it (a second move a
+ *  screen reader reads, on Back or a link activated without a key or a pointer press). */
 let stopFollowing = () => {};
 function focusPage() {
   stopFollowing();
@@ -74,6 +80,7 @@ function focusPage() {
 
 async function render(moved = false) {
   const my = ++seq;
+  stopFollowing(); // the page that follows is this navigation's to focus (focusPage), once
   if (page) { try { page.unmount(); } catch (e) { console.warn(e); } page = null; }
   chrome();
   const path = location.pathname;

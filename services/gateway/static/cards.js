@@ -30,6 +30,13 @@ export function fill(el, ...children) {
   return el;
 }
 
+/** Replace what follows `keep` in its parent (a heading that stays: it may have the focus). */
+export function fillAfter(keep, ...children) {
+  while (keep.nextSibling) keep.nextSibling.remove();
+  keep.after(...children.flat().filter((c) => c != null && c !== false));
+  return keep;
+}
+
 const RANK_FACE = { T: "10" };
 export const isRed = (suit) => suit === "H" || suit === "D";
 

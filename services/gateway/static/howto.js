@@ -3,7 +3,7 @@
 // docs/rules-decisions.md), the house rules of the room you came from, and the worked examples of
 // rules.md drawn with real cards.
 import { api, gameOf } from "./api.js";
-import { h, fill, cardImage, suitBadge } from "./cards.js";
+import { h, fill, fillAfter, cardImage, suitBadge } from "./cards.js";
 import { t, lang, spellCards } from "./i18n.js";
 
 // The worked examples of rules.md (the cards are the same in every language; texts are not).
@@ -101,8 +101,7 @@ export function mount(root) {
       c.house_intro ? h("p", { text: c.house_intro }) : null,
       h("dl", {}, ...FLAGS.flatMap((f) => [h("dt", {}, h("strong", { text: t(`rules.${f}`) })), h("dd", { text: t(`rules.${f}_desc`) })]))));
     out.push(h("p", {}, h("a", { href: matchId ? `/m/${matchId}` : "/", "data-link": true, text: matchId ? t("howto.back_table") : t("table.home") })));
-    while (heading.nextSibling) heading.nextSibling.remove();
-    page.append(...out.filter(Boolean));
+    fillAfter(heading, out);
     if (matchId) loadRoom();
   }
 

@@ -5,7 +5,7 @@
 // (a completed trick, the ace draw, the deal, a round result stay visible for a moment), so the
 // game can be followed even when bots answer instantly, with reduced motion too.
 import { api, store, MatchSocket, commandId, gameOf, MAX_NAME } from "./api.js";
-import { h, fill, cardButton, cardImage, cardBack, suitButton, suitBadge } from "./cards.js";
+import { h, fill, fillAfter, cardButton, cardImage, cardBack, suitButton, suitBadge } from "./cards.js";
 import { t, cardName, suitName, capitalize, isRtl, safeGet } from "./i18n.js";
 import { announce, toast, copyText, errorText, navigate } from "./ui.js";
 
@@ -140,8 +140,10 @@ function summaryResult(s) {
 // ---------------------------------------------------------------- join (invite link)
 function mountJoin(root, matchId, ctl, note) {
   document.title = `Hokm — ${t("join.title")}`;
+  // the heading is kept, not rebuilt, when the summary comes: it may have the focus (focusPage)
+  const heading = h("h1", { id: "join-title", text: t("join.title") });
   const box = h("section.page.narrow.join-page", { "aria-labelledby": "join-title" },
-    h("h1", { id: "join-title", text: t("join.title") }), h("p", { text: t("join.loading") }));
+    heading, h("p", { text: t("join.loading") }));
   root.append(box);
   let alive = true;
   api.summary(matchId).then((s) => {
@@ -188,13 +190,14 @@ function mountJoin(root, matchId, ctl, note) {
       // a finished match whose players meet again: its invite link leads on to the rematch
       over && s.rematch ? h("a.button", { href: `/m/${s.rematch}`, "data-link": true, id: "to-rematch", text: t("join.to_rematch") }) : null,
       h("a.button", { href: "/", "data-link": true, text: t("table.home") })));
-    fill(box, h("h1", { id: "join-title", text: title }), ...body);
+    heading.textContent = title;
+    fillAfter(heading, body);
     const focusable = box.querySelector("#join-name");
     if (focusable) focusable.focus();
   }).catch((e) => {
     if (!alive) return;
-    fill(box, h("h1", { id: "join-title", text: t("join.title") }),
-      h("p", { role: "alert", text: e.status === 404 ? t("join.not_found") : errorText(e) }),
+    heading.textContent = t("join.title");
+    fillAfter(heading, h("p", { role: "alert", text: e.status === 404 ? t("join.not_found") : errorText(e) }),
       h("p", {}, h("a", { href: "/", "data-link": true, text: t("table.home") })));
   });
   return { unmount() { alive = false; }, relabel() { ctl.join(note); } };

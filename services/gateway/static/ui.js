@@ -25,15 +25,81 @@ export function announce(text) {
   while (el.childElementCount > KEEP_ANNOUNCED) el.firstElementChild.remove();
 }
 
+/** How long a toast stays (WCAG 2.2.1): at least TOAST_MIN_MS, and a reading time for longer
+ *  ones (TOAST_READ_MS + TOAST_MS_PER_CHAR a character); it waits while the pointer is on its
+ *  dismiss button or the keyboard focus is in it, and goes at once with that button or Escape
+ *  (WCAG 1.4.13: dismissable without moving the pointer or the focus). */
+export const TOAST_MIN_MS = 8000;
+const TOAST_READ_MS = 3000;
+const TOAST_MS_PER_CHAR = 70;
 let toastTimer = null;
-/** A visible message that is also read out politely (errors, "link copied"). */
-export function toast(text, ms = 4500) {
-  const el = document.getElementById("toast");
+let toastMs = 0;
+let focusBefore = null; // where the keyboard focus was before it entered the toast
+const toastParts = () => ({
+  box: document.getElementById("toast-box"),
+  text: document.getElementById("toast"),
+  close: document.getElementById("toast-close"),
+});
+
+/** A visible message that is also read out politely (errors, "link copied"): the text of the
+ *  live region #toast is the message alone, as it always was. */
+export function toast(text, ms = TOAST_MIN_MS) {
+  const { box, text: el, close } = toastParts();
   if (!el) return;
+  wireToast();
   el.textContent = text;
-  el.classList.add("show");
+  for (const e of [box, el]) e?.classList.add("show");
+  if (close) close.hidden = false;
+  toastMs = Math.max(ms, TOAST_MIN_MS, TOAST_READ_MS + TOAST_MS_PER_CHAR * String(text).length);
+  armToast();
+}
+
+/** (Re)start the toast's time, unless the pointer is on its button or the focus in it. */
+function armToast() {
+  const { box, close } = toastParts();
   clearTimeout(toastTimer);
-  toastTimer = setTimeout(() => { el.classList.remove("show"); el.textContent = ""; }, ms);
+  toastTimer = null;
+  if (!box?.classList.contains("show") || box.matches(":focus-within") || close?.matches(":hover")) return;
+  toastTimer = setTimeout(dismissToast, toastMs);
+}
+
+/** Hide the toast now (its dismiss button, Escape, or its time is up).  The keyboard focus,
+ *  if it was on the button, goes back where it was before (else to the page's <main>). */
+export function dismissToast() {
+  const { box, text: el, close } = toastParts();
+  clearTimeout(toastTimer);
+  toastTimer = null;
+  if (!el || !el.classList.contains("show")) return;
+  const hadFocus = close && document.activeElement === close;
+  for (const e of [box, el]) e?.classList.remove("show");
+  el.textContent = "";
+  if (close) close.hidden = true;
+  if (hadFocus) {
+    const back = focusBefore && focusBefore.isConnected && !focusBefore.disabled ? focusBefore
+      : document.getElementById("app");
+    back?.focus({ preventScroll: true });
+  }
+  focusBefore = null;
+}
+
+let toastWired = false;
+function wireToast() {
+  if (toastWired) return;
+  const { box, close } = toastParts();
+  if (!box || !close) return;
+  toastWired = true;
+  close.addEventListener("click", dismissToast);
+  const later = () => setTimeout(armToast, 0); // (once :hover and :focus-within have moved)
+  close.addEventListener("pointerenter", armToast);
+  close.addEventListener("pointerleave", later);
+  box.addEventListener("focusin", (ev) => {
+    if (!box.contains(ev.relatedTarget)) focusBefore = ev.relatedTarget;
+    armToast();
+  });
+  box.addEventListener("focusout", later);
+  document.addEventListener("keydown", (ev) => {
+    if (ev.key === "Escape" && !ev.isComposing && box.classList.contains("show")) dismissToast();
+  });
 }
 
 /** Copy text to the clipboard (falls back to selecting a hidden field). */
