@@ -212,9 +212,9 @@ class MatchService(Lobby):
                 prepared = prepare(loaded, actor, command, time_ms=self._now_ms(),
                                    version=version, command_id=command_id)
             except Duplicate as done:
-                return Outcome(done.version,
-                               self._same_command(match_id, done.version, command, version),
-                               True, None)
+                state = self._same_command(match_id, done.version, command, version)
+                self._move_on(match_id, loaded)
+                return Outcome(done.version, state, True, None)
             except HokmError as refusal:
                 if not refreshed:  # perhaps only our cache is behind: look once more
                     loaded, refreshed = self._refresh(match_id, loaded), True
@@ -233,6 +233,16 @@ class MatchService(Lobby):
             latest = self.advance(match_id, loaded)
             return Outcome(produced.version, produced.state, False, latest)
         raise StaleVersion("the match is too busy; try again")
+
+    def _move_on(self, match_id: str, loaded: Loaded) -> None:
+        """``advance`` for a retried command: its first writer may have died after appending it
+        and before what follows (the next deal, the bot's scheduling), and the retry is then
+        the only request that comes (a QA finding: a player polling over HTTP waited for
+        ever).  A failure is only logged: the retry's answer stands, its record is stored."""
+        try:
+            self.advance(match_id, self._refresh(match_id, loaded))
+        except (HokmError, StoreUnavailable, redis.RedisError, OSError) as exc:
+            log.warning("moving %s on after a retried command failed (%s)", match_id, exc)
 
     def _same_command(self, match_id: str, applied: int, command: Command,
                       version: int | None) -> State:

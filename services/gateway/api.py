@@ -270,6 +270,7 @@ class Api:
         match_id = params.match_id(request)
         seat, _, loaded = await self.seat_of(request, match_id)  # the seat of that match
         await self.polled(match_id, seat)
+        self.hub.look_later(match_id, loaded)
         return await self.versioned_view(match_id, seat, loaded.state, loaded.version)
 
     @staticmethod

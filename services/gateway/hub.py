@@ -96,6 +96,8 @@ class Hub:
         self._mine: dict[str, tuple[int, bytes, Loaded]] = {}
         """Match id -> the record this process is appending (version, payload, the match after
         it)."""
+        self._looking: set[str] = set()
+        """Matches no socket here follows that a request found waiting (``look_later``)."""
 
     @property
     def connected(self) -> dict[str, tuple[bool, ...]]:
@@ -375,10 +377,33 @@ class Hub:
         self._background.add(task)
         task.add_done_callback(self._background.discard)
 
-    async def _ensure_progress(self, match_id: str, version: int) -> None:
-        loaded = self.loaded.get(match_id)
-        if loaded is None or loaded.version != version:
-            return  # it moved on (or nobody here follows it any more)
+    def look_later(self, match_id: str, loaded: Loaded) -> None:
+        """A request read ``loaded`` (``GET /view``): a match that no socket here follows and
+        that waits for a system step or a bot is looked at a moment later as a followed one is
+        (``_watch_progress``).  Players who only poll over HTTP have no socket whose hub would
+        see to it, so a match whose writer died before its next deal, or before scheduling its
+        bot (a gateway killed while the queue was down), waited for ever (a QA finding)."""
+        if match_id in self.loaded or match_id in self._looking:
+            return
+        if pending_system_action(loaded.state) is None and not bot_to_move(loaded):
+            return
+        self._looking.add(match_id)
+        asyncio.get_running_loop().call_later(SYSTEM_GRACE_S, lambda: self._spawn(
+            self._ensure_progress(match_id, loaded.version, followed=False)))
+
+    async def _ensure_progress(self, match_id: str, version: int, followed: bool = True
+                               ) -> None:
+        """Move the match on from ``version`` if it still waits there (see
+        ``_watch_progress``; not ``followed``: a match only requests read, ``look_later``)."""
+        if not followed:
+            self._looking.discard(match_id)
+            loaded = self.loaded.get(match_id)
+            if loaded is not None:
+                return  # a socket here follows it now: its own watch sees to it
+        else:
+            loaded = self.loaded.get(match_id)
+            if loaded is None or loaded.version != version:
+                return  # it moved on (or nobody here follows it any more)
         service = self.service
         def look() -> tuple[int, int]:
             found = service.load(match_id)
@@ -392,8 +417,9 @@ class Hub:
         except Exception as exc:  # the store is failing over, say: look again in a moment
             log.warning("moving %s on from version %d failed (%s); trying again", match_id,
                         version, exc)
-            self._watch_progress(match_id, loaded)
-            return
+            if loaded is not None:
+                self._watch_progress(match_id, loaded)
+            return  # (a match only requests read: the next request looks again)
         # stuck only if this look moved it: a match found further on moved by itself (this
         # hub's follower was behind, on a busy machine), which is no news for an operator
         if latest != found:
