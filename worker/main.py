@@ -17,8 +17,9 @@ also wakes at the earliest turn deadline it knows of (``keys.TURNS``, read after
 period more.  While the Redis does not answer it says so once, and once more when it answers
 again.
 
-A Redis outage does not end a worker: a job that meets it fails (its turn stays pending, so the
-watchdog enqueues it again), and when RQ itself cannot reach the Redis its worker leaves its loop
+A Redis outage does not end a worker: a job that meets it logs one line and ends, its turn
+still pending, so the watchdog enqueues it again (``worker/jobs.py``: not a failed job, nor a
+traceback), and when RQ itself cannot reach the Redis its worker leaves its loop
 (``BotWorker``); the process logs one line, waits until the Redis answers and starts a new RQ
 worker (``_work``).  With ``--processes`` N a process that ends unexpectedly all the same
 (killed, a bug) is replaced, with a log line, at most once a second (``_pool``).
@@ -68,14 +69,14 @@ from rq.serializers import JSONSerializer
 from rq.timeouts import TimerDeathPenalty
 
 from services.runtime import Runtime
-from services.store.port import StoreUnavailable
+from services.store.connect import UNREACHABLE
 
 log = logging.getLogger("hokm.worker")
 WATCH_INTERVAL_S = 0.5
 """The watchdog's period: the longest it waits between two passes (the safety pass)."""
 WATCH_MIN_S = 0.01
 """The shortest: a pass that left due turns behind (more than a page) goes on almost at once."""
-REDIS_DOWN = (StoreUnavailable, redis.ConnectionError, redis.TimeoutError)
+REDIS_DOWN = UNREACHABLE
 """What a Redis that does not answer (restarting, failing over) raises: expected, logged in one
 line, never with a traceback."""
 RESTART_PAUSE_S = 1.0
