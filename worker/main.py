@@ -69,7 +69,7 @@ from rq.serializers import JSONSerializer
 from rq.timeouts import TimerDeathPenalty
 
 from services.runtime import Runtime
-from services.store.connect import UNREACHABLE
+from services.store.connect import EXTERNAL_HELP, UNREACHABLE
 
 log = logging.getLogger("hokm.worker")
 WATCH_INTERVAL_S = 0.5
@@ -654,7 +654,11 @@ def _processes(text: str) -> int:
 
 def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     parser = sub.add_parser("worker", help="run RQ workers that play the bots' turns "
-                                           "(needs HOKM_REDIS_URL)")
+                                           "(needs HOKM_REDIS_URL)",
+                            description="RQ workers that play the bots' turns, then post-match "
+                                        "analyses, for the gateways (`hokm serve`) that use "
+                                        "the same Redis (HOKM_REDIS_URL, needed).",
+                            epilog=EXTERNAL_HELP)
     parser.add_argument("--processes", type=_processes, default=1,
                         help=f"worker processes to start (1 to {MAX_PROCESSES})")
     parser.add_argument("--burst", action="store_true", help="quit when the queues are empty")

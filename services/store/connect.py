@@ -37,6 +37,16 @@ CLUSTER_SCHEMES = ("redis+cluster", "rediss+cluster")
 FORMS = ("redis://host:port/db, or redis+cluster://host:port,host:port for a Redis "
          "Cluster")
 """The forms of a store URL, as the errors name them."""
+EXTERNAL_HELP = (
+    "External Redis: HOKM_REDIS_URL=redis://host:6379/0 (one Redis; rediss:// for TLS, "
+    "user:password@ before the host), or HOKM_REDIS_URL=redis+cluster://host:7000,host:7001 "
+    "for a Redis Cluster (any of its nodes as seeds; rediss+cluster:// for TLS).  The bots' "
+    "queue (RQ) is kept in HOKM_QUEUE_URL=redis://queue:6379/0, one plain Redis (RQ does not "
+    "support Cluster): by default the matches' Redis, required with a cluster.  `hokm serve` "
+    "and `hokm worker` take the same two settings.  Both Redis must keep their data (AOF, "
+    "deploy/redis.conf; deploy/README.md says what a queue that lost its data costs).")
+"""The end of ``hokm serve --help`` and ``hokm worker --help``: where the matches and the
+bot queue live."""
 
 
 UNREACHABLE = (StoreUnavailable, redis.ConnectionError, redis.TimeoutError,
