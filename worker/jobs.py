@@ -29,6 +29,7 @@ from services.matches import MatchService, bots_only
 from services.runtime import Runtime, build_runtime
 from services.settings import env_bot_think_s
 from services.store import keys
+from services.store.connect import UNREACHABLE, one_line
 from services.turns import applies, hurry_score, mark, mark_hurry
 
 from .history import Histories
@@ -119,9 +120,33 @@ def bot_turn(match_id: str, seat: int, version: int) -> str:
     results: list[str] = []
     while turn is not None:
         keeper.may_keep, keeper.kept = time.monotonic() < until, None
-        results.append(_play(rt, service, *turn, fresh=not results))
+        try:
+            results.append(_play(rt, service, *turn, fresh=not results))
+        except UNREACHABLE as exc:
+            _unplayed(turn, exc)
+            if not results:
+                return UNAVAILABLE
+            break
         turn = keeper.kept
     return results[0] if len(results) == 1 else f"{results[0]} (+{len(results) - 1} kept)"
+
+
+UNAVAILABLE = "unavailable"
+"""What ``bot_turn`` answers when the store could not be reached for its turn."""
+
+
+def _unplayed(turn: tuple[str, int, int], exc: BaseException) -> None:
+    """A bot turn not played because the store (or the queue's Redis) did not answer: a
+    restart, a failover, a slot migrating.  Expected, so one line and no traceback (RQ's would
+    be one per job), and the job ends as a success, not in RQ's failed jobs
+    (``hokm_queue_failed_jobs`` is for jobs that met a bug): the turn is not lost, its pending
+    mark stays (``done`` was not reached), so a watchdog enqueues it again after its deadline,
+    until the store answers.  Counted in ``hokm_bot_turns_total{outcome="unavailable"}``."""
+    match_id, seat, version = turn
+    log.warning("bot turn of %s (seat %d, version %d) not played: the store is unreachable "
+                "(%s); it is enqueued again after its deadline", match_id, seat, version,
+                one_line(exc))
+    metrics().turn(UNAVAILABLE)
 
 
 def _play(rt: Runtime, service: MatchService, match_id: str, seat: int, version: int, *,
@@ -130,8 +155,9 @@ def _play(rt: Runtime, service: MatchService, match_id: str, seat: int, version:
     and a move made on a stale one is refused at the append).
 
     The turn's pending mark is removed once the turn is settled (played, refused, or found
-    moved on).  If the store fails instead (a failover under way), the job fails and the mark
-    stays: the watchdog enqueues the turn again after its deadline, until the store answers.
+    moved on).  If the store fails instead (a failover under way), the error goes up to
+    ``bot_turn`` and the mark stays: the watchdog enqueues the turn again after its deadline,
+    until the store answers.
 
     Meanwhile the turn is in this process's hands (``turns_in_hand``): the watchdog moves its
     deadline on while it is played, however long the bot thinks (``HOKM_BOT_THINK_S``)."""

@@ -17,8 +17,9 @@ also wakes at the earliest turn deadline it knows of (``keys.TURNS``, read after
 period more.  While the Redis does not answer it says so once, and once more when it answers
 again.
 
-A Redis outage does not end a worker: a job that meets it fails (its turn stays pending, so the
-watchdog enqueues it again), and when RQ itself cannot reach the Redis its worker leaves its loop
+A Redis outage does not end a worker: a job that meets it logs one line and ends, its turn
+still pending, so the watchdog enqueues it again (``worker/jobs.py``: not a failed job, nor a
+traceback), and when RQ itself cannot reach the Redis its worker leaves its loop
 (``BotWorker``); the process logs one line, waits until the Redis answers and starts a new RQ
 worker (``_work``).  With ``--processes`` N a process that ends unexpectedly all the same
 (killed, a bug) is replaced, with a log line, at most once a second (``_pool``).
@@ -34,7 +35,11 @@ warm shutdown (a job in hand is finished; an idle process stops at once), anothe
 or more later a cold one (RQ fails the job in hand; a bot turn is then re-enqueued by the
 watchdog).  With ``--processes`` N the command passes each stop signal on to its processes (a
 terminal's Ctrl+C reaches them too: RQ takes a second signal within a second as the same
-request), waits for all of them, prints its last line and exits 0, as one process does.  Python
+request), waits for all of them, prints its last line and exits 0, as one process does.  Should
+the command itself die without passing a signal on (``kill -9``, the OOM killer), each of its
+processes is sent SIGTERM by the kernel (Linux's parent-death signal, ``_end_with_parent``) and
+stops as above, a bot turn in hand played to its end: none runs on as an orphan, next to the
+processes of a command started again.  Python
 runs signal handlers in the main thread only, when it next runs Python code: so the helper
 threads (the watchdog, RQ's pubsub thread, the progress line) block the stop signals, which the
 kernel then always hands to the main thread, and no blocking call of the main thread lasts more
@@ -45,11 +50,13 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import ctypes
 import logging
 import multiprocessing
 import os
 import re
 import signal
+import sys
 import threading
 import time
 from collections.abc import Callable, Iterator
@@ -62,14 +69,14 @@ from rq.serializers import JSONSerializer
 from rq.timeouts import TimerDeathPenalty
 
 from services.runtime import Runtime
-from services.store.port import StoreUnavailable
+from services.store.connect import EXTERNAL_HELP, UNREACHABLE
 
 log = logging.getLogger("hokm.worker")
 WATCH_INTERVAL_S = 0.5
 """The watchdog's period: the longest it waits between two passes (the safety pass)."""
 WATCH_MIN_S = 0.01
 """The shortest: a pass that left due turns behind (more than a page) goes on almost at once."""
-REDIS_DOWN = (StoreUnavailable, redis.ConnectionError, redis.TimeoutError)
+REDIS_DOWN = UNREACHABLE
 """What a Redis that does not answer (restarting, failing over) raises: expected, logged in one
 line, never with a traceback."""
 RESTART_PAUSE_S = 1.0
@@ -439,7 +446,8 @@ def _pool(processes: int, burst: bool) -> None:
 
     def start(name: str) -> None:
         """Start process ``name``; call with the stop signals blocked (see below)."""
-        p = context.Process(target=_child, args=(burst, wake_r, wake_w), name=name)
+        p = context.Process(target=_child, args=(burst, os.getpid(), wake_r, wake_w),
+                            name=name)
         p.start()
         assert p.pid is not None
         running[p.pid] = p
@@ -497,12 +505,36 @@ def _pool(processes: int, burst: bool) -> None:
         os.close(wake_w)
 
 
-def _child(burst: bool, *fds: int) -> None:
-    """A process of ``_pool``: without the pool's wake-up pipe (``fds``), then ``_work``."""
+def _child(burst: bool, parent: int, *fds: int) -> None:
+    """A process of ``_pool`` (``parent``'s pid): tied to its parent's life
+    (``_end_with_parent``), without the pool's wake-up pipe (``fds``), then ``_work``."""
+    _end_with_parent(parent)
     signal.set_wakeup_fd(-1)
     for fd in fds:
         os.close(fd)
     _work(burst)
+
+
+PR_SET_PDEATHSIG = 1
+"""``prctl``'s option (linux/prctl.h): the signal this process gets when its parent dies."""
+
+
+def _end_with_parent(parent: int) -> None:
+    """Have the kernel send this process SIGTERM when ``parent`` (the ``_pool`` that forked it,
+    from its main thread) dies, however it dies, SIGKILL included: the warm stop that a stop
+    signal passed on by the pool would have been.  Linux's ``PR_SET_PDEATHSIG``, through
+    ``ctypes``: no thread and no pipe to watch, and nothing to get wrong while the process is
+    blocked in a job or in a Redis that hangs.  A parent that died before the tie was made is
+    seen by the process's parent pid having changed.  On other systems the processes are not
+    tied (the servers run Linux).  The signal is blocked until ``_work`` installs its handler
+    (see ``_pool``), then noted, or taken by RQ."""
+    if sys.platform.startswith("linux"):
+        libc = ctypes.CDLL(None, use_errno=True)
+        if libc.prctl(PR_SET_PDEATHSIG, int(signal.SIGTERM), 0, 0, 0) != 0:
+            log.warning("worker process %d is not tied to its parent's life (prctl: %s)",
+                        os.getpid(), os.strerror(ctypes.get_errno()))
+    if os.getppid() != parent:
+        os.kill(os.getpid(), signal.SIGTERM)
 
 
 def _ending(exitcode: int | None) -> str:
@@ -622,7 +654,11 @@ def _processes(text: str) -> int:
 
 def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     parser = sub.add_parser("worker", help="run RQ workers that play the bots' turns "
-                                           "(needs HOKM_REDIS_URL)")
+                                           "(needs HOKM_REDIS_URL)",
+                            description="RQ workers that play the bots' turns, then post-match "
+                                        "analyses, for the gateways (`hokm serve`) that use "
+                                        "the same Redis (HOKM_REDIS_URL, needed).",
+                            epilog=EXTERNAL_HELP)
     parser.add_argument("--processes", type=_processes, default=1,
                         help=f"worker processes to start (1 to {MAX_PROCESSES})")
     parser.add_argument("--burst", action="store_true", help="quit when the queues are empty")

@@ -40,7 +40,8 @@ up to about a second."""
 ANALYSIS_BUCKETS = (0.5, 1.0, 2.5, 5.0, 10.0, 30.0, 60.0, 120.0, 300.0)
 """Seconds of one round's analysis."""
 
-TURN_OUTCOMES = ("played", "already played", "stale", "empty seat", "not a bot", "refused")
+TURN_OUTCOMES = ("played", "already played", "stale", "empty seat", "not a bot", "refused",
+                 "unavailable")
 """``worker.jobs._settle``'s answers (a refusal's code left out of the label)."""
 
 
@@ -130,7 +131,8 @@ def metrics() -> WorkerMetrics:
         _metrics = WorkerMetrics(
             turns=Counter("hokm_bot_turns", "Bot turns settled, by outcome (played, "
                           "already_played: a stand-in's move another job made, stale: the match "
-                          "had moved on, refused, ...)", ["outcome"], registry=r),
+                          "had moved on, refused, unavailable: the store did not answer, the turn "
+                          "is enqueued again, ...)", ["outcome"], registry=r),
             decisions=Histogram("hokm_bot_decision_seconds", "Time a bot took to choose its "
                                 "move, by level", ["level"], buckets=DECISION_BUCKETS,
                                 registry=r),

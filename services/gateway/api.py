@@ -48,7 +48,8 @@ PLAYERS_CACHED = 100_000
 
 
 class Unavailable(HokmError):
-    """The store (Redis) could not be reached: nothing was done; the client may retry."""
+    """The store (Redis) could not be reached; the request may have been done all the same (an
+    append stored, then its answer lost): the client may retry, a command with the same id."""
 
     code = "unavailable"
 

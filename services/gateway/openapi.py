@@ -45,8 +45,9 @@ ERRORS: dict[str, tuple[int, str]] = {
     "analysis_unavailable": (409, "no analysis for this kind of game (sent by earlier servers "
                                   "for the two- and three-player games; this one analyses "
                                   "every game)"),
-    "unavailable": (503, "the store is unreachable: nothing was done; retry after "
-                         "Retry-After"),
+    "unavailable": (503, "the store is unreachable; the request may have been done all "
+                         "the same (stored, then the answer lost): retry after Retry-After, a "
+                         "command with the same id, which is applied once"),
     "match_damaged": (503, "the match's log is damaged (an entry deleted or edited in the "
                            "store): it cannot be played or shown, and no retry mends it (no "
                            "Retry-After); the operator's `hokm verify` tells more"),

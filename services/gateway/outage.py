@@ -1,18 +1,10 @@
 """An unreachable store, as the gateway's modules log it: expected and handled (``503
 unavailable``, a loop that tries again), so it is logged in one line, never with a traceback:
-an outage of seconds must not bury the log."""
+an outage of seconds must not bury the log.  The errors and the line are the store's
+(``services/store/connect.py``), shared with the bot workers."""
 
 from __future__ import annotations
 
-import redis
+from services.store.connect import UNREACHABLE, one_line
 
-from services.store.port import StoreUnavailable
-
-UNREACHABLE = (StoreUnavailable, redis.ConnectionError, redis.TimeoutError)
-"""What an unreachable Redis raises."""
-
-
-def one_line(exc: BaseException) -> str:
-    """``exc`` as one short line for a log: its type and the first line of its message."""
-    text = str(exc).strip().splitlines()
-    return f"{type(exc).__name__}: {text[0][:200]}" if text else type(exc).__name__
+__all__ = ["UNREACHABLE", "one_line"]

@@ -128,7 +128,8 @@ def register(sub: argparse._SubParsersAction,  # type: ignore[type-arg]
         description="The game server. Without HOKM_REDIS_URL it is embedded (an in-process "
                     "fakeredis and bot worker, nothing to install) and keeps its matches in a "
                     "data folder across restarts; with it, it uses that Redis and the bots' "
-                    "turns are played by `hokm worker`.")
+                    "turns are played by `hokm worker`.",
+        epilog=connect.EXTERNAL_HELP)
     parser.add_argument("--host", type=host, default="127.0.0.1", help="address to listen on")
     parser.add_argument("--port", type=port, default=8000,
                         help="port to listen on (0: any free port, printed at start)")

@@ -31,10 +31,40 @@ from redis.cluster import ClusterNode, RedisCluster
 from services.clitools import redact_url
 from services.settings import SettingError
 
+from .port import StoreUnavailable
+
 CLUSTER_SCHEMES = ("redis+cluster", "rediss+cluster")
 FORMS = ("redis://host:port/db, or redis+cluster://host:port,host:port for a Redis "
          "Cluster")
 """The forms of a store URL, as the errors name them."""
+EXTERNAL_HELP = (
+    "External Redis: HOKM_REDIS_URL=redis://host:6379/0 (one Redis; rediss:// for TLS, "
+    "user:password@ before the host), or HOKM_REDIS_URL=redis+cluster://host:7000,host:7001 "
+    "for a Redis Cluster (any of its nodes as seeds; rediss+cluster:// for TLS).  The bots' "
+    "queue (RQ) is kept in HOKM_QUEUE_URL=redis://queue:6379/0, one plain Redis (RQ does not "
+    "support Cluster): by default the matches' Redis, required with a cluster.  `hokm serve` "
+    "and `hokm worker` take the same two settings.  Both Redis must keep their data (AOF, "
+    "deploy/redis.conf; deploy/README.md says what a queue that lost its data costs).")
+"""The end of ``hokm serve --help`` and ``hokm worker --help``: where the matches and the
+bot queue live."""
+
+
+UNREACHABLE = (StoreUnavailable, redis.ConnectionError, redis.TimeoutError,
+               redis.exceptions.ClusterError, redis.exceptions.TryAgainError,
+               redis.exceptions.ReadOnlyError)
+"""What a store that cannot serve a request for now raises: a Redis that does not answer
+(restarting, loading its data: ``BusyLoadingError`` is a ``ConnectionError``), and a cluster
+under way from one shape to another: a failover (``ClusterDownError``, ``MasterDownError``, a
+write that reached a demoted primary: ``ReadOnlyError``), a slot migrating (``TryAgainError``,
+or redis-py's ``ClusterError`` "TTL exhausted" once its redirections ran out).  Expected and
+handled (an answer of ``503 unavailable``, a pass or a job tried again later), so logged in
+one line (``one_line``), never with a traceback: an outage of seconds must not bury the log."""
+
+
+def one_line(exc: BaseException) -> str:
+    """``exc`` as one short line for a log: its type and the first line of its message."""
+    text = str(exc).strip().splitlines()
+    return f"{type(exc).__name__}: {text[0][:200]}" if text else type(exc).__name__
 
 
 class BadStoreUrl(SettingError):

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import random
 import re
+from pathlib import Path
 from typing import Any
 
 from hokmclient import CODES
@@ -136,6 +137,19 @@ def test_every_error_code_is_documented_with_its_status() -> None:
                     for code in response["content"]["application/json"]["schema"]["allOf"][1][
                             "properties"]["error"]["properties"]["code"]["enum"]:
                         assert documented[code] == int(status), (path, status, code)
+
+
+def test_a_503_is_not_said_to_have_done_nothing() -> None:
+    """QA: a 503 can follow a stored append (its answer lost; with HOKM_REPLICA_ACKS, a record
+    no replica confirmed); the documents said "nothing was done".  What holds: a retry with the
+    same command id is applied once."""
+    text = openapi.document()["x-error-codes"]["unavailable"]["description"]
+    assert "nothing was done" not in text and "same id" in text, text
+    root = Path(__file__).resolve().parents[2]
+    for name in ("docs/api.md", "docs/bots.md", "docs/architecture.md"):
+        doc = " ".join((root / name).read_text().split())
+        assert "nothing was done" not in doc and "(nothing done)" not in doc, name
+    assert "same `id`" in " ".join((root / "docs/api.md").read_text().split())
 
 
 def test_every_api_route_is_in_the_document() -> None:

@@ -5,6 +5,7 @@ its player closed the page at the end of a match)."""
 from __future__ import annotations
 
 import logging
+from typing import Any
 
 import fakeredis
 import pytest
@@ -47,12 +48,32 @@ def test_a_socket_closed_during_the_wait_is_not_written_back() -> None:
     assert set(written) == {b"2:g1"}, written  # seat 2 refreshed, seat 0 not written back
 
 
+class Migrating:
+    """A cluster client whose pipelines meet a slot being migrated: redis-py's cluster client
+    gives up with ``ClusterError("TTL exhausted.")`` once its redirections ran out."""
+
+    def pipeline(self, transaction: bool = False) -> Migrating:
+        return self
+
+    def __getattr__(self, name: str) -> Any:
+        return lambda *args, **kwargs: self
+
+    async def execute(self) -> list[Any]:
+        raise redis.exceptions.ClusterError("TTL exhausted.")
+
+    async def aclose(self) -> None:
+        pass
+
+
+@pytest.mark.parametrize("store", ["down", "migrating"])
 def test_a_pass_while_the_store_is_unreachable_logs_one_line(
-        caplog: pytest.LogCaptureFixture) -> None:
-    """The finding (an operator, Redis killed and restarted): "presence refresh failed" with a
-    35-line traceback, where every other path logs the outage in one line."""
+        caplog: pytest.LogCaptureFixture, store: str) -> None:
+    """The findings (an operator, Redis killed and restarted; QA, a cluster slot migrating):
+    "presence refresh failed" with a 35-line traceback, where every other path logs the outage
+    in one line."""
     async def scenario() -> None:
-        down = redis.asyncio.Redis(port=free_port(), socket_connect_timeout=1)
+        down: Any = (redis.asyncio.Redis(port=free_port(), socket_connect_timeout=1)
+                     if store == "down" else Migrating())
         presence = Presence(lambda: down, "g1", lambda _: None, lambda _: None)
         await presence.pass_once([("m1", {0})])
         await down.aclose()

@@ -19,11 +19,15 @@ from typing import Any
 
 import pytest
 import redis
+from rq.job import Job
+from rq.registry import FailedJobRegistry
+from rq.serializers import JSONSerializer
 from rq.worker import BaseWorker
 
-from services.bots import RQScheduler
+from services.bots import RQScheduler, member
 from services.matches import MatchService
 from services.runtime import build_runtime
+from services.store import keys
 from services.store.redis_streams import RedisStore
 from tests.conftest import PrivateRedis, wait_for
 from tests.worker.test_stop_signals import HOKM, QUEUE, STOPPED, Run, a_bot_turn_started
@@ -97,6 +101,52 @@ def test_a_worker_busy_with_a_turn_when_the_redis_dies_goes_on_after_it(
         # RQ's retries while the Redis was away (seconds): one line per process, not one a try
         assert err.count("could not connect to Redis instance") <= processes, err
         assert worker.workers() == [], err  # the lost RQ worker's death was registered too
+    finally:
+        worker.kill()
+
+
+def test_a_bot_turn_that_meets_a_store_outage_is_one_line_and_played_after_it(
+        private_redis: Callable[..., PrivateRedis], tmp_path: Path) -> None:
+    """The matches' Redis dies while a worker plays a bot turn (its queue, on a Redis of its
+    own, ``HOKM_QUEUE_URL``, stays up, as with a cluster failing over).  The finding: RQ logged
+    the job's failure with a traceback, and the job counted as failed
+    (``hokm_queue_failed_jobs``), for an outage the system handles as planned.  Now: one line,
+    no traceback, the job is no failure, and its turn stays pending: the watchdog enqueues it
+    again once the store answers, and it is played."""
+    store = private_redis("--appendonly", "yes", "--appendfsync", "always")
+    queue = private_redis("--appendonly", "no")
+    store.start()
+    queue.start()
+    client, queue_client = redis.Redis.from_url(store.url), redis.Redis.from_url(queue.url)
+    service = MatchService(RedisStore(client), scheduler=RQScheduler(queue_client, QUEUE, 2.0))
+    worker = Run(store, tmp_path, 1, HOKM_QUEUE_URL=queue.url, HOKM_BOT_THINK_S="2",
+                 HOKM_BOT_TIMEOUT="2")
+    worker.client = queue_client  # where its RQ workers are registered
+    try:
+        wait_for(lambda: worker.idle(1), WAIT_S, STEP, "the RQ worker waiting")
+        match_id, loaded, job = a_bot_turn_started(service, queue_client)
+        seat = service.next_actor(loaded.state)
+        assert seat is not None
+        store.kill()
+
+        def ended() -> bool:  # (a job that succeeds is not kept: result_ttl 0)
+            return (not queue_client.exists(job.key)
+                    or Job.fetch(job.id, connection=queue_client,
+                                 serializer=JSONSerializer).get_status() != "started")
+        wait_for(ended, WAIT_S, STEP, "the job meeting the outage")
+        failed = FailedJobRegistry(QUEUE, connection=queue_client, serializer=JSONSerializer)
+        pending = queue_client.zscore(keys.PENDING_BOTS, member(match_id, loaded.version, seat))
+        err = worker.err.read_text()
+        assert "Traceback" not in err, err
+        lines = [line for line in err.splitlines() if match_id in line]
+        assert len(lines) == 1, err
+        assert "unreachable" in lines[0], err
+        assert failed.get_job_ids() == [], err  # handled as planned: not a failed job
+        assert pending is not None  # the turn is still to be played
+        store.start()
+        wait_for(lambda: service.load(match_id).version > loaded.version, WAIT_S, STEP,
+                 "the turn played once the store answers again")
+        stop_cleanly(worker)
     finally:
         worker.kill()
 

@@ -248,6 +248,16 @@ def test_help_shows_the_defaults_of_every_sub_command() -> None:
         assert name in arena_help, name
 
 
+@pytest.mark.parametrize("name", ["serve", "worker"])
+def test_serve_and_worker_help_say_how_to_reach_an_external_redis(name: str) -> None:
+    """QA: the cluster's URL form and the queue's own Redis were only in the README's table."""
+    text = " ".join(COMMANDS[name].format_help().split())
+    assert "HOKM_REDIS_URL=redis://host:6379/0" in text, text
+    assert "redis+cluster://host:7000,host:7001" in text, text
+    assert "HOKM_QUEUE_URL=redis://" in text and "required with a cluster" in text, text
+    assert "AOF" in text, text  # both Redis keep their data
+
+
 def test_a_run_too_small_for_an_interval_says_so() -> None:
     out = io.StringIO()
     figures = arena.arena("heuristic", "random", 2, seed=4, out=out, progress=False)

@@ -184,3 +184,31 @@ def test_a_turn_in_progress_is_played_to_its_end(run: Callable[..., Run],
     assert worker.assert_stopped_cleanly() >= 1
     assert not client.exists(job.key)  # succeeded (kept 0 s), not failed (kept an hour)
     assert service.load(match_id).version > loaded.version  # the turn's move is in the match
+
+
+def test_the_processes_of_a_killed_worker_end_with_it(run: Callable[..., Run],
+                                                       server: PrivateRedis) -> None:
+    """``kill -9`` of the command with ``--processes 2`` while one process is in the middle of a
+    bot turn: no process outlives it (they used to run on as orphans).  Each is told to stop as
+    by SIGTERM, so the turn in hand is played to its end and every RQ worker registers its
+    death; a worker started afterwards plays the match on."""
+    client = redis.Redis.from_url(server.url)
+    service = MatchService(RedisStore(client), scheduler=RQScheduler(client, QUEUE, 3.0))
+    worker = run(2, HOKM_BOT_THINK_S="1")
+    wait_for(lambda: worker.idle(2), WAIT_S, STEP, "the RQ workers waiting for jobs")
+    children = [pid for pid in worker.group() if pid != worker.proc.pid]
+    assert len(children) == 2
+    match_id, loaded, _ = a_bot_turn_started(service, client)
+    os.kill(worker.proc.pid, signal.SIGKILL)
+    worker.proc.wait(timeout=WAIT_S)
+    wait_for(lambda: not any(pid in children for pid in group_of(worker.proc.pid)), WAIT_S,
+             STEP, "the end of the worker's processes", seen=worker.group)
+    assert "Traceback" not in worker.err.read_text(), worker.err.read_text()
+    assert service.load(match_id).version > loaded.version  # the turn in hand was played
+    assert worker.workers() == []  # each process stopped as RQ does: its death registered
+    version = service.load(match_id).version
+    again = run(1)  # and nothing of the match was left behind: a new worker plays it on
+    wait_for(lambda: service.load(match_id).version > version, WAIT_S, STEP,
+             "the match played on by a new worker")
+    again.proc.send_signal(signal.SIGTERM)
+    wait_for(again.stopped, WAIT_S, STEP, "the new worker's end")
