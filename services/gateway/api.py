@@ -254,13 +254,20 @@ class Api:
         connected = await self.hub.read_presence(match_id, state.rules.players)
         view = view_for(state, None, loaded.version, connected)
         rematch = None
+        held: set[int] = set()
+        left = 0.0
         if state.phase == MATCH_OVER:  # the next match of its players, once one asked for it
             rematch = await run_in_threadpool(self.service.rematch_of, match_id)
+        else:  # a rematch's open seats kept for the last match's players (REMATCH_HOLD_S)
+            held, left = await run_in_threadpool(self.service.held_seats, match_id, None)
+        seats = [{**seat, "held": bool(seat["empty"]) and i in held}
+                 for i, seat in enumerate(view["seats"])]
         room = await self.hub.turns.room(match_id)
         return JSONResponse({
             **{key: view[key] for key in ("match_id", "players", "phase", "version", "score",
-                                          "rules", "seats", "round", "winner", "target",
-                                          "sets")},
+                                          "rules", "round", "winner", "target", "sets")},
+            "seats": seats,
+            "held_for": math.ceil(left) if any(s["held"] for s in seats) else 0,
             "rematch": rematch,
             "disconnect_timeout": _seconds(room.disconnect_timeout),
             "turn_timeout": _seconds(room.turn_timeout),

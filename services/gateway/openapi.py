@@ -219,16 +219,18 @@ TURN_LIMIT: dict[str, Any] = {
 }
 """The fields of a turn's deadline: the ``turn_limit`` frame and a view's ``turn_limit``."""
 
+SEAT_INFO: dict[str, Any] = {
+    "name": _field({"type": ["string", "null"]}, "the player's name"),
+    "bot": _field({"type": ["string", "null"], "enum": [*LEVELS, None]},
+                  "a bot's level, else null"),
+    "connected": _field({"type": "boolean"}, "a socket follows the seat now (bots always; a "
+                                             "player polling over HTTP is not shown here)"),
+    "empty": _field({"type": "boolean"}, "an open seat"),
+}
+"""The fields of a seat in a view (``SeatInfo``), and in a summary with ``held``."""
+
 SCHEMAS: dict[str, Any] = {
-    "SeatInfo": {"type": "object", "required": ["name", "bot", "connected", "empty"],
-                 "properties": {
-                     "name": _field({"type": ["string", "null"]}, "the player's name"),
-                     "bot": _field({"type": ["string", "null"],
-                                    "enum": [*LEVELS, None]}, "a bot's level, else null"),
-                     "connected": _field({"type": "boolean"},
-                                         "a socket follows the seat now (bots always; a "
-                                         "player polling over HTTP is not shown here)"),
-                     "empty": _field({"type": "boolean"}, "an open seat")}},
+    "SeatInfo": {"type": "object", "required": list(SEAT_INFO), "properties": SEAT_INFO},
     "RoundResult": {"type": "object", "required": ["winner", "points", "kind", "tricks"],
                     "properties": {
                         "winner": _field(_nullable(SIDE),
@@ -252,10 +254,21 @@ SCHEMAS: dict[str, Any] = {
                               "deadline set: a socket of the seat saw the turn): the "
                               "turn_limit frame's fields, left_ms as this answer was sent; "
                               "absent otherwise")}},
-    "Summary": {"type": "object", "required": [*SUMMARY_FIELDS, "rematch",
+    "SummarySeat": {"type": "object", "required": [*SEAT_INFO, "held"], "properties": {
+        **SEAT_INFO,
+        "held": _field({"type": "boolean"},
+                       "an open seat kept for a player of the last match (a rematch's, for "
+                       "`held_for` more seconds): not open to anyone else meanwhile")}},
+    "Summary": {"type": "object", "required": [*SUMMARY_FIELDS, "held_for", "rematch",
                                                "disconnect_timeout", "turn_timeout"],
                 "properties": {
                     **{k: VIEW_FIELDS[k] for k in SUMMARY_FIELDS},
+                    "seats": _field({"type": "array", "items": _ref("SummarySeat")},
+                                    "the seats (`players` of them)"),
+                    "held_for": _field({"type": "integer", "minimum": 0},
+                                       "whole seconds (rounded up) the seats marked `held` "
+                                       "stay kept for the last match's players; 0 when no "
+                                       "seat is"),
                     "rematch": _field({"type": ["string", "null"]},
                                       "a finished match's next one, once one of its players "
                                       "asked for it (POST .../rematch), else null"),

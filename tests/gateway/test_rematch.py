@@ -105,6 +105,13 @@ def test_the_rematch_holds_its_seats_for_the_players_of_the_match() -> None:
         made = _rematch(gw, r.match_id, r.tokens[2]).json()
         new = f"/api/matches/{made['match_id']}"
         version = gw.rt.store.version(made["match_id"])
+        # the summary tells which open seats are held, and for how long (a page can say so
+        # rather than offer them: the QA finding M1)
+        summary = gw.get(new).json()
+        check(openapi.document(), answer_schema(openapi.document(), "/api/matches/{match_id}",
+                                                "get"), summary)
+        assert [s["held"] for s in summary["seats"]] == [True, True, False, True]
+        assert 0 < summary["held_for"] <= REMATCH_HOLD_S
         anyone = gw.post(new + "/join", json={"name": "Stranger"})
         assert anyone.status_code == 409 and anyone.json()["error"]["code"] == "match_full"
         assert "held" in anyone.json()["error"]["message"]
@@ -114,10 +121,16 @@ def test_the_rematch_holds_its_seats_for_the_players_of_the_match() -> None:
         for seat in (0, 3):  # the players find their own seats
             joined = _rematch(gw, r.match_id, r.tokens[seat])
             assert joined.status_code == 200 and joined.json()["seat"] == seat, joined.text
+        summary = gw.get(new).json()  # the seats taken are no longer held
+        assert [s["held"] for s in summary["seats"]] == [False, True, False, False]
+        assert summary["held_for"] > 0
         service = gw.rt.service
         now = service.clock
         service.clock = lambda: now() + REMATCH_HOLD_S  # type: ignore[method-assign]
         try:
+            lapsed = gw.get(new).json()
+            assert [s["held"] for s in lapsed["seats"]] == [False] * 4
+            assert lapsed["held_for"] == 0
             late = gw.post(new + "/join", json={"name": "Stranger"})
         finally:
             service.clock = now  # type: ignore[method-assign]

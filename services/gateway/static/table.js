@@ -146,9 +146,13 @@ function mountJoin(root, matchId, ctl, note) {
     heading, h("p", { text: t("join.loading") }));
   root.append(box);
   let alive = true;
+  let heldTimer = null;
   api.summary(matchId).then((s) => {
     if (!alive) return;
-    const open = (s.seats || []).filter((x) => x.empty).length;
+    // a rematch's open seats kept for the last match's players (held, for held_for seconds)
+    // are no one else's meanwhile: they are not offered (api.md, POST .../rematch)
+    const open = (s.seats || []).filter((x) => x.empty && !x.held).length;
+    const held = (s.seats || []).some((x) => x.empty && x.held) && s.held_for > 0;
     const over = s.phase === "match_over";
     // a finished match: nothing to join; the heading says so, the result and the replay follow
     const title = over ? t("over.title") : t("join.title");
@@ -156,7 +160,7 @@ function mountJoin(root, matchId, ctl, note) {
     // a list of "Seat 1: …" items, not an <ol>: the numbers are in the text already
     const seats = h("ul.seat-list", { "aria-label": t("join.seats") }, ...(s.seats || []).map((x, i) =>
       h("li", {}, h("span.seat-no", { text: t("start.seat_n", { n: i + 1 }) + ": " }),
-        x.empty ? h("em", { text: t("seat.open") }) : x.name,
+        x.empty ? h("em", { text: t(x.held ? "seat.held" : "seat.open") }) : x.name,
         x.bot ? h("span.badge.bot", { text: t("seat.bot_level", { level: t(`level.${botLevel(x.bot)}`) }) }) : null)));
     const body = [
       note ? h("p.note", { role: "alert", text: note }) : null,
@@ -164,6 +168,7 @@ function mountJoin(root, matchId, ctl, note) {
       seats,
       h("details", {}, h("summary", { text: t("table.house_rules") }), h("ul", {}, ...ruleSummary(s.rules).map((r) => h("li", { text: r })))),
     ];
+    if (held) body.push(heldNote(s.held_for));
     if (!over && open > 0) {
       const name = h("input", { type: "text", id: "join-name", autocomplete: "nickname", maxlength: String(MAX_NAME), value: store.name() });
       const btn = h("button.primary", { type: "submit", id: "take-seat", text: t("join.take_seat") });
@@ -180,10 +185,14 @@ function mountJoin(root, matchId, ctl, note) {
           const r = await api.join(matchId, { name: n });
           store.setToken(matchId, r.token);
           ctl.table(r.token);
-        } catch (e) { toast(errorText(e)); btn.disabled = false; }
+        } catch (e) {
+          // the seats changed meanwhile (taken, or held): the page shows them as they are now
+          if (e.code === "match_full" || e.code === "seat_taken") { ctl.join(errorText(e)); return; }
+          toast(errorText(e)); btn.disabled = false;
+        }
       });
       body.push(form);
-    } else if (!over) body.push(h("p", { text: t("join.full") }));
+    } else if (!over && !held) body.push(h("p", { text: t("join.full") }));
     const watch = h("button", { type: "button", id: "watch", text: t("join.watch") });
     watch.addEventListener("click", () => ctl.table(null));
     body.push(h("p.actions", {}, over ? h("a.button.primary", { href: `/replay/${matchId}`, "data-link": true, id: "watch-replay", text: t("table.watch_replay") }) : watch,
@@ -200,7 +209,22 @@ function mountJoin(root, matchId, ctl, note) {
     fillAfter(heading, h("p", { role: "alert", text: e.status === 404 ? t("join.not_found") : errorText(e) }),
       h("p", {}, h("a", { href: "/", "data-link": true, text: t("table.home") })));
   });
-  return { unmount() { alive = false; }, relabel() { ctl.join(note); } };
+  /** "A seat is kept for a player of the last match for N more seconds", counting down; when
+   *  the hold ends the page is built again (the seat is anyone's then). */
+  function heldNote(seconds) {
+    const until = Date.now() + seconds * 1000;
+    const p = h("p.note", { id: "join-held" });
+    const tick = () => {
+      const left = Math.ceil((until - Date.now()) / 1000);
+      if (!alive) return;
+      if (left <= 0) { ctl.join(note); return; }
+      p.textContent = t("join.held", { n: left });
+      heldTimer = setTimeout(tick, 1000);
+    };
+    tick();
+    return p;
+  }
+  return { unmount() { alive = false; clearTimeout(heldTimer); }, relabel() { ctl.join(note); } };
 }
 
 // ---------------------------------------------------------------- the table

@@ -1,0 +1,71 @@
+"""Seats in the browser beyond a room's waiting list (QA findings M1, M2, M3, L2): a rematch's
+seats kept for the last match's players are not offered to anyone else, an empty seat in the
+middle of a match can be given to a bot, and a finished match's page learns of its rematch
+(and of a rematch that is full) by itself."""
+
+from __future__ import annotations
+
+import json
+import re
+from typing import Any
+
+import pytest
+
+from .conftest import DESKTOP, PHONE
+from .helpers import finish_humans_match, http
+
+pytestmark = pytest.mark.browser
+
+NAMES = ["Dara", "Roxana", "Kian", "Shirin"]
+
+
+@pytest.mark.timeout(120)
+def test_a_rematchs_held_seat_is_not_offered_to_a_stranger(new_client: Any,
+                                                            gateway: str) -> None:
+    """M1: the rematch's invite page offered the seat held for the other player ("Open seat",
+    Take a seat) and then said "Every seat is taken."  It says now that the seat is kept for a
+    player of the last match and for how long, in the visitor's language, offers no seat, and
+    offers it once the hold is over."""
+    match_id, tokens = finish_humans_match(gateway, 2, NAMES)
+    new_id = http(gateway, "POST", f"/api/matches/{match_id}/rematch", {}, tokens[0])["match_id"]
+    page = new_client(viewport=PHONE).page
+    page.goto(f"/m/{new_id}")
+    held = page.locator("#join-held")
+    held.wait_for()
+    m = re.fullmatch(r"A kept seat waits for its player from the last match for (\d+) more "
+                     r"seconds; then anyone may take it\.", held.inner_text())
+    assert m and 0 < int(m.group(1)) <= 300, held.inner_text()
+    seats = page.locator(".join-page .seat-list li").all_inner_texts()
+    assert "Kept for a player of the last match" in " ".join(seats), seats
+    assert "Open seat" not in " ".join(seats), seats
+    assert page.get_by_role("button", name="Take a seat").count() == 0
+    assert "Every seat is taken" not in page.locator(".join-page").inner_text()
+    # the same in Persian (every language has the words)
+    fa = new_client(viewport=PHONE, locale="fa-IR").page
+    fa.goto(f"/m/{new_id}")
+    fa.locator("#join-held").filter(has_text="ثانیهٔ دیگر").wait_for()
+    assert "نگه‌داشته برای بازیکنی از بازی قبل" in fa.locator(".join-page .seat-list").inner_text()
+
+    # the hold ends (made short here: the summary's held_for says 2 s, then no seat held):
+    # the page counts down and then offers the seat
+    later = new_client(viewport=DESKTOP).page
+    asked: list[int] = []
+
+    def summary(route: Any) -> None:
+        body = route.fetch().json()
+        if asked:
+            body["held_for"] = 0
+            for seat in body["seats"]:
+                seat["held"] = False
+        else:
+            body["held_for"] = 2
+        asked.append(1)
+        route.fulfill(status=200, content_type="application/json", body=json.dumps(body))
+
+    later.route(f"**/api/matches/{new_id}", summary)
+    later.goto(f"/m/{new_id}")
+    later.locator("#join-held").wait_for()
+    assert later.get_by_role("button", name="Take a seat").count() == 0
+    later.get_by_role("button", name="Take a seat").wait_for(timeout=10_000)
+    assert later.locator("#join-held").count() == 0
+    assert "Open seat" in later.locator(".join-page .seat-list").inner_text()
