@@ -11,8 +11,10 @@ from typing import Any
 
 import pytest
 
+from hokmclient import Client
+
 from .conftest import DESKTOP, PHONE
-from .helpers import finish_humans_match, http
+from .helpers import finish_humans_match, http, open_table, play_until, state, wait_phase
 
 pytestmark = pytest.mark.browser
 
@@ -69,3 +71,38 @@ def test_a_rematchs_held_seat_is_not_offered_to_a_stranger(new_client: Any,
     later.get_by_role("button", name="Take a seat").wait_for(timeout=10_000)
     assert later.locator("#join-held").count() == 0
     assert "Open seat" in later.locator(".join-page .seat-list").inner_text()
+
+
+@pytest.mark.timeout(120)
+def test_an_empty_seat_mid_match_can_be_given_to_a_bot(new_client: Any, gateway: str) -> None:
+    """M3: a player left in the middle of the match (``POST .../leave``, no bot); the table
+    said "Open seat is playing" and stopped there, with no way out, though the server takes
+    ``POST .../seats/{n}/bot`` at any phase.  The seated player is offered Give to a bot right
+    away, the status says the match waits for a player to take that seat, and the bot plays
+    it on."""
+    with Client(gateway) as client:
+        created = client.create(seats=["human", "human", "bot:easy", "bot:easy"],
+                                rules={"target": 7}, name="Alice")
+        match_id = str(created["match_id"])
+        bob = str(client.join(match_id, name="Bob")["token"])
+    page = open_table(new_client(viewport=DESKTOP).page, match_id, str(created["token"]))
+    wait_phase(page, "choosing_trump", "playing")
+    http(gateway, "POST", f"/api/matches/{match_id}/leave", {}, bob)
+    empty = [i for i, s in enumerate(http(gateway, "GET", f"/api/matches/{match_id}")["seats"])
+             if s["empty"]]
+    assert len(empty) == 1
+    give = page.get_by_role("button", name=f"Give to a bot: Seat {empty[0] + 1}")
+    give.wait_for()
+    assert page.get_by_role("heading", name="An empty seat").is_visible()
+    waits = f"Waiting for a player to take seat {empty[0] + 1}"
+    status = page.locator("#turn-status")
+    play_until(page, lambda p: status.inner_text() == waits, 60)  # Alice plays up to its turn
+    version = state(page)["version"]
+    assert "is playing" not in status.inner_text()
+    give.click()
+    page.wait_for_function(  # the bot took the seat and played on
+        "v => Number(document.querySelector('.table-page').dataset.version) > Number(v)",
+        arg=version)
+    page.locator("section.waiting").wait_for(state="hidden")
+    seat = http(gateway, "GET", f"/api/matches/{match_id}")["seats"][empty[0]]
+    assert seat["bot"] == "medium" and not seat["empty"], seat

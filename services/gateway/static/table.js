@@ -535,8 +535,16 @@ function mountTable(root, matchId, token, ctl) {
     return t("table.score_line_n", { scores: sideOrder(v, myTeam(v)).map((i) => `${teamLabel(v, i)} ${v.score[i]}`).join(" · ") });
   }
 
+  /** The seat whose decision the match waits for when nobody sits in it (it left), else null:
+   *  the match stops there until someone takes the seat or it is given to a bot. */
+  function emptyTurn(v) {
+    const s = v.phase === "choosing_trump" ? v.hakem : DECIDING.includes(v.phase) ? v.turn : null;
+    return s != null && (v.seats || [])[s]?.empty ? s : null;
+  }
+
   function statusText(v) {
     const me = v.seat;
+    if (emptyTurn(v) != null) return t("status.empty_seat", { n: emptyTurn(v) + 1 });
     switch (v.phase) {
       case "waiting": {
         const seated = (v.seats || []).filter((s) => !s.empty).length;
@@ -562,7 +570,7 @@ function mountTable(root, matchId, token, ctl) {
     const others = { playing: "status.playing", discarding: "status.discarding", drawing: "status.drawing" };
     const named = v.phase === "choosing_trump" && v.hakem !== v.seat ? ["status.hakem_choosing", v.hakem]
       : others[v.phase] && v.turn !== v.seat ? [others[v.phase], v.turn] : null;
-    if (!named) return [statusText(v)];
+    if (!named || emptyTurn(v) != null) return [statusText(v)];
     const name = seatName(v, named[1]);
     const [before, after] = t(named[0], { name: "\u0000" }).split("\u0000");
     if (after === undefined) return [statusText(v)];
@@ -969,13 +977,18 @@ function mountTable(root, matchId, token, ctl) {
       h("p", { text: trickWonText(v, lt.winner) }));
   }
 
+  /** The open seats and Give to a bot: while the room waits for players, and, for the seated
+   *  players, whenever a seat is empty in a match in play (a player left it: the match stops
+   *  at its turn until someone takes it, POST .../seats/{n}/bot takes it at any phase). */
   function renderWaiting(v) {
     const waiting = v.phase === "waiting";
+    const inPlay = !waiting && v.phase !== "match_over" && !!token && v.seat != null;
     const anyEmpty = (v.seats || []).some((s) => s.empty);
-    E.waiting.hidden = !(waiting && anyEmpty);
-    if (E.waiting.hidden) { E.waiting.replaceChildren(); return; }
-    if (E.waiting.dataset.key === JSON.stringify(v.seats)) return; // keep focus on the buttons
-    E.waiting.dataset.key = JSON.stringify(v.seats);
+    E.waiting.hidden = !((waiting || inPlay) && anyEmpty);
+    if (E.waiting.hidden) { E.waiting.replaceChildren(); delete E.waiting.dataset.key; return; }
+    const key = JSON.stringify([waiting, v.seats]);
+    if (E.waiting.dataset.key === key) return; // keep focus on the buttons
+    E.waiting.dataset.key = key;
     const list = h("ul.seat-list");
     (v.seats || []).forEach((s, i) => {
       const li = h("li", {}, h("span.seat-no", { text: t("start.seat_n", { n: i + 1 }) + ": " }), s.empty ? h("em", { text: t("seat.open") }) : s.name);
@@ -991,7 +1004,9 @@ function mountTable(root, matchId, token, ctl) {
       }
       list.append(li);
     });
-    fill(E.waiting, h("h2", { id: "waiting-h", text: t("waiting.title") }), h("p", { text: t("waiting.desc") }), invitePanel(matchId), list);
+    fill(E.waiting, h("h2", { id: "waiting-h", text: t(waiting ? "waiting.title" : "empty.title") }),
+      // (mid-match the invite link is in the side panel's "Invite link": one field of that id)
+      h("p", { text: t(waiting ? "waiting.desc" : "empty.desc") }), waiting ? invitePanel(matchId) : null, list);
   }
 
   function renderInfo(v) {
