@@ -106,3 +106,51 @@ def test_an_empty_seat_mid_match_can_be_given_to_a_bot(new_client: Any, gateway:
     page.locator("section.waiting").wait_for(state="hidden")
     seat = http(gateway, "GET", f"/api/matches/{match_id}")["seats"][empty[0]]
     assert seat["bot"] == "medium" and not seat["empty"], seat
+
+
+@pytest.mark.timeout(120)
+def test_a_finished_matchs_page_learns_of_its_rematch(new_client: Any, gateway: str) -> None:
+    """M2: a visitor on a finished match's page (its invite link, no seat) never learned of
+    a rematch made after the page was opened without reloading it.  The page looks for it as
+    the table's match-over panel does, and offers the way to it."""
+    match_id, tokens = finish_humans_match(gateway, 2, NAMES)
+    page = new_client(viewport=PHONE).page
+    page.goto(f"/m/{match_id}")
+    page.get_by_role("heading", name="Match over").wait_for()
+    assert page.locator("#to-rematch").count() == 0
+    new_id = http(gateway, "POST", f"/api/matches/{match_id}/rematch", {}, tokens[0])["match_id"]
+    link = page.get_by_role("link", name="Go to the rematch")
+    link.wait_for()
+    assert link.get_attribute("href") == f"/m/{new_id}"
+
+
+@pytest.mark.timeout(120)
+def test_join_the_rematch_refused_as_full_says_so_and_offers_to_watch(
+        new_client: Any, gateway: str) -> None:
+    """L2: the other player gave the seat held for this one to a bot; "Join the rematch" was
+    answered "Every seat is taken." and stayed, with "A rematch is ready: join it."  It says
+    now that the rematch is full, and the button gives way to the link to watch it."""
+    match_id, tokens = finish_humans_match(gateway, 2, NAMES)
+    player = new_client(viewport=DESKTOP)
+    late = open_table(player.page, match_id, tokens[1])
+    late.locator(".banner.over").wait_for()
+    made = http(gateway, "POST", f"/api/matches/{match_id}/rematch", {}, tokens[0])
+    new_id = made["match_id"]
+    held = [i for i, s in enumerate(http(gateway, "GET", f"/api/matches/{new_id}")["seats"])
+            if s["empty"]]
+    assert held == [1 - made["seat"]]
+    http(gateway, "POST", f"/api/matches/{new_id}/seats/{held[0]}/bot", {"level": "easy"},
+         made["token"])
+    client = late
+    join = client.get_by_role("button", name="Join the rematch")
+    join.wait_for()
+    join.click()
+    note = client.locator("#rematch-note")
+    note.filter(has_text="The rematch is full: every seat is taken. You can watch it.").wait_for()
+    assert client.locator("#rematch").count() == 0  # no longer offered
+    assert client.get_by_role("link", name="Go to the rematch").get_attribute(
+        "href") == f"/m/{new_id}"
+    assert client.locator("#toast").inner_text() != "Every seat is taken."
+    # the refusal itself, as the browser logs every 4xx answer; nothing else
+    assert all("status of 409" in e for e in player.errors), player.errors
+    player.errors.clear()

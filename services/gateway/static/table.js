@@ -137,6 +137,28 @@ function summaryResult(s) {
   return t("over1.winner", { name: name(w), score: points });
 }
 
+/** Ask every REMATCH_LOOK_MS (for REMATCH_LOOK_FOR_MS at most, and not once the match is
+ *  gone) whether a player of the finished match asked for its rematch (the summary names it):
+ *  found(id) then.  ``now``: the first look at once, else after REMATCH_LOOK_MS.  Returns the
+ *  function that stops looking. */
+function lookForRematch(matchId, now, found) {
+  let timer = null;
+  let stopped = false;
+  const until = Date.now() + REMATCH_LOOK_FOR_MS;
+  const again = () => { if (!stopped && Date.now() < until) timer = setTimeout(look, REMATCH_LOOK_MS); };
+  const look = () => {
+    if (stopped) return;
+    api.summary(matchId).then((sum) => {
+      if (stopped) return;
+      if (sum.rematch) found(sum.rematch);
+      else again();
+    }).catch((e) => { if (e.status !== 404) again(); });
+  };
+  if (now) look();
+  else again();
+  return () => { stopped = true; clearTimeout(timer); };
+}
+
 // ---------------------------------------------------------------- join (invite link)
 function mountJoin(root, matchId, ctl, note) {
   document.title = `Hokm — ${t("join.title")}`;
@@ -147,6 +169,7 @@ function mountJoin(root, matchId, ctl, note) {
   root.append(box);
   let alive = true;
   let heldTimer = null;
+  let stopLook = null;
   api.summary(matchId).then((s) => {
     if (!alive) return;
     // a rematch's open seats kept for the last match's players (held, for held_for seconds)
@@ -195,10 +218,13 @@ function mountJoin(root, matchId, ctl, note) {
     } else if (!over && !held) body.push(h("p", { text: t("join.full") }));
     const watch = h("button", { type: "button", id: "watch", text: t("join.watch") });
     watch.addEventListener("click", () => ctl.table(null));
+    // a finished match whose players meet again: its invite link leads on to the rematch, as
+    // soon as one exists (looked for as the table's match-over panel does)
+    const toRematch = (id) => h("a.button", { href: `/m/${id}`, "data-link": true, id: "to-rematch", text: t("join.to_rematch") });
+    const home = h("a.button", { href: "/", "data-link": true, text: t("table.home") });
     body.push(h("p.actions", {}, over ? h("a.button.primary", { href: `/replay/${matchId}`, "data-link": true, id: "watch-replay", text: t("table.watch_replay") }) : watch,
-      // a finished match whose players meet again: its invite link leads on to the rematch
-      over && s.rematch ? h("a.button", { href: `/m/${s.rematch}`, "data-link": true, id: "to-rematch", text: t("join.to_rematch") }) : null,
-      h("a.button", { href: "/", "data-link": true, text: t("table.home") })));
+      over && s.rematch ? toRematch(s.rematch) : null, home));
+    if (over && !s.rematch) stopLook = lookForRematch(matchId, false, (id) => { if (alive) home.before(toRematch(id)); });
     heading.textContent = title;
     fillAfter(heading, body);
     const focusable = box.querySelector("#join-name");
@@ -224,7 +250,7 @@ function mountJoin(root, matchId, ctl, note) {
     tick();
     return p;
   }
-  return { unmount() { alive = false; clearTimeout(heldTimer); }, relabel() { ctl.join(note); } };
+  return { unmount() { alive = false; clearTimeout(heldTimer); if (stopLook) stopLook(); }, relabel() { ctl.join(note); } };
 }
 
 // ---------------------------------------------------------------- the table
@@ -251,7 +277,8 @@ function mountTable(root, matchId, token, ctl) {
     sentAt: null, // the version the player's last command was sent for
     picked: new Set(), pickKey: null, // the cards chosen to lay aside (talon game), for one decision
     talonKey: null, // the talon decision the panel was built for (keeps keyboard focus on it)
-    rematch: null, rematchTimer: null, // the next match, once a player asked for it
+    rematch: null, stopLook: null, // the next match, once a player asked for it (lookForRematch)
+    rematchFull: false, // joining it was refused: every seat is taken
   };
   const E = {};
   let socket = null;
@@ -718,7 +745,7 @@ function mountTable(root, matchId, token, ctl) {
         h("p.actions", {}, v.seat != null && token ? rematchButton() : null,
           h(v.seat != null && token ? "a.button" : "a.button.primary", { href: `/replay/${matchId}`, "data-link": true, id: "watch-replay", text: t("table.watch_replay") }),
           h("a.button", { href: "/", "data-link": true, id: "new-match", text: t("table.new_match") })),
-        v.seat != null && token ? h("p.rematch-note", { id: "rematch-note", role: "status", hidden: true, text: t("over.rematch_waiting") })
+        v.seat != null && token ? h("p.rematch-note", { id: "rematch-note", role: "status", hidden: !S.rematchFull, text: t(S.rematchFull ? "over.rematch_full" : "over.rematch_waiting") })
           : h("p", {}, h("a.button", { id: "to-rematch", hidden: true, "data-link": true, href: "/", text: t("join.to_rematch") })));
       if (take) E.banner.querySelector("#over-h").focus({ preventScroll: false });
       watchRematch();
@@ -728,6 +755,9 @@ function mountTable(root, matchId, token, ctl) {
 
   // ---- rematch: the next match of this table (POST .../rematch; api.md) ----
   function rematchButton() {
+    if (S.rematchFull) { // refused as full: no more joining, the way to watch it instead
+      return h("a.button.primary", { id: "to-rematch", "data-link": true, href: S.rematch ? `/m/${S.rematch}` : "/", text: t("join.to_rematch") });
+    }
     const btn = h("button.button.primary", { type: "button", id: "rematch", text: t(S.rematch ? "over.rematch_join" : "over.rematch") });
     btn.addEventListener("click", async () => {
       btn.disabled = true;
@@ -736,9 +766,26 @@ function mountTable(root, matchId, token, ctl) {
         store.setToken(r.match_id, r.token);
         if (store.solo() === matchId) store.setSolo(r.match_id);
         navigate(`/m/${r.match_id}`);
-      } catch (e) { toast(errorText(e)); btn.disabled = false; }
+      } catch (e) {
+        if (e.code === "match_full") { rematchFull(btn); return; }
+        toast(errorText(e)); btn.disabled = false;
+      }
     });
     return btn;
+  }
+
+  /** The rematch is full (the seat held for this player was given to a bot, or its hold ended
+   *  and someone took it): say so, and offer to watch it instead of joining. */
+  async function rematchFull(btn) {
+    const id = S.rematch || (await api.summary(matchId).catch(() => ({}))).rematch;
+    if (!alive) return;
+    S.rematch = id || null;
+    S.rematchFull = true;
+    const note = E.banner.querySelector("#rematch-note");
+    if (note) { note.textContent = t("over.rematch_full"); note.hidden = false; }
+    const link = rematchButton();
+    btn.replaceWith(link);
+    link.focus();
   }
 
   /** While the match-over panel shows, look every few seconds (for REMATCH_LOOK_FOR_MS at
@@ -755,18 +802,8 @@ function mountTable(root, matchId, token, ctl) {
       if (link) { link.href = `/m/${S.rematch}`; link.hidden = false; }
     };
     show();
-    if (S.rematchTimer || S.rematch) return;
-    const until = Date.now() + REMATCH_LOOK_FOR_MS;
-    const again = () => { if (alive && Date.now() < until) S.rematchTimer = setTimeout(look, REMATCH_LOOK_MS); };
-    const look = () => {
-      if (!alive) return;
-      api.summary(matchId).then((sum) => {
-        if (!alive) return;
-        if (sum.rematch) { S.rematch = sum.rematch; show(); return; }
-        again();
-      }).catch((e) => { if (e.status !== 404) again(); });
-    };
-    look();
+    if (S.stopLook || S.rematch) return;
+    S.stopLook = lookForRematch(matchId, true, (id) => { if (alive) { S.rematch = id; show(); } });
   }
 
   function renderTrumpChoice(v) {
@@ -1262,7 +1299,7 @@ function mountTable(root, matchId, token, ctl) {
   return {
     unmount() {
       alive = false;
-      clearTimeout(S.holdTimer); clearTimeout(S.pendingTimer); clearTimeout(S.rematchTimer);
+      clearTimeout(S.holdTimer); clearTimeout(S.pendingTimer); if (S.stopLook) S.stopLook();
       clearInterval(S.limitTimer);
       if (socket) socket.close();
     },
