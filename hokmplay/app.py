@@ -72,6 +72,21 @@ def refusal(view: dict[str, Any], card: str) -> str:
     return f"{card_text(card)} cannot be played now (the room's rules)."
 
 ASKING_MORE = "Asking for more time…"
+MORE_GIVEN_ALREADY = "You had more time for this turn already."
+
+
+def stand_in_text(record: dict[str, Any]) -> str:
+    """What the seat's stand-in did when the turn's time was up, in a line: the card it played
+    or the trump it chose (as the browser says it), else that it made a move."""
+    for event in record.get("events") or []:
+        if event.get("type") == "card_played":
+            return f"Your time was up: a stand-in played {card_text(event['card'])} for you."
+        if event.get("type") == "trump_chosen":
+            suit = event["suit"]
+            return (f"Your time was up: a stand-in chose {SUIT_SYMBOL[suit]} "
+                    f"{SUIT_NAME[suit].capitalize()} as trump for you.")
+    return "Your time was up: a stand-in made a move for you."
+
 
 class PlayApp:
     """One seat (or a spectator) at the terminal."""
@@ -94,6 +109,12 @@ class PlayApp:
         """The version the seat's last decision was sent for."""
         self._more_asked: int | None = None
         """The version of the turn the player asked more time for (``+``: once a turn)."""
+        self._extended_at: int | None = None
+        """The version of the turn the server extended (a ``turn_limit`` frame ``extended``)."""
+        self._passing: tuple[str, int] | None = None
+        """A message about the turn limit (more time given, the stand-in's move) and the
+        version it was told at: it goes once the player acts, at the player's next turn, or
+        (more time) when the countdown shows again."""
         self._tasks: set[asyncio.Task[None]] = set()
         self.app: Application[int] = Application(
             # render() wraps the lines itself (between words, never inside a card)
@@ -119,6 +140,10 @@ class PlayApp:
             else:
                 self.cursor.marked = [c for c in self.cursor.marked if c in legal]
         self.cursor.limit_left = self._limit_left(view)
+        self.cursor.more_used = self._more_used(view)
+        if self.cursor.limit_left is not None and self._passing is not None \
+                and self._passing[0].startswith("You have more time"):
+            self._clear_passing()  # the countdown says it now
         size = self.app.output.get_size()
         out: StyleAndTextTuples = []
         for i, line in enumerate(render(view, self.cursor, size.columns, size.rows)):
@@ -136,12 +161,33 @@ class PlayApp:
         left = math.ceil(limit[2] - time.monotonic())
         return left if 0 < left < COUNTDOWN_S else None
 
+    def _more_used(self, view: dict[str, Any] | None) -> bool:
+        """Whether the turn of ``view`` had its more time already (asked for, or given)."""
+        version = view.get("version") if view is not None else None
+        return version is not None and version in (self._more_asked, self._extended_at)
+
+    def _tell_passing(self, text: str) -> None:
+        """Say ``text`` until the player acts or their next turn starts."""
+        view = self.seat.view
+        self.cursor.message = text
+        self._passing = (text, int((view or {}).get("version") or 0))
+        self.app.invalidate()
+
+    def _clear_passing(self) -> None:
+        if self._passing is not None and self.cursor.message == self._passing[0]:
+            self.cursor.message = ""
+        self._passing = None
+
     def _frame(self, message: dict[str, Any]) -> None:
         if message.get("type") == "turn_limit":
             self._limit = (int(message["version"]), int(message["seat"]),
                            time.monotonic() + int(message["left_ms"]) / 1000)
-            if message.get("extended") and self._more_asked == self._limit[0]:
-                self.cursor.message = f"You have more time: {int(message['left_ms']) // 1000} s."
+            if message.get("extended"):
+                told = self._extended_at == self._limit[0]
+                self._extended_at = self._limit[0]
+                if self._more_asked == self._limit[0] and not told:
+                    self._tell_passing(
+                        f"You have more time: {int(message['left_ms']) // 1000} s.")
             self.app.invalidate()
         elif message.get("type") == "error" and self._more_asked is not None \
                 and self.cursor.message == ASKING_MORE:
@@ -152,8 +198,11 @@ class PlayApp:
         """``+`` while the countdown shows: the room's full limit again, once a turn
         (``more_time``, api.md); the answer is a ``turn_limit`` frame, or an error frame."""
         view = self.seat.view
-        if self.bot is not None or self._limit_left(view) is None or view is None \
-                or self._more_asked == view.get("version"):
+        if self.bot is not None or self._limit_left(view) is None or view is None:
+            return
+        if self._more_used(view):  # once a turn: say so (the server would refuse it)
+            if self.cursor.message != ASKING_MORE:  # (still asking: that says it)
+                self.cursor.message = MORE_GIVEN_ALREADY
             return
         self._more_asked = int(view["version"])
         self.cursor.message = ASKING_MORE
@@ -181,14 +230,17 @@ class PlayApp:
         async def ask() -> None:
             with contextlib.suppress(ApiError):
                 records = (await self.seat.events(version)).get("events") or []
-                if any(r.get("version") == version + 1 and r.get("stand_in")
-                       and r.get("actor") == me for r in records):
-                    self.cursor.message = "Your time was up: a stand-in made a move for you."
-                    self.app.invalidate()
+                record = next((r for r in records if r.get("version") == version + 1
+                               and r.get("stand_in") and r.get("actor") == me), None)
+                if record is not None:
+                    self._tell_passing(stand_in_text(record))
 
         self._spawn(ask())
 
     def _changed(self, view: dict[str, Any]) -> None:
+        if self._passing is not None and my_turn(view) \
+                and int(view.get("version") or 0) > self._passing[1]:
+            self._clear_passing()  # the player's next turn: what happened before is past
         self._passed_limit(view)
         self.app.invalidate()
         if self.bot is not None and my_turn(view) and not self.busy:
@@ -379,6 +431,7 @@ class PlayApp:
 
     async def _decide(self, choice: Choice, view: dict[str, Any]) -> None:
         self.busy = True
+        self._clear_passing()  # the player acted
         self._sent_at = view["version"]
         try:
             await self.seat.decide(choice, view)

@@ -55,6 +55,8 @@ class Cursor:
     limit_left: int | None = None
     """The seconds left before the seat's stand-in decides this turn (the room's turn limit),
     once fewer than ``COUNTDOWN_S``; None: nothing to show."""
+    more_used: bool = False
+    """This turn had its more time (``+`` asked, or the server extended it): not offered again."""
 
 
 COUNTDOWN_S = 20
@@ -378,7 +380,8 @@ def status(view: View, cursor: Cursor) -> list[Line]:
         else:
             lines.append([("class:turn", "Your turn: ←/→ choose a card and Enter plays it, "
                                          "or type a card (QH, 10D) and Enter.")])
-        if cursor.limit_left is not None and not cursor.bot:  # (the line's keys may be cut)
+        if cursor.limit_left is not None and not cursor.bot and not cursor.more_used:
+            # (the line's keys may be cut)
             lines[-1] = [*lines[-1], ("class:turn", " + asks for more time.")]
     elif phase == "choosing_trump":
         lines.append([("", f"Waiting for {seat_name(view, view.get('hakem'))} (Hakem) to "

@@ -1,7 +1,7 @@
 """The room's ``turn_timeout`` in the browser: a player at the table (the page open, its socket
-alive) who does not act sees, once fewer than 20 s of their turn are left, "Your turn — a
-stand-in plays in N s"; when the time is up the seat's stand-in makes the move and the page
-says so (the finding: a player who walked away with the tab in front held the table for
+alive) who does not act sees, once fewer than 20 s of their turn are left, "A stand-in plays
+in N s" beside "Your turn: play a card"; when the time is up the seat's stand-in makes the move
+and the page says so (the finding: a player who walked away with the tab in front held the table for
 good)."""
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ from .test_agent import SUIT_NAME, card_name
 
 pytestmark = pytest.mark.browser
 
-COUNTDOWN = re.compile(r"Your turn — a stand-in plays in (\d+) s")
+COUNTDOWN = re.compile(r"A stand-in plays in (\d+) s")
 
 
 @pytest.mark.timeout(180)
@@ -92,6 +92,70 @@ def test_more_time_by_keyboard_gives_the_full_limit_once(new_client: Any, gatewa
     # the countdown runs on (under 20 s) without the button: once a turn
     page.locator("#turn-limit").wait_for(state="visible", timeout=5_000)
     assert more.is_hidden()
+
+
+PHONE_HURRIED_JS = """
+() => {
+  const page = document.querySelector('.table-page'), limit = document.getElementById('turn-limit');
+  if (page?.dataset.myTurn !== 'true' || page.dataset.phase !== 'playing' || !limit
+      || limit.hidden || !document.getElementById('more-time').checkVisibility()) return null;
+  const cards = [...document.querySelectorAll('.hand-cards button.card')];
+  const out = cards.filter((e) => {
+    const r = e.getBoundingClientRect();
+    return r.top < 0 || r.bottom > innerHeight || r.left < 0 || r.right > innerWidth;
+  }).map((e) => `${e.dataset.card} at ${e.getBoundingClientRect().top | 0}` +
+    `-${e.getBoundingClientRect().bottom | 0} (screen ${innerHeight})`);
+  const status = document.getElementById('turn-status').innerText + ' | ' + limit.innerText;
+  return { cards: cards.length, out, status };
+}
+"""
+"""At the player's card turn with the countdown and "More time" showing (the page not
+scrolled): the cards of the hand out of the screen, and the status line with the countdown."""
+
+TOAST_OVER_CARDS_JS = """
+() => {
+  const box = document.getElementById('toast-box');
+  if (!box?.classList.contains('show')) return null;
+  const covered = [];
+  for (const y of [0, document.documentElement.scrollHeight]) {  // the top, then the hand in view
+    scrollTo(0, y);
+    const t = box.getBoundingClientRect();
+    for (const c of document.querySelectorAll('.hand-cards button.card')) {
+      const r = c.getBoundingClientRect();
+      if (r.left < t.right && t.left < r.right && r.top < t.bottom && t.top < r.bottom)
+        covered.push(`${c.dataset.card} (scrolled to ${scrollY | 0})`);
+    }
+  }
+  return covered;
+}
+"""
+"""While a toast shows: the hand's cards its box overlaps, the page scrolled to the top and to
+the bottom (the hand in view)."""
+
+
+@pytest.mark.timeout(180)
+@pytest.mark.parametrize("lang, locale, your_turn", [
+    ("en", "en-US", "Your turn"), ("fa", "fa-IR", "نوبت شما")])
+def test_on_a_small_phone_the_countdown_and_the_toast_leave_the_hand_in_view(
+        new_client: Any, gateway: str, shots: Any, lang: str, locale: str,
+        your_turn: str) -> None:
+    """QA M5: on a 375x667 phone the countdown and "More time" pushed the hand down by a
+    hundred pixels (its second row off the screen at the very moment the player is hurried),
+    the status said "Your turn" twice, and the stand-in's toast, fixed at the bottom, covered
+    most of the cards.  Now every card stays on the screen with the countdown showing, "Your
+    turn" is said once, and the toast's box meets no card."""
+    match_id, token = two_human_room(gateway, 10)  # the countdown shows from a turn's start
+    page = open_table(new_client(viewport={"width": 375, "height": 667}, locale=locale).page,
+                      match_id, token)
+    seen = page.wait_for_function(PHONE_HURRIED_JS, timeout=90_000).json_value()
+    page.screenshot(path=str(shots / f"phone-countdown-375-{lang}.png"))
+    assert seen["cards"] > 0 and not seen["out"], seen
+    assert seen["status"].count(your_turn) == 1, seen
+    # nobody acts: the stand-in plays and says so in a toast
+    page.locator("#toast").filter(has_text=re.compile(".")).wait_for(timeout=45_000)
+    covered = page.evaluate(TOAST_OVER_CARDS_JS)
+    page.screenshot(path=str(shots / f"phone-toast-375-{lang}.png"))
+    assert covered == [], covered
 
 
 # A WebSocket that never opens (the page retries it now and then): the page has only what it

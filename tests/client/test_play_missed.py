@@ -144,3 +144,115 @@ def test_plus_asks_for_more_time_once_a_turn() -> None:
             assert seat.sent == [{"type": "more_time"}] * 2
 
     run_async(run())
+
+
+class Asking(Seat):
+    """A seat that records what the app sends over its socket, and the decisions it makes."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.sent: list[dict[str, Any]] = []
+        self.decided: list[Any] = []
+        self.connected = True
+
+    async def send(self, body: dict[str, Any]) -> None:
+        self.sent.append(body)
+
+    async def decide(self, choice: Any, view: dict[str, Any]) -> None:
+        self.decided.append(choice)
+
+
+def test_after_plus_the_turn_offers_no_more_time_and_a_second_plus_is_answered() -> None:
+    """QA L3: after ``+`` the prompt still said "+ asks for more time." (once a turn), a second
+    ``+`` did nothing visible, and "You have more time: 24 s." stayed on screen under the
+    countdown shown again.  Now the hint goes once the turn had its more time, a second ``+``
+    says so, and the message goes when the countdown comes back."""
+    from hokmplay.screen import status
+
+    def hint(app: PlayApp, view: dict[str, Any]) -> bool:
+        app._text()  # the app's state as drawn
+        return any("+ asks for more time" in text
+                   for line in status(view, app.cursor) for _, text in line)
+
+    async def run() -> None:
+        with create_pipe_input() as keys, create_app_session(input=keys, output=DummyOutput()):
+            seat = Asking()
+            seat.view = {"match_id": "m", "players": 4, "seat": 1, "phase": "playing", "turn": 1,
+                         "legal": ["QH"], "version": 4,
+                         "seats": [{"name": f"P{s}", "bot": None, "connected": True,
+                                    "empty": False} for s in range(4)]}
+            app = PlayApp(seat)  # type: ignore[arg-type]
+            limit = {"type": "turn_limit", "version": 4, "seat": 1, "left_ms": 12_000,
+                     "limit_s": 25, "grace": False, "extended": False}
+            app._frame(limit)
+            assert hint(app, seat.view)
+            app._ask_more_time()
+            await settled(lambda: seat.sent, "more_time sent")
+            assert not hint(app, seat.view)  # asked: not offered again this turn
+            app._frame({**limit, "left_ms": 24_000, "extended": True})
+            app._text()
+            assert app.cursor.message == "You have more time: 24 s."
+            app._frame({**limit, "left_ms": 15_000, "extended": True})  # counting down again
+            assert not hint(app, seat.view)
+            app._text()
+            assert "more time: 24 s" not in app.cursor.message
+            app._ask_more_time()  # a second +: said, and nothing sent
+            assert app.cursor.message == "You had more time for this turn already."
+            assert seat.sent == [{"type": "more_time"}]
+            # the next turn offers it again (a page that saw only the extended frame, too)
+            seat.view = {**seat.view, "version": 8}
+            app._frame({**limit, "version": 8})
+            assert hint(app, seat.view)
+
+    run_async(run())
+
+
+def test_the_stand_ins_move_is_named_and_cleared_when_the_player_acts() -> None:
+    """QA L3: the stand-in's trump was told as "made a move for you" (the browser names the
+    suit), and the line stayed into the next decisions.  Now the trump (or the card) is named,
+    and the line goes once the player acts."""
+    trump = [{"version": 5, "actor": 1, "stand_in": True,
+              "events": [{"type": "trump_chosen", "suit": "S"}]}]
+    card = [{"version": 9, "actor": 1, "stand_in": True,
+             "events": [{"type": "card_played", "seat": 1, "card": "TD"}]}]
+
+    class Told(Asking):
+        records: list[dict[str, Any]] = trump
+
+        async def events(self, since: int = 0) -> dict[str, Any]:
+            return {"version": since + 1, "events": self.records}
+
+    async def run() -> list[str]:
+        said = []
+        with create_pipe_input() as keys, create_app_session(input=keys, output=DummyOutput()):
+            seat = Told()
+            seat.view = {"seat": 1, "phase": "choosing_trump", "turn": 1, "legal": ["S"],
+                         "version": 4}
+            app = PlayApp(seat)  # type: ignore[arg-type]
+            app._frame({"type": "turn_limit", "version": 4, "seat": 1, "left_ms": 0})
+            seat.view = {"seat": 1, "phase": "discarding", "turn": 1, "legal": ["QH", "2C"],
+                         "version": 5, "talon": {"discard": 1}}
+            app._changed(seat.view)
+            await settled(lambda: app.cursor.message, "the stand-in's trump told")
+            said.append(app.cursor.message)
+            app.cursor.marked = ["QH"]
+            app._submit()  # the player acts: the line goes
+            await settled(lambda: seat.decided, "the discard sent")
+            said.append(app.cursor.message)
+            seat.records = card
+            seat.view = {"seat": 1, "phase": "playing", "turn": 1, "legal": ["TD"],
+                         "version": 8}
+            app._frame({"type": "turn_limit", "version": 8, "seat": 1, "left_ms": 0})
+            seat.view = {"seat": 1, "phase": "playing", "turn": 2, "legal": [], "version": 9}
+            app._changed(seat.view)
+            await settled(lambda: app.cursor.message, "the stand-in's card told")
+            said.append(app.cursor.message)
+            seat.view = {"seat": 1, "phase": "playing", "turn": 1, "legal": ["QH"],
+                         "version": 12}
+            app._changed(seat.view)  # the player's next turn starts: the line goes
+            said.append(app.cursor.message)
+        return said
+
+    assert run_async(run(), timeout=30) == [
+        "Your time was up: a stand-in chose ♠ Spades as trump for you.", "",
+        "Your time was up: a stand-in played 10♦ for you.", ""]

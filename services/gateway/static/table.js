@@ -322,7 +322,9 @@ function mountTable(root, matchId, token, ctl) {
     E.info = h("div.info");
     E.page = h("section.table-page", { "aria-label": t("table.title") },
       h("h1.sr-only", { text: t("table.title") }),
-      h("div.statusbar", {}, E.status, E.limit, E.more, E.conn),
+      // the countdown and "More time" in one box: in the status line's row on a wide screen,
+      // laid over the top of the screen on a phone (style.css) so they never push the hand down
+      h("div.statusbar", {}, E.status, h("div.limit-box", {}, E.limit, E.more), E.conn),
       E.play = h("div.play-area", {}, E.waiting,
         E.board = h("div.board", {}, E.seats[2], E.seats[3], h("div.center", {}, E.trick), E.seats[1], E.seats[0], E.banner),
         E.trump, E.hand, E.talon),
@@ -1185,7 +1187,7 @@ function mountTable(root, matchId, token, ctl) {
     renderLimit();
   }
 
-  /** "Your turn — a stand-in plays in 12 s" while the turn shown has fewer than COUNTDOWN_S
+  /** "A stand-in plays in 12 s" (beside "Your turn: ...") while the turn shown has fewer than COUNTDOWN_S
    *  seconds left (said once to screen readers as it appears). */
   function renderLimit() {
     if (!E.limit) return;
