@@ -206,13 +206,12 @@ def _run(args: argparse.Namespace) -> int:
 
 def _describe(exc: Exception) -> str:
     """One line for an error no sub-command handled."""
-    import redis
-
     from services.store.codec import CorruptRecord
     from services.store.journal import JournalError
     from services.store.port import StoreUnavailable
+    from services.store.transient import TRANSIENT
 
-    if isinstance(exc, (StoreUnavailable, redis.ConnectionError, redis.TimeoutError)):
+    if isinstance(exc, (StoreUnavailable, *TRANSIENT)):
         return f"the Redis does not answer ({exc})"
     if isinstance(exc, (JournalError, CorruptRecord)):
         return str(exc)

@@ -63,13 +63,14 @@ from rq.timeouts import TimerDeathPenalty
 
 from services.runtime import Runtime
 from services.store.port import StoreUnavailable
+from services.store.transient import TRANSIENT
 
 log = logging.getLogger("hokm.worker")
 WATCH_INTERVAL_S = 0.5
 """The watchdog's period: the longest it waits between two passes (the safety pass)."""
 WATCH_MIN_S = 0.01
 """The shortest: a pass that left due turns behind (more than a page) goes on almost at once."""
-REDIS_DOWN = (StoreUnavailable, redis.ConnectionError, redis.TimeoutError)
+REDIS_DOWN: tuple[type[Exception], ...] = (StoreUnavailable, *TRANSIENT)
 """What a Redis that does not answer (restarting, failing over) raises: expected, logged in one
 line, never with a traceback."""
 RESTART_PAUSE_S = 1.0

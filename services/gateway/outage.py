@@ -4,12 +4,11 @@ an outage of seconds must not bury the log."""
 
 from __future__ import annotations
 
-import redis
-
 from services.store.port import StoreUnavailable
+from services.store.transient import TRANSIENT
 
-UNREACHABLE = (StoreUnavailable, redis.ConnectionError, redis.TimeoutError)
-"""What an unreachable Redis raises."""
+UNREACHABLE: tuple[type[Exception], ...] = (StoreUnavailable, *TRANSIENT)
+"""What an unreachable Redis raises (one failing over, or a Cluster's slot migrating, too)."""
 
 
 def one_line(exc: BaseException) -> str:

@@ -43,9 +43,10 @@ from redis.crc import key_slot
 
 from . import keys
 from .port import Entries, StoreUnavailable, move_up
-from .scripts import APPEND, TURN_NOTE, refused
+from .scripts import APPEND, TURN_NOTE, append_args, refused
 from .redis_streams import first_id, id_range, payloads_of, version_of
 from .replicas import AsyncAcked
+from .transient import UNAVAILABLE
 
 log = logging.getLogger("hokm.store")
 QUIET_S = 15.0
@@ -62,9 +63,6 @@ FIRST_RETRY_S, MAX_RETRY_S = 0.1, 2.0
 
 _NOTES = (TURN_NOTE, TURN_NOTE.encode())
 """A wake-up that names no record (``Follower.noted``)."""
-
-UNAVAILABLE = (redis.ConnectionError, redis.TimeoutError, OSError,
-               redis.exceptions.ClusterError)
 
 
 class AsyncClusterStore:
@@ -102,8 +100,7 @@ class AsyncClusterStore:
         try:
             pipe = self.cluster.pipeline(transaction=False)
             for match_id, version, payload, _ in batch:
-                pipe.eval(APPEND, 2, keys.log(match_id), keys.wake_channel(match_id),
-                          b"%d-0" % version, payload)
+                pipe.eval(APPEND, *append_args(match_id, version, payload))
             answers = await pipe.execute(raise_on_error=False)
         except BaseException as exc:
             error = StoreUnavailable(str(exc) or type(exc).__name__)

@@ -23,7 +23,7 @@ import redis.asyncio as aioredis
 
 from . import keys
 from .port import StoreUnavailable
-from .scripts import APPEND, refused
+from .scripts import APPEND, append_args, refused
 
 ATTEMPTS = 4
 
@@ -54,7 +54,7 @@ class AsyncAcked:
         self._clients: dict[str, aioredis.Redis] = {}
 
     async def append(self, match_id: str, version: int, payload: bytes) -> bool:
-        log, channel = keys.log(match_id), keys.wake_channel(match_id)
+        log = keys.log(match_id)
         for _ in range(ATTEMPTS):
             await self.cluster.initialize()
             node = self.cluster.get_node_from_key(log)
@@ -63,7 +63,7 @@ class AsyncAcked:
                 client = self._clients[node.name] = aioredis.Redis(host=node.host,
                                                                    port=node.port)
             pipe = client.pipeline(transaction=False)
-            pipe.eval(APPEND, 2, log, channel, b"%d-0" % version, payload)
+            pipe.eval(APPEND, *append_args(match_id, version, payload))
             pipe.execute_command("WAIT", self.replicas, self.wait_ms)
             try:
                 stored, acked = await pipe.execute(raise_on_error=False)
@@ -91,14 +91,14 @@ class Acked:
         self._clients: dict[str, redis.Redis] = {}
 
     def append(self, match_id: str, version: int, payload: bytes) -> bool:
-        log, channel = keys.log(match_id), keys.wake_channel(match_id)
+        log = keys.log(match_id)
         for _ in range(ATTEMPTS):
             node = self.cluster.get_node_from_key(log)
             client = self._clients.get(node.name)
             if client is None:
                 client = self._clients[node.name] = redis.Redis(host=node.host, port=node.port)
             pipe = client.pipeline(transaction=False)
-            pipe.eval(APPEND, 2, log, channel, f"{version}-0", payload)
+            pipe.eval(APPEND, *append_args(match_id, version, payload))
             pipe.execute_command("WAIT", self.replicas, self.wait_ms)  # type: ignore[no-untyped-call]
             try:
                 stored, acked = pipe.execute(raise_on_error=False)

@@ -12,9 +12,11 @@ from typing import Any
 
 import pytest
 import redis
+from redis.crc import key_slot
 
 from engine.commands import LeaveSeat, TakeSeat
-from hokmclient import LocalServer, Seat
+from hokmclient import ApiError, Client, LocalServer, Seat, command_for, command_id, my_turn
+from services.audit import check
 from services.matches import MatchService
 from services.store import connect, keys
 from services.store.redis_streams import RedisStore
@@ -128,3 +130,127 @@ def test_a_graceful_failover_keeps_waking_a_followed_match(table: Table) -> None
     pytest.fail(f"none of {WINDOW_TRIES} failovers left the writer's records inside the "
                 f"window (match {match_id}); the test proved nothing")
 
+
+
+class Players:
+    """Every seat of a four-human match on ``url``, played over HTTP by this test with no
+    retries of the client's own, so that every answer is seen: ``answers`` holds each
+    request's HTTP status.  A command refused as ``unavailable`` is sent again with the same
+    id at the next step (what the client's retry does)."""
+
+    def __init__(self, url: str) -> None:
+        self.client = Client(url, retries=0)
+        created = self.client.create(seats=FOUR, name="P0")
+        self.match_id: str = created["match_id"]
+        self.tokens = [created["token"]] + [
+            self.client.join(self.match_id, name=f"P{i}")["token"] for i in range(1, 4)]
+        self.answers: list[int] = []
+        self.errors: list[str] = []
+        self.waiting: tuple[str, dict[str, Any]] | None = None
+        """A command refused as unavailable (its token and body), to send again."""
+        self.applied = 0
+
+    def _ask(self, call: Any) -> Any:
+        try:
+            answer = call()
+        except ApiError as error:
+            self.answers.append(error.status)
+            if (error.status, error.code) != (503, "unavailable"):
+                self.errors.append(f"{error.status} {error.code}: {error.message}")
+            return None
+        self.answers.append(200)
+        return answer
+
+    def step(self) -> None:
+        """The match's summary (it reads the seats' presence, a key a match may not have),
+        then the requests towards the next decision: the waiting command again, or the views
+        until the seat whose turn it is, and its command."""
+        self._ask(lambda: self.client.summary(self.match_id))
+        if self.waiting is None:
+            for token in self.tokens:
+                got = self._ask(lambda token=token: self.client.view(self.match_id, token))
+                if got is None:
+                    return
+                view = got["view"]
+                if my_turn(view):
+                    self.waiting = (token, command_for(view, view["legal"][0], command_id()))
+                    break
+            else:
+                raise AssertionError(f"no seat's turn in {self.match_id}")
+        assert self.waiting is not None
+        token, body = self.waiting
+        if self._ask(lambda: self.client.command(self.match_id, token, body)) is not None:
+            self.waiting = None
+            self.applied += 1
+
+
+def _migrate(cluster: Cluster, slot: int, source: int, target: int, between: Any) -> None:
+    """Move ``slot`` from the primary on ``source`` to the one on ``target`` as ``redis-cli
+    --cluster reshard`` does, calling ``between()`` at each stage: the source marked (before
+    the target, as an operator by hand may: a key not on the source is then sent to the
+    target and back, and redis-py gives up with ``ClusterError``), both ends marked, each key
+    moved (``MIGRATE``), the slot given to the target on every primary."""
+    source_id, target_id = _node_id(cluster, source), _node_id(cluster, target)
+    with _direct(cluster, source) as c:
+        c.execute_command("CLUSTER", "SETSLOT", slot, "MIGRATING", target_id)
+    between("source marked")
+    with _direct(cluster, target) as c:
+        c.execute_command("CLUSTER", "SETSLOT", slot, "IMPORTING", source_id)
+    between("both marked")
+    with _direct(cluster, source) as c:
+        names = c.execute_command("CLUSTER", "GETKEYSINSLOT", slot, 1000)
+        assert names, "the match's keys are not on its primary"
+        for name in names:  # one key at a time: a batch that is half moved is met too
+            c.execute_command("MIGRATE", "127.0.0.1", target, name, 0, 5000)
+            between(f"{name.decode()} moved")
+    for port in [target, source] + [p for _, p in cluster.primaries if p not in (source, target)]:
+        with _direct(cluster, port) as c:
+            c.execute_command("CLUSTER", "SETSLOT", slot, "NODE", target_id)
+
+
+def test_a_match_plays_on_while_its_slot_migrates(private_cluster: Any) -> None:
+    """Resharding moves a live match's slot to another primary: while it is under way every
+    request is answered 200 or a clean ``503 unavailable`` (the client's retry then gets
+    through), never a 500; the match plays on during and after it, its chain intact.  The
+    append script declared the wake channel as a key, which during a migration looks like a
+    key set half moved: every append was refused (``TRYAGAIN``) for the whole migration and
+    redis-py's ``ClusterError`` reached the HTTP route as a 500 (QA F2)."""
+    cluster: Cluster = private_cluster()
+    real_redis_client(QUEUE_DB).flushdb()
+    gateway = LocalServer(env=env_for(cluster, f"hokm-topo-{secrets.token_hex(3)}"),
+                          cwd=ROOT).start()
+    try:
+        players = Players(gateway.url)
+        for _ in range(12):
+            players.step()
+        assert players.answers and set(players.answers) == {200}, players.errors
+        log_key = keys.log(players.match_id)
+        source = cluster.primary_of(log_key)[1]
+        target = next(p for _, p in cluster.primaries if p != source)
+
+        applied: dict[str, int] = {}
+
+        def play_some(stage: str) -> None:
+            before = players.applied
+            for _ in range(6):
+                players.step()
+            applied[stage] = players.applied - before
+
+        _migrate(cluster, key_slot(log_key.encode()), source, target, play_some)
+        assert players.errors == [], players.errors
+        # the decisions went on while the slot was marked and its keys moved (the log among
+        # them), not only refused cleanly until the end
+        assert all(applied.values()), applied
+        assert cluster.primary_of(log_key)[1] == target
+        cluster.wait_ok(30, what="the cluster after the migration", replicas=3)
+        after = players.applied
+        wait_for(lambda: players.step() or players.applied >= after + 8, 30,
+                 what="eight more decisions after the migration", seen=lambda: players.errors)
+        assert players.errors == [], players.errors
+        store = RedisStore(connect.sync_client(connect.parse(cluster.url)))
+        assert check(store.read(players.match_id)) == []
+        # an expected outage is one log line, never a traceback
+        assert not [line for line in gateway.output if "Traceback" in line], \
+            list(gateway.output)[-20:]
+    finally:
+        gateway.stop()
