@@ -213,6 +213,13 @@ class RedisStore:
         last: Any = self.client.xrevrange(keys.log(match_id), "+", "-", count=1)
         return version_of(last[0][0]) if last else 0
 
+    def confirm_stored(self, match_id: str, version: int) -> None:
+        if self._acked is not None:
+            try:
+                self._acked.held(match_id, version)
+            except TRANSIENT as exc:
+                raise StoreUnavailable(str(exc)) from exc
+
     def command_version(self, match_id: str, command_id: str) -> int | None:
         # Command ids live in the records themselves; the match service keeps the index in its
         # cache.  This scan is the slow path for callers without a cache.

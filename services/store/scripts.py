@@ -50,6 +50,17 @@ def append_args(match_id: str, version: int, payload: bytes) -> tuple[Any, ...]:
     payload and the wake channel."""
     return (1, keys.log(match_id), b"%d-0" % version, payload, keys.wake_channel(match_id))
 
+HELD = """
+if #redis.call('XRANGE', KEYS[1], ARGV[1], ARGV[1]) == 0 then return 0 end
+local top = redis.call('XREVRANGE', KEYS[1], '+', '-', 'COUNT', 1)
+redis.call('XSETID', KEYS[1], top[1][1])
+return 1
+"""
+"""KEYS: the log; ARGV: an entry id.  0 if this node's log lacks the entry; else 1, after a
+write that changes nothing (the log's last id set to its top entry's, which it is: logs are
+never trimmed) but is replicated like any other, so that a ``WAIT`` after it on the same
+connection counts the replicas that hold the entry (``replicas.Acked.held``)."""
+
 REFUSED = "equal or smaller"
 """The text of Redis's refusal of an entry id that is not above the stream's top."""
 GAP = "HOKMGAP"

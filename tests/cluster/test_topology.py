@@ -6,6 +6,8 @@ would be) appends records; each must reach the socket, and no request may fail w
 from __future__ import annotations
 
 import secrets
+import signal
+import subprocess
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -166,22 +168,32 @@ class Players:
         then the requests towards the next decision: the waiting command again, or the views
         until the seat whose turn it is, and its command."""
         self._ask(lambda: self.client.summary(self.match_id))
-        if self.waiting is None:
-            for token in self.tokens:
-                got = self._ask(lambda token=token: self.client.view(self.match_id, token))
-                if got is None:
-                    return
-                view = got["view"]
-                if my_turn(view):
-                    self.waiting = (token, command_for(view, view["legal"][0], command_id()))
-                    break
-            else:
-                raise AssertionError(f"no seat's turn in {self.match_id}")
+        if self.waiting is None and not self.prepare():
+            return
+        self.send()
+
+    def prepare(self) -> bool:
+        """Find the seat whose turn it is and make its command ``waiting``; False if a view
+        was refused."""
+        for token in self.tokens:
+            got = self._ask(lambda token=token: self.client.view(self.match_id, token))
+            if got is None:
+                return False
+            view = got["view"]
+            if my_turn(view):
+                self.waiting = (token, command_for(view, view["legal"][0], command_id()))
+                return True
+        raise AssertionError(f"no seat's turn in {self.match_id}")
+
+    def send(self) -> dict[str, Any] | None:
+        """Send the waiting command (again, with its id); its answer, or None if refused."""
         assert self.waiting is not None
         token, body = self.waiting
-        if self._ask(lambda: self.client.command(self.match_id, token, body)) is not None:
+        answer = self._ask(lambda: self.client.command(self.match_id, token, body))
+        if answer is not None:
             self.waiting = None
             self.applied += 1
+        return answer  # type: ignore[no-any-return]
 
 
 def _migrate(cluster: Cluster, slot: int, source: int, target: int, between: Any) -> None:
@@ -253,4 +265,51 @@ def test_a_match_plays_on_while_its_slot_migrates(private_cluster: Any) -> None:
         assert not [line for line in gateway.output if "Traceback" in line], \
             list(gateway.output)[-20:]
     finally:
+        gateway.stop()
+
+
+def test_a_command_found_stored_waits_for_its_replica_too(private_cluster: Any) -> None:
+    """With ``HOKM_REPLICA_ACKS=1`` a command is acknowledged only once a replica holds its
+    record.  With the replica of the match's primary stopped, the append is stored on the
+    primary but refused as unavailable; the thread path (and the client's retry with the same
+    id) then found the record by its command id and answered 200 as a duplicate: an
+    acknowledgement for a record no replica held (QA F6).  It must stay ``503 unavailable``
+    until the replica has the record; then the same id is answered 200, applied once."""
+    cluster: Cluster = private_cluster()
+    real_redis_client(QUEUE_DB).flushdb()
+    env = {**env_for(cluster, f"hokm-topo-{secrets.token_hex(3)}"), "HOKM_REPLICA_ACKS": "1"}
+    gateway = LocalServer(env=env, cwd=ROOT).start()
+    replica: subprocess.Popen[bytes] | None = None
+    try:
+        players = Players(gateway.url)
+        for _ in range(4):
+            players.step()
+        assert players.errors == [] and players.applied == 4, players.errors
+        log_key = keys.log(players.match_id)
+        replica_port = cluster.replica_of(cluster.primary_of(log_key)[1])[1]
+        assert players.prepare() and players.waiting is not None
+        at = players.waiting[1]["version"]
+        replica = cluster.node(replica_port).proc
+        assert replica is not None
+        replica.send_signal(signal.SIGSTOP)
+        for _ in range(3):  # the command, then the client's retries with the same id
+            assert players.send() is None
+            assert players.answers[-1] == 503, players.errors
+        assert players.errors == []
+        store = RedisStore(connect.sync_client(connect.parse(cluster.url)))
+        assert store.version(players.match_id) == at + 1  # stored on the primary all along
+        replica.send_signal(signal.SIGCONT)
+        replica = None
+        answer = wait_for(players.send, 30, what="the command acknowledged once the replica "
+                          "is back", seen=lambda: players.answers[-3:])
+        assert answer["version"] == at + 1  # the record stored before, applied once
+        with _direct(cluster, replica_port) as c:
+            c.execute_command("READONLY")
+            assert c.xrange(log_key, f"{at + 1}-0", f"{at + 1}-0")  # the replica holds it
+        for _ in range(4):  # and the match plays on
+            players.step()
+        assert players.errors == [] and players.applied == 9, players.errors
+    finally:
+        if replica is not None:
+            replica.send_signal(signal.SIGCONT)
         gateway.stop()
