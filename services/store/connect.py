@@ -37,6 +37,25 @@ FORMS = ("redis://host:port/db, or redis+cluster://host:port,host:port for a Red
 """The forms of a store URL, as the errors name them."""
 
 
+SOCKET_TIMEOUT_S = 3.0
+"""How long the gateway's and the workers' store clients wait for a Redis's answer (and for a
+connection) before the command fails as unavailable (``SERVING``).  redis-py 8's default is
+5 s, and its cluster client tries a timed-out command again after asking the cluster's shape:
+a request to a frozen primary (``SIGSTOP``, a stalled VM) waited ~10 s in QA's test before the
+replica that had taken over answered it (measured again: 10.1 s; with 3 s, 6.1 s).  A
+timeout holds a gateway thread, whatever match it serves.  3 s is far above any command's time
+(a match's log reads in milliseconds; a slow ``fsync`` rarely stalls a second).  A command
+that times out may still be applied when the node wakes; it is answered ``503``, not
+acknowledged, and the client's retry with the same id is safe.  Not a setting: nothing in the
+store waits longer on purpose (the followers' blocking reads give their own timeouts, the
+replica ``WAIT``'s clients add its time: ``replicas._node_options``)."""
+
+SERVING: dict[str, Any] = {"socket_timeout": SOCKET_TIMEOUT_S,
+                           "socket_connect_timeout": SOCKET_TIMEOUT_S}
+"""The options of the clients that serve players (``services/runtime.py``); the audit commands
+and benchmarks keep redis-py's defaults."""
+
+
 class BadStoreUrl(SettingError):
     """A URL that names no Redis: ``name`` is the variable it was read from, the message one
     line that names it (the password, if any, left out)."""
@@ -123,11 +142,12 @@ def async_client(target: Target, **options: Any) -> Any:
         # client tries that again on a new connection by default, this one is told to (the
         # gateway's first request after a restart answered `unavailable`).  The commands are
         # safe to send twice: the append script finds its own record (scripts.py).
+        # (the options go to the pool: a client given a pool ignores its connection options)
         pool = aioredis.BlockingConnectionPool.from_url(
             target.url, max_connections=64, timeout=30,
             retry=AsyncRetry(ExponentialBackoff(cap=0.5, base=0.05), 3),
-            retry_on_error=[redis.ConnectionError, redis.TimeoutError])
-        return aioredis.Redis(connection_pool=pool, **options)
+            retry_on_error=[redis.ConnectionError, redis.TimeoutError], **options)
+        return aioredis.Redis(connection_pool=pool)
     return AsyncRedisCluster(startup_nodes=[AsyncClusterNode(h, p) for h, p in target.seeds],
                              **_cluster_options(target), **options)
 

@@ -38,6 +38,18 @@ from .scripts import APPEND, HELD, append_args, refused
 ATTEMPTS = 4
 
 
+def _node_options(cluster: Any, wait_ms: int) -> dict[str, Any]:
+    """The cluster client's credentials and timeouts for a plain client of one of its nodes;
+    the socket timeout lengthened by the ``WAIT``'s own time (``connect.SOCKET_TIMEOUT_S``: a
+    frozen primary must not hold an acknowledged append for good either)."""
+    kwargs = cluster.nodes_manager.connection_kwargs
+    options = {k: kwargs[k] for k in ("username", "password", "socket_connect_timeout")
+               if kwargs.get(k)}
+    if kwargs.get("socket_timeout"):
+        options["socket_timeout"] = float(kwargs["socket_timeout"]) + wait_ms / 1000
+    return options
+
+
 def _redirected(answer: Any) -> bool:
     text = str(answer)
     return isinstance(answer, redis.ResponseError) and (
@@ -70,8 +82,8 @@ class AsyncAcked:
             node = self.cluster.get_node_from_key(log)
             client = self._clients.get(node.name)
             if client is None:
-                client = self._clients[node.name] = aioredis.Redis(host=node.host,
-                                                                   port=node.port)
+                client = self._clients[node.name] = aioredis.Redis(
+                    host=node.host, port=node.port, **_node_options(self.cluster, self.wait_ms))
             pipe = client.pipeline(transaction=False)
             pipe.eval(APPEND, *append_args(match_id, version, payload))
             pipe.execute_command("WAIT", self.replicas, self.wait_ms)
@@ -123,7 +135,8 @@ class Acked:
             node = self.cluster.get_node_from_key(log)
             client = self._clients.get(node.name)
             if client is None:
-                client = self._clients[node.name] = redis.Redis(host=node.host, port=node.port)
+                client = self._clients[node.name] = redis.Redis(
+                    host=node.host, port=node.port, **_node_options(self.cluster, self.wait_ms))
             pipe = client.pipeline(transaction=False)
             pipe.eval(script, *args)
             pipe.execute_command("WAIT", self.replicas, self.wait_ms)  # type: ignore[no-untyped-call]
