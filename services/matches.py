@@ -213,6 +213,7 @@ class MatchService(Lobby):
                                    version=version, command_id=command_id)
             except Duplicate as done:
                 state = self._same_command(match_id, done.version, command, version)
+                self._confirm(match_id, done.version)
                 self._move_on(match_id, loaded)
                 return Outcome(done.version, state, True, None)
             except HokmError as refusal:
@@ -272,6 +273,19 @@ class MatchService(Lobby):
         for event in original.events:
             state = evolve(state, event)
         return state
+
+    def _confirm(self, match_id: str, version: int) -> None:
+        """A command found applied (its id at ``version``) is answered as done only once its
+        record is as safe as an acknowledged append (``EventStore.confirm_stored``): its
+        own append may have been refused as unavailable, with ``HOKM_REPLICA_ACKS`` because
+        no replica had it (QA F6: the retry, or the thread path after the event loop's
+        refusal, answered it 200 while no replica held it).  Otherwise ``unavailable``, and
+        the match is read again next time (the record may not even be on the primary)."""
+        try:
+            self.store.confirm_stored(match_id, version)
+        except StoreUnavailable:
+            self.forget(match_id)
+            raise
 
     def _now_ms(self) -> int:
         return int(self.clock() * 1000)

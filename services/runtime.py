@@ -68,7 +68,8 @@ class Runtime:
                 client = fakeredis.aioredis.FakeRedis(server=self.fake_server)
             else:
                 assert self.settings.redis_url is not None
-                client = connect.async_client(connect.parse(self.settings.redis_url))
+                client = connect.async_client(connect.parse(self.settings.redis_url),
+                                              **connect.SERVING)
             self._async[loop_id] = client
         return client
 
@@ -114,7 +115,7 @@ def build_runtime(settings: Settings | None = None) -> Runtime:
         queue_client: Any = client
     else:
         target = connect.parse(settings.redis_url)
-        client = connect.sync_client(target)
+        client = connect.sync_client(target, **connect.SERVING)
         queue_client = redis.Redis.from_url(
             connect.queue_url(settings.redis_url, settings.queue_url))
     store = RedisStore(client, replica_acks=settings.replica_acks,

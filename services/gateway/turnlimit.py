@@ -270,10 +270,9 @@ class TurnLimits:
             raise WrongPhase("no turn limit runs for this turn")
         client = self._client()
         got = await client.eval(
-            MORE_TIME, 3, keys.turn(match_id), keys.hurry(match_id),
-            keys.wake_channel(match_id), mark(state, seat), occupant.player,
-            repr(time.time()), repr(room.turn_timeout), hurry_score(version, own=True),
-            HURRY_TTL_S)
+            MORE_TIME, 2, keys.turn(match_id), keys.hurry(match_id), mark(state, seat),
+            occupant.player, repr(time.time()), repr(room.turn_timeout),
+            hurry_score(version, own=True), HURRY_TTL_S, keys.wake_channel(match_id))
         if got in (b"again", "again"):
             raise InvalidCommand("this turn was given more time already (once a turn)")
         if not isinstance(got, list):

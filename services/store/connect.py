@@ -32,6 +32,7 @@ from services.clitools import redact_url
 from services.settings import SettingError
 
 from .port import StoreUnavailable
+from .transient import TRANSIENT
 
 CLUSTER_SCHEMES = ("redis+cluster", "rediss+cluster")
 FORMS = ("redis://host:port/db, or redis+cluster://host:port,host:port for a Redis "
@@ -49,22 +50,36 @@ EXTERNAL_HELP = (
 bot queue live."""
 
 
-UNREACHABLE = (StoreUnavailable, redis.ConnectionError, redis.TimeoutError,
-               redis.exceptions.ClusterError, redis.exceptions.TryAgainError,
-               redis.exceptions.ReadOnlyError)
-"""What a store that cannot serve a request for now raises: a Redis that does not answer
-(restarting, loading its data: ``BusyLoadingError`` is a ``ConnectionError``), and a cluster
-under way from one shape to another: a failover (``ClusterDownError``, ``MasterDownError``, a
-write that reached a demoted primary: ``ReadOnlyError``), a slot migrating (``TryAgainError``,
-or redis-py's ``ClusterError`` "TTL exhausted" once its redirections ran out).  Expected and
-handled (an answer of ``503 unavailable``, a pass or a job tried again later), so logged in
-one line (``one_line``), never with a traceback: an outage of seconds must not bury the log."""
+UNREACHABLE: tuple[type[Exception], ...] = (StoreUnavailable, *TRANSIENT)
+"""What a store that cannot serve a request for now raises (``transient.TRANSIENT``, and the
+stores' own ``StoreUnavailable``).  Expected and handled (an answer of ``503 unavailable``, a
+pass or a job tried again later), so logged in one line (``one_line``), never with a traceback:
+an outage of seconds must not bury the log."""
 
 
 def one_line(exc: BaseException) -> str:
     """``exc`` as one short line for a log: its type and the first line of its message."""
     text = str(exc).strip().splitlines()
     return f"{type(exc).__name__}: {text[0][:200]}" if text else type(exc).__name__
+
+
+SOCKET_TIMEOUT_S = 3.0
+"""How long the gateway's and the workers' store clients wait for a Redis's answer (and for a
+connection) before the command fails as unavailable (``SERVING``).  redis-py 8's default is
+5 s, and its cluster client tries a timed-out command again after asking the cluster's shape:
+a request to a frozen primary (``SIGSTOP``, a stalled VM) waited ~10 s in QA's test before the
+replica that had taken over answered it (measured again: 10.1 s; with 3 s, 6.1 s).  A
+timeout holds a gateway thread, whatever match it serves.  3 s is far above any command's time
+(a match's log reads in milliseconds; a slow ``fsync`` rarely stalls a second).  A command
+that times out may still be applied when the node wakes; it is answered ``503``, not
+acknowledged, and the client's retry with the same id is safe.  Not a setting: nothing in the
+store waits longer on purpose (the followers' blocking reads give their own timeouts, the
+replica ``WAIT``'s clients add its time: ``replicas._node_options``)."""
+
+SERVING: dict[str, Any] = {"socket_timeout": SOCKET_TIMEOUT_S,
+                           "socket_connect_timeout": SOCKET_TIMEOUT_S}
+"""The options of the clients that serve players (``services/runtime.py``); the audit commands
+and benchmarks keep redis-py's defaults."""
 
 
 class BadStoreUrl(SettingError):
@@ -153,11 +168,12 @@ def async_client(target: Target, **options: Any) -> Any:
         # client tries that again on a new connection by default, this one is told to (the
         # gateway's first request after a restart answered `unavailable`).  The commands are
         # safe to send twice: the append script finds its own record (scripts.py).
+        # (the options go to the pool: a client given a pool ignores its connection options)
         pool = aioredis.BlockingConnectionPool.from_url(
             target.url, max_connections=64, timeout=30,
             retry=AsyncRetry(ExponentialBackoff(cap=0.5, base=0.05), 3),
-            retry_on_error=[redis.ConnectionError, redis.TimeoutError])
-        return aioredis.Redis(connection_pool=pool, **options)
+            retry_on_error=[redis.ConnectionError, redis.TimeoutError], **options)
+        return aioredis.Redis(connection_pool=pool)
     return AsyncRedisCluster(startup_nodes=[AsyncClusterNode(h, p) for h, p in target.seeds],
                              **_cluster_options(target), **options)
 

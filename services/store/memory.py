@@ -75,6 +75,9 @@ class MemoryStore:
                 return record.version
         return None
 
+    def confirm_stored(self, match_id: str, version: int) -> None:
+        pass  # (no replicas)
+
     def put_meta(self, match_id: str, name: str, values: dict[str, str]) -> None:
         with self._cond:
             self._meta.setdefault((match_id, name), {}).update(values)

@@ -84,6 +84,13 @@ class EventStore(Protocol):
         """The version a command id was applied at, if it was."""
         ...
 
+    def confirm_stored(self, match_id: str, version: int) -> None:
+        """Return once record ``version``, read from the store, is as safe as an acknowledged
+        append: with replica acknowledgements (``HOKM_REPLICA_ACKS``) once that many replicas
+        hold it, else at once; ``StoreUnavailable`` otherwise.  For a record found by its
+        command id: the append that stored it may have been refused as unavailable."""
+        ...
+
     # Side data kept beside the log (secret, settings, token hashes): small string maps.
     def put_meta(self, match_id: str, name: str, values: dict[str, str]) -> None: ...
 

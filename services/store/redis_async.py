@@ -33,7 +33,8 @@ import redis
 from . import keys
 from .port import Entries, Follower, StoreUnavailable, move_up
 from .redis_streams import id_range, payloads_of, publishes, reaches, version_of
-from .scripts import APPEND, refused
+from .scripts import APPEND, append_args, refused
+from .transient import UNAVAILABLE
 
 log = logging.getLogger("hokm.store")
 BLOCK_S = 5
@@ -61,7 +62,7 @@ class AsyncRedisStore:
                 if not reaches(top, version):
                     return False
             return await self._appends.append(match_id, version, payload)
-        except (redis.ConnectionError, redis.TimeoutError, OSError) as exc:
+        except UNAVAILABLE as exc:
             raise StoreUnavailable(str(exc)) from exc
 
     async def read_raw(self, match_id: str, after: int = 0, upto: int | None = None
@@ -71,7 +72,7 @@ class AsyncRedisStore:
             return []
         try:
             return payloads_of(await self.client.xrange(keys.log(match_id), *bounds))
-        except (redis.ConnectionError, redis.TimeoutError, OSError) as exc:
+        except UNAVAILABLE as exc:
             raise StoreUnavailable(str(exc)) from exc
 
     def follower(self) -> Follower:
@@ -114,8 +115,7 @@ class _Appends:
         future: asyncio.Future[bool] = loop.create_future()
         if self.wakes:
             self._unsent.extend(conn.pack_command(
-                "EVAL", APPEND, 2, keys.log(match_id), keys.wake_channel(match_id),
-                b"%d-0" % version, payload))
+                "EVAL", APPEND, *append_args(match_id, version, payload)))
         else:
             # a log that expired (or was deleted) is not started anew in the middle of a
             # match: NOMKSTREAM answers nil instead (fakeredis: one process, no script)

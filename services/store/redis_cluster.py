@@ -16,8 +16,15 @@ uses on one Redis.  Instead:
   whenever a wake-up comes: the stream is the truth, the message only says "look".  A match is
   read once more right after its subscription is confirmed, so a record appended while it was
   being subscribed is not missed either; after a lost connection (a failover) every match of
-  that node is subscribed again where the cluster now has it, then read from its position.  An
-  idle follower sends nothing at all, whatever the number of matches.  The one wake-up that
+  that node is subscribed again where the cluster now has it, then read from its position.
+  A graceful failover (``CLUSTER FAILOVER``) or a moved slot drops no connection: the demoted
+  node keeps (or takes back and is then given again) the subscriptions, and the wake-ups its
+  new primary publishes while it does not yet count the old one as its replica reach nobody.
+  So every ``CHECK_S`` each feed's node is asked which node serves the slots of its channels
+  (``CLUSTER SLOTS``: one small command per node, not per match); a channel its node no longer
+  serves as a primary is subscribed again where the cluster has it now and its match read
+  from its position, as after a lost connection (and at once when the server says so with a
+  ``sunsubscribe``).  A follower without feeds sends nothing at all.  The one wake-up that
   names no version, ``scripts.TURN_NOTE`` (the match's turn was given more time), reads nothing:
   it goes to ``noted`` (``Follower``).
 """
@@ -32,12 +39,14 @@ from typing import Any
 
 import redis
 import redis.asyncio as aioredis
+from redis.crc import key_slot
 
 from . import keys
 from .port import Entries, StoreUnavailable, move_up
-from .scripts import APPEND, TURN_NOTE, refused
+from .scripts import APPEND, TURN_NOTE, append_args, refused
 from .redis_streams import first_id, id_range, payloads_of, version_of
 from .replicas import AsyncAcked
+from .transient import UNAVAILABLE
 
 log = logging.getLogger("hokm.store")
 QUIET_S = 15.0
@@ -46,14 +55,14 @@ READ_CHUNK = 500
 """Matches read in one cluster pipeline by the follower."""
 READ_COUNT = 1000
 """Records read of one match at a time (more are read on the next pass)."""
+CHECK_S = 2.0
+"""How often each feed's node is asked whether it still serves its channels' slots (a graceful
+failover or a moved slot leaves the feed connected: ``ShardedFollower._check``)."""
 FIRST_RETRY_S, MAX_RETRY_S = 0.1, 2.0
 """After reads that failed, the follower waits this long (doubling) before it reads again."""
 
 _NOTES = (TURN_NOTE, TURN_NOTE.encode())
 """A wake-up that names no record (``Follower.noted``)."""
-
-UNAVAILABLE = (redis.ConnectionError, redis.TimeoutError, OSError,
-               redis.exceptions.ClusterError)
 
 
 class AsyncClusterStore:
@@ -91,8 +100,7 @@ class AsyncClusterStore:
         try:
             pipe = self.cluster.pipeline(transaction=False)
             for match_id, version, payload, _ in batch:
-                pipe.eval(APPEND, 2, keys.log(match_id), keys.wake_channel(match_id),
-                          b"%d-0" % version, payload)
+                pipe.eval(APPEND, *append_args(match_id, version, payload))
             answers = await pipe.execute(raise_on_error=False)
         except BaseException as exc:
             error = StoreUnavailable(str(exc) or type(exc).__name__)
@@ -141,9 +149,12 @@ class _Feed:
     pool), and the channels subscribed on it.  It is never reconnected: a lost feed is replaced
     by a new one, after the subscriptions have been moved to wherever the cluster has them."""
 
-    def __init__(self, client: Any) -> None:
+    def __init__(self, client: Any, address: tuple[str, int]) -> None:
         self.client = client
-        """A client of its own, whose pool gives the feed its one connection."""
+        """A client of its own, whose pool gives the feed its one connection (and the
+        topology checks theirs)."""
+        self.address = address
+        """The node's (host, port), as the cluster names it."""
         self.conn: Any = None
         self.channels: dict[bytes, str] = {}
         """Channel -> match id, confirmed subscriptions only."""
@@ -174,8 +185,24 @@ class _Feed:
             await self.client.aclose()
 
 
+class _SlotOwners:
+    """Slot -> the (host, port) of its primary, from ``CLUSTER SLOTS`` ranges."""
+
+    def __init__(self, ranges: list[tuple[int, int, tuple[str, int]]]) -> None:
+        self.ranges = sorted(ranges)
+
+    def get(self, slot: int) -> tuple[str, int] | None:
+        for start, end, owner in self.ranges:
+            if start <= slot <= end:
+                return (owner[0], int(owner[1]))
+        return None
+
+
 class ShardedFollower:
     """``Follower`` on a Redis Cluster: a wake-up by sharded pub/sub, the stream as the truth."""
+
+    MOVES = True
+    """Channels can move between nodes (checked every ``CHECK_S``)."""
 
     def __init__(self, cluster: Any) -> None:
         self.cluster = cluster
@@ -193,6 +220,10 @@ class ShardedFollower:
         self._tasks: set[asyncio.Task[Any]] = set()
         self._options: dict[str, Any] = {}
         self._delay = FIRST_RETRY_S
+        self._to_move: set[str] = set()
+        """Matches to subscribe again where the cluster serves them now (``_moved``)."""
+        self._moving = False
+        self._checking = False
 
     # -- the port ----------------------------------------------------------------------------
 
@@ -384,8 +415,12 @@ class ShardedFollower:
     async def _feed(self, node: Any) -> _Feed:
         feed = self._feeds.get(node.name)
         if feed is None or feed.dead:
-            feed = _Feed(self._feed_client(node))
+            address = (node.host, int(node.port)) if self.MOVES else ("", 0)
+            feed = _Feed(self._feed_client(node), address)
             self._feeds[node.name] = feed
+        if self.MOVES and not self._checking:
+            self._checking = True
+            self._spawn(self._check_for_good())
         return feed
 
     def _feed_client(self, node: Any) -> Any:
@@ -432,8 +467,8 @@ class ShardedFollower:
         elif kind in (b"sunsubscribe", "sunsubscribe"):
             # the server takes a subscription away when its slot moves: follow it there
             match_id = feed.channels.pop(message[1], None)
-            if match_id is not None and match_id in self.positions:
-                self._spawn(self._resubscribe([match_id]))
+            if match_id is not None:
+                self._moved([match_id])
 
     async def _lost(self, name: str, feed: _Feed) -> None:
         if self._feeds.get(name) is feed:
@@ -446,6 +481,72 @@ class ShardedFollower:
         if matches:
             await self._refresh()
             await self._resubscribe(matches)
+
+    def _moved(self, matches: list[str]) -> None:
+        """``matches`` are no longer subscribed where their slots are served: subscribe them
+        where the cluster has them now (asked once for a burst: a failover moves every channel
+        of a node), then read them from their positions (``_subscribe``)."""
+        self._to_move.update(m for m in matches if m in self.positions)
+        if self._to_move and not self._moving:
+            self._moving = True
+            self._spawn(self._move())
+
+    async def _move(self) -> None:
+        try:
+            while self._to_move:
+                await asyncio.sleep(0)  # the rest of the burst (a sunsubscribe per channel)
+                await self._refresh()
+                matches, self._to_move = self._to_move, set()
+                await self._resubscribe(sorted(matches))
+        finally:
+            self._moving = False
+
+    async def _check_for_good(self) -> None:
+        while True:
+            await asyncio.sleep(CHECK_S)
+            await self._check()
+
+    async def _check(self) -> None:
+        """Ask each feed's node which node serves the slots of its channels (its own view
+        is the one that counts: a demoted node knows it at once); move the channels it no
+        longer serves as a primary (``_moved``).  A node that does not answer is left to its
+        feed's PING (``_listen``)."""
+        for feed in list(self._feeds.values()):
+            if feed.dead or not feed.channels:
+                continue
+            try:
+                self.commands += 1
+                async with asyncio.timeout(CHECK_S):
+                    shards = await feed.client.execute_command("CLUSTER", "SLOTS")
+            except asyncio.CancelledError:
+                raise
+            except Exception as exc:  # (at debug: its feed's PING logs a lost node)
+                log.debug("a topology check of %s:%d failed (%s)", *feed.address, exc)
+                continue
+            primaries = self._primaries(shards, feed.address[0])
+            gone = [channel for channel in feed.channels
+                    if primaries.get(key_slot(channel)) != feed.address]
+            if not gone:
+                continue
+            log.info("a follower's feed from %s:%d no longer serves %d of its matches' slots "
+                     "(a failover or a moved slot); moving them", *feed.address, len(gone))
+            moved = []
+            for channel in gone:
+                moved.append(feed.channels.pop(channel))
+                self._spawn(self._unsubscribe(feed, channel))
+            self._moved(moved)
+
+    def _primaries(self, shards: Any, host: str) -> _SlotOwners:
+        """The primary of each slot in a ``CLUSTER SLOTS`` answer, as (host, port) the way the
+        cluster client names nodes (an empty host is the asked node's)."""
+        remap = self.cluster.nodes_manager.remap_host_port
+        ranges = []
+        for shard in shards:
+            primary = shard[2]
+            where = primary[0].decode() if isinstance(primary[0], bytes) else primary[0]
+            ranges.append((int(shard[0]), int(shard[1]),
+                           remap(where or host, int(primary[1]))))
+        return _SlotOwners(ranges)
 
     async def _resubscribe(self, matches: list[str]) -> None:
         for match_id in matches:

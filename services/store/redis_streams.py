@@ -23,7 +23,8 @@ import redis
 from . import keys
 from .codec import decode, sealed
 from .port import Conflict, Record, StoreUnavailable
-from .scripts import APPEND, refused
+from .scripts import APPEND, append_args, refused
+from .transient import TRANSIENT
 
 META_NAMES = frozenset({"meta", "tokens", "presence"})
 
@@ -135,8 +136,7 @@ class RedisStore:
                     raise Conflict(self.version(match_id))
                 return
             if self.wakes:  # the wake-up of the match's followers goes with the record
-                self.client.eval(APPEND, 2, keys.log(match_id), keys.wake_channel(match_id),
-                                 f"{version}-0", payload)
+                self.client.eval(APPEND, *append_args(match_id, version, payload))
             else:
                 # fakeredis (one process, no script): as APPEND, a log is never started anew
                 # nor continued after a gap (the check and the XADD are two commands, but the
@@ -147,12 +147,12 @@ class RedisStore:
                 if self.client.xadd(log, {"d": payload}, id=f"{version}-0",
                                     nomkstream=version > 1) is None:
                     raise Conflict(0)
+        except TRANSIENT as exc:  # (before ResponseError: TRYAGAIN, READONLY... are ones)
+            raise StoreUnavailable(str(exc)) from exc
         except redis.ResponseError as exc:
             if not refused(exc):
                 raise
             raise Conflict(self.version(match_id)) from None
-        except (redis.ConnectionError, redis.TimeoutError) as exc:
-            raise StoreUnavailable(str(exc)) from exc
 
     def _decode_entries(self, entries: list[Any]) -> list[Record]:
         return [decode(version_of(entry_id), fields[b"d"]) for entry_id, fields in entries]
@@ -163,7 +163,7 @@ class RedisStore:
             return []
         try:
             entries: Any = self.client.xrange(keys.log(match_id), *bounds)
-        except (redis.ConnectionError, redis.TimeoutError) as exc:
+        except TRANSIENT as exc:
             raise StoreUnavailable(str(exc)) from exc
         return self._decode_entries(entries)
 
@@ -190,7 +190,7 @@ class RedisStore:
                         raw = None
                 if raw is None:
                     return payloads_of(self.client.xrange(key, *bounds))
-        except (redis.ConnectionError, redis.TimeoutError) as exc:
+        except TRANSIENT as exc:
             raise StoreUnavailable(str(exc)) from exc
         # each entry is [id, [b"d", payload]] (one field per entry, see the module docstring)
         if not entries:
@@ -212,6 +212,13 @@ class RedisStore:
     def version(self, match_id: str) -> int:
         last: Any = self.client.xrevrange(keys.log(match_id), "+", "-", count=1)
         return version_of(last[0][0]) if last else 0
+
+    def confirm_stored(self, match_id: str, version: int) -> None:
+        if self._acked is not None:
+            try:
+                self._acked.held(match_id, version)
+            except TRANSIENT as exc:
+                raise StoreUnavailable(str(exc)) from exc
 
     def command_version(self, match_id: str, command_id: str) -> int | None:
         # Command ids live in the records themselves; the match service keeps the index in its
@@ -295,7 +302,7 @@ class RedisStore:
     def analysis_results(self, match_id: str) -> dict[int, bytes]:
         try:
             raw = self.client.hgetall(keys.analysis(match_id))
-        except (redis.ConnectionError, redis.TimeoutError) as exc:
+        except TRANSIENT as exc:
             raise StoreUnavailable(str(exc)) from exc
         return {int(k): v for k, v in raw.items()}
 
@@ -316,7 +323,7 @@ class RedisStore:
         try:
             done = self.client.set(keys.analysis_mark(match_id, round_no), 1, nx=new,
                                    px=max(1, int(ttl_s * 1000)))
-        except (redis.ConnectionError, redis.TimeoutError) as exc:
+        except TRANSIENT as exc:
             raise StoreUnavailable(str(exc)) from exc
         return bool(done)
 
@@ -324,7 +331,7 @@ class RedisStore:
     def _run(pipe: Any) -> list[Any]:
         try:
             return pipe.execute()  # type: ignore[no-any-return]
-        except (redis.ConnectionError, redis.TimeoutError) as exc:
+        except TRANSIENT as exc:
             raise StoreUnavailable(str(exc)) from exc
 
     def memory_usage(self, match_id: str) -> int:

@@ -32,12 +32,13 @@ class WakeFollower(ShardedFollower):
     TLS or a Unix socket alike)."""
 
     _NODE = _Node("redis")
+    MOVES = False  # one node: nothing moves
 
     async def _owner(self, channel: bytes) -> Any:
         return self._NODE
 
     async def _refresh(self) -> None:
-        pass  # one node: nothing moves
+        pass
 
     def _feed_client(self, node: Any) -> Any:
         pool = self.cluster.connection_pool

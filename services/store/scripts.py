@@ -9,6 +9,10 @@ record wakes the followers of its match (``redis_cluster.ShardedFollower``,
 
 from __future__ import annotations
 
+from typing import Any
+
+from . import keys
+
 APPEND = """
 local v = tonumber(string.match(ARGV[1], '^(%d+)-'))
 if v > 1 then
@@ -23,15 +27,39 @@ if type(ok) == 'table' and ok.err then
   if #got == 1 and got[1][2][2] == ARGV[2] then return 1 end
   return ok
 end
-redis.call('SPUBLISH', KEYS[2], ARGV[1])
+redis.call('SPUBLISH', ARGV[3], ARGV[1])
 return 1
 """
-"""KEYS: the log, the wake channel (one slot); ARGV: the entry id, the payload.  A refused id
+"""KEYS: the log; ARGV: the entry id, the payload, the wake channel (``append_args``).  A refused id
 whose entry holds these very bytes is this append again (the cluster client retries a command
 whose answer it lost, say across a failover): stored, not a conflict.  An entry whose
 predecessor is not the log's top is refused (``GAP``): the log expired, was deleted or lost its
 newest records while a writer held the match in its cache, and an append must never start a
-log anew in the middle of a match (the next read would find versions from ``v`` on only)."""
+log anew in the middle of a match (the next read would find versions from ``v`` on only).
+
+The wake channel (same slot as the log) is an argument, not a declared key: it never exists
+as a key, and while its slot migrates (``MIGRATING``/``IMPORTING``) Redis refuses a command
+whose declared keys are partly missing (``TRYAGAIN``) for the whole migration, so every
+append of every match in the slot failed (QA F2).  With the log alone declared, the source
+runs the append while it holds the log and redirects it (``ASK``) once the log has moved;
+``SPUBLISH`` inside a script is served by whichever of the two runs it."""
+
+
+def append_args(match_id: str, version: int, payload: bytes) -> tuple[Any, ...]:
+    """What follows the script in ``EVAL APPEND ...``: one key, the log; the entry id, the
+    payload and the wake channel."""
+    return (1, keys.log(match_id), b"%d-0" % version, payload, keys.wake_channel(match_id))
+
+HELD = """
+if #redis.call('XRANGE', KEYS[1], ARGV[1], ARGV[1]) == 0 then return 0 end
+local top = redis.call('XREVRANGE', KEYS[1], '+', '-', 'COUNT', 1)
+redis.call('XSETID', KEYS[1], top[1][1])
+return 1
+"""
+"""KEYS: the log; ARGV: an entry id.  0 if this node's log lacks the entry; else 1, after a
+write that changes nothing (the log's last id set to its top entry's, which it is: logs are
+never trimmed) but is replicated like any other, so that a ``WAIT`` after it on the same
+connection counts the replicas that hold the entry (``replicas.Acked.held``)."""
 
 REFUSED = "equal or smaller"
 """The text of Redis's refusal of an entry id that is not above the stream's top."""
@@ -100,15 +128,15 @@ redis.call('HSET', KEYS[1], 'deadline', deadline, 'limit', ARGV[4], 'grace', '0'
 redis.call('EXPIRE', KEYS[1], ARGV[6])
 redis.call('ZADD', KEYS[2], 'GT', ARGV[5], ARGV[2])
 redis.call('EXPIRE', KEYS[2], ARGV[6])
-redis.call('SPUBLISH', KEYS[3], '""" + TURN_NOTE + """')
+redis.call('SPUBLISH', ARGV[7], '""" + TURN_NOTE + """')
 return {deadline, ARGV[4], '0', '1'}
 """
 """More time for a human turn (the player asked: ``services/turns.py``), once per turn.
-KEYS: the match's ``keys.turn`` hash, its ``keys.hurry`` marks, its wake channel
-(``keys.wake_channel``; one slot); ARGV: the turn's mark
-(``turns.mark``), the seat's player, now (epoch seconds), the room's limit, the player's
+KEYS: the match's ``keys.turn`` hash, its ``keys.hurry`` marks (one slot); ARGV: the turn's
+mark (``turns.mark``), the seat's player, now (epoch seconds), the room's limit, the player's
 hurried mark as after an own command (``turns.hurry_score(version, own=True)``), the keys'
-lifetime in seconds.
+lifetime in seconds, the match's wake channel (``keys.wake_channel``: not a declared key, as
+for ``APPEND``).
 
 Only the turn the hash holds, for that player and before its deadline, is given more time:
 its deadline becomes now plus the room's full limit (never the grace), it is marked as
