@@ -68,10 +68,14 @@ def make(request: pytest.FixtureRequest) -> Iterator[Make]:
                    lambda: RedisStore(fakeredis.FakeRedis(server=server)))
     elif request.param.startswith("cluster"):
         acks = 1 if request.param == "cluster-acked" else 0  # (every append WAITs a replica)
+        # a contract, not a latency: a replica on a loaded CI machine may take more than the
+        # default 100 ms for a thousand appends at once (CI: "no replica acknowledged")
+        wait = 5000
         cluster = request.getfixturevalue("redis_cluster")
         cluster.flush()
-        yield Make(lambda: AsyncClusterStore(cluster.async_client(), replica_acks=acks),
-                   lambda: RedisStore(cluster.client, replica_acks=acks))
+        yield Make(lambda: AsyncClusterStore(cluster.async_client(), replica_acks=acks,
+                                             wait_ms=wait),
+                   lambda: RedisStore(cluster.client, replica_acks=acks, wait_ms=wait))
         cluster.flush()
     else:
         import redis.asyncio as aioredis
