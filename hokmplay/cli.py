@@ -72,6 +72,36 @@ def _explain(error: ApiError, where: str) -> str:
     return words.get(error.code, f"the server refused: {error.code} ({error.message})")
 
 
+def _held(summary: dict[str, Any], seat: int | None) -> str | None:
+    """Why a join was refused when the open seats (or the seat asked) are kept for the players
+    of the last match (a rematch's hold: the summary's ``held`` and ``held_for``), else None."""
+    seats = summary.get("seats") or []
+    held = [i for i, s in enumerate(seats) if isinstance(s, dict) and s.get("held")]
+    left = summary.get("held_for") or 0
+    if not held or (seat is not None and seat not in held) or not left:
+        return None
+    kept = ("the open seat of this match is kept for a player" if len(held) == 1 or seat is not None
+            else "the open seats of this match are kept for players")
+    return f"{kept} of the last match for {left} more seconds (--spectate watches it)"
+
+
+async def _refused_join(error: ApiError, args: argparse.Namespace) -> str | None:
+    """The words for a refused join of a rematch's kept seat (the code alone, ``match_full``
+    or ``seat_taken``, reads as "every seat is taken" while one is open)."""
+    from hokmclient import ApiError, AsyncClient, parse_link
+
+    where = parse_link(args.url)
+    if error.code not in ("match_full", "seat_taken") or where.match_id is None:
+        return None
+    client = AsyncClient(where.base)
+    try:
+        return _held(await client.summary(where.match_id), args.seat)
+    except ApiError:
+        return None  # the refusal's own words, then
+    finally:
+        await client.aclose()
+
+
 async def _open(args: argparse.Namespace) -> tuple[AsyncSeat, str | None]:
     """The seat to play (joined, created, resumed or spectating) and its invite link."""
     from hokmclient import AsyncSeat, parse_link
@@ -117,7 +147,7 @@ async def _play(args: argparse.Namespace, tty: bool) -> int:
         bot = LocalBot(args.bot) if args.bot else None
         seat, invite = await _open(args)
     except ApiError as error:
-        raise PlayError(_explain(error, base)) from None
+        raise PlayError(await _refused_join(error, args) or _explain(error, base)) from None
     try:
         if tty:
             from hokmclient import AsyncSeat

@@ -1,9 +1,16 @@
 """``hokm play`` says why a typed card cannot be played (it said "is not yours to play now" for
-every reason): not in the hand, the suit led not followed, or the room's house rule."""
+every reason): not in the hand, the suit led not followed, or the room's house rule; and why
+it cannot take a seat of a rematch kept for a player of the last match."""
 
 from __future__ import annotations
 
+import re
+
+from hokmclient import Client, LocalServer
 from hokmplay.app import refusal
+from tests.browser.helpers import finish_humans_match
+
+from .test_play_terminal import run
 
 
 def view(hand: list[str], trick: list[str]) -> dict[str, object]:
@@ -17,3 +24,27 @@ def test_the_reason_a_card_is_refused() -> None:
         "A♠ cannot be played: follow the suit led, ♥ hearts.")
     # void in the suit led: a card refused all the same is the room's rule (must_trump)
     assert refusal(view(hand, ["TD"]), "QH") == "Q♥ cannot be played now (the room's rules)."
+
+
+def test_hokm_play_at_a_rematchs_held_seat_says_it_is_kept_and_for_how_long(
+        server: LocalServer) -> None:
+    """M1 (terminal): on a rematch whose open seat is kept for a player of the last match,
+    ``hokm play LINK`` said "every seat of this match is taken" (exit 1) while the summary
+    showed an open seat.  It says the seat is kept for a player of the last match and how
+    many more seconds (the summary's ``held_for``), with the same exit status."""
+    match_id, tokens = finish_humans_match(server.url, 2, ["Alice", "Bob"])
+    with Client(server.url) as client:
+        made = client.rematch(match_id, tokens[0])
+        assert client.summary(made["match_id"])["held_for"] > 0
+    done = run("play", made["invite_url"], "--bot", "easy", "--name", "Mallory", timeout=60)
+    assert done.returncode == 1, done.stderr
+    lines = done.stderr.strip().splitlines()
+    assert len(lines) == 1 and "Traceback" not in done.stderr, done.stderr
+    found = re.fullmatch(r"hokm play: the open seat of this match is kept for a player of the "
+                         r"last match for (\d+) more seconds \(--spectate watches it\)",
+                         lines[0])
+    assert found and 0 < int(found.group(1)) <= 300, lines[0]
+    with Client(server.url) as client:  # nothing changed: the seat is still kept, still open
+        summary = client.summary(made["match_id"])
+    assert [s["held"] for s in summary["seats"]].count(True) == 1
+    assert "Mallory" not in [s["name"] for s in summary["seats"]]
