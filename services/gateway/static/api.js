@@ -64,6 +64,11 @@ export const api = {
   /** 200 {"status": "done", ...} or 202 {"status": "pending", "rounds", "done"} (poll again). */
   analysis: (id) => request("GET", `/api/matches/${enc(id)}/analysis`),
   hint: (id, token, since) => request("GET", `/api/matches/${enc(id)}/hint?since=${since}`, { token }),
+  /** replace_with "bot:<level>" hands the seat to a bot (else it is left empty); the token
+   *  stops working.  429 rate_limited when that would leave the match to bots alone and no
+   *  bots-only slot is free: nothing changed. */
+  leave: (id, token, replaceWith) =>
+    request("POST", `/api/matches/${enc(id)}/leave`, { body: replaceWith ? { replace_with: replaceWith } : {}, token }),
   giveBot: (id, seat, token, level) =>
     request("POST", `/api/matches/${enc(id)}/seats/${seat}/bot`, { body: { level }, token }),
 };

@@ -279,6 +279,7 @@ function mountTable(root, matchId, token, ctl) {
     talonKey: null, // the talon decision the panel was built for (keeps keyboard focus on it)
     rematch: null, stopLook: null, // the next match, once a player asked for it (lookForRematch)
     rematchFull: false, // joining it was refused: every seat is taken
+    leave: "ask", // "Leave the table": "ask" (the button), "confirm" (asked first), "sending"
   };
   const E = {};
   let socket = null;
@@ -320,6 +321,10 @@ function mountTable(root, matchId, token, ctl) {
       h("div.row", {}, E.hintsBtn, E.hintsRestart), E.hintBox);
     E.waiting = h("section.waiting", { hidden: true, "aria-labelledby": "waiting-h" });
     E.info = h("div.info");
+    E.leave = h("section.leave-box", { hidden: true, "aria-label": t("leave.button") });
+    E.leave.addEventListener("keydown", (ev) => {
+      if (ev.key === "Escape" && S.leave === "confirm") { ev.stopPropagation(); cancelLeave(); }
+    });
     E.page = h("section.table-page", { "aria-label": t("table.title") },
       h("h1.sr-only", { text: t("table.title") }),
       // the countdown and "More time" in one box: in the status line's row on a wide screen,
@@ -328,7 +333,7 @@ function mountTable(root, matchId, token, ctl) {
       E.play = h("div.play-area", {}, E.waiting,
         E.board = h("div.board", {}, E.seats[2], E.seats[3], h("div.center", {}, E.trick), E.seats[1], E.seats[0], E.banner),
         E.trump, E.hand, E.talon),
-      h("aside.side", { "aria-label": t("table.info") }, E.score, E.hints, E.discards, E.lastTrick, E.info));
+      h("aside.side", { "aria-label": t("table.info") }, E.score, E.hints, E.discards, E.lastTrick, E.info, E.leave));
     root.append(E.page);
     S.trumpShown = false;
     S.talonKey = null;
@@ -668,6 +673,7 @@ function mountTable(root, matchId, token, ctl) {
     renderWaiting(v);
     renderHints(v);
     renderInfo(v);
+    renderLeave(v);
     maybeFetchHint(v);
   }
 
@@ -1062,6 +1068,55 @@ function mountTable(root, matchId, token, ctl) {
     ].filter(Boolean));
   }
 
+  // ---- leaving the table (api.md, POST .../leave): a medium bot plays the seat on, and this
+  // page watches the match from then on (the seat's token is forgotten: it no longer works)
+  function renderLeave(v) {
+    const can = !!token && v.seat != null && v.phase !== "waiting" && v.phase !== "match_over";
+    E.leave.hidden = !can;
+    if (!can) { E.leave.replaceChildren(); delete E.leave.dataset.key; return; }
+    const key = `${document.documentElement.lang}:${S.leave}`;
+    if (E.leave.dataset.key === key) return; // keeps the focus on its buttons
+    E.leave.dataset.key = key;
+    if (S.leave === "ask") {
+      const b = h("button", { type: "button", id: "leave-table", text: t("leave.button") });
+      b.addEventListener("click", () => { S.leave = "confirm"; if (S.view) renderLeave(S.view); E.leave.querySelector("#leave-confirm")?.focus(); });
+      fill(E.leave, b);
+      return;
+    }
+    // asked first (a second button, described by what it does), "Stay" or Escape goes back
+    const yes = h("button.primary", { type: "button", id: "leave-confirm", "aria-describedby": "leave-desc", text: t("leave.confirm") });
+    const no = h("button", { type: "button", id: "leave-cancel", text: t("leave.cancel") });
+    yes.disabled = no.disabled = S.leave === "sending";
+    yes.addEventListener("click", leaveTable);
+    no.addEventListener("click", cancelLeave);
+    fill(E.leave, h("p", { id: "leave-desc", text: t("leave.desc") }), h("div.row", {}, yes, no));
+  }
+
+  function cancelLeave() {
+    S.leave = "ask";
+    if (S.view) renderLeave(S.view);
+    E.leave.querySelector("#leave-table")?.focus();
+  }
+
+  async function leaveTable() {
+    S.leave = "sending";
+    if (S.view) renderLeave(S.view);
+    try {
+      await api.leave(matchId, token, "bot:medium");
+    } catch (e) {
+      if (!alive) return;
+      // 429: the match would be left to bots alone and no bots-only slot is free; nothing
+      // changed, the player keeps the seat
+      toast(e.code === "rate_limited" ? t("leave.busy", { n: Math.ceil(e.retryAfter || 60) }) : errorText(e));
+      cancelLeave();
+      return;
+    }
+    store.dropToken(matchId);
+    if (!alive) return;
+    toast(t("leave.done"));
+    ctl.table(null); // the match goes on: watched from here
+  }
+
   // ---- hints (rules.md: at most three own decisions from the version they were switched on) ----
   function toggleHints() {
     const H = S.hints;
@@ -1257,7 +1312,7 @@ function mountTable(root, matchId, token, ctl) {
         if (st === "closed" && S.pendingOnSocket) noAnswer(); // its answer would have come there
       },
       onFatal: () => {
-        if (!token) return;
+        if (!token || S.leave === "sending") return; // (leaving: leaveTable goes on from here)
         api.view(matchId, token).catch((e) => {
           if (e.status === 401 || e.status === 403 || e.code === "bad_token") { store.dropToken(matchId); ctl.join(t("join.token_lost")); }
         });

@@ -1,0 +1,88 @@
+"""A player leaves the table in the middle of a match (QA finding M4: no client offered it, so a
+player who had to go could only close the tab, and in a room with no disconnect timeout the
+table waited for them for good).  "Leave the table" asks first, says a computer player takes
+the seat, hands the seat to a medium bot (``POST .../leave``), forgets the seat's token and
+shows the match on as a spectator; a ``429`` (the match would be left to bots alone and no
+bots-only slot is free) is told with its wait, and the player stays seated."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import pytest
+
+from hokmclient import Client
+
+from .conftest import DESKTOP
+from .helpers import hand, http, open_table, state, wait_phase
+
+pytestmark = pytest.mark.browser
+
+
+def stored_token(page: Any, match_id: str) -> str | None:
+    return page.evaluate("id => localStorage.getItem('hokm.token.' + id)", match_id)
+
+
+@pytest.mark.timeout(120)
+def test_a_player_leaves_mid_match_and_a_bot_plays_the_seat_on(new_client: Any,
+                                                                gateway: str) -> None:
+    with Client(gateway) as client:
+        created = client.create(seats=["human", "bot:easy", "bot:easy", "bot:easy"],
+                                rules={"target": 7}, name="Alice")
+    match_id, token = str(created["match_id"]), str(created["token"])
+    player = new_client(viewport=DESKTOP)
+    page = open_table(player.page, match_id, token)
+    wait_phase(page, "choosing_trump", "playing")
+    page.wait_for_function("() => document.querySelectorAll('.hand-cards button.card').length")
+    seat = int(state(page)["seat"])
+
+    # by keyboard: the button asks first, and says a computer player takes the seat
+    leave = page.get_by_role("button", name="Leave the table")
+    leave.focus()
+    page.keyboard.press("Enter")
+    confirm = page.get_by_role("button", name="Leave and give my seat to a bot")
+    confirm.wait_for()
+    assert "computer player" in page.locator("#leave-desc").inner_text()
+    assert confirm.get_attribute("aria-describedby") == "leave-desc"
+    # "Stay" takes it back: nothing was sent, the focus is on "Leave the table" again
+    page.get_by_role("button", name="Stay").click()
+    leave.wait_for()
+    assert page.evaluate("() => document.activeElement.textContent") == "Leave the table"
+
+    # the server refuses for now (429, no bots-only slot free): said with its wait; still seated
+    refusal = {"error": {"code": "rate_limited", "message": "no bots-only slot is free"}}
+    page.route(f"**/api/matches/{match_id}/leave", lambda route: route.fulfill(
+        status=429, headers={"Retry-After": "60"}, content_type="application/json",
+        body=json.dumps(refusal)))
+    leave.click()
+    confirm.focus()
+    page.keyboard.press("Enter")
+    page.locator("#toast").filter(has_text="Try again in 60 seconds").wait_for()
+    assert stored_token(page, match_id) == token
+    assert hand(page) and state(page)["seat"] == str(seat)
+    leave.wait_for()
+    assert not http(gateway, "GET", f"/api/matches/{match_id}")["seats"][seat]["bot"]
+    page.unroute(f"**/api/matches/{match_id}/leave")
+    # (the browser logs the 429 it was made to answer: that one, and no other error, is expected)
+    assert [e for e in player.errors if "status of 429" in e] == player.errors[:1]
+    player.errors[:] = [e for e in player.errors if "status of 429" not in e]
+
+    # now it goes through: a bot has the seat, the page watches (no hand), the match goes on
+    leave.click()
+    confirm.click()
+    page.wait_for_function("() => document.querySelector('.table-page')?.dataset.seat === ''")
+    assert stored_token(page, match_id) is None
+    page.locator("#toast").filter(has_text="a computer player has your seat").wait_for()
+    assert page.locator("section.hand").is_hidden() and not hand(page)
+    assert page.get_by_role("button", name="Leave the table").count() == 0
+    summary = http(gateway, "GET", f"/api/matches/{match_id}")
+    assert summary["seats"][seat]["bot"] == "medium", summary["seats"][seat]
+    page.locator(f'.seat[data-seat="{seat}"] .badge.bot').wait_for()
+    with pytest.raises(Exception) as old:  # the token no longer opens the seat
+        http(gateway, "GET", f"/api/matches/{match_id}/view", None, token)
+    assert "bad_token" in str(old.value)
+    version = state(page)["version"]
+    page.wait_for_function(  # the bots play on, and the spectator's page follows
+        "v => Number(document.querySelector('.table-page').dataset.version) > Number(v) + 4",
+        arg=version, timeout=30_000)
