@@ -75,6 +75,12 @@ def test_the_table_says_how_many_moves_a_stand_in_made_for_the_seat() -> None:
     ]
 
 
+def at_turn(seat: Any) -> PlayApp:
+    """The app of ``seat`` at its turn to play (version 4, one legal card)."""
+    seat.view = {"seat": 1, "phase": "playing", "turn": 1, "legal": ["QH"], "version": 4}
+    return PlayApp(seat)
+
+
 def test_the_turn_limit_is_counted_down_and_a_stand_in_told() -> None:
     """The server's ``turn_limit`` frame for the seat's turn shows in the status line (fewer
     than 20 s left); the next view, the time having run out with nothing sent, makes the app
@@ -83,9 +89,7 @@ def test_the_turn_limit_is_counted_down_and_a_stand_in_told() -> None:
     async def run() -> None:
         with create_pipe_input() as keys, create_app_session(input=keys, output=DummyOutput()):
             seat = Seat()
-            seat.view = {"seat": 1, "phase": "playing", "turn": 1, "legal": ["QH"],
-                         "version": 4}
-            app = PlayApp(seat)  # type: ignore[arg-type]
+            app = at_turn(seat)
             app._frame({"type": "turn_limit", "version": 4, "seat": 1, "left_ms": 12_000,
                         "limit_s": 90, "grace": False})
             assert app._limit_left(seat.view) in (11, 12)
@@ -117,9 +121,7 @@ def test_plus_asks_for_more_time_once_a_turn() -> None:
     async def run() -> None:
         with create_pipe_input() as keys, create_app_session(input=keys, output=DummyOutput()):
             seat = Asking()
-            seat.view = {"seat": 1, "phase": "playing", "turn": 1, "legal": ["QH"],
-                         "version": 4}
-            app = PlayApp(seat)  # type: ignore[arg-type]
+            app = at_turn(seat)
             app._ask_more_time()  # no countdown yet: nothing to ask
             assert seat.sent == []
             limit = {"type": "turn_limit", "version": 4, "seat": 1, "left_ms": 12_000,

@@ -409,13 +409,13 @@ def test_records_appended_by_threads_reach_a_follower(make: Make) -> None:
     run(main())
 
 
-def test_a_turn_note_on_the_wake_channel_is_noted_and_reads_nothing(make: Make,
-                                                                     request: Any) -> None:
+@pytest.mark.parametrize("make", [pytest.param("redis", marks=pytest.mark.redis), "cluster",
+                                  "cluster-acked"], indirect=True)
+def test_a_turn_note_on_the_wake_channel_is_noted_and_reads_nothing(make: Make) -> None:
     """``scripts.TURN_NOTE`` on a followed match's wake channel (``MORE_TIME`` publishes it)
     calls the follower's ``noted`` with the match, and is no record: the next batch is the
-    next record.  (Only followers woken by the store's channels: real Redis and Cluster.)"""
-    if request.node.callspec.params["make"] in ("memory", "fakeredis"):
-        pytest.skip("no wake channels: one process makes every change")
+    next record.  (The stores woken by channels only, real Redis and Cluster: in memory and
+    fakeredis one process makes every change, and there is no channel to note.)"""
     from services.store import keys
     from services.store.scripts import TURN_NOTE
 
