@@ -461,7 +461,7 @@ class Lobby:
         (nobody plays it), so a leave without a bot takes none.  The seat left is the
         player's in the match the command applies to (of one version: it may have moved since,
         the ace draw's swap, and must never be another player's)."""
-        self.authenticate(match_id, token)  # a bad token is told before a bad body
+        seat, player, loaded = self.authenticate(match_id, token)  # told before a bad body
         level = None
         if replace_with is not None:
             if not (isinstance(replace_with, str) and replace_with.startswith("bot:")
@@ -469,8 +469,9 @@ class Lobby:
                 raise InvalidCommand(f"replace_with is \"bot:<level>\" with a level of "
                                      f"{', '.join(BOT_LEVELS)}")
             level = replace_with[4:]
-        for _ in range(JOIN_TRIES):
-            seat, player, loaded = self.authenticate(match_id, token)
+        for attempt in range(JOIN_TRIES):
+            if attempt:  # the match moved on since: find the player's seat again
+                seat, player, loaded = self.authenticate(match_id, token)
             try:
                 if level is None:
                     self.seat_command(match_id, LeaveSeat(seat), version=loaded.version)
@@ -479,7 +480,7 @@ class Lobby:
                                  player)
                 break
             except StaleVersion:
-                continue  # the match moved on: find the player's seat again
+                continue
         else:
             raise StaleVersion("the match is too busy; try again")
         self.store.delete_meta_field(match_id, "tokens", token_hash(token))
@@ -509,15 +510,7 @@ class Lobby:
         hears ``rate_limited`` and keeps its seat.  With ``player`` (a leave), ``seat`` must be
         that player's in the match the command applies to: ``stale_version`` otherwise (the
         caller looks for the player's seat again)."""
-        if self.quotas.bot_matches <= 0 and self.quotas.bot_matches_per_owner <= 0:
-            if player is None:
-                self.seat_command(match_id, command)
-                return
-            loaded = self.load(match_id)
-            if self.seat_of_player(loaded.state, player) != seat:
-                raise StaleVersion("the seat moved")
-            self.seat_command(match_id, command, version=loaded.version)
-            return
+        limited = self.quotas.bot_matches > 0 or self.quotas.bot_matches_per_owner > 0
         held: str | None = None
         try:
             for _ in range(JOIN_TRIES):
@@ -525,7 +518,7 @@ class Lobby:
                 state = loaded.state
                 if player is not None and self.seat_of_player(state, player) != seat:
                     raise StaleVersion("the seat moved")
-                alone = state.phase != MATCH_OVER and all(
+                alone = limited and state.phase != MATCH_OVER and all(
                     o is not None and o.bot is not None
                     for i, o in enumerate(state.match.seats) if i != seat)
                 if alone and held is None:
