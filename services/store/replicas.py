@@ -26,10 +26,12 @@ client sends the command again with the same id, which stays safe.
 
 from __future__ import annotations
 
+import inspect
 from typing import Any
 
 import redis
 import redis.asyncio as aioredis
+from redis import exceptions
 
 from . import keys
 from .port import StoreUnavailable
@@ -38,22 +40,42 @@ from .scripts import APPEND, HELD, append_args, refused
 ATTEMPTS = 4
 
 
-def _node_options(cluster: Any, wait_ms: int) -> dict[str, Any]:
-    """The cluster client's credentials and timeouts for a plain client of one of its nodes;
-    the socket timeout lengthened by the ``WAIT``'s own time (``connect.SOCKET_TIMEOUT_S``: a
-    frozen primary must not hold an acknowledged append for good either)."""
+def _node_options(cluster: Any, wait_ms: int, client: type) -> dict[str, Any]:
+    """The cluster client's credentials, TLS settings and timeouts for a plain ``client``
+    (``redis.Redis`` or its asyncio twin) of one of its nodes; the socket timeout lengthened
+    by the ``WAIT``'s own time (``connect.SOCKET_TIMEOUT_S``: a frozen primary must not hold
+    an acknowledged append for good either).  A cluster reached over TLS (``rediss+cluster``)
+    is reached so by these clients too: redis-py's cluster client keeps ``ssl`` among its
+    node options, its asyncio twin an SSL connection class, and both the ``ssl_*`` settings,
+    of which the ones ``client`` takes are passed on."""
     kwargs = cluster.nodes_manager.connection_kwargs
     options = {k: kwargs[k] for k in ("username", "password", "socket_connect_timeout")
                if kwargs.get(k)}
     if kwargs.get("socket_timeout"):
         options["socket_timeout"] = float(kwargs["socket_timeout"]) + wait_ms / 1000
+    connection = kwargs.get("connection_class")
+    if kwargs.get("ssl") or (isinstance(connection, type) and "SSL" in connection.__name__):
+        takes = inspect.signature(client).parameters
+        options.update({k: v for k, v in kwargs.items()
+                        if k.startswith("ssl_") and k in takes and v is not None})
+        options["ssl"] = True
     return options
 
 
-def _redirected(answer: Any) -> bool:
-    text = str(answer)
-    return isinstance(answer, redis.ResponseError) and (
-        text.startswith("MOVED") or text.startswith("ASK") or "CLUSTERDOWN" in text)
+def _redirect(answer: Any) -> tuple[str, int] | bool:
+    """Where a node's answer sends the command: ``(host, port)`` for an ``ASK`` (the slot is
+    migrating and the key already moved: the command goes there once, after ``ASKING``),
+    ``True`` for ``MOVED``, a cluster in change or a node out of reach (read the slots again
+    and retry), ``False``
+    for an answer to keep.  redis-py's parser makes these replies exceptions of their own
+    kinds, whose text has lost its ``ASK``/``MOVED`` word (``MovedError`` is an
+    ``AskError``), so they are told by class."""
+    if isinstance(answer, exceptions.MovedError):
+        return True
+    if isinstance(answer, exceptions.AskError):
+        return answer.host, int(answer.port)
+    return isinstance(answer, (exceptions.ClusterError, exceptions.TryAgainError,
+                               redis.ConnectionError, redis.TimeoutError, OSError))
 
 
 def _settle(stored: Any, acked: Any, replicas: int) -> bool:
@@ -66,36 +88,62 @@ def _settle(stored: Any, acked: Any, replicas: int) -> bool:
     return True
 
 
-class AsyncAcked:
-    """Acknowledged appends for the event loop (``AsyncClusterStore``)."""
+class _Primaries:
+    """Plain clients of a cluster's nodes, one a node (``WAIT`` counts the writes of its own
+    connection), and one attempt's pipeline: on the node of a match's log, or once on the
+    node an ``ASK`` named (after ``ASKING``)."""
 
-    def __init__(self, cluster: Any, replicas: int, wait_ms: int) -> None:
+    def __init__(self, cluster: Any, replicas: int, wait_ms: int, client: type) -> None:
         self.cluster = cluster
         self.replicas = replicas
         self.wait_ms = wait_ms
-        self._clients: dict[str, aioredis.Redis] = {}
+        self._client = client
+        self._clients: dict[tuple[str, int], Any] = {}
+
+    def _pipeline(self, match_id: str, asked: tuple[str, int] | None, script: str,
+                  *args: Any) -> Any:
+        """``[ASKING,] EVAL script *args, WAIT`` for the match's primary (or ``asked``): its
+        answers are the last two of the pipeline's."""
+        if asked is None:
+            node = self.cluster.get_node_from_key(keys.log(match_id))
+            where = (node.host, node.port)
+        else:
+            where = asked
+        client = self._clients.get(where)
+        if client is None:
+            client = self._clients[where] = self._client(
+                host=where[0], port=where[1],
+                **_node_options(self.cluster, self.wait_ms, self._client))
+        pipe = client.pipeline(transaction=False)
+        if asked is not None:
+            pipe.execute_command("ASKING")
+        pipe.eval(script, *args)
+        pipe.execute_command("WAIT", self.replicas, self.wait_ms)
+        return pipe
+
+
+class AsyncAcked(_Primaries):
+    """Acknowledged appends for the event loop (``AsyncClusterStore``)."""
+
+    def __init__(self, cluster: Any, replicas: int, wait_ms: int) -> None:
+        super().__init__(cluster, replicas, wait_ms, aioredis.Redis)
 
     async def append(self, match_id: str, version: int, payload: bytes) -> bool:
-        log = keys.log(match_id)
+        asked: tuple[str, int] | None = None
         for _ in range(ATTEMPTS):
             await self.cluster.initialize()
-            node = self.cluster.get_node_from_key(log)
-            client = self._clients.get(node.name)
-            if client is None:
-                client = self._clients[node.name] = aioredis.Redis(
-                    host=node.host, port=node.port, **_node_options(self.cluster, self.wait_ms))
-            pipe = client.pipeline(transaction=False)
-            pipe.eval(APPEND, *append_args(match_id, version, payload))
-            pipe.execute_command("WAIT", self.replicas, self.wait_ms)
+            pipe = self._pipeline(match_id, asked, APPEND,
+                                  *append_args(match_id, version, payload))
             try:
-                stored, acked = await pipe.execute(raise_on_error=False)
+                stored, acked = (await pipe.execute(raise_on_error=False))[-2:]
             except (redis.ConnectionError, redis.TimeoutError, OSError):
+                stored = redis.ConnectionError()
+            where = _redirect(stored)
+            if where is False:
+                return _settle(stored, acked, self.replicas)
+            asked = where if isinstance(where, tuple) else None
+            if asked is None:
                 await self.cluster.nodes_manager.initialize()
-                continue
-            if _redirected(stored):
-                await self.cluster.nodes_manager.initialize()
-                continue
-            return _settle(stored, acked, self.replicas)
         raise StoreUnavailable("the match's primary could not be reached")
 
     async def close(self) -> None:
@@ -103,14 +151,11 @@ class AsyncAcked:
             await client.aclose()
 
 
-class Acked:
+class Acked(_Primaries):
     """Acknowledged appends for threads (``RedisStore`` on a cluster)."""
 
     def __init__(self, cluster: Any, replicas: int, wait_ms: int) -> None:
-        self.cluster = cluster
-        self.replicas = replicas
-        self.wait_ms = wait_ms
-        self._clients: dict[str, redis.Redis] = {}
+        super().__init__(cluster, replicas, wait_ms, redis.Redis)
 
     def append(self, match_id: str, version: int, payload: bytes) -> bool:
         stored, acked = self._waited(match_id, APPEND, *append_args(match_id, version, payload))
@@ -130,23 +175,17 @@ class Acked:
     def _waited(self, match_id: str, script: str, *args: Any) -> tuple[Any, Any]:
         """``EVAL script *args`` then ``WAIT``, on one connection to the match's primary:
         both answers (errors as values)."""
-        log = keys.log(match_id)
+        asked: tuple[str, int] | None = None
         for _ in range(ATTEMPTS):
-            node = self.cluster.get_node_from_key(log)
-            client = self._clients.get(node.name)
-            if client is None:
-                client = self._clients[node.name] = redis.Redis(
-                    host=node.host, port=node.port, **_node_options(self.cluster, self.wait_ms))
-            pipe = client.pipeline(transaction=False)
-            pipe.eval(script, *args)
-            pipe.execute_command("WAIT", self.replicas, self.wait_ms)  # type: ignore[no-untyped-call]
+            pipe = self._pipeline(match_id, asked, script, *args)
             try:
-                answer, acked = pipe.execute(raise_on_error=False)
+                answer, acked = pipe.execute(raise_on_error=False)[-2:]
             except (redis.ConnectionError, redis.TimeoutError, OSError):
+                answer = redis.ConnectionError()
+            where = _redirect(answer)
+            if where is False:
+                return answer, acked
+            asked = where if isinstance(where, tuple) else None
+            if asked is None:
                 self.cluster.nodes_manager.initialize()
-                continue
-            if _redirected(answer):
-                self.cluster.nodes_manager.initialize()
-                continue
-            return answer, acked
         raise StoreUnavailable("the match's primary could not be reached")
