@@ -519,6 +519,8 @@ class Lobby:
         # the try that took the seat may have died before the steps that follow it (the ace
         # draw, a deal): this retry may be the only request that comes
         self._move_on(match_id, self.load(match_id, fresh=False))
+        # its seat now (the ace draw may have moved the player, as in any join's answer)
+        seat = self.seat_of_player(self.load(match_id, fresh=False).state, player)
         return {"seat": seat, "token": token, "player": player}
 
     def _take(self, match_id: str, name: str, seat: int | None, player: str, token: str,
@@ -534,6 +536,8 @@ class Lobby:
         try:
             for _ in range(JOIN_TRIES):
                 state = self.load(match_id).state
+                if keyed and self.seat_of_player(state, player) is not None:
+                    break  # another try of the same request took a seat for the player
                 if state.phase == MATCH_OVER:
                     raise MatchOver("the match is over")
                 open_seats = [i for i, s in enumerate(state.match.seats)

@@ -97,7 +97,10 @@ def viewed_seat(gw: Gateway, match_id: str, token: str) -> int:
 def new_match(gw: Gateway, seats: list[str] | None = None) -> dict[str, Any]:
     seats = seats or ["human"] * 4
     created = gw.post("/api/matches", json={"seats": seats, "players": len(seats),
-                                            "disconnect_timeout": 0, "turn_timeout": 0})
+                                            "disconnect_timeout": 0, "turn_timeout": 0,
+                                            # the ace draw moves nobody: seats stay as taken
+                                            "rules": {"teams": "as_seated"}
+                                            if len(seats) == 4 else {}})
     assert created.status_code == 201, created.text
     return created.json()  # type: ignore[no-any-return]
 
@@ -140,6 +143,7 @@ def test_a_create_answered_503_after_it_was_stored_gets_the_same_match_on_retry(
     # the creator's seat (a solo create: the deal after the last bot) is stored, its answer lost
     hit = lose_answer(gw, monkeypatch, human_seated if "human" in seats else dealt_or_drawn)
     body = {"seats": seats, "disconnect_timeout": 0, "turn_timeout": 0,
+            "rules": {"teams": "as_seated"},  # the ace draw moves nobody
             "id": f"create-{seats[0].replace(':', '-')}-0123456789"}
     first = gw.post("/api/matches", json=body)
     assert hit and first.status_code == 503, first.text
@@ -169,7 +173,8 @@ def test_a_create_whose_match_was_only_begun_is_finished_by_its_retry(
     gw, client = real
     before = logs(client)
     hit = lose_answer(gw, monkeypatch, lambda record: record.version == 1)
-    body = {"seats": BOTS, "disconnect_timeout": 0, "turn_timeout": 0, "id": "b" * 40}
+    body = {"seats": BOTS, "disconnect_timeout": 0, "turn_timeout": 0, "id": "b" * 40,
+            "rules": {"teams": "as_seated"}}
     assert gw.post("/api/matches", json=body).status_code == 503
     assert hit and len(gw.state(hit[0].events[0].match_id).match.seats) == 4  # begun
     again = gw.post("/api/matches", json=body)
