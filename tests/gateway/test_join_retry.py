@@ -293,3 +293,34 @@ def test_the_client_library_retries_a_create_and_a_join_with_their_key(
     joined = api.join(match_id, name="Bob")
     assert hit and seats_of(gw, match_id) == [created["player"], joined["player"]]
     assert viewed_seat(gw, match_id, joined["token"]) == 1
+
+
+def test_a_retried_create_counts_once_and_a_refused_one_is_refused_again(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """The create quota counts the try that named the match, not its retries (one match, one
+    count); a create refused by the quota forgets its key, so its retry is refused too (it
+    cannot pass as the retry of a match that was never made)."""
+    with gateway(worker=False, creates_per_window=1) as gw:
+        # the first try is counted, then the store fails before the match is written
+        store = gw.rt.store
+        real_once = store.put_meta_once
+        failed: list[str] = []
+
+        def put_meta_once(match_id: str, name: str, key: str, value: str) -> str:
+            if not failed:
+                failed.append(match_id)
+                raise StoreUnavailable("the store went away")
+            return real_once(match_id, name, key, value)
+
+        monkeypatch.setattr(store, "put_meta_once", put_meta_once)
+        body = {"seats": BOTS, "disconnect_timeout": 0, "id": "quota-key-0123456789"}
+        assert gw.post("/api/matches", json=body).status_code == 503 and failed
+        assert store.version(failed[0]) == 0  # nothing of the match is stored
+        again = gw.post("/api/matches", json=body)
+        assert again.status_code == 201, again.text  # not counted a second time
+        for _ in range(2):
+            refused = gw.post("/api/matches", json={**body, "id": "quota-key-another-one"})
+            assert refused.status_code == 429, refused.text
+            assert refused.json()["error"]["code"] == "rate_limited"
+        assert gw.post("/api/matches", json=body).json() == again.json()
+        assert again.json()["match_id"] == failed[0]
