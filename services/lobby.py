@@ -516,6 +516,9 @@ class Lobby:
                 self.store.forget(match_id, digest)
                 raise
             # another try of this request took the seat meanwhile
+        # the token's hash again (the same field, the same value): a failover may have lost it
+        # while keeping the seat's record, which replicas acknowledged (HOKM_REPLICA_ACKS)
+        self.store.put_meta(match_id, "tokens", {token_hash(token): player})
         # the try that took the seat may have died before the steps that follow it (the ace
         # draw, a deal): this retry may be the only request that comes
         self._move_on(match_id, self.load(match_id, fresh=False))

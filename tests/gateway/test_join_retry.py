@@ -324,3 +324,21 @@ def test_a_retried_create_counts_once_and_a_refused_one_is_refused_again(
             assert refused.json()["error"]["code"] == "rate_limited"
         assert gw.post("/api/matches", json=body).json() == again.json()
         assert again.json()["match_id"] == failed[0]
+
+
+def test_a_retry_brings_back_a_token_hash_a_failover_lost(
+        real: tuple[Gateway, redis.Redis], monkeypatch: pytest.MonkeyPatch) -> None:
+    """With replica acknowledgements the seat's record survives a failover, the token's hash
+    (not waited for) may not: the retry stores the same hash again, so its token works."""
+    gw, client = real
+    match_id = new_match(gw)["match_id"]
+    tokens = token_entries(client, match_id)
+    lose_answer(gw, monkeypatch, human_seated)
+    url = f"/api/matches/{match_id}/join"
+    assert gw.post(url, json={"id": KEY}).status_code == 503
+    lost = set(token_entries(client, match_id)) - set(tokens)
+    assert len(lost) == 1
+    client.hdel(keys.tokens(match_id), *lost)
+    joined = gw.post(url, json={"id": KEY}).json()
+    assert viewed_seat(gw, match_id, joined["token"]) == joined["seat"] == 1
+    assert set(token_entries(client, match_id)) - set(tokens) == lost
