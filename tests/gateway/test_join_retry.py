@@ -20,6 +20,7 @@ from hokmclient import Client
 from services.store import keys
 from services.store.codec import decode
 from services.store.port import Record, StoreUnavailable
+from tests.cluster_fixture import Cluster
 from tests.conftest import real_redis_client
 
 from .helpers import REDIS_DB, Gateway, bearer, gateway, redis_url
@@ -79,12 +80,12 @@ def seats_of(gw: Gateway, match_id: str) -> list[str | None]:
     return [o.player if o is not None else None for o in gw.state(match_id).match.seats]
 
 
-def logs(client: redis.Redis) -> set[str]:
+def logs(client: Any) -> set[str]:
     """The logs of every match in the store."""
     return {k.decode() for k in client.scan_iter(match=keys.log("*"))}
 
 
-def token_entries(client: redis.Redis, match_id: str) -> dict[bytes, bytes]:
+def token_entries(client: Any, match_id: str) -> dict[bytes, bytes]:
     return client.hgetall(keys.tokens(match_id))  # type: ignore[no-any-return]
 
 
@@ -109,11 +110,34 @@ def new_match(gw: Gateway, seats: list[str] | None = None) -> dict[str, Any]:
 def test_a_join_answered_503_after_its_seat_was_stored_gets_that_seat_on_retry(
         real: tuple[Gateway, redis.Redis], monkeypatch: pytest.MonkeyPatch,
         failure: str) -> None:
-    gw, client = real
+    join_retried(*real, monkeypatch, FAILURES[failure])
+
+
+@pytest.mark.parametrize("seats", [BOTS, ["bot:easy"] * 4], ids=["with a seat", "bots only"])
+def test_a_create_answered_503_after_it_was_stored_gets_the_same_match_on_retry(
+        real: tuple[Gateway, redis.Redis], monkeypatch: pytest.MonkeyPatch,
+        seats: list[str]) -> None:
+    create_retried(*real, monkeypatch, seats)
+
+
+def test_on_a_cluster_a_retried_join_and_create_get_their_seats(
+        redis_cluster: Cluster, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The same on a Redis Cluster: a join's keys share its match's slot, a create's key is a
+    key of its own (the match does not exist yet)."""
+    # (the bot queue on a plain Redis: RQ takes no cluster)
+    with gateway(redis_url=redis_cluster.url, queue_url=redis_url(), worker=False) as gw:
+        join_retried(gw, redis_cluster.client, monkeypatch, human_seated)
+        monkeypatch.undo()
+        create_retried(gw, redis_cluster.client, monkeypatch, BOTS)
+
+
+def join_retried(gw: Gateway, client: Any, monkeypatch: pytest.MonkeyPatch,
+                 when: Callable[[Record], bool]) -> None:
+    """A join whose try ``when`` picks loses its answer; its retry gets the seat it took."""
     # two seats: the join takes the last one, so the ace draw follows it
     match_id = new_match(gw, ["human", "human"])["match_id"]
     url = f"/api/matches/{match_id}/join"
-    hit = lose_answer(gw, monkeypatch, FAILURES[failure])
+    hit = lose_answer(gw, monkeypatch, when)
     first = gw.post(url, json={"name": "Bob", "id": KEY})
     assert hit and first.status_code == 503, first.text  # the defect's answer
     ghost = seats_of(gw, match_id)[1]
@@ -134,11 +158,10 @@ def test_a_join_answered_503_after_its_seat_was_stored_gets_that_seat_on_retry(
     assert third.status_code == 200 and third.json() == joined
 
 
-@pytest.mark.parametrize("seats", [BOTS, ["bot:easy"] * 4], ids=["with a seat", "bots only"])
-def test_a_create_answered_503_after_it_was_stored_gets_the_same_match_on_retry(
-        real: tuple[Gateway, redis.Redis], monkeypatch: pytest.MonkeyPatch,
-        seats: list[str]) -> None:
-    gw, client = real
+def create_retried(gw: Gateway, client: Any, monkeypatch: pytest.MonkeyPatch,
+                   seats: list[str]) -> None:
+    """A create with ``seats`` whose last record loses its answer; its retry gets the match it
+    made."""
     before = logs(client)
     # the creator's seat (a solo create: the deal after the last bot) is stored, its answer lost
     hit = lose_answer(gw, monkeypatch, human_seated if "human" in seats else dealt_or_drawn)
