@@ -16,7 +16,8 @@ depends only on the public API.
 
 from .cards import card_text, parse_card, parse_suit, rank_of, suit_of
 from .errors import CODES, ApiError, NetworkError, NotHokm
-from .http import AsyncClient, Choice, Client, command, command_for, command_id
+from .http import (AsyncClient, Choice, Client, command, command_for, command_id,
+                   request_key)
 from .links import Link, match_link, parse_link
 from .local import NO_LIMITS, LocalServer, free_port
 from .seat import AsyncSeat, my_turn, over
@@ -26,5 +27,5 @@ __all__ = [
     "ApiError", "AsyncClient", "AsyncSeat", "CODES", "Choice", "Client", "Link", "LocalServer",
     "NO_LIMITS", "NetworkError", "NotHokm", "Seat", "card_text", "command", "command_for",
     "command_id", "free_port", "match_link", "my_turn", "over", "parse_card", "parse_link",
-    "parse_suit", "rank_of", "suit_of",
+    "parse_suit", "rank_of", "request_key", "suit_of",
 ]

@@ -11,9 +11,11 @@ Retries (contract):
   ``Retry-After`` is longer than the longest pause the library makes (:data:`MAX_BACKOFF_S`):
   a limit that lasts (the matches created per address in a window of minutes) is raised at
   once, with ``retry_after``, for the caller to wait out or give up;
-* a broken connection may or may not have applied the request: only requests that are safe to
-  repeat are sent again: reads (GET), and commands, which always carry a command ``id`` (the
-  server answers a repeated id with the original answer and applies it once);
+* a ``503`` or a broken connection may or may not have applied the request: only requests that
+  are safe to repeat are sent again after a broken connection: reads (GET), commands, which
+  always carry a command ``id`` (the server answers a repeated id with the original answer and
+  applies it once), and creates and joins, which always carry a request key ``id`` (the same
+  for every try of one call: a retry gets the first try's match, seat and token);
 * nothing else is retried: ``stale_version`` and the other refusals are the caller's to handle.
 """
 
@@ -43,6 +45,13 @@ def command_id() -> str:
     """A fresh command id (``c-`` and 16 hex digits): a command sent again with the same id
     is applied once."""
     return "c-" + secrets.token_hex(8)
+
+
+def request_key() -> str:
+    """A fresh request key of a create or a join (24 random base64url characters): every try
+    of one call sends the same key, so a retry after a lost answer gets the seat the first try
+    took (api.md) instead of taking another."""
+    return secrets.token_urlsafe(18)
 
 
 Choice = str | Sequence[str]
@@ -179,23 +188,26 @@ class _Calls(Generic[R]):
         seat); ``players`` (2, 3 or 4) here, in ``rules`` or both (then they must agree;
         neither: 4); ``disconnect_timeout`` and ``turn_timeout`` the room's limits (seconds, 0:
         none; unset: the server's defaults); ``extra`` passes other fields (``first_hakem``,
-        ``decks``: stacked-deck servers only)."""
-        body: JSON = dict(extra)
+        ``decks``: stacked-deck servers only; ``id``: the request key, a fresh one if not
+        given)."""
+        body: JSON = {"id": request_key(), **extra}
         for key, value in (("seats", seats), ("rules", rules), ("name", name),
                            ("players", players), ("disconnect_timeout", disconnect_timeout),
                            ("turn_timeout", turn_timeout)):
             if value is not None:
                 body[key] = value
-        return self._run(Call("POST", "/api/matches", body))
+        return self._run(Call("POST", "/api/matches", body, repeatable=True))
 
-    def join(self, match_id: str, *, name: str | None = None, seat: int | None = None) -> R:
-        """``POST /api/matches/{id}/join``: ``{"seat", "token", "player"}``."""
-        body: JSON = {}
+    def join(self, match_id: str, *, name: str | None = None, seat: int | None = None,
+             key: str | None = None) -> R:
+        """``POST /api/matches/{id}/join``: ``{"seat", "token", "player"}``; ``key``: the
+        request key (a fresh one if not given)."""
+        body: JSON = {"id": key or request_key()}
         if name is not None:
             body["name"] = name
         if seat is not None:
             body["seat"] = seat
-        return self._run(Call("POST", f"/api/matches/{match_id}/join", body))
+        return self._run(Call("POST", f"/api/matches/{match_id}/join", body, repeatable=True))
 
     def summary(self, match_id: str) -> R:
         """``GET /api/matches/{id}``: the public summary."""

@@ -13,7 +13,9 @@ import time
 
 import base64
 import hashlib
+import hmac
 import json
+import re
 import secrets
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -21,7 +23,7 @@ from typing import Any
 
 from engine import CreateMatch, LeaveSeat, Rules, State, TakeSeat, commitment_of
 from engine.decide import check_deck
-from engine.errors import HokmError, InvalidCommand, MatchFull, MatchOver, SeatTaken
+from engine.errors import HokmError, InvalidCommand, MatchFull, MatchOver, SeatTaken, WrongPhase
 from engine.state import MATCH_OVER
 
 from .bots import LEVELS
@@ -59,6 +61,57 @@ def stand_in_key(version: int) -> str:
 
 def token_hash(token: str) -> str:
     return hashlib.sha256(token.encode()).hexdigest()
+
+
+REQUEST_KEY = re.compile(r"[A-Za-z0-9_-]{16,64}")
+"""A client's request key of a create or a join (api.md): random, made once per request and
+sent again with each of its retries."""
+REQUEST_TTL_S = 600.0
+"""How long a create's or a join's answer is kept for a retry under its request key."""
+TOKEN_BYTES = 24
+"""A seat token's random bytes (32 characters of base64url)."""
+
+
+def check_request_key(key: object) -> str | None:
+    """``key`` if it is a request key (or None: no key); ``bad_request`` otherwise (the message
+    never repeats the key: it is as good as a token for its request's few minutes)."""
+    if key is None or (isinstance(key, str) and REQUEST_KEY.fullmatch(key)):
+        return key
+    raise InvalidCommand("id is a request key: 16 to 64 characters of A-Z, a-z, 0-9, '-' and "
+                         "'_', made at random once per create or join and sent again with "
+                         "each retry of it")
+
+
+def request_digest(kind: str, key: str) -> str:
+    """The name a request is remembered under: a digest of its key, so the store never holds
+    the key (which unseals the token, ``seal_token``)."""
+    return hashlib.sha256(f"{kind}:{key}".encode()).hexdigest()[:32]
+
+
+def _pad(key: str, match_id: str) -> bytes:
+    return hmac.new(key.encode(), f"hokm seat token:{match_id}".encode(),
+                    hashlib.sha256).digest()[:TOKEN_BYTES]
+
+
+def seal_token(key: str, match_id: str, token: str) -> str:
+    """``token`` (one of ``new_token``'s) as a join keeps it for its retries: XORed with a pad
+    only the request ``key`` gives (HMAC-SHA-256 of the key and the match), so what the store
+    keeps is worth nothing without the key, which it never holds (``request_digest``)."""
+    raw = base64.urlsafe_b64decode(token + "=" * (-len(token) % 4))
+    sealed = bytes(a ^ b for a, b in zip(raw, _pad(key, match_id), strict=True))
+    return base64.urlsafe_b64encode(sealed).decode()
+
+
+def unseal_token(key: str, match_id: str, sealed: str) -> str:
+    """The token ``seal_token`` sealed."""
+    raw = bytes(a ^ b for a, b in zip(base64.urlsafe_b64decode(sealed), _pad(key, match_id),
+                                      strict=True))
+    return base64.urlsafe_b64encode(raw).decode().rstrip("=")
+
+
+def new_token() -> str:
+    """A fresh seat token (shown once; the store keeps its ``token_hash``)."""
+    return secrets.token_urlsafe(TOKEN_BYTES)
 
 
 DISCONNECT_TIMEOUT_S = 60.0
@@ -105,6 +158,9 @@ class Lobby:
     def load(self, match_id: str, *, fresh: bool = True) -> Loaded:
         raise NotImplementedError
 
+    def _move_on(self, match_id: str, loaded: Loaded) -> None:
+        raise NotImplementedError
+
 
     def create(
         self,
@@ -118,6 +174,7 @@ class Lobby:
         disconnect_timeout: float = DISCONNECT_TIMEOUT_S,
         turn_timeout: float = TURN_TIMEOUT_S,
         owner: str | None = None,
+        key: str | None = None,
     ) -> dict[str, Any]:
         """Create a match; the caller takes the first human seat (with bots only, the caller
         gets no seat and watches).  ``players`` (2, 3 or 4) may be given here, in ``rules`` or
@@ -125,7 +182,10 @@ class Lobby:
         which refuses a house rule the variant does not play.  Returns match id, seat, token
         (secret, shown once) and player id.  ``owner`` (the gateway's digest of the client's
         address) is held to the ``Quotas``: ``rate_limited`` beyond them, with nothing
-        stored."""
+        stored.  ``key`` (a client's request key, ``check_request_key``) makes the create safe to
+        retry: a retry with the same key within ``REQUEST_TTL_S`` answers the same match, seat,
+        player and token, finishing what the first try left undone, and stores nothing new
+        (``_create_once``)."""
         if isinstance(rules, dict) and players is not None and "players" not in rules:
             rules = {**rules, "players": players}
         parsed = Rules.from_dict(rules if rules is not None else {"players": players or 4})
@@ -159,28 +219,71 @@ class Lobby:
                                ("turn_timeout", turn_timeout)):
             if not isinstance(value, (int, float)) or not 0 <= value <= 3600:
                 raise InvalidCommand(f"{setting} is 0 to 3600 seconds")
+        check_request_key(key)
+        room = Room(disconnect_timeout, turn_timeout)
+        if key is not None:
+            return self._create_once(key, parsed, levels, deck_list, room, owner, first_hakem,
+                                     name)
         match_id = secrets.token_hex(8)
-        self._open(match_id, parsed, levels, deck_list, Room(disconnect_timeout, turn_timeout),
-                   owner, first_hakem)
+        self._open(match_id, parsed, levels, deck_list, room, owner, first_hakem)
+        return self._seat_creator(match_id, levels, name, None)
+
+    def _seat_creator(self, match_id: str, levels: Sequence[str | None], name: str,
+                      key: str | None) -> dict[str, Any]:
+        """The create's answer once its match is open: the creator joins the first human seat
+        (under the create's request ``key``), or with bots only watches while the match is
+        dealt."""
         if None not in levels:  # bots only: the creator watches (and may share the link)
             self.advance(match_id, self.load(match_id))
             return {"match_id": match_id, "seat": None, "token": None, "player": None}
-        creator = levels.index(None)
-        joined = self.join(match_id, name, creator)
+        joined = self.join(match_id, name, levels.index(None), key=key)
         return {"match_id": match_id, **joined}
+
+    def _create_once(self, key: str, parsed: Rules, levels: Sequence[str | None],
+                     deck_list: list[list[str]], room: Room, owner: str | None,
+                     first_hakem: int | None, name: str) -> dict[str, Any]:
+        """``create`` under a request key.  The match id is remembered first (``remember``, a
+        key of its own: the match does not exist yet), so whatever a try stored before its
+        answer was lost, a retry finds it: it opens the match if its log is not there yet
+        (only the try that named the id counts against the create quota), seats the bots
+        still missing and joins the creator under the same key (``join``), which finds the
+        creator's seat if it was taken.  A refusal before the match exists forgets the id,
+        so the retry is a create afresh (held to the quota again)."""
+        digest = request_digest("create", key)
+        fresh = secrets.token_hex(8)
+        match_id = self.store.remember(None, digest, fresh, REQUEST_TTL_S)
+        try:
+            state = self.load(match_id).state
+        except NotFound:
+            state = None
+        try:
+            if state is None:
+                self._open(match_id, parsed, levels, deck_list, room, owner, first_hakem,
+                           counted=match_id == fresh)
+            else:
+                self._seat_bots(match_id, levels, (), state)
+        except HokmError:
+            if self.store.version(match_id) == 0:
+                self.store.forget(None, digest)
+            raise
+        return self._seat_creator(match_id, levels, name, key)
 
     def _open(self, match_id: str, parsed: Rules, levels: Sequence[str | None],
               deck_list: list[list[str]], room: Room, owner: str | None,
               first_hakem: int | None, names: Sequence[str | None] = (),
-              held: dict[int, str] | None = None) -> None:
+              held: dict[int, str] | None = None, *, counted: bool = True) -> None:
         """Store a new match of checked arguments and ``room`` settings, its bots seated (its
         humans' seats open), each bot under its name in ``names`` (by seat) or the seat's
-        default name; ``held``: seats held for players (``REMATCH_HOLD_S``, ``join``)."""
+        default name; ``held``: seats held for players (``REMATCH_HOLD_S``, ``join``).
+        ``counted``: the create counts against ``owner``'s create quota (not a retry's).  Safe
+        to run again for the same id while its log is empty (a retried create, even one whose
+        first try runs on): the deck secret is set once, and a ``CreateMatch`` another try
+        stored first is no refusal."""
         if owner is not None:
-            self._admit(match_id, owner, bots=None not in levels)
-        secret = secrets.token_hex(32)
+            self._admit(match_id, owner, bots=None not in levels, counted=counted)
+        # set once: the commitment in the log must be to the secret the meta keeps
+        secret = self.store.put_meta_once(match_id, "meta", "secret", secrets.token_hex(32))
         meta = {
-            "secret": secret,
             "decks": json.dumps(deck_list),
             "disconnect_timeout": str(room.disconnect_timeout),
             "turn_timeout": str(room.turn_timeout),
@@ -194,13 +297,30 @@ class Lobby:
                 "seats": {str(seat): player for seat, player in held.items()}})
         self.store.put_meta(match_id, "meta", meta)
         self.rooms.put(match_id, room)
-        self.handle(match_id, None, CreateMatch(match_id, parsed, commitment_of(secret),
-                                                first_hakem))
+        try:
+            self.handle(match_id, None, CreateMatch(match_id, parsed, commitment_of(secret),
+                                                    first_hakem))
+        except (WrongPhase, StaleVersion):
+            if self.store.version(match_id) == 0:
+                raise
+            # another try of the same create stored it first: seat what it has not yet
+        self._seat_bots(match_id, levels, names, self.load(match_id).state)
+
+    def _seat_bots(self, match_id: str, levels: Sequence[str | None],
+                   names: Sequence[str | None], state: State) -> None:
+        """Seat the bots of ``levels`` whose seats are empty in ``state`` (all of them in a new
+        match; in a retried create, those its first try did not), each under its name in
+        ``names`` (by seat) or the seat's default name."""
         for seat, level in enumerate(levels):
-            if level is not None:
+            if level is not None and state.match.seats[seat] is None:
                 name = names[seat] if seat < len(names) else None
-                self.handle(match_id, None, TakeSeat(seat, name or BOT_NAMES[seat % 4],
-                                                     f"bot-{seat}", level))
+                try:
+                    self.handle(match_id, None, TakeSeat(seat, name or BOT_NAMES[seat % 4],
+                                                         f"bot-{seat}", level))
+                except SeatTaken:
+                    if self.load(match_id).state.match.seats[seat] is None:
+                        raise
+                    # another try of the same create seated it meanwhile
 
     @staticmethod
     def rematch_player(player: str, rematch_id: str) -> str:
@@ -277,7 +397,7 @@ class Lobby:
             held = next((i for i, o in enumerate(seats)
                          if o is not None and o.player == again), None)
             if held is not None:
-                token = secrets.token_urlsafe(24)
+                token = new_token()
                 self.store.put_meta(standing, "tokens", {token_hash(token): again})
                 joined = {"seat": held, "token": token, "player": again}
                 break
@@ -291,10 +411,12 @@ class Lobby:
             raise StaleVersion("the rematch's seats are moving; try again")
         return {"match_id": standing, **joined}, standing == new_id
 
-    def _admit(self, match_id: str, owner: str, *, bots: bool) -> None:
-        """Hold a new match of ``owner`` to the quotas (``rate_limited`` beyond them)."""
+    def _admit(self, match_id: str, owner: str, *, bots: bool, counted: bool = True) -> None:
+        """Hold a new match of ``owner`` to the quotas (``rate_limited`` beyond them); not
+        ``counted``: a retried create, counted by its first try (its bots-only slot is taken
+        again: taking the match's own slot takes no other)."""
         quotas, now = self.quotas, self.clock()
-        if quotas.creates_per_window > 0 and self.store.hit(
+        if counted and quotas.creates_per_window > 0 and self.store.hit(
                 "create", owner, quotas.create_window_s, now) > quotas.creates_per_window:
             minutes = quotas.create_window_s / 60
             raise RetryLater(f"at most {quotas.creates_per_window} new matches per "
@@ -351,22 +473,74 @@ class Lobby:
         return value if value > 0 else math.inf
 
     def join(self, match_id: str, name: str, seat: int | None = None,
-             player: str | None = None) -> dict[str, Any]:
+             player: str | None = None, *, key: str | None = None) -> dict[str, Any]:
         """Take an open seat (the first one if ``seat`` is None) as a new player (``player``:
         one of this service's choosing).  Without ``seat``, a seat another join took first is
         no refusal: the next open one is tried, so a burst of players opening one invite link
         fills every seat (``match_full`` only when none is left).  A seat held for another
-        player (a rematch's: ``held_seats``) is not open to this one while the hold lasts."""
+        player (a rematch's: ``held_seats``) is not open to this one while the hold lasts.
+        ``key`` (a client's request key, ``check_request_key``) makes the join safe to retry:
+        ``_join_once``."""
+        checked = check_request_key(key)
+        if checked is not None:
+            return self._join_once(match_id, name, seat, checked)
+        return self._take(match_id, name, seat, player or secrets.token_hex(8), new_token())
+
+    def _join_once(self, match_id: str, name: str, asked: int | None, key: str
+                   ) -> dict[str, Any]:
+        """``join`` under a request key.  The player id and the token the join will use are
+        remembered first (``remember``, beside the match for ``REQUEST_TTL_S``; the token
+        sealed by the key, ``seal_token``), then the token's hash, then the seat: a retry with
+        the same key gets the same player and token, and the player's seat if a try took it
+        (whatever failed after it: a lost answer, a replica's wait), else takes one for them.
+        The engine gives a player one seat at most, so tries running at once end with one
+        seat.  A refusal that leaves the player without a seat forgets the request and the
+        token: the retry is a join afresh."""
+        state = self.load(match_id).state  # not_found: nothing is kept for no match
+        digest = request_digest("join", key)
+        player, token = secrets.token_hex(8), new_token()
+        kept = self.store.remember(match_id, digest,
+                                   f"{player} {seal_token(key, match_id, token)}",
+                                   REQUEST_TTL_S)
+        player, sealed = kept.split(" ", 1)
+        token = unseal_token(key, match_id, sealed)
+        seat = self.seat_of_player(state, player)
+        try:
+            if seat is None:
+                return self._take(match_id, name, asked, player, token, keyed=True)
+        except HokmError:
+            loaded = self.load(match_id)
+            seat = self.seat_of_player(loaded.state, player)
+            if seat is None:
+                self.store.delete_meta_field(match_id, "tokens", token_hash(token))
+                self.store.forget(match_id, digest)
+                raise
+            # another try of this request took the seat meanwhile
+        # the token's hash again (the same field, the same value): a failover may have lost it
+        # while keeping the seat's record, which replicas acknowledged (HOKM_REPLICA_ACKS)
+        self.store.put_meta(match_id, "tokens", {token_hash(token): player})
+        # the try that took the seat may have died before the steps that follow it (the ace
+        # draw, a deal): this retry may be the only request that comes
+        self._move_on(match_id, self.load(match_id, fresh=False))
+        # its seat now (the ace draw may have moved the player, as in any join's answer)
+        seat = self.seat_of_player(self.load(match_id, fresh=False).state, player)
+        return {"seat": seat, "token": token, "player": player}
+
+    def _take(self, match_id: str, name: str, seat: int | None, player: str, token: str,
+              *, keyed: bool = False) -> dict[str, Any]:
+        """``join``'s seat-taking for ``player`` with ``token``: the token's hash is stored,
+        then the seat is taken.  A refusal deletes the hash again, unless ``keyed``
+        (``_join_once`` decides, since another try may hold the seat)."""
         asked = seat
         held, left = self.held_seats(match_id, player)
         wait = f"for a player of the last match for {math.ceil(left)} more seconds"
-        player = player or secrets.token_hex(8)
-        token = secrets.token_urlsafe(24)
         digest = token_hash(token)
         stored = False
         try:
             for _ in range(JOIN_TRIES):
                 state = self.load(match_id).state
+                if keyed and self.seat_of_player(state, player) is not None:
+                    break  # another try of the same request took a seat for the player
                 if state.phase == MATCH_OVER:
                     raise MatchOver("the match is over")
                 open_seats = [i for i, s in enumerate(state.match.seats)
@@ -399,7 +573,7 @@ class Lobby:
             else:
                 raise StaleVersion("the seats are moving; try again")
         except HokmError:
-            if stored:
+            if stored and not keyed:
                 self.store.delete_meta_field(match_id, "tokens", digest)
             raise
         return {"seat": self.seat_of_player(self.load(match_id, fresh=False).state, player),

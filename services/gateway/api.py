@@ -159,7 +159,7 @@ class Api:
         self.check_address(request)
         data = await self.body(request)
         only_fields(data, {"players", "seats", "rules", "name", "first_hakem", "decks",
-                     "disconnect_timeout", "turn_timeout"})
+                     "disconnect_timeout", "turn_timeout", "id"})
         players = data.get("players")
         if players is not None and type(players) is not int:
             raise InvalidCommand("players must be a number")
@@ -186,7 +186,7 @@ class Api:
                 seats=seats, rules=rules, name=name, players=players,
                 first_hakem=first_hakem, decks=data.get("decks"), disconnect_timeout=timeout,
                 turn_timeout=turn_timeout,
-                owner=self.owner(request),
+                owner=self.owner(request), key=data.get("id"),
             )
         )
         created["invite_url"] = self.invite_url(request, created["match_id"])
@@ -198,12 +198,14 @@ class Api:
         self.check_address(request)
         match_id = params.match_id(request)
         data = await self.body(request)
-        only_fields(data, {"name", "seat"})
+        only_fields(data, {"name", "seat", "id"})
         name = data.get("name", "Player")
         seat = data.get("seat")
         if not isinstance(name, str) or (seat is not None and type(seat) is not int):
             raise InvalidCommand("join takes a name and optionally a seat number")
-        joined = await run_in_threadpool(self.service.join, match_id, name, seat)
+        # ``id``: the request key that makes a retry safe (``Lobby.join`` checks it)
+        joined = await run_in_threadpool(
+            lambda: self.service.join(match_id, name, seat, key=data.get("id")))
         if joined["seat"] is not None:
             await self.seated(match_id, joined["seat"], room_timeout=True)
         return JSONResponse(joined)

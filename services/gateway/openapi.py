@@ -132,6 +132,12 @@ def _field(schema: dict[str, Any], description: str) -> dict[str, Any]:
     return {**schema, "description": description}
 
 
+REQUEST_KEY = _field({"type": "string", "pattern": "^[A-Za-z0-9_-]{16,64}$"},
+                     "a random request key made once per request and sent again with each "
+                     "retry: a retry gets the first try's answer (its seat and token), applied "
+                     "once (kept 10 minutes)")
+
+
 VIEW_FIELDS: dict[str, dict[str, Any]] = {
     "match_id": _field({"type": "string"}, "the match"),
     "version": _field({"type": "integer", "minimum": 0},
@@ -513,6 +519,7 @@ def document() -> dict[str, Any]:
                     "decks": _field({"type": "array", "items": {"type": "array",
                                                                 "items": CARD}},
                                     "stacked-deck servers only: one 52-card deck per round"),
+                    "id": REQUEST_KEY,
                 }}),
                 "responses": {**_ok("created", _ref("Created"), code="201"),
                               **_errors("bad_request", "bad_rules", "too_large")},
@@ -527,7 +534,8 @@ def document() -> dict[str, Any]:
                 "parameters": [MATCH_ID],
                 "requestBody": _body({"type": "object", "additionalProperties": False,
                                       "properties": {"name": NAME,
-                                                     "seat": {"type": "integer"}}}),
+                                                     "seat": {"type": "integer"},
+                                                     "id": REQUEST_KEY}}),
                 "responses": {**_ok("seat and token", _ref("Joined")),
                               **_errors("bad_request", "not_found", "seat_taken",
                                         "match_full", "match_over", "too_large")},

@@ -28,6 +28,20 @@ def tokens(match_id: str) -> str:
     return f"{PREFIX}:{{{match_id}}}:tokens"
 
 
+def join_request(match_id: str, request: str) -> str:
+    """String: what a join of the match under a client's request key answered (``request``:
+    the lobby's digest of the key, never the key), kept for a few minutes so that a retry of
+    the join gets the same seat (``services.lobby``; lapses by itself, never in the log)."""
+    return f"{PREFIX}:{{{match_id}}}:join:{request}"
+
+
+def create_request(request: str) -> str:
+    """String: the match id a create under a client's request key made (``request``: the
+    lobby's digest of the key), kept for a few minutes so that a retry of the create gets the
+    same match.  Tied to no match yet: one key, so one slot on a cluster."""
+    return f"{PREFIX}:create:{request}"
+
+
 def presence(match_id: str) -> str:
     """Hash: "<seat>:<gateway id>" -> the entry's expiry in epoch ms (``present`` reads it;
     rebuildable)."""

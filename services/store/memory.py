@@ -27,6 +27,8 @@ class MemoryStore:
         self._analysis: dict[str, dict[int, bytes]] = {}
         self._marks: dict[tuple[str, int], float] = {}
         """(match, round) -> when the analysis mark lapses (``time.monotonic``)."""
+        self._requests: dict[tuple[str | None, str], tuple[str, float]] = {}
+        """(match or None, request) -> remembered value and when it lapses (monotonic)."""
         self._listeners: list[Callable[[], None]] = []
         """Called (from the appending thread) after every append: followers' wake-ups."""
 
@@ -97,6 +99,19 @@ class MemoryStore:
     def delete_meta_field(self, match_id: str, name: str, key: str) -> None:
         with self._cond:
             self._meta.get((match_id, name), {}).pop(key, None)
+
+    def remember(self, match_id: str | None, request: str, value: str, ttl_s: float) -> str:
+        now = time.monotonic()
+        with self._cond:
+            kept = self._requests.get((match_id, request))
+            if kept is not None and kept[1] > now:
+                return kept[0]
+            self._requests[(match_id, request)] = (value, now + ttl_s)
+            return value
+
+    def forget(self, match_id: str | None, request: str) -> None:
+        with self._cond:
+            self._requests.pop((match_id, request), None)
 
     def keep(self, match_id: str, seconds: float) -> None:
         with self._cond:

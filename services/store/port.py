@@ -105,6 +105,18 @@ class EventStore(Protocol):
         the one set first; atomic, so of two writers at once exactly one wins)."""
         ...
 
+    def remember(self, match_id: str | None, request: str, value: str, ttl_s: float) -> str:
+        """Keep ``value`` for ``ttl_s`` seconds as the answer to the client request named
+        ``request`` (a digest of its request key): a join of ``match_id``, or a create
+        (``match_id`` None), unless one is kept already.  Returns the value that stands
+        (``value``, or the one kept first: of two writers at once exactly one wins)."""
+        ...
+
+    def forget(self, match_id: str | None, request: str) -> None:
+        """Drop what ``remember`` keeps for ``request`` (a refused request: its retry starts
+        afresh)."""
+        ...
+
     # Lifetime and quotas.
     def keep(self, match_id: str, seconds: float) -> None:
         """Let the match's record lapse ``seconds`` from now (0: keep it for ever)."""

@@ -35,6 +35,14 @@ def _meta_key(match_id: str, name: str) -> str:
     return getattr(keys, name)(match_id)  # type: ignore[no-any-return]
 
 
+def _request_key(match_id: str | None, request: str) -> str:
+    """The key of a remembered request (``EventStore.remember``): a join's beside its match,
+    a create's alone."""
+    if match_id is None:
+        return keys.create_request(request)
+    return keys.join_request(match_id, request)
+
+
 def version_of(entry_id: bytes | str) -> int:
     text = entry_id.decode() if isinstance(entry_id, bytes) else entry_id
     return int(text.split("-", 1)[0])
@@ -247,6 +255,19 @@ class RedisStore:
 
     def delete_meta_field(self, match_id: str, name: str, key: str) -> None:
         self.client.hdel(_meta_key(match_id, name), key)
+
+    def remember(self, match_id: str | None, request: str, value: str, ttl_s: float) -> str:
+        key = _request_key(match_id, request)
+        for _ in range(3):  # (one that lapsed between the SET and the GET: set it again)
+            if self.client.set(key, value, nx=True, px=max(1, int(ttl_s * 1000))):
+                return value
+            standing = self.client.get(key)
+            if standing is not None:
+                return standing.decode()  # type: ignore[no-any-return]
+        return value  # kept and lapsed twice in a row: cannot be, short of a tiny ttl_s
+
+    def forget(self, match_id: str | None, request: str) -> None:
+        self.client.delete(_request_key(match_id, request))
 
     # -- lifetime and quotas -------------------------------------------------------------------
 

@@ -7,6 +7,8 @@ than the server sends today, a stub HTTP server on a real socket):
 * a command sent over the socket without an ``id`` and refused reaches ``seat.errors``, while a
   refused socket still ends the seat (and is not a command's error);
 * ``Seat.create`` / ``AsyncSeat.create`` pass the room's options on to the create request;
+* a create or a join is sent again after a ``503`` with its one request key, a bounded number
+  of times (a stub transport);
 * the token is URL-encoded in the socket's URL; a failure of the socket's task ends the seat
   instead of leaving its waits asleep; ``start`` against a server that is down raises
   ``NetworkError``.
@@ -17,11 +19,13 @@ from __future__ import annotations
 import contextlib
 import json
 import random
+import re
 import threading
 from collections.abc import Iterator
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
+import httpx
 import pytest
 
 from hokmclient import (
@@ -225,3 +229,44 @@ def test_start_against_a_server_that_is_down_raises_network_error() -> None:
         assert not seat.connected
     finally:
         seat.close()
+
+
+def test_a_create_and_a_join_are_retried_with_one_request_key_a_bounded_number_of_times(
+        ) -> None:
+    """``AsyncClient`` (``hokm play``'s) sends a create or a join with a request key and
+    sends it again with the same key after a ``503`` (the server then answers the first try's
+    seat: tests/gateway/test_join_retry.py); a new call has a new key; an outage that lasts is
+    raised after ``retries`` retries."""
+    seen: list[tuple[str, str]] = []
+    down = {"left": 1}
+    unavailable = {"error": {"code": "unavailable", "message": "the store is away"}}
+
+    def answer(request: httpx.Request) -> httpx.Response:
+        seen.append((request.url.path, json.loads(request.content)["id"]))
+        if down["left"] > 0:
+            down["left"] -= 1
+            return httpx.Response(503, json=unavailable, headers={"Retry-After": "0"})
+        if request.url.path == "/api/matches":
+            return httpx.Response(201, json={"match_id": "m1", "seat": 0, "token": "t",
+                                             "player": "p", "invite_url": "u"})
+        return httpx.Response(200, json={"seat": 1, "token": "t2", "player": "p2"})
+
+    async def calls() -> None:
+        http = httpx.AsyncClient(transport=httpx.MockTransport(answer), base_url="http://hokm")
+        client = AsyncClient(http=http, retries=2)
+        assert (await client.create(seats=["human", "bot:easy"]))["match_id"] == "m1"
+        down["left"] = 1
+        assert (await client.join("m1", name="Bob"))["seat"] == 1
+        down["left"] = 10
+        with pytest.raises(ApiError) as refused:
+            await client.join("m1", name="Bob")
+        assert refused.value.code == "unavailable"
+        await http.aclose()
+
+    run_async(calls(), timeout=30)
+    paths = [path for path, _ in seen]
+    assert paths == ["/api/matches"] * 2 + ["/api/matches/m1/join"] * 5
+    ids = [key for _, key in seen]
+    assert ids[0] == ids[1] and ids[2] == ids[3] and len(set(ids[4:])) == 1  # one key a call
+    assert len(set(ids[::2][:3])) == 3  # a new key for each call
+    assert all(re.fullmatch(r"[A-Za-z0-9_-]{16,64}", key) for key in ids)

@@ -12,8 +12,11 @@ from typing import Any
 
 import pytest
 
+from engine import commitment_of
 from engine.errors import HokmError, MatchFull, SeatTaken
+from engine.events import MatchCreated
 from services.matches import MatchService
+from services.store import keys
 from services.store.redis_streams import RedisStore
 from tests.conftest import real_redis_client
 
@@ -105,3 +108,41 @@ def test_a_burst_of_joiners_fills_every_open_seat(store: RedisStore) -> None:
         # the fourth seat taken starts the match, whose ace draw may move everyone
         seats = services[0].load(room).state.match.seats
         assert {s.player for s in seats if s is not None and s.name != "Host"} == joined
+
+
+KEY = "race-key-0123456789abcdef"
+
+
+def test_tries_of_one_keyed_join_at_once_end_with_one_seat(store: RedisStore) -> None:
+    """Two tries of one join (a client's retry while its first try still runs, on another
+    gateway): the other try seats the player right before this one's write; this one is
+    refused its second seat by the engine and answers that seat, with the same token."""
+    a, b = MatchService(store), MatchService(store)
+    match_id = a.create(name="Ann")["match_id"]
+    other = _before_first_commit(a, lambda: b.join(match_id, "Bob", key=KEY))
+    joined = a.join(match_id, "Bob", key=KEY)
+    assert other[0] == joined and joined["seat"] == 1
+    players = [s.player if s else None for s in a.load(match_id).state.match.seats]
+    assert players.count(joined["player"]) == 1 and players[2:] == [None, None]
+    assert a.authenticate(match_id, joined["token"])[0] == 1
+
+
+def test_tries_of_one_keyed_create_at_once_make_one_match(store: RedisStore) -> None:
+    """The same for a create: the other try makes the whole match right before this one's
+    ``CreateMatch``; this one finds it and answers it.  The deck secret is the one both tries
+    committed to (set once)."""
+    a, b = MatchService(store), MatchService(store)
+    bots = ["human", "bot:easy", "bot:easy", "bot:easy"]
+    rules = {"teams": "as_seated"}  # the ace draw moves nobody: both answers name seat 0
+    other = _before_first_commit(a, lambda: b.create(name="Ann", seats=bots, rules=rules,
+                                                     key=KEY))
+    created = a.create(name="Ann", seats=bots, rules=rules, key=KEY)
+    assert other[0] == created and created["seat"] == 0
+    match_id = created["match_id"]
+    assert store.client.keys(keys.log("*")) == [keys.log(match_id).encode()]
+    first = store.read(match_id)[0].events[0]
+    assert isinstance(first, MatchCreated)
+    assert first.commitment == commitment_of(store.get_meta_field(match_id, "meta", "secret"))
+    state = a.load(match_id).state
+    assert [s.player if s else None for s in state.match.seats].count(created["player"]) == 1
+    assert state.phase != "waiting"  # every seat taken once: the match went on

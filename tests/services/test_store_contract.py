@@ -15,7 +15,7 @@ from services.store.codec import digest_of, encode
 from services.store.memory import MemoryStore
 from services.store.port import Conflict, EventStore, Record
 from services.store.redis_streams import RedisStore
-from tests.conftest import real_redis_client
+from tests.conftest import real_redis_client, wait_for
 
 DB = 7
 
@@ -135,6 +135,35 @@ def test_a_meta_field_set_once_keeps_the_first_value_of_writers_at_once(store: E
         t.join()
     assert len(got) == 8 and len(set(got)) == 1  # every writer was told the one that stands
     assert store.get_meta_field("m2", "meta", "won") == got[0]
+
+
+def test_a_remembered_request_keeps_its_first_value_until_it_lapses(store: EventStore
+                                                                    ) -> None:
+    """``remember``: a join's answer beside its match, a create's alone; the first value
+    stands for writers at once, until it lapses or is forgotten."""
+    assert store.remember("m", "r1", "first", 60) == "first"
+    assert store.remember("m", "r1", "second", 60) == "first"
+    assert store.remember("n", "r1", "other", 60) == "other"  # another match's
+    assert store.remember(None, "r1", "create", 60) == "create"  # a create's
+    got: list[str] = []
+    barrier = threading.Barrier(8)
+
+    def writer(me: int) -> None:
+        barrier.wait()
+        got.append(store.remember(None, "r2", str(me), 60))
+
+    threads = [threading.Thread(target=writer, args=(i,)) for i in range(8)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert len(got) == 8 and len(set(got)) == 1
+    store.forget("m", "r1")
+    assert store.remember("m", "r1", "again", 60) == "again"
+    assert store.remember(None, "r1", "x", 60) == "create"  # a create's is not a join's
+    assert store.remember("m", "short", "one", 0.05) == "one"
+    wait_for(lambda: store.remember("m", "short", "two", 60) == "two", 5,
+             what="the remembered value lapsed")
 
 
 def test_concurrent_appends_one_wins_per_version(store: EventStore) -> None:

@@ -51,10 +51,40 @@ export function gameOf(rules) {
 /** The longest player name the server takes (engine.decide.MAX_NAME; matches record it). */
 export const MAX_NAME = 40;
 
+/** A fresh request key (docs/api.md, POST /api/matches): 24 random base64url characters. */
+export function requestKey() {
+  const bytes = crypto.getRandomValues(new Uint8Array(18));
+  return btoa(String.fromCharCode(...bytes)).replace(/\+/g, "-").replace(/\//g, "_");
+}
+
+/** How many times a create or a join is sent at most, and the longest pause between two. */
+export const ONCE_TRIES = 6;
+const ONCE_MAX_PAUSE_S = 5;
+
+/** A create or a join, safe to send again: every try carries the same request key `id`, so
+ *  a try answered 503 (or lost on the way back) whose seat was stored all the same is answered
+ *  by the next try with that seat and its token, and nothing is taken twice.  Sent again only
+ *  while the server is briefly unreachable (503 but `match_damaged`, a proxy's 502 or 504, no
+ *  answer at all), after `Retry-After` or a doubling pause, `ONCE_TRIES` times at most. */
+async function requestOnce(path, body) {
+  const keyed = { ...body, id: requestKey() };
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await request("POST", path, { body: keyed });
+    } catch (e) {
+      const passing = (e.status === 503 && e.code !== "match_damaged") || e.status === 502
+        || e.status === 504 || e.code === "network";
+      if (!passing || attempt >= ONCE_TRIES) throw e;
+      const pause = Math.min(e.retryAfter ?? 0.25 * 2 ** (attempt - 1), ONCE_MAX_PAUSE_S);
+      await new Promise((resolve) => setTimeout(resolve, pause * 1000));
+    }
+  }
+}
+
 const enc = encodeURIComponent;
 export const api = {
-  create: (body) => request("POST", "/api/matches", { body }),
-  join: (id, body) => request("POST", `/api/matches/${enc(id)}/join`, { body }),
+  create: (body) => requestOnce("/api/matches", body),
+  join: (id, body) => requestOnce(`/api/matches/${enc(id)}/join`, body),
   rematch: (id, token) => request("POST", `/api/matches/${enc(id)}/rematch`, { body: {}, token }),
   summary: (id) => request("GET", `/api/matches/${enc(id)}`),
   events: (id, token, since) => request("GET", `/api/matches/${enc(id)}/events?since=${since}`, { token }),
