@@ -11,9 +11,11 @@ marked: the message says to unmark one first).  The screen is fitted to the term
 and height (:func:`hokmplay.screen.fit`): whose turn it is, trump, the score, the trick, the
 hand and the message stay in sight, the notes and the keys' help give way first, and a window
 too small for them asks to be made larger.  A refused command shows the server's words and
-the player chooses again.  Ctrl+C (or Ctrl+Q) quits.  With a local bot the bot decides and the
-keys only quit.  The socket reconnects by itself
-(:class:`hokmclient.AsyncSeat`); the header shows whether it is connected.
+the player chooses again.  Ctrl+C (or Ctrl+Q) quits.  ``L`` at a seat of a match under way
+asks, and a second ``L`` leaves the seat to a medium bot and ends the app (``left`` says so;
+``hokm play`` prints it).  With a local bot the bot decides and the keys only quit or leave.
+The socket reconnects by itself (:class:`hokmclient.AsyncSeat`); the header shows whether it
+is connected.
 """
 
 from __future__ import annotations
@@ -35,7 +37,7 @@ from hokmclient import ApiError, AsyncSeat, Choice, card_text, my_turn, parse_ca
 from hokmclient.cards import SUIT_NAME, SUIT_SYMBOL, suit_of
 
 from .bot import LocalBot
-from .screen import COUNTDOWN_S, Cursor, render, to_discard
+from .screen import COUNTDOWN_S, Cursor, can_leave, render, to_discard
 
 STYLE = Style.from_dict({
     "title": "bold",
@@ -71,6 +73,10 @@ def refusal(view: dict[str, Any], card: str) -> str:
                     f"{SUIT_SYMBOL[lead]} {SUIT_NAME[lead]}.")
     return f"{card_text(card)} cannot be played now (the room's rules)."
 
+LEAVE_ASK = ("Press L again to leave: a computer player takes your seat for the rest of the "
+             "match and hokm play ends (Esc: stay).")
+LEAVE_LEVEL = "medium"
+"""The level of the bot a seat is left to (as the browser's "Leave the table")."""
 ASKING_MORE = "Asking for more time…"
 MORE_GIVEN_ALREADY = "You had more time for this turn already."
 
@@ -101,6 +107,8 @@ class PlayApp:
         self.busy = False
         self.rematch: dict[str, Any] | None = None
         """The answer of ``POST .../rematch`` once the player asked for the next match."""
+        self.left: str | None = None
+        """What to say once the app ends after the player left the seat to a bot (``L``)."""
         self._legal: list[str] = []
         self._limit: tuple[int, int, float] | None = None
         """The turn limit the server told (``turn_limit``): version, seat, its deadline on
@@ -273,6 +281,8 @@ class PlayApp:
         @kb.add("escape")
         def _clear(event: KeyPressEvent) -> None:
             self.cursor.typed = ""
+            if self.cursor.message == LEAVE_ASK:  # "stay"
+                self.cursor.message = ""
 
         @kb.add("enter")
         def _enter(event: KeyPressEvent) -> None:
@@ -293,6 +303,9 @@ class PlayApp:
                 return
             if text == "+":
                 self._ask_more_time()
+                return
+            if text in ("l", "L"):  # (no card's name has an L)
+                self._ask_leave()
                 return
             if len(text) == 1 and text.isprintable() and not text.isspace():
                 self.cursor.typed = (self.cursor.typed + text)[-3:]
@@ -325,6 +338,40 @@ class PlayApp:
                 tell(list((await self.seat.events(int(message["since"]))).get("events") or []))
 
         self._spawn(ask())
+
+    # -- leaving the seat to a bot --------------------------------------------------------------
+
+    def _ask_leave(self) -> None:
+        """``L`` at a seat of a match under way: the first press asks (the question stays
+        until Esc, another key's message or a second ``L``); the second leaves the seat to a
+        bot (``POST .../leave`` with ``replace_with``) and the app ends with ``left`` set."""
+        view = self.seat.view
+        if self.busy or view is None or self.seat.token is None or not can_leave(view):
+            return
+        if self.cursor.message != LEAVE_ASK:
+            self.cursor.typed = ""
+            self.cursor.message = LEAVE_ASK
+            return
+        self.busy = True
+        self.cursor.message = "Leaving the table…"
+        self._spawn(self._leave())
+
+    async def _leave(self) -> None:
+        try:
+            await self.seat.leave(f"bot:{LEAVE_LEVEL}")
+        except ApiError as error:  # nothing changed: the seat is still the player's
+            self.busy = False
+            self.cursor.message = (
+                "You cannot leave yet: the match would be left to bots alone and the server "
+                "runs as many of those as it may. Try again in "
+                f"{math.ceil(error.retry_after or 60)} seconds; your seat is still yours."
+                if error.code == "rate_limited"
+                else f"You are still seated: {error.message or error.code}.")
+            self.app.invalidate()
+            return
+        self.left = (f"You left the table: a computer player ({LEAVE_LEVEL}) has your seat "
+                     "for the rest of the match.")
+        self.app.exit(result=0)
 
     # -- the next match ------------------------------------------------------------------------
 

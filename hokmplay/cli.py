@@ -149,6 +149,7 @@ async def _play(args: argparse.Namespace, tty: bool) -> int:
     except ApiError as error:
         raise PlayError(await _refused_join(error, args) or _explain(error, base)) from None
     try:
+        left = None
         if tty:
             from hokmclient import AsyncSeat
 
@@ -161,9 +162,13 @@ async def _play(args: argparse.Namespace, tty: bool) -> int:
                 seat = AsyncSeat.resume(app.rematch["invite_url"], app.rematch["token"])
                 app = PlayApp(seat, bot, app.rematch["invite_url"])
                 status = await app.run()
+            left = app.left
         else:
             status = await run_lines(seat, bot)
-        if seat.token and not args.token:
+        if left:  # L L: the seat is a bot's, its token gone
+            print(f"{left}\nTo watch it: hokm play {seat.client.base}/m/{seat.match_id} "
+                  "--spectate", file=sys.stderr)
+        elif seat.token and not args.token:
             # --token=... : a token may begin with "-", which a separate argument cannot
             print(f"To take this seat back: hokm play {seat.client.base}/m/{seat.match_id} "
                   f"--token={seat.token}", file=sys.stderr)

@@ -404,8 +404,15 @@ def status(view: View, cursor: Cursor) -> list[Line]:
         lines.append([("", f"Typed: {cursor.typed}")])
     if cursor.message:
         lines.append([("class:msg", cursor.message)])
-    lines.append([("class:dim", "Ctrl+C: quit")])
+    lines.append([("class:dim", "L: leave your seat to a bot · Ctrl+C: quit"
+                   if can_leave(view) else "Ctrl+C: quit")])
     return lines
+
+
+def can_leave(view: View) -> bool:
+    """Whether the viewer may leave its seat to a bot now (``L``, as the browser's "Leave the
+    table"): seated, in a match under way (not waiting for players, not over)."""
+    return view.get("seat") is not None and view.get("phase") not in ("waiting", "match_over")
 
 
 WRAP_INDENT = 2

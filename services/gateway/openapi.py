@@ -398,9 +398,10 @@ SCHEMAS: dict[str, Any] = {
         "type": "object",
         "required": ["type", *TURN_LIMIT],
         "properties": {"type": {"const": "turn_limit"}, **TURN_LIMIT},
-        "description": "to the seat whose decision the match waits for, after that view, "
-                       "when the room's turn_timeout applies (a socket of the seat is open "
-                       "and another human is seated): then a stand-in decides for it"},
+        "description": "to the seat whose decision the match waits for, and to the "
+                       "match's spectators, after that view, when the room's turn_timeout "
+                       "applies (a socket of the seat is open and another human is seated): "
+                       "then a stand-in decides for it"},
 }
 
 

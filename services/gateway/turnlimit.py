@@ -5,12 +5,12 @@ with a socket here, and the hurried marks that the players' own commands clear.
   it waits for a human seat with a socket on this gateway and the room's limit applies, a task
   sees to the turn's deadline (``scripts.TURN_DEADLINE``: the one the turn has, or set now if
   it has none), writes its entry into ``keys.TURNS`` (``ZADD NX``) and sends that seat's
-  sockets a ``turn_limit`` frame: how long is left.  Nothing else waits for it, and nothing
-  is held once it ends; the workers' watchdog does the rest.
+  sockets and the match's spectators here a ``turn_limit`` frame: how long is left.  Nothing
+  else waits for it, and nothing is held once it ends; the workers' watchdog does the rest.
 * ``opened(sub, loaded)``: a socket opened.  If its seat is the one to act, the same task runs
   for it (even at a version looked at already: the watchdog drops the entry of a turn whose
   seat had no socket at its deadline, and this writes it again, with the turn's deadline) and
-  tells that socket.
+  tells that socket; a spectator's socket is told the deadline known here, if any.
 * ``answer(match, seat, state, version)``: the ``turn_limit`` of a view answered over HTTP
   (``GET /view``, a command's answer): the turn's deadline if it has one (seen to as ``look``
   does where this gateway holds a socket of the seat, else only read), None if no limit runs.
@@ -27,7 +27,8 @@ with a socket here, and the hurried marks that the players' own commands clear.
 * ``changed(match)``: the store's wake-up on the match's channel said its turn was given more
   time (``scripts.TURN_NOTE``, published by ``MORE_TIME`` whichever gateway took the ask; the
   hub's follower hears it as it hears of new records): the deadline is read again and told to
-  the seat's sockets here, unless they were told it already (the gateway that took the ask).
+  the seat's sockets and the spectators here, unless they were told it already (the gateway
+  that took the ask).
 """
 
 from __future__ import annotations
@@ -138,6 +139,9 @@ class TurnLimits:
             self.look(match_id, loaded)  # (tells every socket of the seat, this one too)
         elif sub.seat is not None and sub.seat == self._service.next_actor(loaded.state):
             self._spawn(self._start(match_id, sub.seat, loaded, only=sub))
+        elif sub.seat is None and (known := self.known.get(match_id)) is not None \
+                and known.version == loaded.version:
+            sub.send(known.frame())  # a spectator: the countdown the turn runs on
 
     async def answer(self, match_id: str, seat: int | None, state: State, version: int
                      ) -> dict[str, Any] | None:
@@ -182,8 +186,7 @@ class TurnLimits:
             return
         state, version = current.state, current.version
         seat = self._service.next_actor(state)
-        if seat is None or not any(sub.seat == seat and sub.started
-                                   for sub in self._subs(match_id)):
+        if seat is None or not any(_watches(sub, seat) for sub in self._subs(match_id)):
             return
         occupant = state.match.seats[seat]
         try:
@@ -204,10 +207,11 @@ class TurnLimits:
         self._tell(match_id, limit)
 
     def _tell(self, match_id: str, limit: Limit, only: Subscriber | None = None) -> None:
-        """Send ``limit`` to the started sockets of its seat here (``only`` that one)."""
+        """Send ``limit`` to the started sockets here of its seat and of spectators (``only``
+        that one)."""
         text = limit.frame()
         for sub in self._subs(match_id) if only is None else (only,):
-            if sub.seat == limit.seat and sub.started:
+            if _watches(sub, limit.seat):
                 sub.send(text)
 
     async def _start(self, match_id: str, seat: int, loaded: Loaded,
@@ -255,8 +259,9 @@ class TurnLimits:
         "more_time"}``): once a turn, while its limit runs, the deadline becomes now plus the
         room's full limit and the seat is no longer hurried (``scripts.MORE_TIME``, one step
         in the store whichever gateways and sockets ask at once); the watchdog's entry moves
-        to the new deadline and every socket of the seat here is told (``turn_limit``, with
-        ``extended``); the store's note tells the other gateways' (``changed``).  Refused
+        to the new deadline and every socket of the seat and every spectator here is told
+        (``turn_limit``, with ``extended``); the store's note tells the other gateways'
+        (``changed``).  Refused
         (nothing changed): ``wrong_phase`` when it is not the seat's turn or no limit runs for
         it (or its time is up), ``bad_request`` when the turn was given more time already."""
         match_id, seat, current = sub.match_id, sub.seat, self._current(sub.match_id)
@@ -333,3 +338,9 @@ class TurnLimits:
             log.warning("seat %d of %s not marked as acting (%s)", seat, match_id,
                         one_line(exc))
 
+
+def _watches(sub: Subscriber, seat: int) -> bool:
+    """Whether ``sub`` is told the turn limit of ``seat``'s turn: a started socket of that
+    seat, or of a spectator (the countdown is public: the one every watcher of the turn sees;
+    the other seats are not told, as api.md says)."""
+    return sub.started and (sub.seat == seat or sub.seat is None)

@@ -113,6 +113,21 @@ def selected(screen: str, view: dict[str, Any]) -> int:
     return list(view["legal"]).index(next(c for c, m in hand if m == "["))
 
 
+def solo_in_terminal(server: LocalServer, terminal: list[Terminal], first_hakem: int,
+                     seed: int) -> tuple[Client, str, str, Terminal]:
+    """A solo match (Tess and three easy bots, dealt from ``deck(seed)``, its first Hakem
+    ``first_hakem``) and ``hokm play`` at Tess's seat in a terminal without colours: the
+    client, the match, Tess's token and the terminal."""
+    client = Client(server.url)
+    created = client.create(seats=SOLO, name="Tess", first_hakem=first_hakem,
+                            decks=[deck(seed)])
+    token = str(created["token"])
+    term = Terminal([HOKM, "play", created["invite_url"], f"--token={token}"],
+                    env={"NO_COLOR": "1"})
+    terminal.append(term)
+    return client, str(created["match_id"]), token, term
+
+
 def test_hokm_play_plays_a_round_by_keystrokes_and_shows_the_view(
         server: LocalServer, terminal: list[Terminal]) -> None:
     client = Client(server.url)

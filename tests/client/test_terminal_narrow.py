@@ -13,7 +13,7 @@ from hokmclient import Client, LocalServer, card_text, my_turn, parse_card
 from hokmclient.cards import SUIT_SYMBOL
 from tests.conftest import wait_for
 
-from .test_play_terminal import HOKM, SOLO, deck
+from .test_play_terminal import HOKM, deck, solo_in_terminal
 from .test_screen_fit import hand_rows as shown_hand
 from .tmux import Terminal
 
@@ -80,7 +80,8 @@ def test_a_narrow_terminal_wraps_between_cards_and_keeps_the_message(
     words = f"{card_text(other)} is not in your hand."
     screen = until(term, lambda s: words in s, "the refusal on the screen")
     lines = screen.rstrip("\n").splitlines()
-    assert len(lines) <= ROWS and lines[-1] == "Ctrl+C: quit" and lines[-2] == words, screen
+    assert len(lines) <= ROWS and lines[-2] == words, screen
+    assert lines[-1] == "L: leave your seat to a bot · Ctrl+C: quit", screen
     assert "Your turn" in screen and shows_hand(screen, view)
     assert client.view(mid, token)["view"]["version"] == view["version"]  # nothing was sent
     term.keys("C-c")
@@ -100,12 +101,7 @@ def test_a_small_window_keeps_the_trick_and_the_hand(
     table, the screen still shows the trick, the whole hand, whose turn it is, trump and the
     score (the help, the last trick and the table's seats give way); at 12x5 it asks for a
     larger window, and grown again it shows everything."""
-    client = Client(server.url)
-    created = client.create(seats=SOLO, name="Tess", first_hakem=1, decks=[deck(7)])
-    mid, token = created["match_id"], created["token"]
-    term = Terminal([HOKM, "play", created["invite_url"], f"--token={token}"],
-                    env={"NO_COLOR": "1"})
-    terminal.append(term)
+    client, mid, token, term = solo_in_terminal(server, terminal, 1, 7)
     view = wait_for(lambda: (v := client.view(mid, token)["view"])["phase"] == "playing"
                     and my_turn(v) and v, timeout=60, what="the seat's turn to play")
     assert len(view["trick"]) == 3 and len(view["hand"]) == 13

@@ -40,6 +40,11 @@ class Terminal:
         """The pane's text (with ``colours``: its escape sequences too)."""
         return self._run("capture-pane", "-p", *(["-e"] if colours else []), "-t", "play")
 
+    def history(self) -> str:
+        """The pane's text with the lines scrolled off its top (a command's last words: tmux's
+        "Pane is dead" line, once the command ended, may scroll the first of them away)."""
+        return self._run("capture-pane", "-p", "-S", "-", "-t", "play")
+
     def keys(self, *keys: str) -> None:
         self._run("send-keys", "-t", "play", *keys)
 

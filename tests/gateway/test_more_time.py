@@ -2,7 +2,9 @@
 room's ``turn_timeout`` sends ``{"type": "more_time"}`` on a socket of the seat, once a turn:
 the turn's deadline becomes now plus the room's full limit (also for a hurried seat, which is
 hurried no more), the watchdog's entry moves with it, and the seat's sockets are told
-(``turn_limit`` with ``extended``).  A second ask, another seat's, a spectator's, a room without
+(``turn_limit`` with ``extended``), and so are the match's spectators: the countdown is public,
+the one every watcher of the turn sees (a spectator had the turn's first deadline and kept
+counting it down after the extension).  A second ask, another seat's, a spectator's, a room without
 a limit: refused, nothing changed (``services/gateway/turnlimit.py``, ``scripts.MORE_TIME``)."""
 
 from __future__ import annotations
@@ -22,6 +24,11 @@ from tests.conftest import wait_for
 from .helpers import Gateway, pending, recv_until
 from .test_openapi import check
 from .test_turn_limit import limit_frame, socket, stood_in, two_gateways, two_human_room
+
+
+def spectator(gw: Gateway, match_id: str) -> Any:
+    """A socket without a token: the match's public view."""
+    return gw.websocket_connect(f"/api/matches/{match_id}/ws")
 
 
 def stored(gw: Gateway, match_id: str) -> tuple[dict[bytes, bytes], float | None]:
@@ -57,14 +64,17 @@ def test_more_time_gives_a_hurried_seat_the_full_limit_once(gw: Gateway) -> None
     turns.mark_hurry(pipe, match_id, player0, turns.hurry_score(version, own=False))
     pipe.execute()
     with socket(gw, match_id, tokens[0]) as ws0, socket(gw, match_id, tokens[0]) as again, \
-            socket(gw, match_id, tokens[1]) as ws1:
+            socket(gw, match_id, tokens[1]) as ws1, spectator(gw, match_id) as watcher:
         frame = limit_frame(ws0, version)
         assert frame["grace"] is True and frame["limit_s"] == 15 and frame["extended"] is False
         limit_frame(again, version)
+        watched = limit_frame(watcher, version)  # the spectator counts the same turn down
+        assert watched["seat"] == 0 and watched["limit_s"] == 15 and not watched["extended"]
         before = stored(gw, match_id)
         asked = time.time()
         ws0.send_json({"type": "more_time", "id": "m1"})
-        told = [answer(ws) for ws in (ws0, again)]  # every socket of the seat is told
+        # every socket of the seat is told, and the spectator too
+        told = [answer(ws) for ws in (ws0, again, watcher)]
         answered = time.time()
         for frame in told:
             assert frame["version"] == version and frame["seat"] == 0
@@ -188,13 +198,14 @@ def test_two_gateways_asked_at_once_extend_the_turn_once() -> None:
 def test_more_time_asked_on_one_gateway_reaches_the_seats_sockets_on_another() -> None:
     """Two gateways on one real Redis, a socket of seat 0 on each: more time asked on A reaches
     the seat's socket on B at once (the match's wake channel carries the note), not with B's
-    next ``turn_limit``; B's socket of seat 1 is told nothing."""
+    next ``turn_limit``, and so it does a spectator on B; B's socket of seat 1 is told
+    nothing."""
     with two_gateways() as (a, b):
         match_id, tokens = two_human_room(a, 91, turn_timeout=60)
         version = a.rt.service.load(match_id).version
         with socket(a, match_id, tokens[0]) as on_a, socket(b, match_id, tokens[0]) as on_b, \
-                socket(b, match_id, tokens[1]) as other:
-            first = [limit_frame(ws, version) for ws in (on_a, on_b)]
+                socket(b, match_id, tokens[1]) as other, spectator(b, match_id) as watcher:
+            first = [limit_frame(ws, version) for ws in (on_a, on_b, watcher)]
             assert not any(f["extended"] for f in first)
             on_a.send_json({"type": "more_time"})
             told = answer(on_a)
@@ -202,6 +213,9 @@ def test_more_time_asked_on_one_gateway_reaches_the_seats_sockets_on_another() -
             seen = answer(on_b)  # waits (with a deadline) for the extended turn_limit
             assert seen["type"] == "turn_limit" and seen["extended"], seen
             assert seen["version"] == version and seen["seat"] == 0 and seen["limit_s"] == 60
+            watched = answer(watcher)  # the spectator on B hears of it as the seat's socket does
+            assert watched["type"] == "turn_limit" and watched["extended"], watched
+            assert watched["version"] == version and watched["seat"] == 0
             assert not [f for f in pending(other) if f.get("type") == "turn_limit"]
             # told once on A: its own note, read back as B's was (B has been told), does not
             # tell it again

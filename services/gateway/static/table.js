@@ -280,6 +280,7 @@ function mountTable(root, matchId, token, ctl) {
     rematch: null, stopLook: null, // the next match, once a player asked for it (lookForRematch)
     rematchFull: false, // joining it was refused: every seat is taken
     leave: "ask", // "Leave the table": "ask" (the button), "confirm" (asked first), "sending"
+    seatGone: false, // the token lost its seat (seatLost: asked once)
   };
   const E = {};
   let socket = null;
@@ -347,6 +348,8 @@ function mountTable(root, matchId, token, ctl) {
     clearTimeout(S.pendingTimer);
     const last = S.queue.length ? S.queue[S.queue.length - 1] : S.view;
     if (last && v.version < last.version) return; // older than what we have: ignore
+    // the token's player has no seat any more: it left (this page's own leave goes on in leaveTable)
+    if (token && v.seat == null && S.leave !== "sending") { seatLost(); return; }
     if (token) store.setSeen(matchId, v.version);
     if (last && v.version === last.version) { // same record (e.g. presence changed): refresh in place
       if (S.queue.length) S.queue[S.queue.length - 1] = v;
@@ -1117,6 +1120,25 @@ function mountTable(root, matchId, token, ctl) {
     ctl.table(null); // the match goes on: watched from here
   }
 
+  /** The token no longer holds a seat: its player left it ("Leave the table" in another tab of
+   *  this browser, or on another device).  If a computer player has the seat the player was
+   *  last shown in, this page watches the match on, as the leaving one does, and says so;
+   *  otherwise (a seat left empty, or none known yet) the join page says the seat is lost. */
+  function seatLost() {
+    if (S.seatGone) return; // (asked once: the views that follow say the same)
+    S.seatGone = true;
+    const last = S.queue.length ? S.queue[S.queue.length - 1] : S.view;
+    const seat = last ? last.seat : null;
+    if (store.token(matchId) === token) store.dropToken(matchId); // (not a seat taken since)
+    const botHas = seat == null ? Promise.resolve(false)
+      : api.summary(matchId).then((m) => !!(m.seats && m.seats[seat] && m.seats[seat].bot), () => false);
+    botHas.then((bot) => {
+      if (!alive) return;
+      if (bot) { toast(t("leave.elsewhere")); ctl.table(null); }
+      else ctl.join(t("join.token_lost"));
+    });
+  }
+
   // ---- hints (rules.md: at most three own decisions from the version they were switched on) ----
   function toggleHints() {
     const H = S.hints;
@@ -1314,7 +1336,7 @@ function mountTable(root, matchId, token, ctl) {
       onFatal: () => {
         if (!token || S.leave === "sending") return; // (leaving: leaveTable goes on from here)
         api.view(matchId, token).catch((e) => {
-          if (e.status === 401 || e.status === 403 || e.code === "bad_token") { store.dropToken(matchId); ctl.join(t("join.token_lost")); }
+          if (e.status === 401 || e.status === 403 || e.code === "bad_token") seatLost();
         });
       },
     }, () => {
@@ -1348,7 +1370,7 @@ function mountTable(root, matchId, token, ctl) {
   connect();
   if (token) { // a first paint over HTTP too, and a clear message if the token is no good
     api.view(matchId, token).then(onAnswer).catch((e) => {
-      if (e.status === 401 || e.status === 403 || e.code === "bad_token") { store.dropToken(matchId); ctl.join(t("join.token_lost")); }
+      if (e.status === 401 || e.status === 403 || e.code === "bad_token") seatLost();
       else if (e.status === 404) { store.dropToken(matchId); ctl.join(); }
     });
   }
