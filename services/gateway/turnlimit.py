@@ -10,7 +10,10 @@ with a socket here, and the hurried marks that the players' own commands clear.
 * ``opened(sub, loaded)``: a socket opened.  If its seat is the one to act, the same task runs
   for it (even at a version looked at already: the watchdog drops the entry of a turn whose
   seat had no socket at its deadline, and this writes it again, with the turn's deadline) and
-  tells that socket; a spectator's socket is told the deadline known here, if any.
+  tells that socket; a spectator's socket is told the deadline known here, if any.  While the
+  turn's task is still under way (the presence change of this very socket started it) nothing
+  more is done: that task tells every started socket, this one included, once (two frames
+  before: QA).
 * ``answer(match, seat, state, version)``: the ``turn_limit`` of a view answered over HTTP
   (``GET /view``, a command's answer): the turn's deadline if it has one (seen to as ``look``
   does where this gateway holds a socket of the seat, else only read), None if no limit runs.
@@ -137,10 +140,13 @@ class TurnLimits:
         match_id = sub.match_id
         if self._asked.get(match_id) != loaded.version:
             self.look(match_id, loaded)  # (tells every socket of the seat, this one too)
-        elif sub.seat is not None and sub.seat == self._service.next_actor(loaded.state):
+            return
+        known = self.known.get(match_id)
+        if known is None or known.version != loaded.version:
+            return  # the turn's task is under way: it tells every started socket, this one
+        if sub.seat is not None and sub.seat == self._service.next_actor(loaded.state):
             self._spawn(self._start(match_id, sub.seat, loaded, only=sub))
-        elif sub.seat is None and (known := self.known.get(match_id)) is not None \
-                and known.version == loaded.version:
+        elif sub.seat is None:
             sub.send(known.frame())  # a spectator: the countdown the turn runs on
 
     async def answer(self, match_id: str, seat: int | None, state: State, version: int
