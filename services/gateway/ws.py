@@ -141,6 +141,8 @@ async def _refuse(ws: WebSocket, refusal: HokmError, code: int) -> None:
 
 
 MAX_MISSED = 200
+FRAME_TYPES = ("play", "choose_trump", "discard", "draw_talon", "more_time", "ping")
+"""The frames a client sends (api.md): the commands, the seat's ask for more time, a ping."""
 
 
 async def _catch_up(api: Api, match_id: str, seat: int | None, since: int, version: int
@@ -175,6 +177,9 @@ async def _handle_frame(text: str, sub: Subscriber, api: Api, address: str, toke
         if data.get("type") == "ping":
             sub.send(dumps({"type": "pong"}))
             return True
+        if data.get("type") not in FRAME_TYPES:  # (the commands' own list omits the socket's)
+            raise InvalidCommand("type must be " + ", ".join(f'"{t}"' for t in FRAME_TYPES[:-1])
+                                 + f' or "{FRAME_TYPES[-1]}"')
         if token is None:
             raise BadToken("spectators cannot send commands")
         if data.get("type") == "more_time":  # not a command: the turn's limit (turnlimit.py)

@@ -221,6 +221,18 @@ def test_bad_frames_get_error_frames(gw: Gateway, frame: str, code: str) -> None
     assert gw.version(r.match_id) == version
 
 
+def test_an_unknown_frame_type_is_told_every_type_a_socket_takes(gw: Gateway) -> None:
+    """QA: the socket's refusal listed the commands only, leaving out ``more_time`` and
+    ``ping``, which only a socket takes."""
+    r = stacked_room(gw, seed=23)
+    with gw.websocket_connect(ws_url(r.match_id, r.tokens[0])) as ws:
+        version = first_view(ws)["version"]
+        ws.send_text('{"type": "resign"}')
+        message = next_frame(ws, version)["message"]
+        assert all(f'"{kind}"' in message for kind in (
+            "play", "choose_trump", "discard", "draw_talon", "more_time", "ping")), message
+
+
 def test_binary_and_oversized_frames(gw: Gateway) -> None:
     r = stacked_room(gw, seed=24)
     with gw.websocket_connect(ws_url(r.match_id, r.tokens[1])) as bystander, \
