@@ -450,10 +450,30 @@ def _no_match_given(args: argparse.Namespace) -> str:
     return f"give a match id ({_where(args)} holds {shown})"
 
 
+def _list_matches(args: argparse.Namespace) -> int:
+    """``hokm replay`` without a match: every match there, one a line with its number of
+    records (the README's "without MATCH: the matches there"; the error of ``export`` and
+    ``verify`` named eight of them only)."""
+    from .store.journal import stored_matches
+    from .store.redis_streams import RedisStore
+
+    client = _client(args, None)
+    ids = stored_matches(client)
+    store = RedisStore(client)
+    print(f"{len(ids)} match{'es' if len(ids) != 1 else ''} in {_where(args)}"
+          + (": hokm replay MATCH prints one" if ids else ""))
+    for match_id in ids:
+        count = store.version(match_id)
+        print(f"{match_id}  {count} record{'s' if count != 1 else ''}")
+    return 0
+
+
 def _replay(args: argparse.Namespace) -> int:
     from .clitools import CliError
 
     colour = sys.stdout.isatty() and not os.environ.get("NO_COLOR")
+    if not args.match and not getattr(args, "file", None):
+        return _list_matches(args)
     records = _records(args)
     whole_chain(records, f"match {args.match}" if args.match else args.file)
     players = records[0].events[0].rules.players if records and isinstance(
