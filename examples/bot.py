@@ -7,7 +7,7 @@ three or two players, the talon game too); choose(view) is its whole strategy.""
 
 import sys
 
-from hokmclient import Seat, rank_of, suit_of
+from hokmclient import ApiError, Seat, rank_of, suit_of
 
 
 def worth(card, view, lead=None):  # a trump beats the suit led, which beats the rest
@@ -32,7 +32,11 @@ def choose(view):
 
 with Seat.join(sys.argv[1], name=sys.argv[2] if len(sys.argv) > 2 else "Example bot") as seat:
     for view in seat.turns():  # waits on the WebSocket until this seat must decide
-        seat.decide(choose(view), view)
+        try:
+            seat.decide(choose(view), view)
+        except ApiError as refused:  # stale_version: the match moved on (a player came or
+            if refused.code != "stale_version":  # left): turns() gives the newest view next
+                raise
     end, me = seat.view, seat.view["seat"]  # "sides": two teams of two, or a seat a side
     won, mine = end["winner"], [me in seats for seats in end["sides"]].index(True)
     rest = "-".join(str(points) for side, points in enumerate(end["score"]) if side != won)

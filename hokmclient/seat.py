@@ -311,7 +311,9 @@ class AsyncSeat:
 
     async def turns(self) -> AsyncIterator[JSON]:
         """Each view at which this seat must decide, until the match is over.  Decide (and
-        send the command) before asking for the next one."""
+        send the command) before asking for the next one; after a command refused with
+        ``stale_version`` the next one is the newest view (the one that made it stale, or
+        later): deciding on it again is the way to go on."""
         while True:
             view = await self.turn()
             if over(view):
