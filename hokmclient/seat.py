@@ -435,6 +435,6 @@ class AsyncSeat:
 def _match_link(link: str) -> Link:
     where = parse_link(link)
     if where.match_id is None:
-        raise ValueError(f"{link!r} names a server, not a match (an invite link is "
-                         "http://HOST/m/MATCH)")
+        raise ValueError(f"{link!r} is not an invite link (http://HOST/m/MATCH): it names no "
+                         "match")
     return where

@@ -3,9 +3,11 @@ invite link and plays it to its end against the server's bots in every game: fou
 (the simple game and the talon game, where it must lay cards aside and keep or discard the
 talon's top card) and three; it prints the result by side (``docs/api.md``: four players play in
 two teams, ``seat % 2``; two and three players one seat a side, side = seat) and stays about
-thirty lines.  It keeps playing when the match moves on between its view and its command (a
+forty lines of code.  It keeps playing when the match moves on between its view and its command (a
 player leaves and comes back just before it, every other command: QA's bot died of
-``stale_version``)."""
+``stale_version``).  Everyday mistakes get a usage line (exit 2) or a one-line error (exit 1),
+never a traceback: no link, a match that does not exist or is over, something that is not an
+invite link."""
 
 from __future__ import annotations
 
@@ -18,6 +20,7 @@ from typing import Any
 import pytest
 
 from hokmclient import Client, LocalServer
+from tests.conftest import wait_for
 
 EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "bot.py"
 
@@ -109,3 +112,28 @@ def test_the_example_bot_decides_again_when_a_player_leaves_and_returns_before_i
     events = client.events(created["match_id"], 0)["events"]
     left = [e for record in events for e in record["events"] if e["type"] == "seat_left"]
     assert len(left) >= 10  # the bot met a moved match at least that often
+
+
+def _run_example(*args: str) -> subprocess.CompletedProcess[str]:
+    env = {k: v for k, v in os.environ.items() if not k.startswith("HOKM_")}
+    return subprocess.run([sys.executable, str(EXAMPLE), *args], capture_output=True, text=True,
+                          timeout=60, env=env, cwd=EXAMPLE.parent)
+
+
+def test_the_example_bot_answers_everyday_mistakes_in_one_line(server: LocalServer) -> None:
+    client = Client(server.url)
+    over = client.create(name="Host", seats=["human", "bot:easy", "bot:easy", "bot:easy"])
+    client.leave(over["match_id"], over["token"], "bot:easy")  # bots alone: to its end
+    wait_for(lambda: client.summary(over["match_id"])["phase"] == "match_over", 120,
+             what="a match of bots to end")
+    usage = "usage: python examples/bot.py INVITE_LINK [NAME]"
+    for args, code, said in [
+            ((), 2, usage),
+            ((over["invite_url"], "Bot", "extra"), 2, usage),
+            ((f"{server.url}/m/nonexist",), 1, "bot.py: not_found: "),
+            ((over["invite_url"],), 1, "bot.py: match_over: "),
+            (("notaurl",), 1, "bot.py: 'notaurl' is not an invite link (http://HOST/m/MATCH)"),
+            ((server.url,), 1, "is not an invite link")]:
+        done = _run_example(*args)
+        assert (done.returncode, done.stdout) == (code, ""), (args, done.stderr)
+        assert len(done.stderr.splitlines()) == 1 and said in done.stderr, (args, done.stderr)
