@@ -311,7 +311,9 @@ class AsyncSeat:
 
     async def turns(self) -> AsyncIterator[JSON]:
         """Each view at which this seat must decide, until the match is over.  Decide (and
-        send the command) before asking for the next one."""
+        send the command) before asking for the next one; after a command refused with
+        ``stale_version`` the next one is the newest view (the one that made it stale, or
+        later): deciding on it again is the way to go on."""
         while True:
             view = await self.turn()
             if over(view):
@@ -433,6 +435,6 @@ class AsyncSeat:
 def _match_link(link: str) -> Link:
     where = parse_link(link)
     if where.match_id is None:
-        raise ValueError(f"{link!r} names a server, not a match (an invite link is "
-                         "http://HOST/m/MATCH)")
+        raise ValueError(f"{link!r} is not an invite link (http://HOST/m/MATCH): it names no "
+                         "match")
     return where

@@ -142,7 +142,8 @@ class Seat:
 
     def turns(self, timeout: float | None = None) -> Iterator[JSON]:
         """Each view at which this seat must decide, until the match is over (``timeout``:
-        the longest wait for one)."""
+        the longest wait for one); after a command refused with ``stale_version``, the newest
+        (as :meth:`AsyncSeat.turns`)."""
         while True:
             view, seen = self._run(self._now(self.aseat.turn(timeout)))
             if over(view):

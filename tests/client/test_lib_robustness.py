@@ -11,7 +11,8 @@ than the server sends today, a stub HTTP server on a real socket):
   of times (a stub transport);
 * the token is URL-encoded in the socket's URL; a failure of the socket's task ends the seat
   instead of leaving its waits asleep; ``start`` against a server that is down raises
-  ``NetworkError``.
+  ``NetworkError``; a server that accepts and never answers gives a ``NetworkError`` that
+  says it timed out (its exception's text is empty: the message once ended in ``: ``).
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ import contextlib
 import json
 import random
 import re
+import socket
 import threading
 from collections.abc import Iterator
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -229,6 +231,34 @@ def test_start_against_a_server_that_is_down_raises_network_error() -> None:
         assert not seat.connected
     finally:
         seat.close()
+
+
+@pytest.fixture
+def silent() -> Iterator[str]:
+    """The URL of a server that takes connections and never answers (the kernel accepts them
+    into the listening socket's backlog; nothing reads them)."""
+    with socket.socket() as listening:
+        listening.bind(("127.0.0.1", 0))
+        listening.listen(8)
+        yield f"http://127.0.0.1:{listening.getsockname()[1]}"
+
+
+def test_a_server_that_never_answers_gives_a_network_error_that_says_it_timed_out(
+        silent: str) -> None:
+    with Client(silent, retries=0, timeout=0.2) as client, pytest.raises(NetworkError) as sync:
+        client.join("abc", name="Bot")
+
+    async def asynchronously() -> NetworkError:
+        async with AsyncClient(silent, retries=0, timeout=0.2) as client:
+            try:
+                await client.create(name="Host")
+            except NetworkError as error:
+                return error
+        raise AssertionError("no NetworkError")
+
+    asynced = run_async(asynchronously(), 30)
+    assert sync.value.message == "POST /api/matches/abc/join: timed out"  # before: ends in ": "
+    assert asynced.message == "POST /api/matches: timed out"
 
 
 def test_a_create_and_a_join_are_retried_with_one_request_key_a_bounded_number_of_times(
