@@ -185,6 +185,10 @@ def _run(args: argparse.Namespace) -> int:
     tty = sys.stdin.isatty() and sys.stdout.isatty()
     if args.spectate and args.bot:
         raise CliError("--spectate watches without a seat: a --bot has no seat to play", 2)
+    if args.game is not None and args.players not in (None, 2):
+        # (the server would refuse the rules, bad_rules, after a round trip)
+        raise CliError(f"--game {args.game} is a two-player game: it cannot go with "
+                       f"--players {args.players}", 2)
     if not tty and not (args.bot or args.spectate):
         raise CliError("playing needs a terminal (without one, --bot LEVEL plays the seat "
                        "and --spectate watches)", 2)

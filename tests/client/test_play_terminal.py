@@ -280,6 +280,10 @@ def test_hokm_play_refuses_in_one_line(server: LocalServer) -> None:
         (("play", "http://127.0.0.1:1/", "--bot", "easy"), 1, "cannot reach the server"),
         (("play", f"{server.url}/m/nosuchmatch", "--spectate"), 1, "no such match"),
         (("play", f"{server.url}/m/nosuchmatch"), 2, "needs a terminal"),
+        (("play", server.url, "--game", "talon", "--players", "4", "--bot", "easy"), 2,
+         "--game talon is a two-player game: it cannot go with --players 4"),
+        (("play", server.url, "--players", "3", "--game", "simple", "--bot", "easy"), 2,
+         "--game simple is a two-player game: it cannot go with --players 3"),
     ]
     for args, code, words in cases:
         done = run(*args, timeout=60)
