@@ -87,15 +87,21 @@ def _held(summary: dict[str, Any], seat: int | None) -> str | None:
 
 async def _refused_join(error: ApiError, args: argparse.Namespace) -> str | None:
     """The words for a refused join of a rematch's kept seat (the code alone, ``match_full``
-    or ``seat_taken``, reads as "every seat is taken" while one is open)."""
+    or ``seat_taken``, reads as "every seat is taken" while one is open), or of a ``--seat``
+    the match has not (``bad_request``: its seats are named)."""
     from hokmclient import ApiError, AsyncClient, parse_link
 
     where = parse_link(args.url)
-    if error.code not in ("match_full", "seat_taken") or where.match_id is None:
+    asked = args.seat is not None and error.code == "bad_request"  # (a seat the match lacks)
+    if where.match_id is None or (not asked and error.code not in ("match_full", "seat_taken")):
         return None
     client = AsyncClient(where.base)
     try:
-        return _held(await client.summary(where.match_id), args.seat)
+        summary = await client.summary(where.match_id)
+        seats = len(summary.get("seats") or [])
+        if asked and seats and args.seat >= seats:
+            return f"--seat {args.seat}: this match has seats 0 to {seats - 1}"
+        return None if asked else _held(summary, args.seat)
     except ApiError:
         return None  # the refusal's own words, then
     finally:
@@ -120,7 +126,11 @@ async def _open(args: argparse.Namespace) -> tuple[AsyncSeat, str | None]:
         players = rules.get("players", 4)
         if not isinstance(players, int) or isinstance(players, bool):
             raise PlayError("\"players\" in --rules must be 2, 3 or 4", 2)
-        seats = ["human"] + [f"bot:{args.level}"] * (players - 1)
+        if args.seat is not None and not 0 <= args.seat < players:
+            raise PlayError(f"--seat {args.seat}: a match of {players} players has seats 0 to "
+                            f"{players - 1}", 2)
+        seats = [f"bot:{args.level}"] * players
+        seats[args.seat or 0] = "human"  # the creator takes the human seat (lobby.create)
         seat = await AsyncSeat.create(where.base, seats=seats, name=args.name,
                                       rules=rules or None)
         return seat, (seat.created or {}).get("invite_url")
@@ -213,7 +223,8 @@ def register(sub: Any) -> None:
                         help="an invite link, a match URL, or a server URL for a solo match")
     parser.add_argument("--name", default="Player", help="your name at the table")
     parser.add_argument("--seat", type=seat_number, default=None,
-                        help="the open seat to claim (default: the first one)")
+                        help="the open seat to claim (default: the first one); of a solo "
+                             "match, the seat to sit at (the ace draw of four may move you)")
     parser.add_argument("--token", default=None,
                         help="take back your seat: the token printed when you left")
     parser.add_argument("--bot", choices=LEVELS, default=None,

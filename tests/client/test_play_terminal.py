@@ -318,3 +318,25 @@ def test_r_at_the_end_of_a_match_plays_again_at_the_same_table(
     assert sorted(str(s["bot"]) for s in summary["seats"]) == ["None", "easy", "easy", "easy"]
     assert summary["score"] == [0, 0] and summary["phase"] != "waiting"
     assert "Traceback" not in term.screen()
+
+
+def test_seat_is_the_creators_seat_of_a_solo_match_and_a_missing_seat_is_said(
+        server: LocalServer, terminal: list[Terminal]) -> None:
+    """``--seat`` of a solo match is the seat the creator sits at (QA: it was ignored); a seat
+    the match has not is refused in one line naming its seats, before (solo) or after (a link)
+    asking the server, rather than the bare ``bad_request (no such seat)``."""
+    term = Terminal([HOKM, "play", server.url, "--players", "2", "--seat", "1", "--name",
+                     "Tess"], env={"NO_COLOR": "1"})
+    terminal.append(term)
+    wait_for(lambda: "you are seat 1" in term.screen(), timeout=60, what="seat 1 of the match",
+             seen=term.screen)
+    link = Client(server.url).create(players=2, seats=["human", "human"],
+                                     name="Host")["invite_url"]
+    for args, code, words in [
+            ((server.url, "--players", "2", "--seat", "3"), 2,
+             "--seat 3: a match of 2 players has seats 0 to 1"),
+            ((link, "--seat", "3"), 1, "--seat 3: this match has seats 0 to 1")]:
+        done = run("play", *args, "--bot", "easy", timeout=60)
+        where = f"{args}: {done.returncode} {done.stderr!r}"
+        assert done.returncode == code and done.stderr.strip().endswith(words), where
+        assert len(done.stderr.strip().splitlines()) == 1, where
