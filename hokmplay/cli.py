@@ -153,11 +153,16 @@ async def _play(args: argparse.Namespace, tty: bool) -> int:
     from .lines import run_lines
 
     base = parse_link(args.url).base
+    if tty:  # the requests before the table may take long (a server that does not answer)
+        print(f"connecting to {args.url} …", end="", flush=True)
     try:
         bot = LocalBot(args.bot) if args.bot else None
         seat, invite = await _open(args)
     except ApiError as error:
         raise PlayError(await _refused_join(error, args) or _explain(error, base)) from None
+    finally:
+        if tty:  # the table, or the error's line, in its place
+            print("\r\x1b[K", end="", flush=True)
     try:
         left = None
         if tty:

@@ -11,6 +11,7 @@ from __future__ import annotations
 import os
 import random
 import re
+import socket
 import subprocess
 import sys
 from pathlib import Path
@@ -270,6 +271,22 @@ def test_hokm_play_opens_a_solo_match_in_a_terminal(server: LocalServer,
     screen = wait_for(lambda: (s := term.screen()) and (hand_on(s) or "Hakem" in s) and s,
                       timeout=60, what="the table of the new match")
     assert "Traceback" not in screen and "error" not in screen.lower(), screen
+    term.keys("C-c")
+    wait_for(lambda: term.exit_status() is not None, timeout=30, what="hokm play quitting")
+    assert "connecting to" not in term.history()  # the line before the table went with it
+
+
+def test_hokm_play_says_it_is_connecting_at_once(terminal: list[Terminal]) -> None:
+    """A server that takes the connection and never answers: the terminal says at once what
+    ``hokm play`` waits for (QA: it stayed blank for the requests' whole timeout)."""
+    with socket.socket() as silent:
+        silent.bind(("127.0.0.1", 0))
+        silent.listen(8)  # connections are taken (the backlog) and never answered
+        url = f"http://127.0.0.1:{silent.getsockname()[1]}"
+        term = Terminal([HOKM, "play", url])
+        terminal.append(term)
+        wait_for(lambda: f"connecting to {url} …" in term.screen(), timeout=10,
+                 what="the connecting line", seen=term.screen)
 
 
 def test_hokm_play_refuses_in_one_line(server: LocalServer) -> None:
