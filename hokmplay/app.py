@@ -77,6 +77,8 @@ LEAVE_ASK = ("Press L again to leave: a computer player takes your seat for the 
              "match and hokm play ends (Esc: stay).")
 LEAVE_LEVEL = "medium"
 """The level of the bot a seat is left to (as the browser's "Leave the table")."""
+INVITE = "Invite link: "
+"""How the link of a room with an open seat is shown (until every seat is taken)."""
 ASKING_MORE = "Asking for more time…"
 MORE_GIVEN_ALREADY = "You had more time for this turn already."
 
@@ -103,7 +105,7 @@ class PlayApp:
         self.bot = bot
         self.cursor = Cursor(bot=bot.level if bot else None)
         if invite:
-            self.cursor.message = f"Invite link: {invite}"
+            self.cursor.message = f"{INVITE}{invite}"
         self.busy = False
         self.rematch: dict[str, Any] | None = None
         """The answer of ``POST .../rematch`` once the player asked for the next match."""
@@ -250,6 +252,9 @@ class PlayApp:
                 and int(view.get("version") or 0) > self._passing[1]:
             self._clear_passing()  # the player's next turn: what happened before is past
         self._passed_limit(view)
+        if self.cursor.message.startswith(INVITE) \
+                and not any(s.get("empty") for s in view.get("seats") or []):
+            self.cursor.message = ""  # no seat is open to anyone (solo): the link only says so
         self.app.invalidate()
         if self.bot is not None and my_turn(view) and not self.busy:
             self._spawn(self._bot_move(view))

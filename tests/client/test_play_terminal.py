@@ -271,6 +271,7 @@ def test_hokm_play_opens_a_solo_match_in_a_terminal(server: LocalServer,
     screen = wait_for(lambda: (s := term.screen()) and (hand_on(s) or "Hakem" in s) and s,
                       timeout=60, what="the table of the new match")
     assert "Traceback" not in screen and "error" not in screen.lower(), screen
+    assert "Invite link" not in screen  # every seat is taken: the link would only say so
     term.keys("C-c")
     wait_for(lambda: term.exit_status() is not None, timeout=30, what="hokm play quitting")
     assert "connecting to" not in term.history()  # the line before the table went with it
@@ -320,20 +321,23 @@ def test_r_at_the_end_of_a_match_plays_again_at_the_same_table(
     term = Terminal([HOKM, "play", server.url, "--bot", "easy", "--level", "easy", "--name",
                      "Tess"], env={"NO_COLOR": "1"})
     terminal.append(term)
-    link = re.compile(r"Invite link: \S+/m/(\w+)")
-    first = wait_for(lambda: link.search(term.screen()), timeout=60, what="the invite link")
+    link = re.compile(r"Hokm  match (\w+) ·")
+    first = wait_for(lambda: link.search(term.screen()), timeout=60, what="the table")
     old = first.group(1)
     over = wait_for(lambda: (s := term.screen()) and "Press R to play again" in s and s,
                     timeout=240, what="the end of the match")
     assert "Match over" in over
     term.type("r")
-    new = wait_for(lambda: (m := link.search(term.screen())) and m.group(1) != old and m,
-                   timeout=60, what="the rematch's table").group(1)
+    table = wait_for(lambda: (s := term.screen()) and (m := link.search(s))
+                     and m.group(1) != old and s, timeout=60, what="the rematch's table")
+    new = str(link.search(table).group(1))  # type: ignore[union-attr]
+    # its first screen: from nothing (the bots may have played on by the summary's read)
+    assert "· round 1 ·" in table, table
     client = Client(server.url)
     assert client.summary(old)["rematch"] == new
     summary = client.summary(new)
     assert sorted(str(s["bot"]) for s in summary["seats"]) == ["None", "easy", "easy", "easy"]
-    assert summary["score"] == [0, 0] and summary["phase"] != "waiting"
+    assert summary["phase"] != "waiting"
     assert "Traceback" not in term.screen()
 
 
@@ -357,3 +361,15 @@ def test_seat_is_the_creators_seat_of_a_solo_match_and_a_missing_seat_is_said(
         where = f"{args}: {done.returncode} {done.stderr!r}"
         assert done.returncode == code and done.stderr.strip().endswith(words), where
         assert len(done.stderr.strip().splitlines()) == 1, where
+
+
+def test_the_invite_link_shows_while_a_seat_is_open(server: LocalServer,
+                                                   terminal: list[Terminal]) -> None:
+    """A room with a seat open to anyone shows its invite link (the solo match, every seat
+    taken, does not: ``test_hokm_play_opens_a_solo_match_in_a_terminal``)."""
+    link = Client(server.url).create(seats=["human", "human", "human", "bot:easy"],
+                                     name="Host")["invite_url"]
+    term = Terminal([HOKM, "play", link, "--name", "Tess"], env={"NO_COLOR": "1"})
+    terminal.append(term)
+    wait_for(lambda: f"Invite link: {link}" in term.screen() and "Waiting for players"
+             in term.screen(), timeout=60, what="the link of the open room", seen=term.screen)
