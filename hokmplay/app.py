@@ -81,6 +81,7 @@ INVITE = "Invite link: "
 """How the link of a room with an open seat is shown (until every seat is taken)."""
 ASKING_MORE = "Asking for more time…"
 MORE_GIVEN_ALREADY = "You had more time for this turn already."
+NO_LIMIT = "No turn limit runs here: take your time."
 
 
 def stand_in_text(record: dict[str, Any]) -> str:
@@ -208,6 +209,10 @@ class PlayApp:
         """``+`` while the countdown shows: the room's full limit again, once a turn
         (``more_time``, api.md); the answer is a ``turn_limit`` frame, or an error frame."""
         view = self.seat.view
+        if self.bot is None and view is not None and my_turn(view) \
+                and (self._limit is None or self._limit[0] != view.get("version")):
+            self.cursor.message = NO_LIMIT  # (a solo match: + did nothing visible)
+            return
         if self.bot is not None or self._limit_left(view) is None or view is None:
             return
         if self._more_used(view):  # once a turn: say so (the server would refuse it)

@@ -147,7 +147,7 @@ async def _open(args: argparse.Namespace) -> tuple[AsyncSeat, str | None]:
 
 
 async def _play(args: argparse.Namespace, tty: bool) -> int:
-    from hokmclient import ApiError, parse_link
+    from hokmclient import ApiError, over, parse_link
 
     from .bot import LocalBot
     from .lines import run_lines
@@ -183,7 +183,8 @@ async def _play(args: argparse.Namespace, tty: bool) -> int:
         if left:  # L L: the seat is a bot's, its token gone
             print(f"{left}\nTo watch it: hokm play {seat.client.base}/m/{seat.match_id} "
                   "--spectate", file=sys.stderr)
-        elif seat.token and not args.token:
+        elif seat.token and not args.token and not over(seat.view or {}):
+            # (once the match is over there is no seat to take back)
             # --token=... : a token may begin with "-", which a separate argument cannot
             print(f"To take this seat back: hokm play {seat.client.base}/m/{seat.match_id} "
                   f"--token={seat.token}", file=sys.stderr)
@@ -200,6 +201,8 @@ def _run(args: argparse.Namespace) -> int:
     tty = sys.stdin.isatty() and sys.stdout.isatty()
     if args.spectate and args.bot:
         raise CliError("--spectate watches without a seat: a --bot has no seat to play", 2)
+    if args.spectate and args.token:
+        raise CliError("--spectate watches without a seat: a spectator has no --token", 2)
     if args.game is not None and args.players not in (None, 2):
         # (the server would refuse the rules, bad_rules, after a round trip)
         raise CliError(f"--game {args.game} is a two-player game: it cannot go with "
