@@ -77,8 +77,11 @@ LEAVE_ASK = ("Press L again to leave: a computer player takes your seat for the 
              "match and hokm play ends (Esc: stay).")
 LEAVE_LEVEL = "medium"
 """The level of the bot a seat is left to (as the browser's "Leave the table")."""
+INVITE = "Invite link: "
+"""How the link of a room with an open seat is shown (until every seat is taken)."""
 ASKING_MORE = "Asking for more time…"
 MORE_GIVEN_ALREADY = "You had more time for this turn already."
+NO_LIMIT = "No turn limit runs here: take your time."
 
 
 def stand_in_text(record: dict[str, Any]) -> str:
@@ -103,7 +106,7 @@ class PlayApp:
         self.bot = bot
         self.cursor = Cursor(bot=bot.level if bot else None)
         if invite:
-            self.cursor.message = f"Invite link: {invite}"
+            self.cursor.message = f"{INVITE}{invite}"
         self.busy = False
         self.rematch: dict[str, Any] | None = None
         """The answer of ``POST .../rematch`` once the player asked for the next match."""
@@ -206,6 +209,10 @@ class PlayApp:
         """``+`` while the countdown shows: the room's full limit again, once a turn
         (``more_time``, api.md); the answer is a ``turn_limit`` frame, or an error frame."""
         view = self.seat.view
+        if self.bot is None and view is not None and my_turn(view) \
+                and (self._limit is None or self._limit[0] != view.get("version")):
+            self.cursor.message = NO_LIMIT  # (a solo match: + did nothing visible)
+            return
         if self.bot is not None or self._limit_left(view) is None or view is None:
             return
         if self._more_used(view):  # once a turn: say so (the server would refuse it)
@@ -250,6 +257,9 @@ class PlayApp:
                 and int(view.get("version") or 0) > self._passing[1]:
             self._clear_passing()  # the player's next turn: what happened before is past
         self._passed_limit(view)
+        if self.cursor.message.startswith(INVITE) \
+                and not any(s.get("empty") for s in view.get("seats") or []):
+            self.cursor.message = ""  # no seat is open to anyone (solo): the link only says so
         self.app.invalidate()
         if self.bot is not None and my_turn(view) and not self.busy:
             self._spawn(self._bot_move(view))

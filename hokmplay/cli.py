@@ -87,15 +87,21 @@ def _held(summary: dict[str, Any], seat: int | None) -> str | None:
 
 async def _refused_join(error: ApiError, args: argparse.Namespace) -> str | None:
     """The words for a refused join of a rematch's kept seat (the code alone, ``match_full``
-    or ``seat_taken``, reads as "every seat is taken" while one is open)."""
+    or ``seat_taken``, reads as "every seat is taken" while one is open), or of a ``--seat``
+    the match has not (``bad_request``: its seats are named)."""
     from hokmclient import ApiError, AsyncClient, parse_link
 
     where = parse_link(args.url)
-    if error.code not in ("match_full", "seat_taken") or where.match_id is None:
+    asked = args.seat is not None and error.code == "bad_request"  # (a seat the match lacks)
+    if where.match_id is None or (not asked and error.code not in ("match_full", "seat_taken")):
         return None
     client = AsyncClient(where.base)
     try:
-        return _held(await client.summary(where.match_id), args.seat)
+        summary = await client.summary(where.match_id)
+        seats = len(summary.get("seats") or [])
+        if asked and seats and args.seat >= seats:
+            return f"--seat {args.seat}: this match has seats 0 to {seats - 1}"
+        return None if asked else _held(summary, args.seat)
     except ApiError:
         return None  # the refusal's own words, then
     finally:
@@ -120,7 +126,11 @@ async def _open(args: argparse.Namespace) -> tuple[AsyncSeat, str | None]:
         players = rules.get("players", 4)
         if not isinstance(players, int) or isinstance(players, bool):
             raise PlayError("\"players\" in --rules must be 2, 3 or 4", 2)
-        seats = ["human"] + [f"bot:{args.level}"] * (players - 1)
+        if args.seat is not None and not 0 <= args.seat < players:
+            raise PlayError(f"--seat {args.seat}: a match of {players} players has seats 0 to "
+                            f"{players - 1}", 2)
+        seats = [f"bot:{args.level}"] * players
+        seats[args.seat or 0] = "human"  # the creator takes the human seat (lobby.create)
         seat = await AsyncSeat.create(where.base, seats=seats, name=args.name,
                                       rules=rules or None)
         return seat, (seat.created or {}).get("invite_url")
@@ -137,17 +147,22 @@ async def _open(args: argparse.Namespace) -> tuple[AsyncSeat, str | None]:
 
 
 async def _play(args: argparse.Namespace, tty: bool) -> int:
-    from hokmclient import ApiError, parse_link
+    from hokmclient import ApiError, over, parse_link
 
     from .bot import LocalBot
     from .lines import run_lines
 
     base = parse_link(args.url).base
+    if tty:  # the requests before the table may take long (a server that does not answer)
+        print(f"connecting to {args.url} …", end="", flush=True)
     try:
         bot = LocalBot(args.bot) if args.bot else None
         seat, invite = await _open(args)
     except ApiError as error:
         raise PlayError(await _refused_join(error, args) or _explain(error, base)) from None
+    finally:
+        if tty:  # the table, or the error's line, in its place
+            print("\r\x1b[K", end="", flush=True)
     try:
         left = None
         if tty:
@@ -168,7 +183,8 @@ async def _play(args: argparse.Namespace, tty: bool) -> int:
         if left:  # L L: the seat is a bot's, its token gone
             print(f"{left}\nTo watch it: hokm play {seat.client.base}/m/{seat.match_id} "
                   "--spectate", file=sys.stderr)
-        elif seat.token and not args.token:
+        elif seat.token and not args.token and not over(seat.view or {}):
+            # (once the match is over there is no seat to take back)
             # --token=... : a token may begin with "-", which a separate argument cannot
             print(f"To take this seat back: hokm play {seat.client.base}/m/{seat.match_id} "
                   f"--token={seat.token}", file=sys.stderr)
@@ -185,6 +201,12 @@ def _run(args: argparse.Namespace) -> int:
     tty = sys.stdin.isatty() and sys.stdout.isatty()
     if args.spectate and args.bot:
         raise CliError("--spectate watches without a seat: a --bot has no seat to play", 2)
+    if args.spectate and args.token:
+        raise CliError("--spectate watches without a seat: a spectator has no --token", 2)
+    if args.game is not None and args.players not in (None, 2):
+        # (the server would refuse the rules, bad_rules, after a round trip)
+        raise CliError(f"--game {args.game} is a two-player game: it cannot go with "
+                       f"--players {args.players}", 2)
     if not tty and not (args.bot or args.spectate):
         raise CliError("playing needs a terminal (without one, --bot LEVEL plays the seat "
                        "and --spectate watches)", 2)
@@ -209,7 +231,8 @@ def register(sub: Any) -> None:
                         help="an invite link, a match URL, or a server URL for a solo match")
     parser.add_argument("--name", default="Player", help="your name at the table")
     parser.add_argument("--seat", type=seat_number, default=None,
-                        help="the open seat to claim (default: the first one)")
+                        help="the open seat to claim (default: the first one); of a solo "
+                             "match, the seat to sit at (the ace draw of four may move you)")
     parser.add_argument("--token", default=None,
                         help="take back your seat: the token printed when you left")
     parser.add_argument("--bot", choices=LEVELS, default=None,

@@ -118,10 +118,14 @@ def winner_first(values: list[int], winner: int) -> list[int]:
 
 
 def per_side(view: View, key: str) -> str:
-    """``key`` (``score``, ``tricks``) of every side, named."""
+    """``key`` (``score``, ``tricks``) of every side, named: the player's own side first
+    ("us 4 · them 7" at every seat), then the others in side order."""
     values = list(view.get(key) or [])
+    order = list(range(len(sides(view))))
+    if view.get("seat") is not None:
+        order.sort(key=lambda i: i != side_of(view, view["seat"]))  # (a stable sort)
     return " · ".join(f"{team_name(view, i)} {values[i] if i < len(values) else 0}"
-                      for i in range(len(sides(view))))
+                      for i in order)
 
 
 def dashed(values: list[int]) -> str:

@@ -64,6 +64,8 @@ class Story:
     trick: list[str] = field(default_factory=list)
     lines: list[Line] = field(default_factory=list)
     set_won: bool = False
+    first: int | None = None
+    """The side whose score is told first (the played seat's), else None: in side order."""
 
     def side(self, seat: int) -> int:
         return next(i for i, side in enumerate(self.sides) if seat in side)
@@ -100,8 +102,10 @@ class Story:
             if e["winner"] is not None:  # the winner's first (the finding: in side order)
                 won = e["winner"]
                 tricks = [tricks[won], *(t for i, t in enumerate(tricks) if i != won)]
-            self.lines.append(("result", self.round, "-".join(map(str, tricks)),
-                               tuple(self.score)))
+            first = [] if self.first is None else [self.first]
+            self.lines.append(("result", self.round, "-".join(map(str, tricks)), tuple(
+                self.score[i] for i in first + [i for i in range(len(self.sides))
+                                                if i not in first])))
         elif kind == "match_ended":
             won = e["winner"]
             self.lines.append(("over", self.team(won),
@@ -160,7 +164,8 @@ def seat_story(played: Played) -> Story:
             return "we" if played.seat in sides[side] else "they"  # (subjects)
         return name(sides[side][0])
 
-    return Story(name, team, sides, score=[0] * len(sides))
+    return Story(name, team, sides, score=[0] * len(sides),
+                 first=next(i for i, side in enumerate(sides) if played.seat in side))
 
 
 def test_hokm_play_without_a_terminal_prints_every_trick_and_round_once_in_order(

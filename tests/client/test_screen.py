@@ -63,3 +63,20 @@ def test_the_turn_limit_is_counted_down_in_the_status_line() -> None:
     waiting = {**view, "turn": 1, "legal": []}
     texts = [text for line in status(waiting, Cursor(limit_left=12)) for _, text in line]
     assert not any("stand-in" in text for text in texts)
+
+
+@pytest.mark.parametrize("me", range(4))
+def test_the_score_puts_the_players_side_first_at_every_seat(me: int) -> None:
+    """"us" before "them" whichever seat one has (QA: seat 1 read "them 0 · us 0"), and the
+    player before the others in a game without partners; a spectator's in side order."""
+    from hokmplay.screen import per_side
+
+    four = {"players": 4, "seat": me, "score": [3, 5], "tricks": [1, 2],
+            "seats": [{"name": f"P{s}"} for s in range(4)]}
+    ours, theirs = four["score"][me % 2], four["score"][1 - me % 2]
+    assert per_side(four, "score") == f"us {ours} · them {theirs}"
+    three = {"players": 3, "seat": me % 3, "score": [1, 2, 3], "sides": [[0], [1], [2]],
+             "seats": [{"name": f"P{s}"} for s in range(3)]}
+    assert per_side(three, "score").startswith(f"you {me % 3 + 1} · ")
+    assert per_side({**four, "seat": None}, "score") == ("team 0 (seats 0, 2) 3 · "
+                                                         "team 1 (seats 1, 3) 5")
