@@ -330,11 +330,10 @@ def test_r_at_the_end_of_a_match_plays_again_at_the_same_table(
                     timeout=240, what="the end of the match")
     assert "Match over" in over
     term.type("r")
-    table = wait_for(lambda: (s := term.screen()) and (m := link.search(s))
-                     and m.group(1) != old and s, timeout=60, what="the rematch's table")
-    new = str(link.search(table).group(1))  # type: ignore[union-attr]
-    # its first screen: from nothing (the bots may have played on by the summary's read)
-    assert "· round 1 ·" in table, table
+    new = wait_for(lambda: (m := link.search(term.screen())) and m.group(1) != old and m,
+                   timeout=60, what="the rematch's table").group(1)
+    # (its score is not checked: with no think time the bots and this seat's own --bot may
+    # have finished rounds of it by the time a screen or the summary is read)
     client = Client(server.url)
     assert client.summary(old)["rematch"] == new
     summary = client.summary(new)
