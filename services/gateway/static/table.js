@@ -1246,9 +1246,12 @@ function mountTable(root, matchId, token, ctl) {
   /** A view answered over HTTP (GET /view, a command's answer), with the turn limit it
    *  carries while one runs for the seat (a page just loaded knows the time left at once). */
   function onAnswer(r) {
-    onView({ version: r.version, view: r.view });
     const last = S.queue.length ? S.queue[S.queue.length - 1] : S.view;
-    if (r.turn_limit && (!last || r.turn_limit.version >= last.version)) onTurnLimit(r.turn_limit);
+    // a version the page has already came by the socket, whose frames follow presence as it
+    // changes: the answer's may be older (its seat shown away the moment the socket came)
+    if (!last || r.version > last.version) onView({ version: r.version, view: r.view });
+    const now = S.queue.length ? S.queue[S.queue.length - 1] : S.view;
+    if (r.turn_limit && (!now || r.turn_limit.version >= now.version)) onTurnLimit(r.turn_limit);
   }
 
   // ---- the room's turn limit (docs/api.md, turn_limit) ----
