@@ -53,12 +53,13 @@ def test_the_countdown_shows_and_the_stand_in_is_told(new_client: Any, gateway: 
     assert view["seat"] == seat and view["seats"][seat]["bot"] is None
 
 
-def two_human_room(gateway: str, turn_timeout: int) -> tuple[str, str]:
+def two_human_room(gateway: str, turn_timeout: int,
+                   disconnect_timeout: int = 1) -> tuple[str, str]:
     """A room of two humans (the second joined by the API) and two bots, seated as joined,
-    with ``turn_timeout``: its id and the first player's token."""
+    with ``turn_timeout`` and ``disconnect_timeout``: its id and the first player's token."""
     created = http(gateway, "POST", "/api/matches",
                    {"seats": ["human", "human", "bot:easy", "bot:easy"], "name": "Here",
-                    "rules": {"teams": "as_seated"}, "disconnect_timeout": 1,
+                    "rules": {"teams": "as_seated"}, "disconnect_timeout": disconnect_timeout,
                     "turn_timeout": turn_timeout})
     match_id, token = created["match_id"], created["token"]
     http(gateway, "POST", f"/api/matches/{match_id}/join", {"name": "Other"})

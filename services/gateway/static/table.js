@@ -7,7 +7,7 @@
 import { api, store, MatchSocket, commandId, gameOf, MAX_NAME } from "./api.js";
 import { h, fill, fillAfter, cardButton, cardImage, cardBack, suitButton, suitBadge } from "./cards.js";
 import { t, cardName, suitName, capitalize, isRtl, safeGet } from "./i18n.js";
-import { announce, toast, copyText, errorText, navigate } from "./ui.js";
+import { announce, toast, copyText, errorText, navigate, placeToast, setToastAvoid } from "./ui.js";
 
 const POS = ["bottom", "right", "top", "left"]; // relative to the player: seat+1 sits to the RIGHT
 /** The places around the table by seats after the player in playing order: two players face
@@ -330,7 +330,7 @@ function mountTable(root, matchId, token, ctl) {
       h("h1.sr-only", { text: t("table.title") }),
       // the countdown and "More time" in one box: in the status line's row on a wide screen,
       // laid over the top of the screen on a phone (style.css) so they never push the hand down
-      h("div.statusbar", {}, E.status, h("div.limit-box", {}, E.limit, E.more), E.conn),
+      E.statusbar = h("div.statusbar", {}, E.status, h("div.limit-box", {}, E.limit, E.more), E.conn),
       E.play = h("div.play-area", {}, E.waiting,
         E.board = h("div.board", {}, E.seats[2], E.seats[3], h("div.center", {}, E.trick), E.seats[1], E.seats[0], E.banner),
         E.trump, E.hand, E.talon),
@@ -678,6 +678,7 @@ function mountTable(root, matchId, token, ctl) {
     renderInfo(v);
     renderLeave(v);
     maybeFetchHint(v);
+    placeToast(); // (the hand may have moved)
   }
 
   function renderConn() {
@@ -1245,9 +1246,12 @@ function mountTable(root, matchId, token, ctl) {
   /** A view answered over HTTP (GET /view, a command's answer), with the turn limit it
    *  carries while one runs for the seat (a page just loaded knows the time left at once). */
   function onAnswer(r) {
-    onView({ version: r.version, view: r.view });
     const last = S.queue.length ? S.queue[S.queue.length - 1] : S.view;
-    if (r.turn_limit && (!last || r.turn_limit.version >= last.version)) onTurnLimit(r.turn_limit);
+    // a version the page has already came by the socket, whose frames follow presence as it
+    // changes: the answer's may be older (its seat shown away the moment the socket came)
+    if (!last || r.version > last.version) onView({ version: r.version, view: r.view });
+    const now = S.queue.length ? S.queue[S.queue.length - 1] : S.view;
+    if (r.turn_limit && (!now || r.turn_limit.version >= now.version)) onTurnLimit(r.turn_limit);
   }
 
   // ---- the room's turn limit (docs/api.md, turn_limit) ----
@@ -1365,6 +1369,8 @@ function mountTable(root, matchId, token, ctl) {
   }
 
   build();
+  // a toast never lies over the player's cards, nor (at the top) over the countdown
+  setToastAvoid(() => ({ keep: [E.trump, E.talon, E.hand], under: E.statusbar }));
   E.status.textContent = t("table.connecting");
   renderConn();
   connect();
@@ -1378,6 +1384,7 @@ function mountTable(root, matchId, token, ctl) {
   return {
     unmount() {
       alive = false;
+      setToastAvoid(null);
       clearTimeout(S.holdTimer); clearTimeout(S.pendingTimer); if (S.stopLook) S.stopLook();
       clearInterval(S.limitTimer);
       if (socket) socket.close();

@@ -41,6 +41,47 @@ const toastParts = () => ({
   close: document.getElementById("toast-close"),
 });
 
+let toastAvoid = null; // () => { keep, under } (setToastAvoid), or null
+
+/** A page names what the toast keeps off: `fn()` gives `keep`, the elements it never lies over
+ *  (table.js: the player's hand and the choices beside it), and `under`, an element it stays
+ *  below when it goes to the top (the status line with the countdown); null: none. */
+export function setToastAvoid(fn) {
+  toastAvoid = fn;
+  placeToast();
+}
+
+/** While a toast shows and a page named elements to keep off (setToastAvoid): the toast goes
+ *  to the edge of the screen with more room beside them (above: the top, under `under` while
+ *  that is in sight; below: the bottom), its height held to that room, so it never lies over
+ *  them however the page is scrolled (style.css, .toast.at-top / .at-bottom).  Otherwise the
+ *  stylesheet's place. */
+export function placeToast() {
+  const { box } = toastParts();
+  if (!box) return;
+  box.classList.remove("at-top", "at-bottom");
+  box.style.maxHeight = box.style.top = "";
+  const { keep = [], under = null } = (toastAvoid && box.classList.contains("show") && toastAvoid()) || {};
+  const rects = keep.filter((e) => e && !e.hidden).map((e) => e.getBoundingClientRect()).filter((r) => r.height);
+  if (!rects.length) return;
+  const r = { top: Math.min(...rects.map((x) => x.top)), bottom: Math.max(...rects.map((x) => x.bottom)) };
+  if (r.bottom <= 0 || r.top >= innerHeight) return; // none of them in sight
+  const above = r.top, below = innerHeight - r.bottom;
+  const top = above >= below;
+  box.classList.add(top ? "at-top" : "at-bottom");
+  const cs = getComputedStyle(box);
+  let edge = parseFloat(top ? cs.top : cs.bottom);
+  if (top && under) {
+    const u = under.getBoundingClientRect();
+    if (u.height && u.bottom > 0 && u.bottom + TOAST_GAP_PX > edge && u.bottom < r.top) {
+      edge = Math.ceil(u.bottom + TOAST_GAP_PX);
+      box.style.top = `${edge}px`;
+    }
+  }
+  box.style.maxHeight = `${Math.max(0, Math.floor((top ? above : below) - edge) - TOAST_GAP_PX)}px`;
+}
+const TOAST_GAP_PX = 8; // between the toast and the element it keeps off
+
 /** A visible message that is also read out politely (errors, "link copied"): the text of the
  *  live region #toast is the message alone, as it always was. */
 export function toast(text, ms = TOAST_MIN_MS) {
@@ -50,6 +91,7 @@ export function toast(text, ms = TOAST_MIN_MS) {
   el.textContent = text;
   for (const e of [box, el]) e?.classList.add("show");
   if (close) close.hidden = false;
+  placeToast();
   toastMs = Math.max(ms, TOAST_MIN_MS, TOAST_READ_MS + TOAST_MS_PER_CHAR * String(text).length);
   armToast();
 }
@@ -100,6 +142,9 @@ function wireToast() {
   document.addEventListener("keydown", (ev) => {
     if (ev.key === "Escape" && !ev.isComposing && box.classList.contains("show")) dismissToast();
   });
+  // the element the toast keeps off moves on the screen with the page (placeToast)
+  window.addEventListener("scroll", placeToast, { passive: true });
+  window.addEventListener("resize", placeToast);
 }
 
 /** Copy text to the clipboard (falls back to selecting a hidden field). */
