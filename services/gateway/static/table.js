@@ -282,6 +282,7 @@ function mountTable(root, matchId, token, ctl) {
     leave: "ask", // "Leave the table": "ask" (the button), "confirm" (asked first), "sending"
   };
   const E = {};
+  const overHttp = new WeakSet(); // the views that were HTTP answers (onView's `http`)
   let socket = null;
   let alive = true;
 
@@ -340,7 +341,8 @@ function mountTable(root, matchId, token, ctl) {
   }
 
   // ---- views in, paced ----
-  function onView(msg) {
+  /** `http`: answered over HTTP (GET /view, a command's answer), not pushed by the socket. */
+  function onView(msg, http = false) {
     const v = msg.view || msg;
     if (v.version == null) v.version = msg.version;
     S.pending = false;
@@ -349,10 +351,17 @@ function mountTable(root, matchId, token, ctl) {
     if (last && v.version < last.version) return; // older than what we have: ignore
     if (token) store.setSeen(matchId, v.version);
     if (last && v.version === last.version) { // same record (e.g. presence changed): refresh in place
+      // ...but an HTTP answer never replaces the socket's view of its version: the socket is
+      // sent every presence change, while the answer may have been read before this very
+      // socket counted the seat connected (the first paint's GET /view, answered after the
+      // socket's first view, showed the player's own seat "not connected")
+      if (http && !overHttp.has(last)) return;
+      if (http) overHttp.add(v);
       if (S.queue.length) S.queue[S.queue.length - 1] = v;
       else { S.view = v; render(); }
       return;
     }
+    if (http) overHttp.add(v);
     passedLimit(v);
     S.queue.push(v);
     // the ace draw gives way as soon as the match needs the player: its pause ends here, and the
@@ -1223,7 +1232,7 @@ function mountTable(root, matchId, token, ctl) {
   /** A view answered over HTTP (GET /view, a command's answer), with the turn limit it
    *  carries while one runs for the seat (a page just loaded knows the time left at once). */
   function onAnswer(r) {
-    onView({ version: r.version, view: r.view });
+    onView({ version: r.version, view: r.view }, true);
     const last = S.queue.length ? S.queue[S.queue.length - 1] : S.view;
     if (r.turn_limit && (!last || r.turn_limit.version >= last.version)) onTurnLimit(r.turn_limit);
   }
