@@ -444,14 +444,35 @@ class Hub:
         subs = self.subs.get(match_id)
         if not subs:
             return
+        left: set[int] = set()
         for sub in subs:
+            before = sub.seat
             self._seat_in(sub, loaded)
+            if before is not None and sub.seat != before:
+                left.add(before)
+        if left:
+            self._spawn(self._reseat(match_id, left))
         texts = view_texts(loaded, {sub.seat for sub in subs}, self.connected.get(match_id),
                            self._fragments.setdefault(match_id, {}))
         for sub in list(subs):
             if sub.started:
                 sub.send(texts[sub.seat])
         self.turns.look(match_id, loaded)
+
+    async def _reseat(self, match_id: str, left: set[int]) -> None:
+        """Players with sockets here were moved from the ``left`` seats (the ace draw's swap):
+        the seats of the sockets here count connected, and a seat left that no socket here
+        holds now no longer does.  Without it the old seat, another player's now, showed
+        connected (and that player, maybe without a socket, not away) until its entry lapsed
+        (``PRESENCE_TTL_MS``), and the moved player's own seat "not connected" until the next
+        presence pass.  A store that fails here is logged: the pass writes the seats held
+        then, and the entries left lapse."""
+        held = {s.seat for s in self.subs.get(match_id, ()) if s.seat is not None}
+        try:
+            await self.presence.moved(match_id, held, left - held)
+        except Exception as exc:
+            log.warning("presence of %s not moved with its seats (%s); the next pass will",
+                        match_id, one_line(exc), exc_info=not isinstance(exc, UNREACHABLE))
 
     def _send_view(self, sub: Subscriber, loaded: Loaded,
                    connected: tuple[bool, ...] | None) -> None:

@@ -74,15 +74,23 @@ class Presence:
 
     async def mark(self, match_id: str, seat: int, here: bool) -> None:
         """This gateway has (``here``) or no longer has a socket on ``seat``."""
+        await self.moved(match_id, {seat} if here else set(), set() if here else {seat})
+
+    async def moved(self, match_id: str, arrived: set[int], left: set[int]) -> None:
+        """This gateway has sockets on the ``arrived`` seats now and none on the ``left``
+        ones (``mark``; or players with sockets here moved to other seats: the ace draw's
+        swap), then reads the presence once."""
         client = self._client()
-        field = f"{seat}:{self.gateway_id}"
-        if here:
-            self.unsaid.pop((match_id, seat), None)  # a socket is here again
-            await client.hset(keys.presence(match_id), field,
-                              int(time.time() * 1000) + PRESENCE_TTL_MS)
-            await client.pexpire(keys.presence(match_id), PRESENCE_TTL_MS * 2)
-        else:
-            await client.hdel(keys.presence(match_id), field)
+        key = keys.presence(match_id)
+        if arrived:
+            for seat in arrived:
+                self.unsaid.pop((match_id, seat), None)  # a socket is here again
+            expiry = int(time.time() * 1000) + PRESENCE_TTL_MS
+            await client.hset(key, mapping={f"{seat}:{self.gateway_id}": expiry
+                                            for seat in sorted(arrived)})
+            await client.pexpire(key, PRESENCE_TTL_MS * 2)
+        if left:
+            await client.hdel(key, *(f"{seat}:{self.gateway_id}" for seat in sorted(left)))
         await self.refresh(match_id)
 
     async def read(self, match_id: str, players: int = 4) -> tuple[bool, ...]:
@@ -156,8 +164,8 @@ class Presence:
         The seat that filled the table may have started the ace draw, which can move players
         to other seats (and so away from their entries): then every other human seat of
         ``loaded`` (the match now) with no socket is counted away too, unless it already is
-        (one whose socket the draw moved is taken out again by the next presence pass, which
-        sees its socket under its new seat, seconds later)."""
+        (one whose socket the draw moved is taken out again as the hub of that socket moves
+        its entry to the new seat: ``Hub._reseat``, ``moved``)."""
         client = self._client()
         now = time.time()
         others: dict[str, float] = {}

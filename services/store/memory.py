@@ -31,6 +31,9 @@ class MemoryStore:
         """(match or None, request) -> remembered value and when it lapses (monotonic)."""
         self._listeners: list[Callable[[], None]] = []
         """Called (from the appending thread) after every append: followers' wake-ups."""
+        self.tails_waiting = 0
+        """``tail`` calls parked until a record comes (a test waits for one before it
+        appends, instead of a fixed sleep)."""
 
     def append(self, match_id: str, record: Record) -> Record:
         out, payload = sealed(record)
@@ -63,8 +66,14 @@ class MemoryStore:
 
     def tail(self, match_id: str, after: int, block_ms: int) -> list[Record]:
         with self._cond:
-            self._cond.wait_for(lambda: len(self._logs.get(match_id, ())) > after,
-                                timeout=block_ms / 1000)
+            # counted under the lock that an append takes: once a test sees the count, its
+            # append comes after the tail's first look, and wakes it
+            self.tails_waiting += 1
+            try:
+                self._cond.wait_for(lambda: len(self._logs.get(match_id, ())) > after,
+                                    timeout=block_ms / 1000)
+            finally:
+                self.tails_waiting -= 1
         return self.read(match_id, after)
 
     def version(self, match_id: str) -> int:
@@ -194,6 +203,7 @@ class MemoryFollower:
         self.store = store
         self.positions: dict[str, int] = {}
         self.commands = 0  # (no store to send commands to)
+        self.waiting = False
         self.noted: Callable[[str], None] | None = None  # (never called: one process)
         self._loop = asyncio.get_running_loop()
         self._event = asyncio.Event()
@@ -223,7 +233,11 @@ class MemoryFollower:
                     batch.append((match_id, entries))
             if batch:
                 return batch
-            await self._event.wait()
+            self.waiting = True
+            try:
+                await self._event.wait()
+            finally:
+                self.waiting = False
 
     async def close(self) -> None:
         if self._wake in self.store._listeners:

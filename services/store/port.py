@@ -175,7 +175,10 @@ class Follower(Protocol):
     followed is ever skipped, whatever happens to the connections in between (a follower that
     loses its connection reads from its positions again once it has a new one).  One follower
     serves one asyncio event loop.  ``commands`` counts the commands it has sent to the store
-    (its cost: an idle follower's must not grow with the matches it follows).
+    (its cost: an idle follower's must not grow with the matches it follows).  ``waiting`` is
+    True while ``next_batch`` is parked until news comes (its wake-up awaited, or its blocking
+    read sent and unanswered): what a test waits for before it changes the store under a
+    waiting follower, instead of a fixed sleep.
 
     ``noted`` (None: nobody listens) is called with a followed match whose side state changed
     beside its log, as the store's wake-ups tell (``scripts.TURN_NOTE``: another process gave
@@ -184,6 +187,7 @@ class Follower(Protocol):
     makes every change, and tells its own sockets itself."""
 
     commands: int
+    waiting: bool
     noted: Callable[[str], None] | None
 
     def follow(self, match_id: str, after: int) -> None: ...

@@ -263,6 +263,9 @@ class StreamsFollower:
         self._wakes: set[asyncio.Task[None]] = set()
         self.commands = 0
         """Commands sent (the follower's cost, measured by bench/store.py)."""
+        self.waiting = False
+        """Parked in ``next_batch``: its read sent and its answer awaited, or nothing to
+        follow (``Follower``)."""
         self.noted: Callable[[str], None] | None = None
         """(Never called: fakeredis has no wake-ups, and one process makes every change.)"""
 
@@ -295,7 +298,11 @@ class StreamsFollower:
         while True:
             if not self.positions:
                 self._changed.clear()
-                await self._changed.wait()
+                self.waiting = True
+                try:
+                    await self._changed.wait()
+                finally:
+                    self.waiting = False
                 continue
             try:
                 found = await self._read()
@@ -321,7 +328,11 @@ class StreamsFollower:
         # longer than the BLOCK: the client's default socket timeout (5 s in redis-py 8)
         # would otherwise cut an idle read off just as Redis answers "nothing new"
         asked = time.monotonic()
-        found: Any = await self._conn.read_response(timeout=BLOCK_S + 10)
+        self.waiting = True
+        try:
+            found: Any = await self._conn.read_response(timeout=BLOCK_S + 10)
+        finally:
+            self.waiting = False
         if found is None and time.monotonic() - asked > BLOCK_S + 5:
             raise redis.TimeoutError("no answer to the follower's read")
         return found

@@ -209,6 +209,8 @@ class ShardedFollower:
         self.positions: dict[str, int] = {}
         self.commands = 0
         """Commands sent (subscriptions and reads: the follower's cost)."""
+        self.waiting = False
+        """Parked in ``next_batch`` until a wake-up (``Follower``)."""
         self.noted: Callable[[str], None] | None = None
         """Called with a match whose wake-up was ``scripts.TURN_NOTE`` (``Follower``)."""
         self._dirty: set[str] = set()
@@ -253,7 +255,11 @@ class ShardedFollower:
             self._dirty.clear()
             if not dirty:
                 self._event.clear()
-                await self._event.wait()
+                self.waiting = True
+                try:
+                    await self._event.wait()
+                finally:
+                    self.waiting = False
                 continue
             self.commands += len(dirty)
             results = await self._read_all(dirty)

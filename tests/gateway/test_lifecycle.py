@@ -32,7 +32,9 @@ def test_stopping_the_hub_ends_a_task_that_drops_its_first_cancellation() -> Non
     never ended, in CI).  ``stop_tasks`` cancels again until every task has ended."""
     from services.gateway.hub import stop_tasks
 
-    async def stubborn(dropped: list[int]) -> None:
+    # the sleeps of 30 s are tasks that run on until they are stopped (nothing waits them out)
+    async def stubborn(dropped: list[int], running: asyncio.Event) -> None:
+        running.set()
         while True:
             try:
                 await asyncio.sleep(30)
@@ -42,7 +44,8 @@ def test_stopping_the_hub_ends_a_task_that_drops_its_first_cancellation() -> Non
                     continue
                 raise
 
-    async def failing() -> None:
+    async def failing(running: asyncio.Event) -> None:
+        running.set()
         try:
             await asyncio.sleep(30)
         except asyncio.CancelledError:
@@ -50,8 +53,12 @@ def test_stopping_the_hub_ends_a_task_that_drops_its_first_cancellation() -> Non
 
     async def scenario() -> tuple[list[int], list[asyncio.Task[None]]]:
         dropped: list[int] = []
-        tasks = [asyncio.create_task(stubborn(dropped)), asyncio.create_task(failing())]
-        await asyncio.sleep(0)
+        running = [asyncio.Event(), asyncio.Event()]
+        tasks = [asyncio.create_task(stubborn(dropped, running[0])),
+                 asyncio.create_task(failing(running[1]))]
+        # both inside their sleeps before the stop (a task cancelled before it ever ran
+        # would drop nothing)
+        await asyncio.wait_for(asyncio.gather(*(r.wait() for r in running)), 10)
         await asyncio.wait_for(stop_tasks(tasks, again_s=0.05), 10)
         return dropped, tasks
 

@@ -13,9 +13,10 @@ from starlette.testclient import WebSocketTestSession
 from starlette.websockets import WebSocketDisconnect
 
 from services.gateway import ws as ws_module
+from services.store import keys
 
 from .helpers import (
-    Gateway, bearer, command_for, pending, recv, recv_until, stacked_room, wait_for,
+    Gateway, bearer, command_for, gateway, pending, recv, recv_until, stacked_room, wait_for,
 )
 
 
@@ -385,16 +386,15 @@ def moving_secret() -> tuple[str, tuple[int, int]]:
     raise AssertionError("no secret below 1000 moves two of seats 0-2")
 
 
-def test_seat_follows_its_player_after_the_ace_draw(gw: Gateway,
-                                                     monkeypatch: pytest.MonkeyPatch) -> None:
-    """With the ace draw, players may be moved when the last seat is taken: a socket opened
-    before that follows its player's new seat.  The match is created with a chosen secret (the
-    service takes it from ``secrets.token_hex(32)``, replaced here for this one creation) whose
-    draw swaps two of the three players who have a socket open."""
+def moving_room(gw: Gateway, monkeypatch: pytest.MonkeyPatch
+                ) -> tuple[str, tuple[int, int], list[dict[str, Any]]]:
+    """A four-player room with the ace draw's teams, three seats taken, whose draw (once the
+    fourth is) swaps two of the seats 0-2: the match is created with a chosen secret (the
+    service takes it from ``secrets.token_hex(32)``, replaced here for this one creation).
+    Returns the secret, the swap and the three answers (the create's, then the joins')."""
     import secrets as real_secrets
     import types
 
-    from engine.fairness import commitment_of
     from services import lobby
 
     secret, swap = moving_secret()
@@ -409,9 +409,22 @@ def test_seat_follows_its_player_after_the_ace_draw(gw: Gateway,
     base = f"/api/matches/{created['match_id']}"
     joined = [created] + [gw.post(base + "/join", json={"name": "B"}).json() for _ in range(2)]
     assert [j["seat"] for j in joined] == [0, 1, 2]
+    return secret, swap, joined
+
+
+def test_seat_follows_its_player_after_the_ace_draw(gw: Gateway,
+                                                     monkeypatch: pytest.MonkeyPatch) -> None:
+    """With the ace draw, players may be moved when the last seat is taken: a socket opened
+    before that follows its player's new seat (the draw swaps two of the three players who
+    have a socket open)."""
+    from engine.fairness import commitment_of
+
+    secret, swap, joined = moving_room(gw, monkeypatch)
+    match_id = joined[0]["match_id"]
+    base = f"/api/matches/{match_id}"
     with ExitStack() as stack:
-        socks = [stack.enter_context(gw.websocket_connect(
-            ws_url(created["match_id"], j["token"]))) for j in joined]
+        socks = [stack.enter_context(gw.websocket_connect(ws_url(match_id, j["token"])))
+                 for j in joined]
         for ws in socks:
             assert first_view(ws)["view"]["commitment"] == commitment_of(secret)
         gw.post(base + "/join", json={"name": "D"})
@@ -422,6 +435,35 @@ def test_seat_follows_its_player_after_the_ace_draw(gw: Gateway,
             seat = gw.get(base + "/view", headers=bearer(j["token"])).json()["view"]["seat"]
             assert seat == expected.get(j["seat"], j["seat"])  # the draw moved a and b
             assert frame["view"]["seat"] == seat
+
+
+def test_the_presence_of_a_socket_follows_its_seat_moved_by_the_ace_draw(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """A socket counts its seat connected; when the ace draw moves its player to another seat,
+    the seat counted connected moves with it.  Before, it stayed the old one, now another
+    player's: the page showed its own seat "not connected" and the other player connected
+    (and not away, so no stand-in for a player without a socket) until the presence pass,
+    every ``PRESENCE_EVERY_S``, wrote the new seat, and the old seat's entry lapsed only with
+    its ``PRESENCE_TTL_MS``.  The pass is held off here, so only the move itself can tell."""
+    from services.gateway import presence
+
+    monkeypatch.setattr(presence, "PRESENCE_EVERY_S", 3600.0)
+    with gateway(worker=False) as gw:
+        _, (a, b), joined = moving_room(gw, monkeypatch)
+        match_id = joined[0]["match_id"]
+        with gw.websocket_connect(ws_url(match_id, joined[a]["token"])) as ws:  # a's alone
+            assert first_view(ws)["view"]["seats"][a]["connected"]
+            gw.post(f"/api/matches/{match_id}/join", json={"name": "D"})
+            # the draw moved the socket's player from a to b: its seat connected, the old one
+            # (now the other player's, who has no socket) not, in a view of this version or
+            # of a later one (the deal follows the draw at once)
+            shown = recv_until(ws, lambda f: f["view"]["phase"] != "waiting"
+                               and [s["connected"] for s in f["view"]["seats"]][:3]
+                               == [s == b for s in range(3)], timeout=10)
+            assert shown["view"]["seat"] == b
+            away = gw.rt.client.zrange(keys.AWAY, 0, -1)
+            assert f"{match_id}:{b}".encode() not in away
+            assert f"{match_id}:{a}".encode() in away  # its player has no socket
 
 
 def test_a_match_left_waiting_for_a_system_step_moves_on(gw: Gateway) -> None:

@@ -223,6 +223,17 @@ async def _collect(follower: Follower, want: dict[str, int], seen: dict[str, Ent
     await asyncio.wait_for(loop(), timeout)
 
 
+async def parked(follower: Follower, reading: asyncio.Future[Any]) -> None:
+    """Wait until ``follower`` is parked in the ``next_batch`` of ``reading`` (its wake-up
+    awaited, its blocking read sent): what happens next happens to a waiting follower (a fixed
+    sleep may end before the read is even sent on a loaded machine)."""
+    deadline = asyncio.get_running_loop().time() + 20
+    while not follower.waiting:
+        assert not reading.done(), reading  # (it had nothing to deliver yet)
+        assert asyncio.get_running_loop().time() < deadline, "the follower never waited"
+        await asyncio.sleep(0.01)
+
+
 def test_a_follower_delivers_every_record_in_order_whoever_appends(make: Make) -> None:
     async def main() -> None:
         reader, writers = make(), [make(), make()]
@@ -293,7 +304,7 @@ def test_matches_join_and_leave_a_follower_while_it_follows(make: Make) -> None:
         await _collect(follower, {first: 1}, seen)
         # a match joins from its version 1 while the follower is waiting
         pending = asyncio.ensure_future(_collect(follower, {first: 2, second: 2}, seen))
-        await asyncio.sleep(0)  # (the follower is now blocked in its read)
+        await parked(follower, pending)
         follower.follow(second, 1)
         await store.append(second, 2, b"2")
         await store.append(first, 2, b"2")
@@ -351,7 +362,7 @@ def test_a_follower_loses_nothing_across_a_dropped_connection(make: Make) -> Non
         await writer.append(m, 1, b"1")
         await _collect(follower, {m: 1}, seen)
         pending = asyncio.ensure_future(_collect(follower, {m: 6}, seen))
-        await asyncio.sleep(0.05)  # (blocked in its read)
+        await parked(follower, pending)
         breaker = getattr(follower, "break_connections", None)
         if breaker is not None:  # (the memory store has no connection to lose)
             await breaker()

@@ -4,11 +4,12 @@ from __future__ import annotations
 
 import itertools
 import threading
-import time
 from collections.abc import Iterator
 
 import fakeredis
 import pytest
+import redis
+import redis.cluster
 
 from engine.events import CardPlayed, SeatLeft, TrickWon
 from services.store.codec import digest_of, encode
@@ -32,7 +33,7 @@ def store(request: pytest.FixtureRequest) -> Iterator[EventStore]:
                          else 0)
         cluster.flush()
     elif request.param == "fakeredis":
-        yield RedisStore(fakeredis.FakeRedis())
+        yield RedisStore(fakeredis.FakeRedis(server=fakeredis.FakeServer()))
     else:
         client = real_redis_client(DB)
         client.flushdb()
@@ -82,27 +83,42 @@ def test_records_round_trip_with_their_chain(store: EventStore) -> None:
     assert store.command_version("m", "nope") is None
 
 
+def parked_tails(store: EventStore) -> int:
+    """How many ``tail`` reads are parked on ``store``'s backend now, blocked until a record
+    comes: what a test waits for before it appends (a head start by a fixed sleep may run out
+    on a loaded machine before the read is even sent, and then nothing waits to be woken)."""
+    if isinstance(store, MemoryStore):
+        return store.tails_waiting
+    assert isinstance(store, RedisStore)
+    client = store.client
+    if isinstance(client, fakeredis.FakeRedis):
+        # fakeredis tells nothing of another client (no INFO; CLIENT LIST without the flag of
+        # a blocked client): its sockets mark a parked blocking command (fakeredis is pinned)
+        server = client.connection_pool.connection_kwargs["server"]
+        return sum(1 for sock in server.sockets if sock._blocked)
+    nodes = ([client.get_redis_connection(n) for n in client.get_nodes()]
+             if isinstance(client, redis.cluster.RedisCluster) else [client])
+    # CLIENT LIST: the blocked client's flags hold "b", its command is the XREAD
+    return sum(1 for node in nodes for c in node.client_list()
+               if c["cmd"] == "xread" and "b" in c["flags"])
+
+
 def test_tail_waits_for_the_next_record(store: EventStore) -> None:
     store.append("m", rec(1))
     assert store.tail("m", 1, 50) == []
-
-    def later() -> None:
-        # a head start for the tail to block (not a wait for a result: whichever comes first,
-        # the tail must answer with record 2 well before its block runs out)
-        time.sleep(0.1)
-        store.append("m", rec(2, store.read("m")[-1].digest))
-
-    writer = threading.Thread(target=later)
-    writer.start()
-    started = time.monotonic()
-    got = store.tail("m", 1, 60_000)
-    writer.join()
-    assert [r.version for r in got] == [2]
-    # Not a measurement, a guard: a tail that did not wake on the append would return after
-    # its whole 60 s block, a tail that wakes takes ~0.1 s here (the head start), so half the
-    # block cannot flake on a loaded machine.  The wake-up latency itself is measured in
-    # bench/store.py (``tail_wake_ms``).
-    assert time.monotonic() - started < 30.0
+    assert parked_tails(store) == 0  # (the probe tells a parked tail from none)
+    got: list[list[Record]] = []
+    reader = threading.Thread(target=lambda: got.append(store.tail("m", 1, 60_000)),
+                              daemon=True)
+    reader.start()
+    wait_for(lambda: parked_tails(store) >= 1, 20, what="the tail blocked in its read",
+             seen=lambda: (parked_tails(store), got))
+    store.append("m", rec(2, store.read("m")[-1].digest))
+    # the deadline, well short of the 60 s block, tells a tail woken by the append from one
+    # that answers when its block runs out (the wake-up latency: bench/store.py, tail_wake_ms)
+    reader.join(30)
+    assert not reader.is_alive(), "the tail was not woken by the append"
+    assert [[r.version for r in records] for records in got] == [[2]]
 
 
 def test_meta_maps(store: EventStore) -> None:
