@@ -9,6 +9,7 @@ import asyncio
 import secrets
 import signal
 import subprocess
+import threading
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -346,17 +347,28 @@ def test_acknowledged_appends_follow_their_slot_as_it_moves(private_cluster: Any
     cluster: Cluster = private_cluster()
     threads = RedisStore(connect.sync_client(connect.parse(cluster.url)), replica_acks=1,
                          wait_ms=5000)
+    # the event loop's store on a loop of its own thread (the main thread may hold a running
+    # loop already: Playwright's, in the same pytest process), driven from the migration's
+    # steps, which are plain calls
     loop = asyncio.new_event_loop()
-    events = AsyncClusterStore(connect.async_client(connect.parse(cluster.url)),
-                               replica_acks=1, wait_ms=5000)
+    runner = threading.Thread(target=loop.run_forever, daemon=True)
+    runner.start()
+
+    def on_loop(coro: Any) -> Any:
+        return asyncio.run_coroutine_threadsafe(coro, loop).result(60)
+
+    async def make() -> AsyncClusterStore:
+        return AsyncClusterStore(connect.async_client(connect.parse(cluster.url)),
+                                 replica_acks=1, wait_ms=5000)
+
+    events = on_loop(make())
     match_id = secrets.token_hex(8)
     written: list[tuple[int, bytes]] = []
 
     def both(stage: str) -> None:
         version = len(written) + 1
         threads.append_sealed(match_id, version, f"t{version}".encode())
-        assert loop.run_until_complete(events.append(match_id, version + 1,
-                                                     f"e{version + 1}".encode())), stage
+        assert on_loop(events.append(match_id, version + 1, f"e{version + 1}".encode())), stage
         written.extend([(version, f"t{version}".encode()),
                         (version + 1, f"e{version + 1}".encode())])
 
@@ -368,8 +380,10 @@ def test_acknowledged_appends_follow_their_slot_as_it_moves(private_cluster: Any
         _migrate(cluster, key_slot(log_key.encode()), source, target, both)
         assert cluster.primary_of(log_key)[1] == target
         both("after, with the slots each client knew before")
-        assert loop.run_until_complete(events.read_raw(match_id)) == written
+        assert on_loop(events.read_raw(match_id)) == written
         assert len(written) >= 2 * 4  # before, two marks, the log's move, after
     finally:
-        loop.run_until_complete(events.close())
+        on_loop(events.close())
+        loop.call_soon_threadsafe(loop.stop)
+        runner.join(10)
         loop.close()
