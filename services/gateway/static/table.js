@@ -7,7 +7,7 @@
 import { api, store, MatchSocket, commandId, gameOf, MAX_NAME } from "./api.js";
 import { h, fill, fillAfter, cardButton, cardImage, cardBack, suitButton, suitBadge } from "./cards.js";
 import { t, cardName, suitName, capitalize, isRtl, safeGet } from "./i18n.js";
-import { announce, toast, copyText, errorText, navigate, placeToast, setToastAvoid } from "./ui.js";
+import { announce, toast, copyText, errorText, focusPage, navigate, placeToast, setToastAvoid } from "./ui.js";
 
 const POS = ["bottom", "right", "top", "left"]; // relative to the player: seat+1 sits to the RIGHT
 /** The places around the table by seats after the player in playing order: two players face
@@ -161,6 +161,9 @@ function lookForRematch(matchId, now, found) {
 
 // ---------------------------------------------------------------- join (invite link)
 function mountJoin(root, matchId, ctl, note) {
+  // the table replaces this page without a navigation: its heading takes the focus as the
+  // host's does on arriving (else it was left on <body>, a watcher's for good)
+  const enter = (token) => { ctl.table(token); focusPage(); };
   document.title = `Hokm — ${t("join.title")}`;
   // the heading is kept, not rebuilt, when the summary comes: it may have the focus (focusPage)
   const heading = h("h1", { id: "join-title", text: t("join.title") });
@@ -200,14 +203,14 @@ function mountJoin(root, matchId, ctl, note) {
         ev.preventDefault();
         // this browser has a seat here already (taken in another tab): that seat, not another
         const held = store.token(matchId);
-        if (held) { ctl.table(held); return; }
+        if (held) { enter(held); return; }
         btn.disabled = true;
         const n = name.value.trim() || t("start.default_name");
         store.setName(name.value.trim());
         try {
           const r = await api.join(matchId, { name: n });
           store.setToken(matchId, r.token);
-          ctl.table(r.token);
+          enter(r.token);
         } catch (e) {
           // the seats changed meanwhile (taken, or held): the page shows them as they are now
           if (e.code === "match_full" || e.code === "seat_taken") { ctl.join(errorText(e)); return; }
@@ -217,7 +220,7 @@ function mountJoin(root, matchId, ctl, note) {
       body.push(form);
     } else if (!over && !held) body.push(h("p", { text: t("join.full") }));
     const watch = h("button", { type: "button", id: "watch", text: t("join.watch") });
-    watch.addEventListener("click", () => ctl.table(null));
+    watch.addEventListener("click", () => enter(null));
     // a finished match whose players meet again: its invite link leads on to the rematch, as
     // soon as one exists (looked for as the table's match-over panel does)
     const toRematch = (id) => h("a.button", { href: `/m/${id}`, "data-link": true, id: "to-rematch", text: t("join.to_rematch") });
