@@ -70,6 +70,9 @@ const nSeats = (v) => v.players || (v.seats || []).length || 4;
 const sidesOf = (v) => v.sides || [[0, 2], [1, 3]];
 const sideOf = (v, seat) => sidesOf(v).findIndex((side) => side.includes(seat));
 const partnered = (v) => sidesOf(v).some((side) => side.length > 1);
+/** Whether the seats' sides are settled: with the ace draw deciding the teams (the four-player
+ *  default) the sides of the view are only the seats' places until the draw is done. */
+const teamsKnown = (v) => (v.rules?.teams || "ace_draw") !== "ace_draw" || !!(v.draw && v.draw.length);
 /** The player's side (0 for spectators, who see the sides in their order). */
 function mySide(v) {
   const i = v.seat != null ? sideOf(v, v.seat) : -1;
@@ -700,7 +703,7 @@ function mountTable(root, matchId, token, ctl) {
     el.dataset.seat = String(s);
     const badges = [];
     if (s === me) badges.push(h("span.badge.you", { text: t("seat.you") }));
-    else if (me != null && partnered(v) && sideOf(v, s) === sideOf(v, me)) badges.push(h("span.badge.partner", { text: t("seat.partner") }));
+    else if (me != null && partnered(v) && teamsKnown(v) && sideOf(v, s) === sideOf(v, me)) badges.push(h("span.badge.partner", { text: t("seat.partner") }));
     if (v.hakem === s) badges.push(h("span.badge.hakem", {}, h("span", { "aria-hidden": "true", text: "♛ " }), t("seat.hakem")));
     if (seat.bot) {
       // the server's bot names often carry the level already ("Kian (easy)")
