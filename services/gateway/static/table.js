@@ -279,6 +279,7 @@ function mountTable(root, matchId, token, ctl) {
     banner: null, // {kind: "result"|"draw"|"deal", ...} shown in the middle
     completed: null, // the completed trick being shown
     trumpShown: false, handSeen: false,
+    handStop: null, // the card of the hand that Tab lands on (roving tabindex, `rove`)
     limit: null, limitTimer: null, // the turn limit told by the server: {version, seat, deadline}
     sentAt: null, // the version the player's last command was sent for
     picked: new Set(), pickKey: null, // the cards chosen to lay aside (talon game), for one decision
@@ -315,6 +316,9 @@ function mountTable(root, matchId, token, ctl) {
     // named by aria-label (set in renderHand with the number of cards)
     E.handGroup = h("div.hand-cards", { role: "group", "aria-label": t("table.your_hand"), tabindex: "-1" });
     E.handGroup.addEventListener("keydown", handKeys);
+    E.handGroup.addEventListener("focusin", (ev) => {
+      if (ev.target.matches && ev.target.matches("button.card")) { S.handStop = ev.target.dataset.card; rove(); }
+    });
     E.hand = h("section.hand", { "aria-labelledby": "hand-h" }, h("h2.sr-only", { id: "hand-h", text: t("table.your_hand") }), E.handGroup);
     E.score = h("div.scoreboard");
     E.lastTrick = h("div.last-trick");
@@ -951,6 +955,7 @@ function mountTable(root, matchId, token, ctl) {
       next = b;
     }
     S.handSeen = true; // from now on, new cards are dealt in with an animation
+    rove();
     E.handGroup.setAttribute("aria-label", hand.length ? t("table.your_hand_n", { n: hand.length }) : t("table.your_hand"));
     // keep keyboard users in the hand: the card they played went away, or was disabled while
     // the move is on its way (a disabled button loses the focus to <body>)
@@ -968,6 +973,16 @@ function mountTable(root, matchId, token, ctl) {
     const first = E.trump.querySelector("button:not([disabled])") || E.talon.querySelector("button[data-choice]:not([disabled])") ||
       E.handGroup.querySelector("button.card:not([disabled])");
     if (first) { first.focus({ preventScroll: true }); first.scrollIntoView({ block: "nearest" }); }
+  }
+
+  /** The hand is one Tab stop (roving tabindex, WAI-ARIA APG): of its enabled cards only the
+   *  last one focused (else the first) has tabindex 0; the arrow keys move within the hand
+   *  (`handKeys`).  Each card a stop of its own made 13 presses of Tab to get past the hand. */
+  function rove() {
+    const cards = [...E.handGroup.querySelectorAll("button.card")];
+    const enabled = cards.filter((b) => !b.disabled);
+    const stop = enabled.find((b) => b.dataset.card === S.handStop) || enabled[0];
+    for (const b of cards) b.tabIndex = b === stop ? 0 : -1;
   }
 
   function handKeys(ev) { arrowKeys(ev, [...E.handGroup.querySelectorAll("button.card:not([disabled])")]); }
