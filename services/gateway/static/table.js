@@ -1080,14 +1080,17 @@ function mountTable(root, matchId, token, ctl) {
   }
 
   function renderInfo(v) {
-    const key = `${document.documentElement.lang}:${v.phase === "waiting"}`;
+    // the invite link while the match goes on (the waiting panel has its own), the seat's link
+    // to another device until it ends: a finished match has nothing to join or to play on
+    const stage = v.phase === "waiting" ? "waiting" : v.phase === "match_over" ? "over" : "on";
+    const key = `${document.documentElement.lang}:${stage}`;
     if (E.info.dataset.key === key) return; // built already (keeps an open <details> open)
     E.info.dataset.key = key;
     const rules = ruleSummary(v.rules);
     fill(E.info, ...[
       h("details", {}, h("summary", { text: t("table.house_rules") }), h("ul", {}, ...rules.map((r) => h("li", { text: r })))),
-      v.phase !== "waiting" ? h("details.invite-details", {}, h("summary", { text: t("invite.title") }), invitePanel(matchId)) : null,
-      token && v.seat != null ? h("details.seat-details", {}, h("summary", { text: t("seatlink.title") }), seatPanel(matchId, token)) : null,
+      stage === "on" ? h("details.invite-details", {}, h("summary", { text: t("invite.title") }), invitePanel(matchId)) : null,
+      token && v.seat != null && stage !== "over" ? h("details.seat-details", {}, h("summary", { text: t("seatlink.title") }), seatPanel(matchId, token)) : null,
       h("p.links", {}, h("a", { href: `/how-to-play?match=${matchId}`, "data-link": true, text: t("nav.howto") }), " · ",
         h("a", { href: "/", "data-link": true, text: t("table.home") })),
     ].filter(Boolean));
