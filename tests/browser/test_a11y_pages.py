@@ -169,3 +169,28 @@ def test_entering_a_match_moves_the_focus_once(new_client: Any) -> None:
     title = page.locator("#join-title").text_content()
     page.wait_for_function(f"t => ({FOCUSED_HEADING})() === t", arg=title, timeout=5_000)
     assert page.evaluate("() => window.__moves") == [f"H1#join-title {title}"]
+
+
+def test_taking_a_seat_or_watching_from_the_invite_page_focuses_the_tables_heading(
+        new_client: Any) -> None:
+    """QA: the table replaces the invite page without a navigation, and the focus was left on
+    <body> (a seated friend's until the first turn, a watcher's for good) where the host, who
+    arrives by navigation, lands on the table's heading.  Both ways in by keyboard now land
+    there too."""
+    host = new_client(viewport=DESKTOP).page
+    link = open_room(host, "Host", {"Seat 3": "human"})
+    table_h1 = host.locator(".table-page h1").text_content()
+    friend = new_client(viewport=DESKTOP).page
+    friend.goto(link)
+    friend.locator("#join-name").fill("Keys")
+    friend.locator("#join-name").press("Tab")
+    assert friend.evaluate("() => document.activeElement.id") == "take-seat"
+    friend.keyboard.press("Enter")
+    friend.locator(".table-page").wait_for()
+    friend.wait_for_function(f"t => ({FOCUSED_HEADING})() === t", arg=table_h1, timeout=5_000)
+    watcher = new_client(viewport=DESKTOP).page
+    watcher.goto(link)
+    watcher.locator("#watch").focus()
+    watcher.keyboard.press("Enter")
+    watcher.locator(".table-page").wait_for()
+    watcher.wait_for_function(f"t => ({FOCUSED_HEADING})() === t", arg=table_h1, timeout=5_000)

@@ -187,3 +187,39 @@ def test_language_list_applies_the_choice_on_enter_or_leaving_not_on_each_arrow(
     page.keyboard.press("Tab")
     page.wait_for_function("t => document.documentElement.lang === t", arg=codes[start])
     assert recorded(page)["langs"] == [target, codes[start]]
+
+
+HAND_STOPS_JS = """() => [...document.querySelectorAll('.hand-cards button.card:not([disabled])')]
+  .filter((b) => b.tabIndex >= 0).map((b) => b.dataset.card)"""
+"""The enabled cards of the hand that Tab stops on."""
+
+
+@pytest.mark.timeout(180)
+def test_the_hand_is_one_tab_stop_and_the_arrows_move_within_it(new_client: Any) -> None:
+    """QA: every card of the hand was its own Tab stop (13 presses to get past a full hand).
+    The hand is one stop (roving tabindex): the card focused last; the arrows move along the
+    cards, Tab leaves the hand and Shift+Tab comes back to the same card."""
+    page = solo_table(new_client)
+    deadline = time.monotonic() + 90
+    while True:  # a turn with a choice of cards (one legal card says nothing of the stops)
+        keyboard_to_a_card(page)
+        if page.locator(HAND_ENABLED).count() >= 2:
+            break
+        only = page.locator(HAND_ENABLED).first.get_attribute("data-card")
+        page.locator(HAND_ENABLED).first.focus()
+        page.keyboard.press("Enter")
+        page.wait_for_function(
+            "c => !document.querySelector(`.hand-cards [data-card='${c}']`)", arg=only)
+        assert time.monotonic() < deadline, state(page)
+    first = page.locator(HAND_ENABLED).first.get_attribute("data-card")
+    assert page.evaluate(HAND_STOPS_JS) == [first]
+    page.locator(HAND_ENABLED).first.focus()
+    page.keyboard.press("ArrowRight")
+    second = page.evaluate("() => document.activeElement.dataset.card")
+    assert second != first and second in page.locator(HAND_ENABLED).evaluate_all(
+        "els => els.map(e => e.dataset.card)")
+    assert page.evaluate(HAND_STOPS_JS) == [second]
+    page.keyboard.press("Tab")
+    assert page.evaluate("() => !document.activeElement.closest('.hand-cards')")
+    page.keyboard.press("Shift+Tab")
+    assert page.evaluate("() => document.activeElement.dataset.card") == second

@@ -147,3 +147,19 @@ def test_a_lasting_limit_on_play_again_says_how_long_to_wait(new_client: Any,
     # the refusal itself, as the browser logs every 4xx answer; nothing else
     assert all("status of 429" in e for e in client.errors), client.errors
     client.errors.clear()
+
+
+@pytest.mark.parametrize("game", list(GAMES))
+def test_a_finished_match_offers_no_invite_nor_seat_link(
+        new_client: Any, finished: dict[str, tuple[str, dict[int, str], dict[str, Any]]],
+        game: str) -> None:
+    """QA: the side panel of a finished match still offered "Invite link" and "Play on another
+    device … to go on playing your seat there": nothing is left to join or to play on.  The
+    house rules and the links stay."""
+    match_id, tokens, _ = finished[game]
+    page = open_seat(new_client(viewport=DESKTOP), match_id, next(iter(tokens.values())))
+    info = page.locator(".side .info")
+    info.get_by_text("House rules").wait_for()
+    assert info.locator("details.invite-details, details.seat-details, #invite-link, "
+                        "#seat-link").count() == 0
+    assert "another device" not in info.inner_text()

@@ -154,3 +154,32 @@ def test_join_the_rematch_refused_as_full_says_so_and_offers_to_watch(
     # the refusal itself, as the browser logs every 4xx answer; nothing else
     assert all("status of 409" in e for e in player.errors), player.errors
     player.errors.clear()
+
+
+PARTNERS_JS = """() => [...document.querySelectorAll('.seat')]
+  .filter((s) => s.querySelector('.badge.partner')).map((s) => Number(s.dataset.seat))"""
+"""The seats marked "Partner" on the table."""
+
+
+@pytest.mark.timeout(120)
+@pytest.mark.parametrize("teams", ["ace_draw", "as_seated"])
+def test_the_waiting_room_marks_a_partner_only_once_teams_are_known(
+        new_client: Any, gateway: str, teams: str) -> None:
+    """QA: the waiting room marked an open seat "Partner" although the ace draw (the default)
+    decides the teams, and the friend who took it ended on the other side.  Teams still to be
+    drawn, no seat is marked; seated as they sit (``as_seated``) the seat across is the
+    partner from the start; after the draw the player's partner is marked."""
+    with Client(gateway) as client:
+        created = client.create(seats=["human", "human", "bot:easy", "bot:easy"],
+                                rules={"target": 7, "teams": teams}, name="Alice")
+        match_id, alice = str(created["match_id"]), str(created["token"])
+        page = open_table(new_client(viewport=DESKTOP).page, match_id, alice)
+        wait_phase(page, "waiting")
+        page.locator(".seat[data-seat='2'] .badge.bot").wait_for()  # the seats are drawn
+        assert page.evaluate(PARTNERS_JS) == ([] if teams == "ace_draw" else [2])
+        client.join(match_id, name="Bob")
+    wait_phase(page, "choosing_trump", "playing")
+    view = http(gateway, "GET", f"/api/matches/{match_id}/view", token=alice)["view"]
+    partner = next(s for side in view["sides"] if view["seat"] in side
+                   for s in side if s != view["seat"])
+    page.wait_for_function(f"() => ({PARTNERS_JS})().join() === '{partner}'")

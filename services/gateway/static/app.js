@@ -2,7 +2,7 @@
 // Each page module exports mount(root, params) -> {unmount(), relabel?()}.
 import { LANGS, preferredLang, setLang, t, lang } from "./i18n.js";
 import { h } from "./cards.js";
-import { navigate, setRenderer } from "./ui.js";
+import { focusPage, navigate, setRenderer, stopFocusFollowing } from "./ui.js";
 
 const routes = [
   [/^\/$/, () => import("./start.js")],
@@ -51,36 +51,9 @@ function chrome() {
   document.getElementById("nav-howto").href = m ? `/how-to-play?match=${m[1]}` : "/how-to-play";
 }
 
-/** WCAG 2.4.3: after a navigation in the page the focus goes to the new page's <h1> (or <main>),
- *  not to <body>.  A page may build or rebuild its heading after loading: until the user acts
- *  (or 10 s), focus found on <body> goes to the page's current heading again.  That following
- *  ends as soon as the next navigation starts (`render`): else the old page's leaving emptied
- *  <main> and it put the focus there, before the new page's heading took it (a second move a
- *  screen reader reads, on Back or a link activated without a key or a pointer press). */
-let stopFollowing = () => {};
-function focusPage() {
-  stopFollowing();
-  const land = () => {
-    const h1 = root.querySelector("h1");
-    if (h1 && !h1.hasAttribute("tabindex")) h1.tabIndex = -1;
-    (h1 || root).focus({ preventScroll: true });
-  };
-  land();
-  const lost = () => { const ae = document.activeElement; if (!ae || ae === document.body) land(); };
-  const watch = new MutationObserver(lost);
-  watch.observe(root, { childList: true, subtree: true });
-  const timer = setTimeout(() => stopFollowing(), 10_000);
-  const acted = () => stopFollowing();
-  for (const ev of ["keydown", "pointerdown"]) document.addEventListener(ev, acted, true);
-  stopFollowing = () => {
-    watch.disconnect(); clearTimeout(timer); stopFollowing = () => {};
-    for (const ev of ["keydown", "pointerdown"]) document.removeEventListener(ev, acted, true);
-  };
-}
-
 async function render(moved = false) {
   const my = ++seq;
-  stopFollowing(); // the page that follows is this navigation's to focus (focusPage), once
+  stopFocusFollowing(); // the page that follows is this navigation's to focus (focusPage), once
   if (page) { try { page.unmount(); } catch (e) { console.warn(e); } page = null; }
   chrome();
   const path = location.pathname;

@@ -7,7 +7,7 @@
 import { api, store, MatchSocket, commandId, gameOf, MAX_NAME } from "./api.js";
 import { h, fill, fillAfter, cardButton, cardImage, cardBack, suitButton, suitBadge } from "./cards.js";
 import { t, cardName, suitName, capitalize, isRtl, safeGet } from "./i18n.js";
-import { announce, toast, copyText, errorText, navigate, placeToast, setToastAvoid } from "./ui.js";
+import { announce, toast, copyText, errorText, focusPage, navigate, placeToast, setToastAvoid } from "./ui.js";
 
 const POS = ["bottom", "right", "top", "left"]; // relative to the player: seat+1 sits to the RIGHT
 /** The places around the table by seats after the player in playing order: two players face
@@ -70,6 +70,9 @@ const nSeats = (v) => v.players || (v.seats || []).length || 4;
 const sidesOf = (v) => v.sides || [[0, 2], [1, 3]];
 const sideOf = (v, seat) => sidesOf(v).findIndex((side) => side.includes(seat));
 const partnered = (v) => sidesOf(v).some((side) => side.length > 1);
+/** Whether the seats' sides are settled: with the ace draw deciding the teams (the four-player
+ *  default) the sides of the view are only the seats' places until the draw is done. */
+const teamsKnown = (v) => (v.rules?.teams || "ace_draw") !== "ace_draw" || !!(v.draw && v.draw.length);
 /** The player's side (0 for spectators, who see the sides in their order). */
 function mySide(v) {
   const i = v.seat != null ? sideOf(v, v.seat) : -1;
@@ -161,6 +164,9 @@ function lookForRematch(matchId, now, found) {
 
 // ---------------------------------------------------------------- join (invite link)
 function mountJoin(root, matchId, ctl, note) {
+  // the table replaces this page without a navigation: its heading takes the focus as the
+  // host's does on arriving (else it was left on <body>, a watcher's for good)
+  const enter = (token) => { ctl.table(token); focusPage(); };
   document.title = `Hokm — ${t("join.title")}`;
   // the heading is kept, not rebuilt, when the summary comes: it may have the focus (focusPage)
   const heading = h("h1", { id: "join-title", text: t("join.title") });
@@ -200,14 +206,14 @@ function mountJoin(root, matchId, ctl, note) {
         ev.preventDefault();
         // this browser has a seat here already (taken in another tab): that seat, not another
         const held = store.token(matchId);
-        if (held) { ctl.table(held); return; }
+        if (held) { enter(held); return; }
         btn.disabled = true;
         const n = name.value.trim() || t("start.default_name");
         store.setName(name.value.trim());
         try {
           const r = await api.join(matchId, { name: n });
           store.setToken(matchId, r.token);
-          ctl.table(r.token);
+          enter(r.token);
         } catch (e) {
           // the seats changed meanwhile (taken, or held): the page shows them as they are now
           if (e.code === "match_full" || e.code === "seat_taken") { ctl.join(errorText(e)); return; }
@@ -217,7 +223,7 @@ function mountJoin(root, matchId, ctl, note) {
       body.push(form);
     } else if (!over && !held) body.push(h("p", { text: t("join.full") }));
     const watch = h("button", { type: "button", id: "watch", text: t("join.watch") });
-    watch.addEventListener("click", () => ctl.table(null));
+    watch.addEventListener("click", () => enter(null));
     // a finished match whose players meet again: its invite link leads on to the rematch, as
     // soon as one exists (looked for as the table's match-over panel does)
     const toRematch = (id) => h("a.button", { href: `/m/${id}`, "data-link": true, id: "to-rematch", text: t("join.to_rematch") });
@@ -273,6 +279,7 @@ function mountTable(root, matchId, token, ctl) {
     banner: null, // {kind: "result"|"draw"|"deal", ...} shown in the middle
     completed: null, // the completed trick being shown
     trumpShown: false, handSeen: false,
+    handStop: null, // the card of the hand that Tab lands on (roving tabindex, `rove`)
     limit: null, limitTimer: null, // the turn limit told by the server: {version, seat, deadline}
     sentAt: null, // the version the player's last command was sent for
     picked: new Set(), pickKey: null, // the cards chosen to lay aside (talon game), for one decision
@@ -309,6 +316,9 @@ function mountTable(root, matchId, token, ctl) {
     // named by aria-label (set in renderHand with the number of cards)
     E.handGroup = h("div.hand-cards", { role: "group", "aria-label": t("table.your_hand"), tabindex: "-1" });
     E.handGroup.addEventListener("keydown", handKeys);
+    E.handGroup.addEventListener("focusin", (ev) => {
+      if (ev.target.matches && ev.target.matches("button.card")) { S.handStop = ev.target.dataset.card; rove(); }
+    });
     E.hand = h("section.hand", { "aria-labelledby": "hand-h" }, h("h2.sr-only", { id: "hand-h", text: t("table.your_hand") }), E.handGroup);
     E.score = h("div.scoreboard");
     E.lastTrick = h("div.last-trick");
@@ -697,7 +707,7 @@ function mountTable(root, matchId, token, ctl) {
     el.dataset.seat = String(s);
     const badges = [];
     if (s === me) badges.push(h("span.badge.you", { text: t("seat.you") }));
-    else if (me != null && partnered(v) && sideOf(v, s) === sideOf(v, me)) badges.push(h("span.badge.partner", { text: t("seat.partner") }));
+    else if (me != null && partnered(v) && teamsKnown(v) && sideOf(v, s) === sideOf(v, me)) badges.push(h("span.badge.partner", { text: t("seat.partner") }));
     if (v.hakem === s) badges.push(h("span.badge.hakem", {}, h("span", { "aria-hidden": "true", text: "♛ " }), t("seat.hakem")));
     if (seat.bot) {
       // the server's bot names often carry the level already ("Kian (easy)")
@@ -945,6 +955,7 @@ function mountTable(root, matchId, token, ctl) {
       next = b;
     }
     S.handSeen = true; // from now on, new cards are dealt in with an animation
+    rove();
     E.handGroup.setAttribute("aria-label", hand.length ? t("table.your_hand_n", { n: hand.length }) : t("table.your_hand"));
     // keep keyboard users in the hand: the card they played went away, or was disabled while
     // the move is on its way (a disabled button loses the focus to <body>)
@@ -962,6 +973,16 @@ function mountTable(root, matchId, token, ctl) {
     const first = E.trump.querySelector("button:not([disabled])") || E.talon.querySelector("button[data-choice]:not([disabled])") ||
       E.handGroup.querySelector("button.card:not([disabled])");
     if (first) { first.focus({ preventScroll: true }); first.scrollIntoView({ block: "nearest" }); }
+  }
+
+  /** The hand is one Tab stop (roving tabindex, WAI-ARIA APG): of its enabled cards only the
+   *  last one focused (else the first) has tabindex 0; the arrow keys move within the hand
+   *  (`handKeys`).  Each card a stop of its own made 13 presses of Tab to get past the hand. */
+  function rove() {
+    const cards = [...E.handGroup.querySelectorAll("button.card")];
+    const enabled = cards.filter((b) => !b.disabled);
+    const stop = enabled.find((b) => b.dataset.card === S.handStop) || enabled[0];
+    for (const b of cards) b.tabIndex = b === stop ? 0 : -1;
   }
 
   function handKeys(ev) { arrowKeys(ev, [...E.handGroup.querySelectorAll("button.card:not([disabled])")]); }
@@ -1059,14 +1080,17 @@ function mountTable(root, matchId, token, ctl) {
   }
 
   function renderInfo(v) {
-    const key = `${document.documentElement.lang}:${v.phase === "waiting"}`;
+    // the invite link while the match goes on (the waiting panel has its own), the seat's link
+    // to another device until it ends: a finished match has nothing to join or to play on
+    const stage = v.phase === "waiting" ? "waiting" : v.phase === "match_over" ? "over" : "on";
+    const key = `${document.documentElement.lang}:${stage}`;
     if (E.info.dataset.key === key) return; // built already (keeps an open <details> open)
     E.info.dataset.key = key;
     const rules = ruleSummary(v.rules);
     fill(E.info, ...[
       h("details", {}, h("summary", { text: t("table.house_rules") }), h("ul", {}, ...rules.map((r) => h("li", { text: r })))),
-      v.phase !== "waiting" ? h("details.invite-details", {}, h("summary", { text: t("invite.title") }), invitePanel(matchId)) : null,
-      token && v.seat != null ? h("details.seat-details", {}, h("summary", { text: t("seatlink.title") }), seatPanel(matchId, token)) : null,
+      stage === "on" ? h("details.invite-details", {}, h("summary", { text: t("invite.title") }), invitePanel(matchId)) : null,
+      token && v.seat != null && stage !== "over" ? h("details.seat-details", {}, h("summary", { text: t("seatlink.title") }), seatPanel(matchId, token)) : null,
       h("p.links", {}, h("a", { href: `/how-to-play?match=${matchId}`, "data-link": true, text: t("nav.howto") }), " · ",
         h("a", { href: "/", "data-link": true, text: t("table.home") })),
     ].filter(Boolean));

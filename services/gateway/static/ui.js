@@ -12,6 +12,36 @@ export function navigate(path, { replace = false } = {}) {
   renderHook();
 }
 
+/** WCAG 2.4.3: after a navigation in the page the focus goes to the new page's <h1> (or <main>),
+ *  not to <body>.  A page may build or rebuild its heading after loading: until the user acts
+ *  (or 10 s), focus found on <body> goes to the page's current heading again.  That following
+ *  ends as soon as the next navigation starts (app.js `render` calls `stopFocusFollowing`): else
+ *  the old page's leaving emptied <main> and it put the focus there, before the new page's heading took it (a second move a
+ *  screen reader reads, on Back or a link activated without a key or a pointer press).  A page
+ *  swapped in place of another without a navigation (the join page's table) calls it too. */
+let stopFollowing = () => {};
+export function stopFocusFollowing() { stopFollowing(); }
+export function focusPage() {
+  const root = document.getElementById("app");
+  stopFollowing();
+  const land = () => {
+    const h1 = root.querySelector("h1");
+    if (h1 && !h1.hasAttribute("tabindex")) h1.tabIndex = -1;
+    (h1 || root).focus({ preventScroll: true });
+  };
+  land();
+  const lost = () => { const ae = document.activeElement; if (!ae || ae === document.body) land(); };
+  const watch = new MutationObserver(lost);
+  watch.observe(root, { childList: true, subtree: true });
+  const timer = setTimeout(() => stopFollowing(), 10_000);
+  const acted = () => stopFollowing();
+  for (const ev of ["keydown", "pointerdown"]) document.addEventListener(ev, acted, true);
+  stopFollowing = () => {
+    watch.disconnect(); clearTimeout(timer); stopFollowing = () => {};
+    for (const ev of ["keydown", "pointerdown"]) document.removeEventListener(ev, acted, true);
+  };
+}
+
 /** Polite announcement for screen readers (turns, tricks, results).  Each message is a new
  *  line appended to the live region (aria-relevant="additions"), so a message is never cut off by
  *  the next one and a repeated message is read again; only the last few lines are kept. */
