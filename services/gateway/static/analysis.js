@@ -84,15 +84,21 @@ export class AnalysisPanel {
     this.replayName = () => null;
     this.nameOf = (s) => this.replayName(s) || this.names[s] || t("start.seat_n", { n: s + 1 });
     this.el = h("section.analysis", { id: "rp-analysis", "aria-labelledby": "an-h", hidden: true });
-    api.summary(matchId).then((sm) => {
-      if (!this.alive) return;
-      this.offered = sm.phase === "match_over";
-      this.players = sm.players || 4;
-      this.names = (sm.seats || []).map((seat) => (seat && seat.name) || "");
-      this.el.dataset.offered = String(this.offered); // for tests: the summary has been read
-      if (this.offered && opened) this.toggle();
-      else this.render();
-    }).catch(() => { /* the replay itself says what is wrong with this match */ });
+    this.opened = opened;
+  }
+
+  /** The public summary `sm` (GET /api/matches/{id}), read by the replay when it opens and
+   *  again while the match is live: the analysis is offered once it says the match is over
+   *  (and opened then if the link asked for it). */
+  summary(sm) {
+    if (!this.alive || !sm) return;
+    const was = this.offered;
+    this.offered = sm.phase === "match_over";
+    this.players = sm.players || 4;
+    this.names = (sm.seats || []).map((seat) => (seat && seat.name) || "");
+    this.el.dataset.offered = String(this.offered); // for tests: the summary has been read
+    if (this.offered && !was && this.opened && !this.open) this.toggle();
+    else this.render();
   }
 
   stop() { this.alive = false; clearTimeout(this.timer); }

@@ -8,6 +8,9 @@ import { toast, copyText, errorText } from "./ui.js";
 import { AnalysisPanel } from "./analysis.js";
 
 const POS = ["bottom", "right", "top", "left"];
+/** How often the public summary is asked for while the match is live (the page learns that it
+ *  ended without a reload); not at all while the page is hidden. */
+const WATCH_MS = 5000;
 /** "a–b(–c)": the winner's number first, then the others in order (as the table says it). */
 const winFirst = (a, w) => {
   const all = a || [];
@@ -25,6 +28,8 @@ export function mount(root, [matchId]) {
   let seq = 0;
   let alive = true;
   let debounce = null;
+  let over = null; // the summary's word on the match: null before it has answered
+  let watchTimer = null;
   // ?analysis=1 (before the step, so links keep ending in step=k) opens the analysis at once
   const analysis = new AnalysisPanel(matchId, (k) => go(k), params.get("analysis") === "1",
     () => history.replaceState(null, "", here()));
@@ -101,6 +106,34 @@ export function mount(root, [matchId]) {
     if (steps != null) { go(steps); return; }
     const my = seq;
     learnSteps().then(() => { if (alive && my === seq && steps != null) go(steps); }, () => {});
+  }
+
+  /** Reads the public summary (the analysis is offered by it); while the match is live, again
+   *  every WATCH_MS while the page is visible.  Once the summary says the match is over the
+   *  step shown is asked for again: the replay opens for anyone then, every hand shown.
+   *  Resolves to the first summary (rejects with its error). */
+  function watch() {
+    clearTimeout(watchTimer);
+    watchTimer = null;
+    return api.summary(matchId).then((sm) => {
+      if (!alive) return sm;
+      analysis.summary(sm);
+      const ended = sm.phase === "match_over";
+      if (ended && over === false) load();
+      over = ended;
+      if (!ended) later();
+      return sm;
+    }, (e) => {
+      if (alive && e.status !== 404 && over === false) later(); // a passing failure: ask again
+      throw e;
+    });
+  }
+  function later() {
+    if (alive && !document.hidden && watchTimer == null) watchTimer = setTimeout(() => watch().catch(() => {}), WATCH_MS);
+  }
+  function visibility() {
+    if (document.hidden) { clearTimeout(watchTimer); watchTimer = null; }
+    else if (over === false) watch().catch(() => {});
   }
 
   function fail(e) {
@@ -240,13 +273,28 @@ export function mount(root, [matchId]) {
     ev.preventDefault();
   }
   document.addEventListener("keydown", keys);
+  document.addEventListener("visibilitychange", visibility);
   build();
-  // a link's step past the end shows the last step: the number of steps is learned first
-  // (any answer of the summary's will do: without it the replay is asked for the step as given)
-  if (step > 0) learnSteps().catch(() => {}).then(() => { if (alive && seq === 0) go(step); });
-  else load();
+  // The summary first: a live match's replay is for its seats only (a stranger is told to come
+  // back, and the watch opens it at the end); a link's step past the end shows the last step
+  // (the summary's version; any answer will do: without it the replay is asked for the step as
+  // given).
+  watch().then((sm) => {
+    if (!alive || seq !== 0) return;
+    if (sm.phase !== "match_over" && !token) { fail({ status: 409 }); return; }
+    if (step > 0 && steps == null && Number.isSafeInteger(sm.version) && sm.version >= 0) steps = sm.version;
+    go(step);
+  }, (e) => {
+    if (!alive || seq !== 0) return;
+    if (e.status === 404) fail(e);
+    else go(step);
+  });
   return {
-    unmount() { alive = false; clearTimeout(debounce); analysis.stop(); document.removeEventListener("keydown", keys); },
+    unmount() {
+      alive = false; clearTimeout(debounce); clearTimeout(watchTimer); analysis.stop();
+      document.removeEventListener("keydown", keys);
+      document.removeEventListener("visibilitychange", visibility);
+    },
     relabel() { document.title = `Hokm — ${t("replay.title")}`; build(); },
   };
 }
