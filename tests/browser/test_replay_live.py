@@ -42,3 +42,37 @@ def test_a_stranger_sees_the_replay_once_the_live_match_ends(new_client: Any,
     page.get_by_role("button", name="Show the analysis").wait_for()
     page.get_by_role("button", name="Last step").click()
     page.locator("#rp-counter").get_by_text(f"Step {last} of {last}").wait_for()
+
+
+CONTROLS = ("#rp-first", "#rp-prev", "#rp-slider", "#rp-next", "#rp-last", "#rp-share")
+
+
+def assert_controls_off(page: Any) -> None:
+    """Every control of the replay is disabled, and the keys ask for nothing."""
+    asked = replay_requests(page)
+    for sel in CONTROLS:
+        assert page.locator(sel).is_disabled(), sel
+    page.locator("body").click()  # the keys go to the page, not to a control
+    for key in ("ArrowRight", "End", "ArrowLeft", "Home"):
+        page.keyboard.press(key)
+    # a request would be sent at once: one to the summary after the keys proves the page idle
+    page.evaluate("(id) => fetch('/api/matches/' + id).then((r) => r.status)", "x")
+    assert asked == [], asked
+
+
+@pytest.mark.timeout(120)
+def test_the_controls_are_off_while_there_is_nothing_to_show(new_client: Any,
+                                                            gateway: str) -> None:
+    with Seat.create(gateway, seats=["human"] + ["bot:easy"] * 3, rules={"target": 7},
+                     name="Live") as seat:
+        c = new_client(viewport=DESKTOP)  # a stranger of a live match
+        c.page.goto(f"/replay/{seat.match_id}")
+        c.page.get_by_role("alert").get_by_text(NOT_OVER).wait_for()
+        assert_controls_off(c.page)
+        # a match that does not exist: said, and nothing to step through either
+        c.page.goto("/replay/nosuchmatch")
+        c.page.get_by_role("alert").get_by_text("There is no match with this link.").wait_for()
+        assert_controls_off(c.page)
+    # the browser logs the summary's 404s itself (the unknown match's, and the one asked above)
+    assert all("404" in e for e in c.errors), c.errors
+    c.errors.clear()

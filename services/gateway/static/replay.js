@@ -28,6 +28,7 @@ export function mount(root, [matchId]) {
   let seq = 0;
   let alive = true;
   let debounce = null;
+  let blocked = false; // nothing to show (a live match to a stranger, an unknown match): controls off
   let over = null; // the summary's word on the match: null before it has answered
   let watchTimer = null;
   // ?analysis=1 (before the step, so links keep ending in step=k) opens the analysis at once
@@ -64,7 +65,7 @@ export function mount(root, [matchId]) {
     E.trick = h("ol.trick", { "aria-label": t("table.trick") }, ...E.slots);
     E.facts = h("div.scoreboard");
     E.msg = h("p", { role: "alert", hidden: true });
-    const share = h("button", { type: "button", id: "rp-share", text: t("replay.share") });
+    const share = E.share = h("button", { type: "button", id: "rp-share", text: t("replay.share") });
     share.addEventListener("click", async () => {
       const url = `${location.origin}${here()}`;
       if (navigator.share) { navigator.share({ title: "Hokm", url }).catch(() => {}); return; }
@@ -82,10 +83,18 @@ export function mount(root, [matchId]) {
           h("a.button", { href: `/m/${matchId}`, "data-link": true, text: t("replay.to_table") })))),
       analysis.el));
     analysis.render();
-    if (data) paint();
+    if (data && !blocked) paint();
+    else controls(false);
+  }
+
+  /** The controls (the step buttons, the slider, Share) on or off: off until a step is shown,
+   *  and while there is nothing to show (paint() sets the step buttons by the step). */
+  function controls(on) {
+    for (const el of [E.first, E.prev, E.next, E.last, E.slider, E.share]) el.disabled = !on;
   }
 
   function go(k) {
+    if (blocked) return; // nothing to ask for until the watch says the match is over
     if (steps != null) k = Math.min(Math.max(0, k), steps);
     else k = Math.max(0, k);
     step = k;
@@ -103,6 +112,7 @@ export function mount(root, [matchId]) {
 
   /** The last step (Last, End): known, or learned first. */
   function toLast() {
+    if (blocked) return;
     if (steps != null) { go(steps); return; }
     const my = seq;
     learnSteps().then(() => { if (alive && my === seq && steps != null) go(steps); }, () => {});
@@ -119,7 +129,7 @@ export function mount(root, [matchId]) {
       if (!alive) return sm;
       analysis.summary(sm);
       const ended = sm.phase === "match_over";
-      if (ended && over === false) load();
+      if (ended && over === false) { blocked = false; load(); }
       over = ended;
       if (!ended) later();
       return sm;
@@ -137,8 +147,11 @@ export function mount(root, [matchId]) {
   }
 
   function fail(e) {
+    const notOver = e.code === "bad_token" || e.status === 401 || e.status === 403 || e.status === 409;
     E.msg.hidden = false;
-    E.msg.textContent = e.status === 404 ? t("join.not_found") : e.code === "bad_token" || e.status === 401 || e.status === 403 || e.status === 409 ? t("replay.not_over") : errorText(e);
+    E.msg.textContent = e.status === 404 ? t("join.not_found") : notOver ? t("replay.not_over") : errorText(e);
+    // no match, or none to show yet: every control would ask again for the same refusal
+    if (e.status === 404 || notOver) { blocked = true; controls(false); }
   }
 
   function load() {
@@ -214,6 +227,7 @@ export function mount(root, [matchId]) {
     // a step button that disables itself (First, Last, the ends of Back and Forward) would drop
     // the keyboard focus to <body>: it goes to the slider instead
     const ae = document.activeElement;
+    E.slider.disabled = E.share.disabled = false;
     E.first.disabled = E.prev.disabled = step <= 0;
     E.next.disabled = E.last.disabled = step >= steps;
     if ([E.first, E.prev, E.next, E.last].includes(ae) && ae.disabled) E.slider.focus();
