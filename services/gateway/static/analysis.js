@@ -7,7 +7,7 @@
 // the games of two and three players).
 import { api } from "./api.js";
 import { h, fill } from "./cards.js";
-import { t, cardName, suitName, capitalize, isRtl, lang } from "./i18n.js";
+import { t, cardName, suitName, capitalize, isRtl, lang, num } from "./i18n.js";
 import { announce, errorText } from "./ui.js";
 
 /** Worse costs get more question marks, as on chess sites (the legend spells them out). */
@@ -320,7 +320,7 @@ export class AnalysisPanel {
       h("thead", {}, h("tr", {}, col("an.col_seat"), col("an.col_moves"),
         ...COSTS.map((c) => h("th", { scope: "col" }, mark(c), " ", t(`an.cost.${c}`))))),
       h("tbody", {}, ...this.data.seats.map((s) => h("tr", { "data-seat": String(s.seat) },
-        h("th", { scope: "row", text: this.nameOf(s.seat) }), h("td", { text: String(s.moves) }),
-        ...COSTS.map((c) => h("td", { text: String(s[`cost_${c}`] ?? 0) }))))));
+        h("th", { scope: "row", text: this.nameOf(s.seat) }), h("td", { text: num(s.moves) }),
+        ...COSTS.map((c) => h("td", { text: num(s[`cost_${c}`] ?? 0) }))))));
   }
 }

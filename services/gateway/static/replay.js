@@ -3,7 +3,7 @@
 // (analysis.js), which follows the step shown and can jump the replay.
 import { api, store } from "./api.js";
 import { h, fill, cardImage } from "./cards.js";
-import { t, cardName, suitName, capitalize, isRtl } from "./i18n.js";
+import { t, cardName, suitName, capitalize, isRtl, num, nums } from "./i18n.js";
 import { toast, copyText, errorText } from "./ui.js";
 import { AnalysisPanel } from "./analysis.js";
 
@@ -14,8 +14,8 @@ const WATCH_MS = 5000;
 /** "a–b(–c)": the winner's number first, then the others in order (as the table says it). */
 const winFirst = (a, w) => {
   const all = a || [];
-  if (w == null || !(w in all)) return all.join("–");
-  return [all[w], ...all.filter((_, i) => i !== w)].join("–");
+  if (w == null || !(w in all)) return nums(all);
+  return nums([all[w], ...all.filter((_, i) => i !== w)]);
 };
 
 export function mount(root, [matchId]) {
@@ -271,7 +271,7 @@ export function mount(root, [matchId]) {
       h("table.score", {}, h("thead", {}, h("tr", {}, h("th", { scope: "col", text: t(partnered(v) ? "table.team" : "table.player") }),
         h("th", { scope: "col", text: t("table.tricks") }), h("th", { scope: "col", text: t("table.points") }))),
       h("tbody", {}, ...sidesOf(v).map((_, w) => h("tr", {}, h("th", { scope: "row", text: team(w) }),
-        h("td", { text: String((v.tricks || [0, 0])[w]) }), h("td", { text: String((v.score || [0, 0])[w]) }))))));
+        h("td", { text: num((v.tricks || [0, 0])[w]) }), h("td", { text: num((v.score || [0, 0])[w]) }))))));
   }
 
   function keys(ev) {
