@@ -7,7 +7,7 @@
 // the games of two and three players).
 import { api } from "./api.js";
 import { h, fill } from "./cards.js";
-import { t, cardName, suitName, capitalize, isRtl, lang, num } from "./i18n.js";
+import { t, cardName, suitName, capitalize, isRtl, lang, num, listOf } from "./i18n.js";
 import { announce, errorText } from "./ui.js";
 
 /** Worse costs get more question marks, as on chess sites (the legend spells them out). */
@@ -39,7 +39,7 @@ const pct = (p) => new Intl.NumberFormat(lang(), { style: "percent", maximumFrac
 /** A choice's name: a card (the one kept from the talon too), a suit for the Hakem's trump
  *  choice, or the cards laid aside in the talon game (names one space apart). */
 const choiceName = (m, c) => (m.kind === "trump" ? capitalize(suitName(c))
-  : m.kind === "discard" ? String(c).split(" ").map((x) => cardName(x)).join(", ") : cardName(c));
+  : m.kind === "discard" ? listOf(String(c).split(" ").map((x) => cardName(x))) : cardName(c));
 const isChance = (p) => typeof p === "number" && p >= 0 && p <= 1;
 /** The mover's side's chance turned into side 0's (seats 0 and 2; seat 0 with two players);
  *  null if there is none.  With three players another seat's chance says nothing of seat 0's
@@ -205,7 +205,7 @@ export class AnalysisPanel {
       : m.kind === "draw" ? t("an.kept", { name: who, card: named })
       : m.kind === "discard" ? t("an.laid", { name: who, cards: named })
       : t("an.played", { name: who, card: named });
-    const best = (m.best || []).map((c) => choiceName(m, c)).join(", ");
+    const best = listOf((m.best || []).map((c) => choiceName(m, c)));
     const verdict = m.cost
       ? h(`p.an-verdict.cost-${m.cost}`, { "data-cost": m.cost },
         mark(m.cost), " ", t(`an.costly.${m.cost}`))
@@ -219,7 +219,7 @@ export class AnalysisPanel {
       const parts = [t("an.tricks", { n: a.tricks }), t(a.wins ? "an.wins" : "an.loses")];
       if (a.kot) parts.push(t("an.kot"));
       const marks = [a.card === m.played ? t("an.chosen") : null, (m.best || []).includes(a.card) ? t("an.is_best") : null].filter(Boolean);
-      return h("li", {}, `${choiceName(m, a.card)}: ${parts.join(", ")}`, marks.length ? ` (${marks.join(", ")})` : "");
+      return h("li", {}, `${choiceName(m, a.card)}: ${listOf(parts)}`, marks.length ? ` (${listOf(marks)})` : "");
     });
     return h("div.an-move", { id: "an-move", "data-version": String(m.version), "data-cost": m.cost || "" },
       h("p.an-played", { text: what }), h("p.an-best", { text: t("an.best", { cards: best }) }), verdict,

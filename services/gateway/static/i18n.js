@@ -62,6 +62,12 @@ export function num(n) {
 /** Numbers joined ("7–1", a score; "5-4-4", a deal) in the page language's digits. */
 export const nums = (list, sep = "–") => list.map((x) => num(Number(x))).join(sep);
 
+/** The separator of a list's items where the language has its own comma (Persian "،"). */
+const LIST_SEP = { fa: "، " };
+/** Items joined as a list of the page's language ("a, b"; in Persian "a، b").  No "and": the
+ *  lists shown are choices and facts side by side, not a conjunction. */
+export const listOf = (items) => items.join(LIST_SEP[current] ?? ", ");
+
 /** t("key", {name: "Ali"}) -> the string with {name} replaced (a number in the language's
  *  digits); the key itself if missing. */
 export function t(key, vars) {

@@ -6,7 +6,7 @@
 // game can be followed even when bots answer instantly, with reduced motion too.
 import { api, store, MatchSocket, commandId, gameOf, MAX_NAME } from "./api.js";
 import { h, fill, fillAfter, cardButton, cardImage, cardBack, suitButton, suitBadge } from "./cards.js";
-import { t, cardName, suitName, capitalize, isRtl, safeGet, num, nums } from "./i18n.js";
+import { t, cardName, suitName, capitalize, isRtl, safeGet, num, nums, listOf } from "./i18n.js";
 import { announce, toast, copyText, errorText, navigate, placeToast, setToastAvoid } from "./ui.js";
 
 const POS = ["bottom", "right", "top", "left"]; // relative to the player: seat+1 sits to the RIGHT
@@ -1168,8 +1168,8 @@ function mountTable(root, matchId, token, ctl) {
       const sug = H.data.suggestion;
       // a suit (trump), a card, the cards to lay aside ("2C 3D 4H"), or "keep" / "discard"
       const many = Array.isArray(sug) ? sug : String(sug || "").split(" ").filter(Boolean);
-      const label = !sug ? "—" : many.map((x) => (x === "keep" || x === "discard" ? t(`talon.${x}`)
-        : x.length === 1 ? capitalize(suitName(x)) : cardName(x))).join(", ");
+      const label = !sug ? "—" : listOf(many.map((x) => (x === "keep" || x === "discard" ? t(`talon.${x}`)
+        : x.length === 1 ? capitalize(suitName(x)) : cardName(x))));
       fill(E.hintBox, h("p", {}, h("strong", { text: t("hints.suggestion") + ": " }), label),
         H.data.reason ? h("p", { text: H.data.reason }) : null,
         h("p.hint", { text: t("hints.remaining", { n: H.data.remaining }) }));
