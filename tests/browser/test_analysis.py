@@ -509,3 +509,21 @@ def test_a_finished_match_is_analysed_through_the_real_endpoint(
         assert c.errors == []
     finally:
         c.context.close()
+
+
+@pytest.mark.timeout(120)
+def test_persian_lists_use_the_persian_comma(
+        new_client: Any, analysed: tuple[str, dict[str, Any]]) -> None:
+    """A list in Persian is joined by "، " (the best choices, a choice's outcome), never by a
+    Latin comma."""
+    match_id, answer = analysed
+    moves = answer["rounds"][0]["moves"]
+    page = new_client(viewport=DESKTOP, locale="fa-IR").page
+    serve_canned(page, answer, pending=0)
+    page.goto(f"/replay/{match_id}?analysis=1&step={moves[4]['version']}")  # two best choices
+    page.locator(f"#an-move[data-version='{moves[4]['version']}']").wait_for()
+    page.locator("details.an-all summary").click()
+    best = page.locator("#an-move .an-best").inner_text()
+    choices = page.locator("#an-move .an-choices").inner_text()
+    assert "، " in best and "، " in choices, (best, choices)
+    assert "," not in best + choices, (best, choices)

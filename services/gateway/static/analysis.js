@@ -7,7 +7,7 @@
 // the games of two and three players).
 import { api } from "./api.js";
 import { h, fill } from "./cards.js";
-import { t, cardName, suitName, capitalize, isRtl, lang } from "./i18n.js";
+import { t, cardName, suitName, capitalize, isRtl, lang, num, listOf } from "./i18n.js";
 import { announce, errorText } from "./ui.js";
 
 /** Worse costs get more question marks, as on chess sites (the legend spells them out). */
@@ -39,7 +39,7 @@ const pct = (p) => new Intl.NumberFormat(lang(), { style: "percent", maximumFrac
 /** A choice's name: a card (the one kept from the talon too), a suit for the Hakem's trump
  *  choice, or the cards laid aside in the talon game (names one space apart). */
 const choiceName = (m, c) => (m.kind === "trump" ? capitalize(suitName(c))
-  : m.kind === "discard" ? String(c).split(" ").map((x) => cardName(x)).join(", ") : cardName(c));
+  : m.kind === "discard" ? listOf(String(c).split(" ").map((x) => cardName(x))) : cardName(c));
 const isChance = (p) => typeof p === "number" && p >= 0 && p <= 1;
 /** The mover's side's chance turned into side 0's (seats 0 and 2; seat 0 with two players);
  *  null if there is none.  With three players another seat's chance says nothing of seat 0's
@@ -84,15 +84,21 @@ export class AnalysisPanel {
     this.replayName = () => null;
     this.nameOf = (s) => this.replayName(s) || this.names[s] || t("start.seat_n", { n: s + 1 });
     this.el = h("section.analysis", { id: "rp-analysis", "aria-labelledby": "an-h", hidden: true });
-    api.summary(matchId).then((sm) => {
-      if (!this.alive) return;
-      this.offered = sm.phase === "match_over";
-      this.players = sm.players || 4;
-      this.names = (sm.seats || []).map((seat) => (seat && seat.name) || "");
-      this.el.dataset.offered = String(this.offered); // for tests: the summary has been read
-      if (this.offered && opened) this.toggle();
-      else this.render();
-    }).catch(() => { /* the replay itself says what is wrong with this match */ });
+    this.opened = opened;
+  }
+
+  /** The public summary `sm` (GET /api/matches/{id}), read by the replay when it opens and
+   *  again while the match is live: the analysis is offered once it says the match is over
+   *  (and opened then if the link asked for it). */
+  summary(sm) {
+    if (!this.alive || !sm) return;
+    const was = this.offered;
+    this.offered = sm.phase === "match_over";
+    this.players = sm.players || 4;
+    this.names = (sm.seats || []).map((seat) => (seat && seat.name) || "");
+    this.el.dataset.offered = String(this.offered); // for tests: the summary has been read
+    if (this.offered && !was && this.opened && !this.open) this.toggle();
+    else this.render();
   }
 
   stop() { this.alive = false; clearTimeout(this.timer); }
@@ -199,7 +205,7 @@ export class AnalysisPanel {
       : m.kind === "draw" ? t("an.kept", { name: who, card: named })
       : m.kind === "discard" ? t("an.laid", { name: who, cards: named })
       : t("an.played", { name: who, card: named });
-    const best = (m.best || []).map((c) => choiceName(m, c)).join(", ");
+    const best = listOf((m.best || []).map((c) => choiceName(m, c)));
     const verdict = m.cost
       ? h(`p.an-verdict.cost-${m.cost}`, { "data-cost": m.cost },
         mark(m.cost), " ", t(`an.costly.${m.cost}`))
@@ -213,7 +219,7 @@ export class AnalysisPanel {
       const parts = [t("an.tricks", { n: a.tricks }), t(a.wins ? "an.wins" : "an.loses")];
       if (a.kot) parts.push(t("an.kot"));
       const marks = [a.card === m.played ? t("an.chosen") : null, (m.best || []).includes(a.card) ? t("an.is_best") : null].filter(Boolean);
-      return h("li", {}, `${choiceName(m, a.card)}: ${parts.join(", ")}`, marks.length ? ` (${marks.join(", ")})` : "");
+      return h("li", {}, `${choiceName(m, a.card)}: ${listOf(parts)}`, marks.length ? ` (${listOf(marks)})` : "");
     });
     return h("div.an-move", { id: "an-move", "data-version": String(m.version), "data-cost": m.cost || "" },
       h("p.an-played", { text: what }), h("p.an-best", { text: t("an.best", { cards: best }) }), verdict,
@@ -314,7 +320,7 @@ export class AnalysisPanel {
       h("thead", {}, h("tr", {}, col("an.col_seat"), col("an.col_moves"),
         ...COSTS.map((c) => h("th", { scope: "col" }, mark(c), " ", t(`an.cost.${c}`))))),
       h("tbody", {}, ...this.data.seats.map((s) => h("tr", { "data-seat": String(s.seat) },
-        h("th", { scope: "row", text: this.nameOf(s.seat) }), h("td", { text: String(s.moves) }),
-        ...COSTS.map((c) => h("td", { text: String(s[`cost_${c}`] ?? 0) }))))));
+        h("th", { scope: "row", text: this.nameOf(s.seat) }), h("td", { text: num(s.moves) }),
+        ...COSTS.map((c) => h("td", { text: num(s[`cost_${c}`] ?? 0) }))))));
   }
 }

@@ -50,10 +50,29 @@ export async function setLang(code, remember = false) {
 export const lang = () => current;
 export const isRtl = () => LANGS.find((l) => l.code === current)?.dir === "rtl";
 
-/** t("key", {name: "Ali"}) -> the string with {name} replaced; the key itself if missing. */
+const formats = new Map();
+/** A number in the page language's digits (Persian "۱۲", as the fixed texts of fa.json write
+ *  them), without grouping: the numbers shown are seats, steps, rounds and scores, and a step
+ *  of 1234 reads better whole.  Anything but a finite number is shown as it is. */
+export function num(n) {
+  if (typeof n !== "number" || !Number.isFinite(n)) return String(n);
+  if (!formats.has(current)) formats.set(current, new Intl.NumberFormat(current, { useGrouping: false }));
+  return formats.get(current).format(n);
+}
+/** Numbers joined ("7–1", a score; "5-4-4", a deal) in the page language's digits. */
+export const nums = (list, sep = "–") => list.map((x) => num(Number(x))).join(sep);
+
+/** The separator of a list's items where the language has its own comma (Persian "،"). */
+const LIST_SEP = { fa: "، " };
+/** Items joined as a list of the page's language ("a, b"; in Persian "a، b").  No "and": the
+ *  lists shown are choices and facts side by side, not a conjunction. */
+export const listOf = (items) => items.join(LIST_SEP[current] ?? ", ");
+
+/** t("key", {name: "Ali"}) -> the string with {name} replaced (a number in the language's
+ *  digits); the key itself if missing. */
 export function t(key, vars) {
   let s = strings[key] ?? fallback[key] ?? key;
-  if (vars) s = s.replace(/\{(\w+)\}/g, (m, k) => (k in vars ? String(vars[k]) : m));
+  if (vars) s = s.replace(/\{(\w+)\}/g, (m, k) => (k in vars ? num(vars[k]) : m));
   return s;
 }
 

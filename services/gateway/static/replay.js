@@ -3,16 +3,19 @@
 // (analysis.js), which follows the step shown and can jump the replay.
 import { api, store } from "./api.js";
 import { h, fill, cardImage } from "./cards.js";
-import { t, cardName, suitName, capitalize, isRtl } from "./i18n.js";
+import { t, cardName, suitName, capitalize, isRtl, num, nums } from "./i18n.js";
 import { toast, copyText, errorText } from "./ui.js";
 import { AnalysisPanel } from "./analysis.js";
 
 const POS = ["bottom", "right", "top", "left"];
+/** How often the public summary is asked for while the match is live (the page learns that it
+ *  ended without a reload); not at all while the page is hidden. */
+const WATCH_MS = 5000;
 /** "a–b(–c)": the winner's number first, then the others in order (as the table says it). */
 const winFirst = (a, w) => {
   const all = a || [];
-  if (w == null || !(w in all)) return all.join("–");
-  return [all[w], ...all.filter((_, i) => i !== w)].join("–");
+  if (w == null || !(w in all)) return nums(all);
+  return nums([all[w], ...all.filter((_, i) => i !== w)]);
 };
 
 export function mount(root, [matchId]) {
@@ -25,6 +28,9 @@ export function mount(root, [matchId]) {
   let seq = 0;
   let alive = true;
   let debounce = null;
+  let blocked = false; // nothing to show (a live match to a stranger, an unknown match): controls off
+  let over = null; // the summary's word on the match: null before it has answered
+  let watchTimer = null;
   // ?analysis=1 (before the step, so links keep ending in step=k) opens the analysis at once
   const analysis = new AnalysisPanel(matchId, (k) => go(k), params.get("analysis") === "1",
     () => history.replaceState(null, "", here()));
@@ -59,7 +65,7 @@ export function mount(root, [matchId]) {
     E.trick = h("ol.trick", { "aria-label": t("table.trick") }, ...E.slots);
     E.facts = h("div.scoreboard");
     E.msg = h("p", { role: "alert", hidden: true });
-    const share = h("button", { type: "button", id: "rp-share", text: t("replay.share") });
+    const share = E.share = h("button", { type: "button", id: "rp-share", text: t("replay.share") });
     share.addEventListener("click", async () => {
       const url = `${location.origin}${here()}`;
       if (navigator.share) { navigator.share({ title: "Hokm", url }).catch(() => {}); return; }
@@ -77,10 +83,18 @@ export function mount(root, [matchId]) {
           h("a.button", { href: `/m/${matchId}`, "data-link": true, text: t("replay.to_table") })))),
       analysis.el));
     analysis.render();
-    if (data) paint();
+    if (data && !blocked) paint();
+    else controls(false);
+  }
+
+  /** The controls (the step buttons, the slider, Share) on or off: off until a step is shown,
+   *  and while there is nothing to show (paint() sets the step buttons by the step). */
+  function controls(on) {
+    for (const el of [E.first, E.prev, E.next, E.last, E.slider, E.share]) el.disabled = !on;
   }
 
   function go(k) {
+    if (blocked) return; // nothing to ask for until the watch says the match is over
     if (steps != null) k = Math.min(Math.max(0, k), steps);
     else k = Math.max(0, k);
     step = k;
@@ -98,14 +112,46 @@ export function mount(root, [matchId]) {
 
   /** The last step (Last, End): known, or learned first. */
   function toLast() {
+    if (blocked) return;
     if (steps != null) { go(steps); return; }
     const my = seq;
     learnSteps().then(() => { if (alive && my === seq && steps != null) go(steps); }, () => {});
   }
 
+  /** Reads the public summary (the analysis is offered by it); while the match is live, again
+   *  every WATCH_MS while the page is visible.  Once the summary says the match is over the
+   *  step shown is asked for again: the replay opens for anyone then, every hand shown.
+   *  Resolves to the first summary (rejects with its error). */
+  function watch() {
+    clearTimeout(watchTimer);
+    watchTimer = null;
+    return api.summary(matchId).then((sm) => {
+      if (!alive) return sm;
+      analysis.summary(sm);
+      const ended = sm.phase === "match_over";
+      if (ended && over === false) { blocked = false; load(); }
+      over = ended;
+      if (!ended) later();
+      return sm;
+    }, (e) => {
+      if (alive && e.status !== 404 && over === false) later(); // a passing failure: ask again
+      throw e;
+    });
+  }
+  function later() {
+    if (alive && !document.hidden && watchTimer == null) watchTimer = setTimeout(() => watch().catch(() => {}), WATCH_MS);
+  }
+  function visibility() {
+    if (document.hidden) { clearTimeout(watchTimer); watchTimer = null; }
+    else if (over === false) watch().catch(() => {});
+  }
+
   function fail(e) {
+    const notOver = e.code === "bad_token" || e.status === 401 || e.status === 403 || e.status === 409;
     E.msg.hidden = false;
-    E.msg.textContent = e.status === 404 ? t("join.not_found") : e.code === "bad_token" || e.status === 401 || e.status === 403 || e.status === 409 ? t("replay.not_over") : errorText(e);
+    E.msg.textContent = e.status === 404 ? t("join.not_found") : notOver ? t("replay.not_over") : errorText(e);
+    // no match, or none to show yet: every control would ask again for the same refusal
+    if (e.status === 404 || notOver) { blocked = true; controls(false); }
   }
 
   function load() {
@@ -181,6 +227,7 @@ export function mount(root, [matchId]) {
     // a step button that disables itself (First, Last, the ends of Back and Forward) would drop
     // the keyboard focus to <body>: it goes to the slider instead
     const ae = document.activeElement;
+    E.slider.disabled = E.share.disabled = false;
     E.first.disabled = E.prev.disabled = step <= 0;
     E.next.disabled = E.last.disabled = step >= steps;
     if ([E.first, E.prev, E.next, E.last].includes(ae) && ae.disabled) E.slider.focus();
@@ -224,7 +271,7 @@ export function mount(root, [matchId]) {
       h("table.score", {}, h("thead", {}, h("tr", {}, h("th", { scope: "col", text: t(partnered(v) ? "table.team" : "table.player") }),
         h("th", { scope: "col", text: t("table.tricks") }), h("th", { scope: "col", text: t("table.points") }))),
       h("tbody", {}, ...sidesOf(v).map((_, w) => h("tr", {}, h("th", { scope: "row", text: team(w) }),
-        h("td", { text: String((v.tricks || [0, 0])[w]) }), h("td", { text: String((v.score || [0, 0])[w]) }))))));
+        h("td", { text: num((v.tricks || [0, 0])[w]) }), h("td", { text: num((v.score || [0, 0])[w]) }))))));
   }
 
   function keys(ev) {
@@ -240,13 +287,28 @@ export function mount(root, [matchId]) {
     ev.preventDefault();
   }
   document.addEventListener("keydown", keys);
+  document.addEventListener("visibilitychange", visibility);
   build();
-  // a link's step past the end shows the last step: the number of steps is learned first
-  // (any answer of the summary's will do: without it the replay is asked for the step as given)
-  if (step > 0) learnSteps().catch(() => {}).then(() => { if (alive && seq === 0) go(step); });
-  else load();
+  // The summary first: a live match's replay is for its seats only (a stranger is told to come
+  // back, and the watch opens it at the end); a link's step past the end shows the last step
+  // (the summary's version; any answer will do: without it the replay is asked for the step as
+  // given).
+  watch().then((sm) => {
+    if (!alive || seq !== 0) return;
+    if (sm.phase !== "match_over" && !token) { fail({ status: 409 }); return; }
+    if (step > 0 && steps == null && Number.isSafeInteger(sm.version) && sm.version >= 0) steps = sm.version;
+    go(step);
+  }, (e) => {
+    if (!alive || seq !== 0) return;
+    if (e.status === 404) fail(e);
+    else go(step);
+  });
   return {
-    unmount() { alive = false; clearTimeout(debounce); analysis.stop(); document.removeEventListener("keydown", keys); },
+    unmount() {
+      alive = false; clearTimeout(debounce); clearTimeout(watchTimer); analysis.stop();
+      document.removeEventListener("keydown", keys);
+      document.removeEventListener("visibilitychange", visibility);
+    },
     relabel() { document.title = `Hokm — ${t("replay.title")}`; build(); },
   };
 }

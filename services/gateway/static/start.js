@@ -3,7 +3,7 @@
 // layout, or join through an invite link.
 import { api, store, GAMES, MAX_NAME } from "./api.js";
 import { h, fill } from "./cards.js";
-import { t } from "./i18n.js";
+import { t, nums } from "./i18n.js";
 import { announce, errorText, navigate, toast } from "./ui.js";
 
 const LEVELS = ["easy", "medium", "hard", "expert"];
@@ -84,7 +84,7 @@ export function mount(root) {
 
   // ---- room ----
   const target = select([["7", t("rules.target_7")], ["10", t("rules.target_10")], ["2x7", t("rules.target_2x7")]], "7");
-  const deal = select([["5-4-4", "5-4-4"], ["5-3-3-2", "5-3-3-2"]], "5-4-4");
+  const deal = select(["5-4-4", "5-3-3-2"].map((d) => [d, nums(d.split("-"), "-")]), "5-4-4");
   const teams = select([["ace_draw", t("rules.teams_ace_draw")], ["as_seated", t("rules.teams_as_seated")]], "ace_draw");
   const seatSel = [1, 2, 3].map((i) => select([["human", t("start.seat_human")],
     ...LEVELS.map((lv) => [`bot:${lv}`, t("start.seat_bot", { level: t(`level.${lv}`) })])], i === 2 ? "human" : "bot:medium"));
@@ -185,7 +185,7 @@ export function mount(root) {
   if (soloId && store.token(soloId)) {
     api.summary(soloId).then((s) => {
       if (s.phase === "match_over") { store.dropSolo(); return; }
-      const score = (s.score || [0, 0]).join("–");
+      const score = nums(s.score || [0, 0]);
       fill(resume, h("a.button.primary", { href: `/m/${soloId}`, "data-link": true, id: "resume-solo" },
         t("start.resume_solo"), h("span.sub", { text: " " + t("start.resume_score", { score }) })));
       resume.hidden = false;

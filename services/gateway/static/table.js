@@ -6,7 +6,7 @@
 // game can be followed even when bots answer instantly, with reduced motion too.
 import { api, store, MatchSocket, commandId, gameOf, MAX_NAME } from "./api.js";
 import { h, fill, fillAfter, cardButton, cardImage, cardBack, suitButton, suitBadge } from "./cards.js";
-import { t, cardName, suitName, capitalize, isRtl, safeGet } from "./i18n.js";
+import { t, cardName, suitName, capitalize, isRtl, safeGet, num, nums, listOf } from "./i18n.js";
 import { announce, toast, copyText, errorText, focusPage, navigate, placeToast, setToastAvoid } from "./ui.js";
 
 const POS = ["bottom", "right", "top", "left"]; // relative to the player: seat+1 sits to the RIGHT
@@ -132,7 +132,7 @@ function summaryResult(s) {
   const w = s.winner;
   const score = s.score || [];
   if (w == null || !score.length) return t("join.over");
-  const points = [w, ...score.map((_, i) => i).filter((i) => i !== w)].map((i) => score[i] ?? 0).join("–");
+  const points = nums([w, ...score.map((_, i) => i).filter((i) => i !== w)].map((i) => score[i] ?? 0));
   const name = (i) => { const x = (s.seats || [])[i]; return x && !x.empty && x.name ? x.name : t("start.seat_n", { n: i + 1 }); };
   if ((s.players || (s.seats || []).length || 4) === 4) {
     return t("over.winner", { team: t("team.pair", { a: name(w), b: name(w + 2) }), score: points });
@@ -193,7 +193,7 @@ function mountJoin(root, matchId, ctl, note) {
         x.bot ? h("span.badge.bot", { text: t("seat.bot_level", { level: t(`level.${botLevel(x.bot)}`) }) }) : null)));
     const body = [
       note ? h("p.note", { role: "alert", text: note }) : null,
-      h("p", { id: over ? "join-result" : null, text: over ? summaryResult(s) : t("join.phase", { phase: t(`phase.${s.phase}`), score: (s.score || []).join("–") }) }),
+      h("p", { id: over ? "join-result" : null, text: over ? summaryResult(s) : t("join.phase", { phase: t(`phase.${s.phase}`), score: nums(s.score || []) }) }),
       seats,
       h("details", {}, h("summary", { text: t("table.house_rules") }), h("ul", {}, ...ruleSummary(s.rules).map((r) => h("li", { text: r })))),
     ];
@@ -552,11 +552,11 @@ function mountTable(root, matchId, token, ctl) {
   /** "a–b(–c)" with one side first (the player's; the winner's for results and spectators). */
   function pair(v, arr, first) {
     const a = arr || [];
-    return sideOrder(v, first ?? 0).map((i) => a[i] ?? 0).join("–");
+    return nums(sideOrder(v, first ?? 0).map((i) => a[i] ?? 0));
   }
   const myTeam = mySide;
   function resultText(v, r) {
-    if (r.winner == null) return t(`result.${r.kind}`, { tricks: (r.tricks || []).join("–"), points: r.points });
+    if (r.winner == null) return t(`result.${r.kind}`, { tricks: nums(r.tricks || []), points: r.points });
     // the subject of the sentence: "We" / "They" for a seated partner (the labels are "Us" / "Them")
     const team = partnered(v) && v.seat != null
       ? t(sidesOf(v)[r.winner].includes(v.seat) ? "team.we" : "team.they") : teamLabel(v, r.winner);
@@ -1007,9 +1007,9 @@ function mountTable(root, matchId, token, ctl) {
   function renderScore(v) {
     const rows = sideOrder(v, myTeam(v)).map((team) => h("tr", { class: v.seat != null && sideOf(v, v.seat) === team ? "ours" : "" },
       h("th", { scope: "row", text: teamLabel(v, team) }),
-      h("td", { text: String((v.tricks || [])[team] ?? 0) }),
-      h("td", { text: String((v.score || [])[team] ?? 0) }),
-      v.sets ? h("td", { text: String(v.sets[team]) }) : null));
+      h("td", { text: num((v.tricks || [])[team] ?? 0) }),
+      h("td", { text: num((v.score || [])[team] ?? 0) }),
+      v.sets ? h("td", { text: num(v.sets[team]) }) : null));
     const hakem = v.hakem != null ? seatName(v, v.hakem) : "—";
     // facts of the game: the card out of play (three players), the talon, the unused cards
     const facts = [];
@@ -1192,8 +1192,8 @@ function mountTable(root, matchId, token, ctl) {
       const sug = H.data.suggestion;
       // a suit (trump), a card, the cards to lay aside ("2C 3D 4H"), or "keep" / "discard"
       const many = Array.isArray(sug) ? sug : String(sug || "").split(" ").filter(Boolean);
-      const label = !sug ? "—" : many.map((x) => (x === "keep" || x === "discard" ? t(`talon.${x}`)
-        : x.length === 1 ? capitalize(suitName(x)) : cardName(x))).join(", ");
+      const label = !sug ? "—" : listOf(many.map((x) => (x === "keep" || x === "discard" ? t(`talon.${x}`)
+        : x.length === 1 ? capitalize(suitName(x)) : cardName(x))));
       fill(E.hintBox, h("p", {}, h("strong", { text: t("hints.suggestion") + ": " }), label),
         H.data.reason ? h("p", { text: H.data.reason }) : null,
         h("p.hint", { text: t("hints.remaining", { n: H.data.remaining }) }));
