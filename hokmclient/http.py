@@ -248,7 +248,8 @@ class _Calls(Generic[R]):
                               params={"step": step}, repeatable=True))
 
     def hint(self, match_id: str, token: str, since: int) -> R:
-        """``GET /api/matches/{id}/hint?since=v``: ``{"suggestion", "reason", "remaining"}``."""
+        """``GET /api/matches/{id}/hint?since=v``: ``{"suggestion", "reason", "reason_code",
+        "reason_args", "remaining"}``."""
         return self._run(Call("GET", f"/api/matches/{match_id}/hint", token=token,
                               params={"since": since}, repeatable=True))
 

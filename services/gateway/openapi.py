@@ -325,7 +325,22 @@ SCHEMAS: dict[str, Any] = {
                                                  "a card, a suit for the Hakem, the cards to "
                                                  "lay aside (separated by spaces) or keep / "
                                                  "discard (the talon game)"),
-                            "reason": {"type": "string"},
+                            "reason": _field({"type": "string"}, "why, in English"),
+                            "reason_code": _field(
+                                {"type": "string"},
+                                "an addition to v1 (optional for clients): the stable code of "
+                                "`reason`'s sentence (docs/api.md lists them; a code names one "
+                                "sentence for good, new sentences get new codes: show `reason` "
+                                "for a code you do not know)"),
+                            "reason_args": _field(
+                                {"type": "object",
+                                 "additionalProperties": {"oneOf": [
+                                     {"type": "string"}, {"type": "integer"},
+                                     {"type": "array", "items": {"type": "string"}}]}},
+                                "an addition to v1 (optional for clients): the values "
+                                "`reason_code`'s sentence is filled with, exactly its "
+                                "placeholders: `card` (a card, `AS`), `suit` and `led` (suit "
+                                "letters), `count` (a number), `cards` (a list of cards)"),
                             "remaining": {"type": "integer", "minimum": 0}}},
     "Analysis": {"type": "object", "required": ["status", "match", "rounds", "seats"],
                  "properties": {"status": {"const": "done"}, "match": {"type": "string"},
@@ -579,7 +594,8 @@ def document() -> dict[str, Any]:
                                                          "on; absent: 0 (counted from the "
                                                          "match's start)"}],
                 "security": TOKEN,
-                "responses": {**_ok("suggestion, reason, remaining", _ref("Hint")),
+                "responses": {**_ok("suggestion, reason (with reason_code and reason_args), "
+                                          "remaining", _ref("Hint")),
                               **_errors("bad_request", "bad_token", "not_found",
                                         "hints_exhausted", "not_your_turn")},
             }},

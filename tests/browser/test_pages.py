@@ -169,6 +169,23 @@ def test_language_files_have_the_same_keys() -> None:
         assert len(h["sections"]) == len(howto["sections"]), lang
 
 
+def test_hint_reasons_are_translated_with_the_same_placeholders() -> None:
+    """Every reason code of the hints (``worker/policies/reasons.py``) has its sentence in every
+    language, filled with exactly the code's arguments (so the page can fill each one)."""
+    from worker.policies.reasons import ARGS
+
+    def fields(text: str) -> set[str]:
+        return set(re.findall(r"\{(\w+)\}", text))
+
+    for lang in LANGS:
+        data = json.loads((STATIC / "i18n" / f"{lang}.json").read_text())
+        codes = {k.removeprefix("hint.reason."): v for k, v in data.items()
+                 if k.startswith("hint.reason.")}
+        assert set(codes) == set(ARGS), lang
+        for code, text in codes.items():
+            assert fields(text) == ARGS[code], (lang, code, text)
+
+
 def test_texts_fit_one_opponent_and_say_the_house_rules_are_standard() -> None:
     """With two players there is one other player: the one-player kot says "anyone else", not
     "the others", and the two-player seats hint is a text of its own (the opponent sits
@@ -235,6 +252,88 @@ def test_hints_suggest_a_move_and_are_off_after_a_reload(new_client: Any) -> Non
     box.get_by_text("Switch hints on to get a suggestion").wait_for()
     assert "Suggestion:" not in box.inner_text()
     assert page.locator(".hinted").count() == 0
+
+
+PERSIAN_DIGITS = str.maketrans("0123456789", "۰۱۲۳۴۵۶۷۸۹")
+
+
+def spoken(strings: dict[str, str], data: dict[str, Any], digits: Any = None) -> str:
+    """A hint answer's reason as the page should say it in the language of ``strings``: the
+    code's sentence with the cards and suits named in that language (numbers in ``digits``, a
+    ``str.translate`` table), capitalized."""
+    def card(c: str) -> str:
+        return strings["card_name"].replace("{rank}", strings[f"rank.{c[0]}"]).replace(
+            "{suit}", strings[f"suit.{c[1]}"])
+
+    def one(m: re.Match[str]) -> str:
+        name, value = m.group(1), data["reason_args"][m.group(1)]
+        if name == "card":
+            return card(value)
+        if name in ("suit", "led"):
+            return strings[f"suit.{value}"]
+        if name == "cards":
+            return ", ".join(card(c) for c in value)
+        return str(value).translate(digits) if digits else str(value)
+
+    text = re.sub(r"\{(\w+)\}", one, strings[f"hint.reason.{data['reason_code']}"])
+    return text[0].upper() + text[1:]
+
+
+def first_hint(new_client: Any, change: Any = None, lang: str = "de"
+               ) -> tuple[Any, dict[str, Any]]:
+    """A solo match in ``lang`` (German or Persian) with hints switched on at the first own
+    decision: the page and the hint answer it got (``change``: rewrites the answer on its way
+    to the page)."""
+    strings = json.loads((STATIC / "i18n" / f"{lang}.json").read_text())
+    c = new_client(viewport=DESKTOP, locale=f"{lang}-{'DE' if lang == 'de' else 'IR'}")
+    page = c.page
+    if change is not None:
+        def rewrite(route: Any) -> None:
+            answer = route.fetch()
+            route.fulfill(response=answer, json=change(answer.json()))
+        page.route(re.compile(r"/api/matches/[^/]+/hint"), rewrite)
+    page.goto("/")
+    page.get_by_role("button", name=strings["start.play_solo"]).click()
+    wait_my_turn(page)
+    with page.expect_response(lambda r: "/hint" in r.url and r.status == 200) as got:
+        page.get_by_role("button", name=strings["hints.title"], exact=True).click()
+    data = got.value.json()
+    page.locator(".hint-box .hint-reason").wait_for()
+    return page, change(data) if change is not None else data
+
+
+@pytest.mark.timeout(180)
+def test_the_hint_says_why_in_the_page_language(new_client: Any) -> None:
+    """In German the hint's reason is de.json's sentence for the answer's ``reason_code``, its
+    cards and suits named in German, not the English ``reason`` of the answer."""
+    de = json.loads((STATIC / "i18n" / "de.json").read_text())
+    page, data = first_hint(new_client)
+    shown = page.locator(".hint-box .hint-reason").inner_text()
+    assert shown == spoken(de, data), (shown, data)
+    assert shown != data["reason"]
+
+
+@pytest.mark.timeout(180)
+def test_a_reason_code_the_page_does_not_know_shows_the_english_reason(new_client: Any) -> None:
+    """A code from a newer server (or none, from an older one): the English sentence."""
+    def future(data: dict[str, Any]) -> dict[str, Any]:
+        return {**data, "reason_code": "a_code_from_the_future", "reason_args": {"x": 1}}
+
+    page, data = first_hint(new_client, future)
+    assert page.locator(".hint-box .hint-reason").inner_text() == data["reason"]
+
+
+@pytest.mark.timeout(180)
+def test_a_hint_reason_names_suits_and_numbers_in_persian(new_client: Any) -> None:
+    """The arguments of a reason in Persian: the suit's Persian name, the count in Persian
+    digits (the answer rewritten to a trump choice, whatever the first decision is)."""
+    def trump(data: dict[str, Any]) -> dict[str, Any]:
+        return {**data, "reason_code": "trump_choice", "reason_args": {"suit": "H", "count": 3}}
+
+    fa = json.loads((STATIC / "i18n" / "fa.json").read_text())
+    page, data = first_hint(new_client, trump, "fa")
+    shown = page.locator(".hint-box .hint-reason").inner_text()
+    assert shown == spoken(fa, data, PERSIAN_DIGITS) and "۳" in shown and fa["suit.H"] in shown
 
 
 @pytest.mark.timeout(120)

@@ -429,6 +429,9 @@ def test_hint_limits(gw: Gateway) -> None:
     assert h.status_code == 200, h.text
     assert h.json()["suggestion"] in view["legal"] and h.json()["remaining"] == 2
     assert isinstance(h.json()["reason"], str)
+    # the additions to v1: the sentence's code and the values it is filled with
+    assert isinstance(h.json()["reason_code"], str) and h.json()["reason_code"]
+    assert isinstance(h.json()["reason_args"], dict)
     # nothing to decide for seat 1 now
     h = gw.get(r.base + "/hint", params={"since": since}, headers=bearer(r.tokens[1]))
     assert h.status_code == 409 and h.json()["error"]["code"] == "not_your_turn"

@@ -48,7 +48,8 @@ def test_partner_winning_hint() -> None:
     table.act("3H")
     advice = hint(table.view(2))
     assert advice == {"suggestion": "4H",
-                      "reason": "Your partner is already winning this trick: play low."}
+                      "reason": "Your partner is already winning this trick: play low.",
+                      "reason_code": "partner_wins", "reason_args": {}}
 
 
 def test_trump_hint_uses_the_five_cards() -> None:

@@ -3,8 +3,9 @@
 Contract: ``HeuristicPolicy().choose(view, history, rng)`` returns a suit letter when the seat
 names trump and otherwise a card of ``view["legal"]``.  It reads only the view and the seat's
 redacted history (through :func:`knowledge.knowledge`) and is deterministic (the ``rng`` is
-unused), which the duplicate arena relies on.  ``decide(k)`` also returns a short English reason,
-which the hints for learners show.
+unused), which the duplicate arena relies on.  ``decide(k)`` also returns why, a
+:class:`~worker.policies.reasons.Reason` (a code and its arguments; ``reasons.py`` makes the
+English), which the hints for learners show.
 
 The card play is :func:`play`, a function of plain values in the fast card space (``fast.py``:
 a block per effective suit, trump highest): the seat's hand, its legal cards, the cards it has not
@@ -32,8 +33,8 @@ from engine.state import TRUMP_TABLES
 
 from .fast import BLOCK, FAST_TABLES, TRUMP, TRUMP_BASE, trick_winner_index
 from .knowledge import Knowledge, fast_knowledge, knowledge, mask_of_names, rules_of
+from .reasons import Reason, card_reason
 
-SUIT_WORDS = ("spades", "hearts", "diamonds", "clubs")
 _RANK_POINTS = {12: 4.0, 11: 3.0, 10: 2.0, 9: 1.0, 8: 0.5}
 """Honour points by rank index (A K Q J T)."""
 _HOLD = (1.0, 2 / 3, 4 / 9, 8 / 27, 16 / 81) + (0.0,) * 12
@@ -56,13 +57,12 @@ def trump_scores(hand: int, satat: bool) -> list[float]:
     return scores
 
 
-def choose_trump(hand: int, satat: bool) -> tuple[int, str]:
-    """The trump suit for the Hakem's five cards, and why."""
+def choose_trump(hand: int, satat: bool) -> tuple[int, Reason]:
+    """The trump suit for the Hakem's five cards, and why (``trump_choice``)."""
     scores = trump_scores(hand, satat)
     best = max(range(4), key=lambda s: (scores[s], -s))
     n = (hand & TRUMP_TABLES[(best, satat)].suit_masks[best]).bit_count()
-    return best, (f"{SUIT_WORDS[best].capitalize()} is your longest and strongest suit among "
-                  f"your five cards ({n} of them): name it trump.")
+    return best, Reason("trump_choice", {"suit": SUITS[best], "count": n})
 
 
 def _low(mask: int) -> int:
@@ -165,7 +165,7 @@ def _lead(hand: int, unseen: int, voids: Sequence[int], seat: int) -> tuple[int,
 
 def play(hand: int, legal: int, unseen: int, voids: Sequence[int], trick: Sequence[int],
          leader: int, seat: int) -> tuple[int, str]:
-    """The heuristic's card (fast card space) and a reason key (see ``REASONS``).
+    """The heuristic's card (fast card space) and a reason code (``reasons.CARD_CODES``).
 
     ``unseen`` are the cards the seat has not seen (held by the others), ``voids[s]`` the block
     bits seat ``s`` has shown void in, ``trick`` the cards of the open trick in play order,
@@ -296,28 +296,16 @@ def _count_card(m: int, hand: int, unseen: int, trick: Sequence[int], led_block:
     return c
 
 
-REASONS = {
-    "only": "This is your only legal card.",
-    "draw_top": "The {card} is the highest trump left: lead it to draw the opponents' trumps.",
-    "draw_long": "You are long in trumps: lead one to draw the opponents' trumps.",
-    "cash": "The {card} is the highest {suit} left: cash it while the opponents must follow.",
-    "partner_ruff": "Your partner has no {suits}: lead one so your partner can trump it.",
-    "lead_long": "Lead low from your longest suit and keep your high cards for later.",
-    "lead_trump": "Only trumps left: lead your lowest one.",
-    "partner_wins": "Your partner is already winning this trick: play low.",
-    "partner_wins_discard": "Your partner is already winning this trick: throw a low card "
-                            "from your weakest suit.",
-    "ruff": "You have no {led}: trump it with the lowest trump that wins the trick.",
-    "win_last": "You play last and can win: take the trick with your cheapest winner.",
-    "win": "Win this trick as cheaply as you safely can.",
-    "duck": "You cannot win this trick safely: play your lowest card.",
-    "discard": "You cannot follow suit and cannot win: throw a low card from your weakest suit.",
-}
-"""The English sentence for every reason key of :func:`play`."""
+def block_suits(block_of_suit: Sequence[int]) -> list[str]:
+    """The suit letter of each fast block (the card space's ``block_of_suit`` turned around)."""
+    letters = [""] * 4
+    for suit, block in enumerate(block_of_suit):
+        letters[block] = SUITS[suit]
+    return letters
 
 
-def decide(k: Knowledge) -> tuple[str, str]:
-    """The heuristic's choice (a suit letter or a card name) for ``k``, with a short reason."""
+def decide(k: Knowledge) -> tuple[str, Reason]:
+    """The heuristic's choice (a suit letter or a card name) for ``k``, and why."""
     if k.phase == "choosing_trump":
         suit, reason = choose_trump(k.hand, k.rules.satat)
         return SUITS[suit], reason
@@ -330,14 +318,11 @@ def decide(k: Knowledge) -> tuple[str, str]:
     card, key = play(f.hand, legal, f.unseen, f.voids, trick, leader, k.seat)
     if not legal >> card & 1:  # never happens; a guard for the contract
         card = _low(legal)
-    words = [""] * 4
-    for suit, block in enumerate(ft.block_of_suit):
-        words[block] = SUIT_WORDS[suit]
+    letters = block_suits(ft.block_of_suit)
     block = card >> 4
     led = f.trick[0][1] >> 4 if f.trick else block
-    reason = REASONS[key].format(card=NAMES[ft.to_engine[card]], suit=words[block][:-1],
-                                 suits=words[block], led=words[led])
-    return NAMES[ft.to_engine[card]], reason
+    name = NAMES[ft.to_engine[card]]
+    return name, card_reason(key, name, letters[block], letters[led])
 
 
 class HeuristicPolicy:

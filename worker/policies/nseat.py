@@ -51,18 +51,15 @@ from engine.state import TRUMP_TABLES
 from .fast import (
     BLOCK, FAST_TABLES, TRUMP, TRUMP_BASE, FastTable, bits, legal, trick_winner_index, voids_after,
 )
-from .heuristic import REASONS as FOUR_REASONS
-from .heuristic import SUIT_WORDS, _discard, choose_trump, hold_chance
+from .heuristic import _discard, block_suits, choose_trump, hold_chance
 from .knowledge import mask_of_names, rules_of
 from .nsolver import count_trick
+from .reasons import Reason, card_reason
 from .solver import SolverLimit, representatives, representatives_first, stands_for
 
 View = Mapping[str, Any]
 History = Sequence[Mapping[str, Any]]
 FULL = (1 << 52) - 1
-REASONS = {**FOUR_REASONS, "lead_long_top": "Lead the highest card of your longest suit: make "
-                                             "your opponent spend a high card on it."}
-"""The English sentence of every reason key of :func:`play`."""
 
 
 def is_small(view: View) -> bool:
@@ -239,14 +236,15 @@ def keeps(hand: int, top: int, pool: int) -> bool:
     return _card_value(top, hand) * size >= total
 
 
-def keep_choice(s: Seen) -> tuple[str, str]:
-    """``keep`` or ``discard`` for the talon's top card (:func:`keeps`), and why."""
+def keep_choice(s: Seen) -> tuple[str, Reason]:
+    """``keep`` or ``discard`` for the talon's top card (:func:`keeps`), and why (``keep`` or
+    ``take_next``)."""
     assert s.trump is not None and s.top is not None
     ft = FAST_TABLES[(s.trump, s.rules.satat)]
+    top = NAMES[s.top]
     if keeps(ft.mask_to_fast(s.hand), ft.to_fast[s.top], ft.mask_to_fast(s.pool)):
-        return "keep", f"The {NAMES[s.top]} is better than the card you would get instead: keep it."
-    return "discard", (f"The {NAMES[s.top]} is weaker than an average card of the talon: "
-                       "discard it and keep the next one.")
+        return "keep", Reason("keep", {"card": top})
+    return "discard", Reason("take_next", {"card": top})
 
 
 # -- card play --------------------------------------------------------------------------------
@@ -315,10 +313,11 @@ def beating(legal_: int, trick: Sequence[int]) -> tuple[int, int]:
 
 def play(hand: int, legal_: int, unseen: int, share: float, voids: Sequence[int],
          trick: Sequence[int], seat: int, n: int) -> tuple[int, str]:
-    """The heuristic's card (fast card space) and a reason key of :data:`REASONS` for a
-    game of ``n`` seats, each its own side.  ``unseen`` are the cards the seat cannot place,
-    ``share`` the part of them in the other hands (1 unless some are nowhere), ``voids[s]`` the
-    blocks seat ``s`` has shown void in, ``trick`` the open trick in play order."""
+    """The heuristic's card (fast card space) and a reason code of
+    ``reasons.NSEAT_CARD_CODES`` for a game of ``n`` seats, each its own side.  ``unseen`` are
+    the cards the seat cannot place, ``share`` the part of them in the other hands (1 unless
+    some are nowhere), ``voids[s]`` the blocks seat ``s`` has shown void in, ``trick`` the open
+    trick in play order."""
     if legal_ & (legal_ - 1) == 0:
         return _low(legal_), "only"
     others = [(seat + i) % n for i in range(1, n)]
@@ -378,33 +377,28 @@ def to_fast(s: Seen) -> Fast:
                 ft.mask_to_fast(s.pool), [ft.to_fast[c] for _, c in s.trick], voids)
 
 
-def heuristic_card(s: Seen) -> tuple[str, str]:
-    """The heuristic's card for ``s`` (a card name) and the English reason."""
+def heuristic_card(s: Seen) -> tuple[str, Reason]:
+    """The heuristic's card for ``s`` (a card name), and why."""
     f = to_fast(s)
     legal_ = f.legal or f.hand
     card, key = play(f.hand, legal_, f.pool, f.share, f.voids, f.trick, s.seat, s.n)
     if not legal_ >> card & 1:  # never happens; a guard for the contract
         card = _low(legal_)
-    words = [""] * 4
-    for suit, block in enumerate(f.ft.block_of_suit):
-        words[block] = SUIT_WORDS[suit]
+    letters = block_suits(f.ft.block_of_suit)
     block = card >> 4
     led = f.trick[0] >> 4 if f.trick else block
     name = NAMES[f.ft.to_engine[card]]
-    reason = REASONS[key].format(card=name, suit=words[block][:-1], suits=words[block],
-                                 led=words[led])
-    return name, reason
+    return name, card_reason(key, name, letters[block], letters[led])
 
 
-def decide(s: Seen) -> tuple[str, str]:
-    """The heuristic's decision in any phase, with a short English reason."""
+def decide(s: Seen) -> tuple[str, Reason]:
+    """The heuristic's decision in any phase, and why (``reasons.py``)."""
     if s.phase == "choosing_trump":
         suit, reason = choose_trump(s.hand, s.rules.satat)
         return SUITS[suit], reason
     if s.phase == "discarding":
         cards = discard_choice(s)
-        return " ".join(cards), ("Lay aside your weakest cards and keep your trumps and high "
-                                 f"cards: {', '.join(cards)}.")
+        return " ".join(cards), Reason("discard_talon", {"cards": tuple(cards)})
     if s.phase == "drawing":
         return keep_choice(s)
     return heuristic_card(s)

@@ -81,7 +81,29 @@ export const suitName = (s) => t(`suit.${s}`);
 export const rankName = (r) => t(`rank.${r}`);
 /** "QH" -> "Queen of hearts" in the current language. */
 export function cardName(card) {
-  return capitalize(t("card_name", { rank: rankName(card[0]), suit: suitName(card[1]) }));
+  return capitalize(cardWords(card));
+}
+/** "QH" -> the card's name as it reads inside a sentence (not capitalized: "harten vrouw"). */
+export const cardWords = (card) => t("card_name", { rank: rankName(card[0]), suit: suitName(card[1]) });
+
+/** A hint's reason in the page's language: `hint.reason.<reason_code>` filled with the
+ *  answer's `reason_args` (cards and suits named in the language, numbers in its digits, a
+ *  list of cards joined as its lists are), the sentence capitalized; the answer's English
+ *  `reason` when there is no code (an older server) or the code is one this page does not know
+ *  (a newer server).  docs/api.md lists the codes and their arguments. */
+export function hintReason(data) {
+  const code = data && data.reason_code;
+  const key = `hint.reason.${code}`;
+  if (typeof code !== "string" || !(key in strings || key in fallback)) return (data && data.reason) || "";
+  const vars = {};
+  for (const [name, value] of Object.entries(data.reason_args || {})) {
+    if (Array.isArray(value)) vars[name] = listOf(value.map((c) => cardWords(String(c))));
+    else if (typeof value === "number") vars[name] = value;
+    else if (name === "suit" || name === "led") vars[name] = suitName(String(value));
+    else if (name === "card") vars[name] = cardWords(String(value));
+    else vars[name] = String(value);
+  }
+  return capitalize(t(key, vars));
 }
 export const capitalize = (s) => (s ? s[0].toLocaleUpperCase(current) + s.slice(1) : s);
 

@@ -6,7 +6,7 @@
 // game can be followed even when bots answer instantly, with reduced motion too.
 import { api, store, MatchSocket, commandId, gameOf, MAX_NAME } from "./api.js";
 import { h, fill, fillAfter, cardButton, cardImage, cardBack, suitButton, suitBadge } from "./cards.js";
-import { t, cardName, suitName, capitalize, isRtl, safeGet, num, nums, listOf } from "./i18n.js";
+import { t, cardName, suitName, capitalize, isRtl, safeGet, num, nums, listOf, hintReason } from "./i18n.js";
 import { announce, toast, copyText, errorText, focusPage, navigate, placeToast, setToastAvoid } from "./ui.js";
 
 const POS = ["bottom", "right", "top", "left"]; // relative to the player: seat+1 sits to the RIGHT
@@ -1195,7 +1195,7 @@ function mountTable(root, matchId, token, ctl) {
       const label = !sug ? "—" : listOf(many.map((x) => (x === "keep" || x === "discard" ? t(`talon.${x}`)
         : x.length === 1 ? capitalize(suitName(x)) : cardName(x))));
       fill(E.hintBox, h("p", {}, h("strong", { text: t("hints.suggestion") + ": " }), label),
-        H.data.reason ? h("p", { text: H.data.reason }) : null,
+        H.data.reason ? h("p.hint-reason", { text: hintReason(H.data) }) : null,
         h("p.hint", { text: t("hints.remaining", { n: H.data.remaining }) }));
       for (const x of sug ? many : []) {
         const target = E.handGroup.querySelector(`[data-card="${x}"]`) || E.trump.querySelector(`[data-suit="${x}"]`) ||

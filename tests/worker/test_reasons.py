@@ -1,0 +1,151 @@
+"""The heuristic's reasons (``worker/policies/reasons.py``): every code the policies give has
+one English template, the arguments are exactly the template's placeholders in the API's
+spelling, and the English ``reason`` of a hint is that template filled with ``reason_args`` (in
+four-, three- and two-player games, every code reached); docs/api.md lists every code with its
+arguments."""
+
+from __future__ import annotations
+
+import random
+import re
+from collections.abc import Iterable, Mapping
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from engine import Rules
+from engine.cards import NAMES
+from tests.engine.helpers import deck_for
+from worker.hints import hint
+from worker.policies import heuristic, nseat
+from worker.policies.knowledge import knowledge
+from worker.policies.reasons import (
+    ARGS, CARD_CODES, NSEAT_CARD_CODES, TEMPLATES, Reason, english, placeholders,
+)
+
+from .helpers import GameTable, Table, game_rules, random_deck
+
+ROOT = Path(__file__).resolve().parents[2]
+OTHER_CODES = ("trump_choice", "discard_talon", "keep", "take_next")
+WORDS = {"S": "spades", "H": "hearts", "D": "diamonds", "C": "clubs"}
+VARIANTS = (Rules(), Rules.from_dict({"satat": True, "must_trump": True}),
+            game_rules("simple"), game_rules("talon"), game_rules("three", satat=True))
+
+
+def filled(template: str, args: Mapping[str, Any]) -> str:
+    """The template filled by hand (independently of ``reasons.english``): a suit's word in the
+    form its placeholder names, a list of cards joined by ", "."""
+    def one(m: re.Match[str]) -> str:
+        value = args[m.group(1)]
+        form = m.group(2)
+        if form == "one":
+            return WORDS[value][:-1]
+        if form == "many":
+            return WORDS[value]
+        if form == "Many":
+            return WORDS[value].capitalize()
+        assert form is None, form
+        return ", ".join(value) if isinstance(value, list) else str(value)
+
+    return re.sub(r"\{(\w+)(?::(\w+))?\}", one, template)
+
+
+def check_answer(advice: Mapping[str, Any]) -> str:
+    """``advice`` (a hint) carries a known code, its template's arguments in the API's spelling,
+    and the English is the template filled with them; the code."""
+    code, args = advice["reason_code"], advice["reason_args"]
+    assert code in TEMPLATES, code
+    assert set(args) == placeholders(TEMPLATES[code]), (code, args)
+    for name, value in args.items():
+        if name == "card":
+            assert value in NAMES, (code, args)
+        elif name in ("suit", "led"):
+            assert value in WORDS, (code, args)
+        elif name == "count":
+            assert isinstance(value, int) and not isinstance(value, bool) and 1 <= value <= 5
+        elif name == "cards":
+            assert isinstance(value, list) and value and all(c in NAMES for c in value)
+        else:
+            raise AssertionError(f"an argument no client knows: {name}")
+    assert advice["reason"] == filled(TEMPLATES[code], args), (code, args)
+    return str(code)
+
+
+def check_reason(reason: Reason) -> str:
+    return check_answer({"reason": english(reason), "reason_code": reason.code,
+                         "reason_args": reason.plain()})
+
+
+def test_every_code_has_one_template_and_its_arguments() -> None:
+    assert set(CARD_CODES) <= set(NSEAT_CARD_CODES)
+    assert set(TEMPLATES) == {*NSEAT_CARD_CODES, *OTHER_CODES}
+    assert set(ARGS) == set(TEMPLATES)
+    assert set().union(*ARGS.values()) == {"card", "suit", "led", "count", "cards"}
+    # a code without a template, or arguments other than the template's, are refused
+    with pytest.raises(ValueError):
+        Reason("no_such_code", {})
+    with pytest.raises(ValueError):
+        Reason("cash", {"card": "AS"})
+    with pytest.raises(ValueError):
+        Reason("only", {"card": "AS"})
+    assert english(Reason("cash", {"card": "AS", "suit": "S"})) == (
+        "The AS is the highest spade left: cash it while the opponents must follow.")
+    assert english(Reason("trump_choice", {"suit": "H", "count": 3})) == (
+        "Hearts is your longest and strongest suit among your five cards (3 of them): name it "
+        "trump.")
+    assert english(Reason("discard_talon", {"cards": ("2C", "7D")})) == (
+        "Lay aside your weakest cards and keep your trumps and high cards: 2C, 7D.")
+
+
+def test_random_playouts_reach_every_code_and_each_english_is_its_template() -> None:
+    """Half random, half heuristic play in every variant: each decision's reason from the
+    policies (with the seat's history, as the bots decide) and from the hint (without), checked
+    by :func:`check_answer`; every code met (``partner_ruff`` needs a void the partner showed
+    in an earlier trick, which a hint never knows: only the policy reaches it)."""
+    by_policy: set[str] = set()
+    by_hint: set[str] = set()
+    for vi, rules in enumerate(VARIANTS):
+        small = rules.players != 4
+        for seed in range(12):
+            rng = random.Random(seed * 31 + vi)
+            table = GameTable(rules, hakem=rng.randrange(rules.players))
+            table.deal(random_deck(rng))
+            while table.live:
+                seat = table.actor
+                view, history = table.view(seat), table.histories[seat]
+                if small:
+                    choice, reason = nseat.decide(nseat.seen(view, history))
+                    codes = NSEAT_CARD_CODES
+                else:
+                    choice, reason = heuristic.decide(knowledge(view, history))
+                    codes = CARD_CODES
+                code = check_reason(reason)
+                assert code in codes or code in OTHER_CODES, (code, rules)
+                by_policy.add(code)
+                by_hint.add(check_answer(hint(view)))
+                table.act(table.random_move(rng) if rng.random() < 0.5 else choice)
+    assert by_policy == set(TEMPLATES)
+    assert by_hint == set(TEMPLATES) - {"partner_ruff"}
+
+
+def test_a_hint_carries_the_code_and_the_arguments() -> None:
+    hands: dict[int, Iterable[str]] = {1: ["AH", "QH", "9H", "KC", "4D"]}
+    table = Table(Rules(), hakem=1)
+    table.deal(tuple(deck_for(hands, hakem=1)))
+    advice = hint(table.view(1))
+    assert advice == {"suggestion": "H", "reason": "Hearts is your longest and strongest suit "
+                      "among your five cards (3 of them): name it trump.",
+                      "reason_code": "trump_choice", "reason_args": {"suit": "H", "count": 3}}
+
+
+def test_the_api_document_lists_every_code_with_its_arguments() -> None:
+    text = (ROOT / "docs" / "api.md").read_text()
+    start = text.index("### `GET /api/matches/{id}/hint")
+    section = text[start:text.index("\n### ", start + 1)]
+    rows = dict(re.findall(r"^\| `(\w+)` \| ([^|]*) \|", section, re.M))
+    rows.pop("reason_code")  # the header
+    assert set(rows) == set(TEMPLATES)
+    for code, cell in rows.items():
+        assert set(re.findall(r"`(\w+)`", cell)) == ARGS[code], code
+    assert "Additions to v1" in section and "optional for clients" in section
