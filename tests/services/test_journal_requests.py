@@ -18,6 +18,10 @@ from services.store.redis_streams import RedisStore
 
 CREATE_KEY = "create-key-0123456789"
 JOIN_KEY = "join-key-0123456789ab"
+SEATS = ["human", "human", "bot:easy", "bot:easy"]
+RULES = {"teams": "as_seated"}
+"""(No ace draw: it may move the players once both humans are seated, and a retry answers the
+seat the player has now.)"""
 
 
 def everything(server: Any) -> dict[bytes, Any]:
@@ -32,8 +36,7 @@ def test_a_create_and_a_join_retried_after_a_restart_get_the_same_match_and_seat
     server = fakeredis.FakeServer()
     data = DataFolder.open(tmp_path, server)
     service = MatchService(RedisStore(fakeredis.FakeRedis(server=server)))
-    created = service.create(name="Ann", seats=["human", "human", "bot:easy", "bot:easy"],
-                             key=CREATE_KEY)
+    created = service.create(name="Ann", seats=SEATS, rules=RULES, key=CREATE_KEY)
     match_id = created["match_id"]
     joined = service.join(match_id, "Bob", key=JOIN_KEY)
     client = fakeredis.FakeRedis(server=server)
@@ -51,8 +54,7 @@ def test_a_create_and_a_join_retried_after_a_restart_get_the_same_match_and_seat
         assert {k: restored.pexpiretime(k) for k in remembered} == expiries
         before = everything(again)
         retry = MatchService(RedisStore(restored))
-        assert retry.create(name="Ann", seats=["human", "human", "bot:easy", "bot:easy"],
-                            key=CREATE_KEY) == created
+        assert retry.create(name="Ann", seats=SEATS, rules=RULES, key=CREATE_KEY) == created
         assert retry.join(match_id, "Bob", key=JOIN_KEY) == joined
         assert everything(again) == before  # no second match, seat or token
     finally:
