@@ -12,7 +12,9 @@ Who does what (the away stand-in's way, ``services/gateway/presence.py`` and ``w
   unseats someone (another human leaving or joining mid-turn) leaves it the same turn.  The
   gateway then writes the turn's entry into ``keys.TURNS`` (a sorted set of
   "<match>:<seat>:<version>" scored by the deadline, ``ZADD NX``) and tells that seat's
-  sockets how long is left (the ``turn_limit`` frame).  A view answered over HTTP (``GET
+  sockets and the spectators how long is left (the ``turn_limit`` frame); setting the deadline
+  publishes ``scripts.TURN_NOTE``, so the spectators on the other gateways following the match
+  are told it too (``TurnLimits.changed``).  A view answered over HTTP (``GET
   /view``, a command's answer) carries the same (``TurnLimits.answer``).
 * Every worker's watchdog reads the entries whose deadline has passed (``services.bots.
   recover_turns``), checks that the limit still applies (``worker.jobs.turn_due``: the match

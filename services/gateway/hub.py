@@ -147,7 +147,7 @@ class Hub:
                 log.exception("scheduling kept bot turns failed")
 
     def _noted(self, match_id: str) -> None:
-        """The follower's wake-up: the turn of ``match_id`` was given more time elsewhere."""
+        """The follower's wake-up: the turn of ``match_id`` was given a deadline or more time."""
         if match_id in self.loaded:
             self._spawn(self.turns.changed(match_id))
 

@@ -7,10 +7,14 @@ with a socket here, and the hurried marks that the players' own commands clear.
   it has none), writes its entry into ``keys.TURNS`` (``ZADD NX``) and sends that seat's
   sockets and the match's spectators here a ``turn_limit`` frame: how long is left.  Nothing
   else waits for it, and nothing is held once it ends; the workers' watchdog does the rest.
+  Where no socket of the seat is here but spectators are, the deadline is only read (as
+  ``changed`` does, once a version): another gateway sees to it, and its setting it tells
+  this one (``changed``), whichever of the two comes first.
 * ``opened(sub, loaded)``: a socket opened.  If its seat is the one to act, the same task runs
   for it (even at a version looked at already: the watchdog drops the entry of a turn whose
   seat had no socket at its deadline, and this writes it again, with the turn's deadline) and
-  tells that socket; a spectator's socket is told the deadline known here, if any.  While the
+  tells that socket; a spectator's socket is told the deadline known here, if any (or, where
+  no socket of the seat is, the one read from the store, as ``look`` reads it).  While the
   turn's task is still under way (the presence change of this very socket started it) nothing
   more is done: that task tells every started socket, this one included, once (two frames
   before: QA).
@@ -27,11 +31,13 @@ with a socket here, and the hurried marks that the players' own commands clear.
 * ``more_time(sub)``: the seat's player asks for more time on its turn (the socket's ``{"type":
   "more_time"}``): once a turn, the room's full limit from now, the hurried mark cleared, the
   watchdog's entry moved, the seat's sockets told.
-* ``changed(match)``: the store's wake-up on the match's channel said its turn was given more
-  time (``scripts.TURN_NOTE``, published by ``MORE_TIME`` whichever gateway took the ask; the
-  hub's follower hears it as it hears of new records): the deadline is read again and told to
-  the seat's sockets and the spectators here, unless they were told it already (the gateway
-  that took the ask).
+* ``changed(match)``: the store's wake-up on the match's channel said its turn's deadline was
+  set (``scripts.TURN_NOTE``, published by ``TURN_DEADLINE`` on the gateway of a socket of the
+  seat) or extended (by ``MORE_TIME``, whichever gateway took the ask; the hub's follower hears
+  it as it hears of new records): the deadline is read again and told to the seat's sockets
+  and the spectators here, unless they were told it already (the gateway that set it or took
+  the ask).  So spectators on a gateway without a socket of the seat get the turn's first
+  deadline too, once.
 """
 
 from __future__ import annotations
@@ -104,6 +110,9 @@ class TurnLimits:
         self._spawn = spawn
         self._asked: dict[str, int] = {}
         """Match -> the version whose deadline was asked for (once a version)."""
+        self._peeked: dict[str, int] = {}
+        """Match -> the version whose deadline was read for spectators only (no socket of the
+        seat here: once a version)."""
         self.known: dict[str, Limit] = {}
         """Match -> the deadline of its turn now, once known."""
         self._acting: dict[str, int] = {}
@@ -111,6 +120,7 @@ class TurnLimits:
 
     def forget(self, match_id: str) -> None:
         self._asked.pop(match_id, None)
+        self._peeked.pop(match_id, None)
         self.known.pop(match_id, None)
 
     async def room(self, match_id: str) -> Room:
@@ -126,7 +136,15 @@ class TurnLimits:
             return  # (a command being applied looks again once it is done: ``acted``)
         state = loaded.state
         seat = self._service.next_actor(state)
-        if seat is None or not any(sub.seat == seat for sub in self._subs(match_id)):
+        if seat is None:
+            return
+        if not any(sub.seat == seat for sub in self._subs(match_id)):
+            # another gateway's to see to; its setting it tells ``changed`` here, which may
+            # come before this gateway has this version: read it now too (told once either way)
+            if self._peeked.get(match_id) != loaded.version \
+                    and any(_watches(sub, seat) for sub in self._subs(match_id)):
+                self._peeked[match_id] = loaded.version
+                self._spawn(self.changed(match_id))
             return
         room = self._service.rooms.get(match_id)  # (not read yet: the task reads it)
         if not applies(state, seat, TURN_TIMEOUT_S if room is None else room.turn_timeout):
@@ -138,10 +156,14 @@ class TurnLimits:
         """A socket (``sub``, started) just opened on the match at ``loaded``: see to the
         deadline of its seat's turn and tell it (see the module)."""
         match_id = sub.match_id
+        known = self.known.get(match_id)
+        if sub.seat is None and self._peeked.get(match_id) == loaded.version:
+            if known is not None and known.version == loaded.version:
+                sub.send(known.frame())  # as read for the spectators here (``look``)
+            return  # (or being read: it tells every started socket, this one too)
         if self._asked.get(match_id) != loaded.version:
             self.look(match_id, loaded)  # (tells every socket of the seat, this one too)
             return
-        known = self.known.get(match_id)
         if known is None or known.version != loaded.version:
             return  # the turn's task is under way: it tells every started socket, this one
         if sub.seat is not None and sub.seat == self._service.next_actor(loaded.state):
@@ -183,8 +205,9 @@ class TurnLimits:
         return None if found is None else Limit(version, seat, player, *found)
 
     async def changed(self, match_id: str) -> None:
-        """The turn of ``match_id`` was given more time (the store's note, see the module):
-        the seat's sockets here are told the deadline as stored now, unless it is the one they
+        """The turn of ``match_id`` was given a deadline or more time (the store's note, see
+        the module), or spectators here want its deadline (``look``): the seat's sockets and
+        the spectators here are told the deadline as stored now, unless it is the one they
         were told last.  A failure to read it is logged: they learn it with their next
         ``turn_limit``, and the watchdog keeps to it all the same."""
         current = self._current(match_id)
@@ -237,6 +260,8 @@ class TurnLimits:
         current = self._current(match_id)
         if limit is None or current is None or current.version != loaded.version:
             return  # no limit, or the match moved on (or nobody here follows it) meanwhile
+        if only is None and self.known.get(match_id) == limit:
+            return  # the store's note of this very deadline came back first: told (``changed``)
         self.known[match_id] = limit
         self._tell(match_id, limit, only)
 
@@ -253,7 +278,7 @@ class TurnLimits:
         got = await client.eval(
             TURN_DEADLINE, 2, keys.turn(match_id), keys.hurry(match_id), mark(state, seat),
             version, occupant.player, repr(time.time()), repr(room.turn_timeout),
-            repr(limit_s(room.turn_timeout, True)), HURRY_TTL_S)
+            repr(limit_s(room.turn_timeout, True)), HURRY_TTL_S, keys.wake_channel(match_id))
         if got is None:
             return None
         limit = Limit(version, seat, occupant.player, *keys.limit_fields(got))

@@ -10,9 +10,11 @@ Contract:
   attribute lookup per command and behaves exactly as before.  ``install`` refuses
   (``JournalUnavailable``) if those internals no longer look as expected.
 * **What.** Only match data (``persisted``): ``hokm:{<match>}:log``, ``:meta``, ``:tokens``,
-  ``:analysis`` (a finished match's post-match analysis) and the sorted set ``hokm:matches``.
-  RQ's keys, presence, bot guards, analysis marks and the gateway's wake streams are never
-  written.
+  ``:analysis`` (a finished match's post-match analysis) and the sorted set ``hokm:matches``;
+  and the answers remembered for the request keys of creates and joins (``keys.create_request``,
+  ``keys.join_request``: strings with a few minutes' expiry), so that a client retrying a
+  create or a join across a restart gets the match or seat it got, not a second one.  RQ's keys,
+  presence, bot guards, analysis marks and the gateway's wake streams are never written.
 * **When.** After a command succeeded and before its reply goes back to the client, what it did
   to persisted keys is appended as one frame (one frame per client command: a whole MULTI/EXEC
   or script together) with one ``os.write`` on an ``O_APPEND`` descriptor.  Once a client has its
@@ -21,9 +23,12 @@ Contract:
   machine itself loses at most about the last second.
 * **Exact replay.** What is journaled does not depend on when it is replayed: an ``XADD`` records
   the id it was given (never ``*``); an expiry command records the absolute expiry it produced
-  (``PEXPIREAT``), or ``PERSIST`` or ``DEL``; a command that emptied a key (and so deleted it) is
-  followed by ``DEL``.  Each frame carries the server's clock, so a replay knows which keys had
-  expired by then (it holds expiries back and applies them at the end).
+  (``PEXPIREAT``), or ``PERSIST`` or ``DEL``; a ``SET`` (only on a request key: on match data it
+  is refused) records the value it left and its absolute expiry (a plain ``SET``, then
+  ``PEXPIREAT`` or ``PERSIST``), whatever its options (``NX``, ``PX``...) were; a command that
+  emptied a key (and so deleted it) is followed by ``DEL``.  Each frame carries the server's
+  clock, so a replay knows which keys had expired by then (it holds expiries back and applies
+  them at the end: a request's answer past its expiry is not brought back).
 * **Known commands only.** The commands of ``COMMANDS`` are deterministic on these keys and are
   journaled; any other write naming a persisted key is refused with an error before it runs, so
   nothing reaches match data without being journaled.
@@ -93,13 +98,30 @@ _PREFIX = keys.log("\0").partition("\0")[0].encode()
 _KINDS = (keys.log, keys.meta, keys.tokens, keys.analysis)
 _SUFFIXES = tuple(f("\0").partition("\0")[2].encode() for f in _KINDS)
 _MATCHES = keys.MATCHES.encode()
+_JOIN_HEAD, _, _JOIN_MIDDLE = (
+    p.encode() for p in keys.join_request("\0", "\1").partition("\1")[0].partition("\0"))
+_CREATE_HEAD = keys.create_request("\0").partition("\0")[0].encode()
+
+
+def remembered(key: bytes) -> bool:
+    """Whether ``key`` is a request's remembered answer (``keys.create_request`` or
+    ``keys.join_request`` of any match): a string, journaled with its expiry."""
+    if key.startswith(_CREATE_HEAD):
+        request = key[len(_CREATE_HEAD):]
+        return bool(request) and b"{" not in request and b"}" not in request
+    if not key.startswith(_JOIN_HEAD):
+        return False
+    match, found, request = key[len(_JOIN_HEAD):].partition(_JOIN_MIDDLE)
+    return (bool(found) and bool(match) and bool(request)
+            and not any(b in part for part in (match, request) for b in (b"{", b"}")))
 
 
 def persisted(key: bytes) -> bool:
-    """Whether ``key`` is match data the journal keeps (``keys.log``, ``keys.meta``,
-    ``keys.tokens`` and ``keys.analysis`` of any match, and ``keys.MATCHES``).  A finished
-    match's analysis is kept too: it can be computed again, but that takes a worker minutes."""
-    if key == _MATCHES:
+    """Whether ``key`` is data the journal keeps: match data (``keys.log``, ``keys.meta``,
+    ``keys.tokens`` and ``keys.analysis`` of any match, and ``keys.MATCHES``) or a request's
+    remembered answer (``remembered``).  A finished match's analysis is kept too: it can be
+    computed again, but that takes a worker minutes."""
+    if key == _MATCHES or remembered(key):
         return True
     if not key.startswith(_PREFIX):
         return False
@@ -135,10 +157,12 @@ COMMANDS: dict[str, int] = {
     "del": _ALL, "unlink": _ALL,
     "expire": _FIRST, "pexpire": _FIRST, "expireat": _FIRST, "pexpireat": _FIRST,
     "persist": _FIRST,
+    "set": _FIRST,
 }
 """The writes journaled on persisted keys, and where they name them (the first argument, or
 all of them).  Each is deterministic given the key's value and its arguments (after the
-normalisation of ``XADD`` ids and expiries)."""
+normalisation of ``XADD`` ids, expiries and ``SET``, which is journaled on request keys only,
+``remembered``)."""
 _EXPIRY = frozenset({"expire", "pexpire", "expireat", "pexpireat", "persist"})
 _WHOLE_DB = frozenset({"flushall", "flushdb"})
 _REPLAYED = frozenset(
@@ -306,11 +330,24 @@ class Journal:
         id_index = _xadd_id_index(args) if name == "xadd" else 0
         if id_index is None:
             return _error("ERR XADD with IDMP is not journaled by the embedded server")
+        if name == "set" and not remembered(named[0]):
+            return _error("ERR SET is not journaled by the embedded server on match data "
+                          "(services/store/journal.py)")
         result = _original(sock, func, sig, args, from_script)
         if _failed(result):
             return result
         db_num: int = sock._db_num
         db = sock._db
+        if name == "set":  # what it left, not how (NX, PX, GET...: relative or conditional)
+            item = db.get(named[0])
+            if item is None:
+                frame.append([db_num, b"del", named[0]])
+            else:
+                frame.append([db_num, b"set", named[0], bytes(item.value)])
+                frame.append([db_num, b"persist", named[0]] if item.expireat is None else
+                             [db_num, b"pexpireat", named[0],
+                              b"%d" % int(item.expireat * 1000)])
+            return result
         if name in _EXPIRY:
             if result == 1:
                 item = db.get(named[0])
@@ -622,6 +659,11 @@ def _rebuild(client: Any, db: int, key: bytes) -> list[list[Any]]:
                  in _pairs(client.execute_command("ZRANGE", key, 0, -1, b"WITHSCORES"))]
         for i in range(0, len(pairs), _BATCH):
             out.append([db, b"zadd", key, *(x for pair in pairs[i:i + _BATCH] for x in pair)])
+    elif kind == b"string":  # a request's remembered answer (``remembered``)
+        value = client.get(key)
+        if value is None:  # expired while we looked
+            return []
+        out.append([db, b"set", key, value])
     elif kind == b"none":  # expired while we looked
         return []
     else:

@@ -31,14 +31,16 @@ def tokens(match_id: str) -> str:
 def join_request(match_id: str, request: str) -> str:
     """String: what a join of the match under a client's request key answered (``request``:
     the lobby's digest of the key, never the key), kept for a few minutes so that a retry of
-    the join gets the same seat (``services.lobby``; lapses by itself, never in the log)."""
+    the join gets the same seat (``services.lobby``; lapses by itself, never in the log;
+    journaled with its expiry by the embedded server, so a retry after its restart too)."""
     return f"{PREFIX}:{{{match_id}}}:join:{request}"
 
 
 def create_request(request: str) -> str:
     """String: the match id a create under a client's request key made (``request``: the
     lobby's digest of the key), kept for a few minutes so that a retry of the create gets the
-    same match.  Tied to no match yet: one key, so one slot on a cluster."""
+    same match.  Tied to no match yet: one key, so one slot on a cluster.  Journaled with its
+    expiry by the embedded server, as ``join_request``."""
     return f"{PREFIX}:create:{request}"
 
 

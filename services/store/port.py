@@ -181,10 +181,10 @@ class Follower(Protocol):
     waiting follower, instead of a fixed sleep.
 
     ``noted`` (None: nobody listens) is called with a followed match whose side state changed
-    beside its log, as the store's wake-ups tell (``scripts.TURN_NOTE``: another process gave
-    its turn more time), so the caller can look at it again at once.  Only a follower woken by
-    the store's wake channels (a real Redis) calls it; on fakeredis and in memory one process
-    makes every change, and tells its own sockets itself."""
+    beside its log, as the store's wake-ups tell (``scripts.TURN_NOTE``: a process set its
+    turn's deadline or gave it more time), so the caller can look at it again at once.  Only a
+    follower woken by the store's wake channels (a real Redis) calls it; on fakeredis and in
+    memory one process makes every change, and tells its own sockets itself."""
 
     commands: int
     waiting: bool

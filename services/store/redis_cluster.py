@@ -25,8 +25,8 @@ uses on one Redis.  Instead:
   serves as a primary is subscribed again where the cluster has it now and its match read
   from its position, as after a lost connection (and at once when the server says so with a
   ``sunsubscribe``).  A follower without feeds sends nothing at all.  The one wake-up that
-  names no version, ``scripts.TURN_NOTE`` (the match's turn was given more time), reads nothing:
-  it goes to ``noted`` (``Follower``).
+  names no version, ``scripts.TURN_NOTE`` (the match's turn was given a deadline or more
+  time), reads nothing: it goes to ``noted`` (``Follower``).
 """
 
 from __future__ import annotations

@@ -74,10 +74,17 @@ def refused(answer: object) -> bool:
     return REFUSED in text or GAP in text
 
 
+TURN_NOTE = "turn"
+"""The wake-up (on a match's wake channel, where ``APPEND`` publishes the entry ids of records)
+that says the deadline of the match's turn changed beside its log (``TURN_DEADLINE`` set it,
+``MORE_TIME`` extended it): no record to read, the turn's hash to look at again."""
+
+
 TURN_DEADLINE = """
 local t = redis.call('HMGET', KEYS[1], 'turn', 'version', 'player', 'deadline', 'limit',
                      'grace', 'extended')
 local version, player, now = tonumber(ARGV[2]), ARGV[3], tonumber(ARGV[4])
+local set = false
 if t[1] ~= ARGV[1] then
   if t[2] and tonumber(t[2]) >= version then return false end
   local mark = redis.call('ZSCORE', KEYS[2], player)
@@ -85,22 +92,26 @@ if t[1] ~= ARGV[1] then
   local limit = tonumber(grace and ARGV[6] or ARGV[5])
   t = {ARGV[1], version, player, string.format('%.6f', now + limit), ARGV[grace and 6 or 5],
        grace and '1' or '0', '0'}
+  set = true
 elseif t[3] ~= player then
   if tonumber(t[2]) > version then return false end
   t[3] = player
   t[4] = string.format('%.6f', math.max(tonumber(t[4]), now + tonumber(ARGV[6])))
+  set = true
 end
 redis.call('HSET', KEYS[1], 'turn', t[1], 'version', math.max(tonumber(t[2]), version),
            'player', t[3], 'deadline', t[4], 'limit', t[5], 'grace', t[6],
            'extended', t[7] or '0')
 redis.call('EXPIRE', KEYS[1], ARGV[7])
+if set then redis.call('SPUBLISH', ARGV[8], '""" + TURN_NOTE + """') end
 return {t[4], t[5], t[6], t[7] or '0'}
 """
 """The deadline of a human turn, set once for the turn (``services/turns.py``).  KEYS: the
 match's ``keys.turn`` hash, its ``keys.hurry`` marks (one slot); ARGV: the turn's mark
 (``turns.mark``: the seat and how far the match is, so a record that only seats or unseats
 someone leaves it the same turn), the match's version, the seat's player, now (epoch seconds),
-the room's limit, the grace (``turns.limit_s(..., True)``), the hash's lifetime in seconds.
+the room's limit, the grace (``turns.limit_s(..., True)``), the hash's lifetime in seconds,
+the match's wake channel (``keys.wake_channel``, as for ``MORE_TIME``).
 
 The hash holds one turn.  Another turn than the hash's replaces it with a deadline of now plus
 the limit (the grace if the player's hurried mark is even: ``turns.is_hurried``), unless the
@@ -108,14 +119,11 @@ hash was written at this version or a later one (the caller is behind: the match
 nil).  The same turn keeps its deadline, whichever gateway asks and however often; for another
 player than the one it was set for (a newcomer in the seat) it becomes at least now plus the
 grace (asked at an older version than the hash's, where the seat had another player: nil).
+A deadline set (a new turn's, a newcomer's) publishes ``TURN_NOTE`` on the wake channel, so
+the gateways without a socket of the seat tell their spectators (``TurnLimits.changed``).
 Returns the deadline, the seconds, "1" if they were the grace and "1" if the turn was given
 more time (``MORE_TIME``), as strings."""
 
-
-TURN_NOTE = "turn"
-"""The wake-up (on a match's wake channel, where ``APPEND`` publishes the entry ids of records)
-that says the deadline of the match's turn changed beside its log (``MORE_TIME``): no record to
-read, the turn's hash to look at again."""
 
 MORE_TIME = """
 local t = redis.call('HMGET', KEYS[1], 'turn', 'player', 'deadline', 'extended')

@@ -1,0 +1,116 @@
+"""The request keys of creates and joins on the embedded server survive its restart
+(``services/store/journal.py``: ``remembered``): a client retrying a create or a join after a
+restart (a 503, a lost reply) gets the match or the seat it got, and nothing new is stored; a
+remembered answer keeps its exact expiry, and one past it is not brought back by the replay."""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+from typing import Any
+
+import fakeredis
+
+from services.matches import MatchService
+from services.store import journal, keys
+from services.store.journal import DataFolder
+from services.store.redis_streams import RedisStore
+
+CREATE_KEY = "create-key-0123456789"
+JOIN_KEY = "join-key-0123456789ab"
+SEATS = ["human", "human", "bot:easy", "bot:easy"]
+RULES = {"teams": "as_seated"}
+"""(No ace draw: it may move the players once both humans are seated, and a retry answers the
+seat the player has now.)"""
+
+
+def everything(server: Any) -> dict[bytes, Any]:
+    """Every key of the server's database 0 with its type and expiry (what "nothing new
+    stored" compares)."""
+    client = fakeredis.FakeRedis(server=server)
+    return {k: (client.type(k), client.pexpiretime(k)) for k in sorted(client.scan_iter())}
+
+
+def test_a_create_and_a_join_retried_after_a_restart_get_the_same_match_and_seat(
+        tmp_path: Path) -> None:
+    server = fakeredis.FakeServer()
+    data = DataFolder.open(tmp_path, server)
+    service = MatchService(RedisStore(fakeredis.FakeRedis(server=server)))
+    created = service.create(name="Ann", seats=SEATS, rules=RULES, key=CREATE_KEY)
+    match_id = created["match_id"]
+    joined = service.join(match_id, "Bob", key=JOIN_KEY)
+    client = fakeredis.FakeRedis(server=server)
+    remembered = sorted(k for k in client.scan_iter() if b":join:" in k or b":create:" in k)
+    assert len(remembered) == 3  # the create, the creator's seat (a join) and the join
+    expiries = {k: client.pexpiretime(k) for k in remembered}
+    assert all(e > time.time() * 1000 for e in expiries.values())
+    data.close()  # the embedded server stops (or is killed: every frame is written already)
+
+    again = fakeredis.FakeServer()
+    reopened = DataFolder.open(tmp_path, again)
+    try:
+        restored = fakeredis.FakeRedis(server=again)
+        # the same answers with their exact expiries (absolute, not restarted)
+        assert {k: restored.pexpiretime(k) for k in remembered} == expiries
+        before = everything(again)
+        retry = MatchService(RedisStore(restored))
+        assert retry.create(name="Ann", seats=SEATS, rules=RULES, key=CREATE_KEY) == created
+        assert retry.join(match_id, "Bob", key=JOIN_KEY) == joined
+        assert everything(again) == before  # no second match, seat or token
+    finally:
+        reopened.close()
+
+
+def test_a_remembered_answer_past_its_expiry_is_not_replayed(tmp_path: Path) -> None:
+    server = fakeredis.FakeServer()
+    data = DataFolder.open(tmp_path, server)
+    store = RedisStore(fakeredis.FakeRedis(server=server))
+    assert store.remember(None, "gone", "m-old", 0.2) == "m-old"
+    assert store.remember("m1", "kept", "seat", 600) == "seat"
+    kept = keys.join_request("m1", "kept").encode()
+    expiry = fakeredis.FakeRedis(server=server).pexpiretime(kept)
+    data.close()
+    gone = keys.create_request("gone").encode()
+    deadline = time.time() + 10  # the first answer's expiry passes while the server is down
+    while journal.load(tmp_path).dbs[0].get(gone) is not None and time.time() < deadline:
+        time.sleep(0.05)
+
+    again = fakeredis.FakeServer()
+    reopened = DataFolder.open(tmp_path, again)
+    try:
+        restored = fakeredis.FakeRedis(server=again)
+        assert restored.get(gone) is None
+        assert restored.get(kept) == b"seat" and restored.pexpiretime(kept) == expiry
+        # the compaction kept the live one with its expiry and dropped the lapsed one
+        compacted = [c for _, frame in journal.read(tmp_path / journal.JOURNAL).frames
+                     for c in frame]
+        assert compacted == [[0, b"set", kept, b"seat"], [0, b"pexpireat", kept,
+                                                          b"%d" % expiry]]
+        # a new answer for the lapsed request is kept (not the old one come back)
+        assert RedisStore(restored).remember(None, "gone", "m-new", 600) == "m-new"
+    finally:
+        reopened.close()
+
+
+def test_set_is_journaled_on_request_keys_only(tmp_path: Path) -> None:
+    server = fakeredis.FakeServer()
+    data = DataFolder.open(tmp_path, server)
+    try:
+        client = fakeredis.FakeRedis(server=server)
+        key = keys.join_request("m1", "r").encode()
+        assert client.set(key, "a", nx=True, px=60_000)
+        assert not client.set(key, "b", nx=True, px=60_000)  # kept: the same state again
+        client.set(key, "c")  # a plain SET drops the expiry
+        client.set("elsewhere", "x", ex=5)  # not persisted: not journaled
+        frames = [c for _, frame in journal.read(tmp_path / journal.JOURNAL).frames
+                  for c in frame]
+        assert [c[1] for c in frames] == [b"set", b"pexpireat", b"set", b"pexpireat",
+                                          b"set", b"persist"]
+        assert frames[4] == [0, b"set", key, b"c"]
+        replayed = fakeredis.FakeServer()
+        journal.replay(journal.read(tmp_path / journal.JOURNAL).frames, replayed)
+        other = fakeredis.FakeRedis(server=replayed)
+        assert other.get(key) == b"c" and other.pexpiretime(key) == -1
+        assert other.get("elsewhere") is None
+    finally:
+        data.close()
