@@ -110,7 +110,8 @@ def bot_guard(match_id: str, version: int, seat: int) -> str:
 
 def analysis(match_id: str) -> str:
     """Hash: round number -> the JSON of that round's post-match analysis (beside the log, never
-    in it; expires with the match; not journaled by the embedded server: a cache)."""
+    in it; expires with the match; the embedded server journals it, so a restart keeps the
+    finished analyses, and the analysis marks below are not journaled)."""
     return f"{PREFIX}:{{{match_id}}}:analysis"
 
 
