@@ -93,12 +93,14 @@ export function mount(root, [matchId]) {
     for (const el of [E.first, E.prev, E.next, E.last, E.slider, E.share]) el.disabled = !on;
   }
 
-  function go(k) {
+  /** Shows step `k` (clamped to the steps known); `toEnd`: `k` is the last step the page
+   *  knows, and a later one the answer names is asked for too (Last, End). */
+  function go(k, toEnd = false) {
     if (blocked) return; // nothing to ask for until the watch says the match is over
     if (steps != null) k = Math.min(Math.max(0, k), steps);
     else k = Math.max(0, k);
     step = k;
-    load();
+    load(toEnd);
   }
 
   /** Learns the number of steps from the public summary (its version: the replay's last step)
@@ -113,9 +115,9 @@ export function mount(root, [matchId]) {
   /** The last step (Last, End): known, or learned first. */
   function toLast() {
     if (blocked) return;
-    if (steps != null) { go(steps); return; }
+    if (steps != null) { go(steps, true); return; }
     const my = seq;
-    learnSteps().then(() => { if (alive && my === seq && steps != null) go(steps); }, () => {});
+    learnSteps().then(() => { if (alive && my === seq && steps != null) go(steps, true); }, () => {});
   }
 
   /** Reads the public summary (the analysis is offered by it); while the match is live, again
@@ -154,10 +156,14 @@ export function mount(root, [matchId]) {
     if (e.status === 404 || notOver) { blocked = true; controls(false); }
   }
 
-  function load() {
+  function load(toEnd = false) {
     const my = ++seq;
     api.replay(matchId, step, token).then((d) => {
       if (!alive || my !== seq) return;
+      // the last step the page knew is not the last any more (the page opened the replay
+      // between the match's end and the deck secret's reveal, a record of its own; a seat's
+      // live match moved on): Last asks once more, for the step the answer says is the last
+      if (toEnd && d.steps > d.step) { steps = d.steps; go(d.steps); return; }
       data = d; steps = d.steps; step = d.step;
       history.replaceState(null, "", here());
       E.msg.hidden = true;
