@@ -13,7 +13,11 @@ hand and the message stay in sight, the notes and the keys' help give way first,
 too small for them asks to be made larger.  A refused command shows the server's words and
 the player chooses again.  Ctrl+C (or Ctrl+Q) quits.  ``L`` at a seat of a match under way
 asks, and a second ``L`` leaves the seat to a medium bot and ends the app (``left`` says so;
-``hokm play`` prints it).  With a local bot the bot decides and the keys only quit or leave.
+``hokm play`` prints it).  ``?`` at the seat's turn asks for a hint (rules.md, "Hints for
+learners": three of the seat's decisions from its first ``?``): the message names the
+suggestion and says why and how many hints are left, and the selection moves to it; with none
+left, or not at the seat's turn, the message says so.  With a local bot the bot decides and
+the keys only quit or leave.
 The socket reconnects by itself (:class:`hokmclient.AsyncSeat`); the header shows whether it
 is connected.
 """
@@ -37,7 +41,7 @@ from hokmclient import ApiError, AsyncSeat, Choice, card_text, my_turn, parse_ca
 from hokmclient.cards import SUIT_NAME, SUIT_SYMBOL, suit_of
 
 from .bot import LocalBot
-from .screen import COUNTDOWN_S, Cursor, can_leave, render, to_discard
+from .screen import COUNTDOWN_S, TALON_WORDS, Cursor, can_leave, render, to_discard
 
 STYLE = Style.from_dict({
     "title": "bold",
@@ -82,6 +86,33 @@ INVITE = "Invite link: "
 ASKING_MORE = "Asking for more time…"
 MORE_GIVEN_ALREADY = "You had more time for this turn already."
 NO_LIMIT = "No turn limit runs here: take your time."
+ASKING_HINT = "Asking for a hint…"
+HINT_REFUSED = {"hints_exhausted": "No hints left: hints accompany three of your decisions.",
+                "not_your_turn": "A hint is for your turn: press ? when it is yours.",
+                "unavailable": "This server gives no hints."}
+"""The message of ``?`` for the hint route's refusals (api.md), by error code."""
+
+
+def hint_text(view: dict[str, Any], advice: dict[str, Any]) -> str:
+    """A hint (``GET .../hint``) for the decision of ``view`` in a line: the suggestion named as
+    the screen names it (a card to play, a suit as trump, the cards to lay aside, the talon's
+    keep or discard), the English ``reason`` and how many hints are left."""
+    suggestion = advice.get("suggestion")
+    codes = ([str(c) for c in suggestion] if isinstance(suggestion, list)
+             else str(suggestion or "").split())
+    phase = view.get("phase")
+    if phase == "choosing_trump" and codes and codes[0] in SUIT_NAME:
+        what = f"choose {SUIT_SYMBOL[codes[0]]} {SUIT_NAME[codes[0]].capitalize()} as trump"
+    elif phase == "drawing" and codes:
+        what = TALON_WORDS.get(codes[0], codes[0])
+    elif phase == "discarding":
+        what = "lay aside " + " ".join(card_text(c) for c in codes)
+    else:
+        what = "play " + " ".join(card_text(c) for c in codes)
+    left = int(advice.get("remaining") or 0)
+    reason = str(advice.get("reason") or "").strip()
+    return (f"Hint: {what}. {reason + ' ' if reason else ''}"
+            f"({left} hint{'' if left == 1 else 's'} left)")
 
 
 def stand_in_text(record: dict[str, Any]) -> str:
@@ -122,6 +153,8 @@ class PlayApp:
         """The version of the turn the player asked more time for (``+``: once a turn)."""
         self._extended_at: int | None = None
         """The version of the turn the server extended (a ``turn_limit`` frame ``extended``)."""
+        self._hint_since: int | None = None
+        """The version of the seat's first ``?``: hints count its decisions from there."""
         self._passing: tuple[str, int] | None = None
         """A message about the turn limit (more time given, the stand-in's move) and the
         version it was told at: it goes once the player acts, at the player's next turn, or
@@ -314,6 +347,9 @@ class PlayApp:
             if text == "+":
                 self._ask_more_time()
                 return
+            if text == "?":  # (no card's name has a ?)
+                self._ask_hint()
+                return
             if text in ("l", "L"):  # (no card's name has an L)
                 self._ask_leave()
                 return
@@ -321,6 +357,55 @@ class PlayApp:
                 self.cursor.typed = (self.cursor.typed + text)[-3:]
 
         return kb
+
+    def _ask_hint(self) -> None:
+        """``?``: a hint for the seat's decision now (``GET .../hint`` since the seat's first
+        ``?``).  The answer is shown (:func:`hint_text`) and selected only while the view is
+        still the one it was asked for and no other message took its place; a refusal says
+        why in a line (:data:`HINT_REFUSED`)."""
+        view = self.seat.view
+        if view is None or self.busy:
+            return
+        if self.bot is not None or self.seat.token is None or view.get("seat") is None:
+            self.cursor.message = (f"The {self.bot.level} bot plays this seat: no hints."
+                                   if self.bot is not None else "Hints are for the players.")
+            return
+        version = int(view.get("version") or 0)
+        if self._hint_since is None:
+            self._hint_since = version
+        since = self._hint_since
+        self.cursor.typed = ""
+        self.cursor.message = ASKING_HINT
+
+        async def ask() -> None:
+            try:
+                advice = await self.seat.hint(since)
+            except ApiError as error:
+                told = HINT_REFUSED.get(error.code, f"No hint: {error.message or error.code}.")
+                if self.cursor.message == ASKING_HINT:
+                    self.cursor.message = told
+                self.app.invalidate()
+                return
+            latest = self.seat.view
+            if self.cursor.message != ASKING_HINT:
+                return  # the player did something else meanwhile: that message stays
+            if latest is None or latest.get("version") != version:
+                self.cursor.message = ""  # the table moved on: the hint is for a past turn
+            else:
+                self.cursor.message = hint_text(latest, advice)
+                self._select_hint(latest, advice.get("suggestion"))
+            self.app.invalidate()
+
+        self._spawn(ask())
+
+    def _select_hint(self, view: dict[str, Any], suggestion: Any) -> None:
+        """Move the selection to the (first) suggested choice of ``view``'s legal ones."""
+        legal = list(view.get("legal") or [])
+        codes = suggestion if isinstance(suggestion, list) else str(suggestion or "").split()
+        first = next((c for c in codes if c in legal), None)
+        if first is not None:
+            self.cursor.selected = legal.index(first)
+            self._legal = legal  # (so that the next drawing keeps this selection)
 
     def _missed(self, message: dict[str, Any]) -> None:
         """Back after a lost connection: say how many moves a stand-in made for the seat

@@ -408,7 +408,8 @@ def status(view: View, cursor: Cursor) -> list[Line]:
         lines.append([("", f"Typed: {cursor.typed}")])
     if cursor.message:
         lines.append([("class:msg", cursor.message)])
-    lines.append([("class:dim", "L: leave your seat to a bot · Ctrl+C: quit"
+    hint = "?: a hint · " if can_leave(view) and not cursor.bot else ""
+    lines.append([("class:dim", f"{hint}L: leave your seat to a bot · Ctrl+C: quit"
                    if can_leave(view) else "Ctrl+C: quit")])
     return lines
 
