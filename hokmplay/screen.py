@@ -336,12 +336,20 @@ def result_text(view: View) -> str:
     number = int(view.get("round") or 0)
     if view.get("phase") not in ("round_over", "match_over"):
         number -= 1  # the next round is dealt: the result is the previous one's
-    if r.get("winner") is None:
-        return f"Round {number}: {kind}, no points (tricks {dashed(tricks)})"
-    winner = int(r["winner"])  # its tricks first, as the points of "Match over" are
-    return (f"Round {number}: {team_subject(view, winner)} won {points} "
+    winner = r.get("winner")
+    if len(tricks) > 2:
+        # every side named, in the order of the score ("you 6 · Roxana 7 · Bahram 1"): bare
+        # counts after the winner's (QA: "tricks 7-1-6") left the others to guess
+        counts = per_side({**view, "tricks": list(tricks)}, "tricks")
+    elif winner is None:
+        counts = dashed(tricks)
+    else:  # two sides: the winner's tricks first, as the points of "Match over" are
+        counts = dashed(winner_first(list(tricks), int(winner)))
+    if winner is None:
+        return f"Round {number}: {kind}, no points (tricks {counts})"
+    return (f"Round {number}: {team_subject(view, int(winner))} won {points} "
             f"point{'s' if points != 1 else ''}{', ' + kind if kind else ''} (tricks "
-            f"{dashed(winner_first(list(tricks), winner))})")
+            f"{counts})")
 
 
 def status(view: View, cursor: Cursor) -> list[Line]:

@@ -29,6 +29,7 @@ Line = tuple[Any, ...]
 ("result", n, counts, scores), ("over", winner, points) or ("other", text)."""
 
 GAMES = {"four": [], "two": ["--players", "2"], "talon": ["--game", "talon"],
+         "three": ["--players", "3"],
          # tricks piled (a trick may count 0, then several) and the score reset after a set
          "sets": ["--rules", '{"double_sar": true, "target": "2x7"}']}
 
@@ -39,11 +40,14 @@ def parse(line: str) -> Line:
         return ("round", int(found[1]), found[2], found[3])
     if found := re.fullmatch(r"  trick: (.+) -> (.+) \(tricks ([\d-]+)\)", line):
         return ("trick", found[1], found[2], found[3])
-    if found := re.fullmatch(r"Round (\d+): .* \(tricks ([\d-]+)\); score (.+)", line):
+    # (tricks: "7-3" the winner's first with two sides, else every side named as the score)
+    if found := re.fullmatch(r"Round (\d+): .* \(tricks ([^()]+)\); score (.+)", line):
         scores = tuple(int(n) for n in re.findall(r" (\d+)(?= · |$)", " " + found[3]))
         return ("result", int(found[1]), found[2], scores)
     if found := re.fullmatch(r"Match over: (.+) won, (\d+)-(\d+)\.", line):
         return ("over", found[1], (int(found[2]), int(found[3])))
+    if found := re.fullmatch(r"Match over: (.+) won, (.+ \d+)\.", line):  # (three sides)
+        return ("over", found[1], found[2])
     return ("other", line)
 
 
@@ -99,17 +103,31 @@ class Story:
             if e["winner"] is not None:
                 self.score[e["winner"]] += e["points"]
             tricks = list(e["tricks"])
-            if e["winner"] is not None:  # the winner's first (the finding: in side order)
-                won = e["winner"]
-                tricks = [tricks[won], *(t for i, t in enumerate(tricks) if i != won)]
-            first = [] if self.first is None else [self.first]
-            self.lines.append(("result", self.round, "-".join(map(str, tricks)), tuple(
-                self.score[i] for i in first + [i for i in range(len(self.sides))
-                                                if i not in first])))
+            order = self.order()
+            if len(self.sides) > 2:  # every side named, in the order of the score (QA:
+                # "tricks 7-1-6", the winner's first and the others unnamed)
+                counts = self.named(tricks)
+            else:
+                if e["winner"] is not None:  # the winner's first (the finding: in side order)
+                    won = e["winner"]
+                    tricks = [tricks[won], *(t for i, t in enumerate(tricks) if i != won)]
+                counts = "-".join(map(str, tricks))
+            self.lines.append(("result", self.round, counts,
+                               tuple(self.score[i] for i in order)))
         elif kind == "match_ended":
             won = e["winner"]
-            self.lines.append(("over", self.team(won),
+            self.lines.append(("over", self.team(won), self.named(e["score"])
+                               if len(self.sides) > 2 else
                                (e["score"][won], e["score"][1 - won])))
+
+    def order(self) -> list[int]:
+        """The sides in the order the lines tell them: the played seat's first."""
+        first = [] if self.first is None else [self.first]
+        return first + [i for i in range(len(self.sides)) if i not in first]
+
+    def named(self, values: list[int]) -> str:
+        """Each side's value after its player's name (sides of one seat), in ``order``."""
+        return " · ".join(f"{self.name(self.sides[i][0])} {values[i]}" for i in self.order())
 
 
 def history(client: Client, match_id: str) -> list[dict[str, Any]]:
@@ -184,7 +202,15 @@ def test_hokm_play_without_a_terminal_prints_every_trick_and_round_once_in_order
 def test_hokm_play_without_a_terminal_ends_with_the_matchs_winner_and_score(
         played: Played) -> None:
     won, score = played.summary["winner"], played.summary["score"]
-    assert parse(played.lines[-1])[2] == (score[won], score[1 - won])
+    last = parse(played.lines[-1])
+    assert last[0] == "over"
+    if len(score) == 2:
+        assert last[2] == (score[won], score[1 - won])
+    else:  # every side named, the seat's own first
+        names = ["you" if i == played.seat else s["name"]
+                 for i, s in enumerate(played.summary["seats"])]
+        assert last[2] == " · ".join(f"{names[s]} {score[s]}" for s in
+                                     sorted(range(3), key=lambda s: s != played.seat))
     assert sum(1 for line in played.lines if line.startswith("Match over")) == 1
 
 
