@@ -211,10 +211,53 @@ def table(view: View) -> list[Line]:
             [*centre, label(me)]]
 
 
+RANKS = "23456789TJQKA"
+
+
+def draw_text(view: View) -> str | None:
+    """The draw for the first Hakem (the view's ``draw``: face-up cards, public) as one line,
+    ``Ace draw: Roxana 7♠, you A♥ -> Hakem you``, every card named by the player who turned
+    it (None before the draw).  The simple two-player game draws the higher card (ties draw
+    again); the others turn cards until an ace, and with four on to the partner's ace, who is
+    then moved opposite the Hakem: the view names the seats after that swap, so the two seats
+    it exchanged are named back as they were when the cards were turned."""
+    draw = [(int(d["seat"]), str(d["card"])) for d in view.get("draw") or []]
+    if not draw:
+        return None
+    rules = view.get("rules") or {}
+    players = int(rules.get("players") or len(view.get("seats") or []) or 4)
+    high = players == 2 and rules.get("two_player", "simple") == "simple"
+    now = {seat: seat for seat in range(players)}  # the seat turned -> the seat of its player
+    if high:
+        last = draw[-players:]  # (a tie turned one more card to each)
+        hakem = max(last, key=lambda d: RANKS.index(d[1][0]))[0]
+    else:
+        aces = [seat for seat, code in draw if code[0] == "A"]
+        hakem = aces[0]
+        if players == 4 and len(aces) > 1 and rules.get("teams", "ace_draw") == "ace_draw":
+            partner, opposite = aces[1], (hakem + 2) % 4
+            now[partner], now[opposite] = opposite, partner
+    turned = ", ".join(f"{seat_name(view, now[seat])} {card_text(code)}" for seat, code in draw)
+    return (f"{'High-card' if high else 'Ace'} draw: {turned} -> Hakem "
+            f"{seat_name(view, now[hakem])}")
+
+
+def first_round_untouched(view: View) -> bool:
+    """Whether ``view`` is of the first round before its first trick was won: when the draw
+    for the first Hakem is still news."""
+    return (bool(view.get("draw")) and int(view.get("round") or 0) <= 1
+            and not any(view.get("tricks") or []) and not view.get("last_trick")
+            and view.get("phase") != "match_over")
+
+
 def table_notes(view: View) -> list[Line]:
-    """What the table shows beyond the seats: the card out of play (three players), the talon
-    game's talon and the player's own discards."""
+    """What the table shows beyond the seats: the draw for the first Hakem (until the first
+    round's first trick), the card out of play (three players), the talon game's talon and the
+    player's own discards."""
     lines: list[Line] = []
+    drawn = draw_text(view) if first_round_untouched(view) else None
+    if drawn:
+        lines.append([("class:dim", drawn)])
     removed = view.get("removed") or []
     if removed:
         lines.append([("class:dim", "Out of play: "),

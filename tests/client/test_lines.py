@@ -25,8 +25,8 @@ from hokmplay.lines import run_lines
 from .test_play_terminal import run
 
 Line = tuple[Any, ...]
-"""A printed line as data: ("round", n, hakem, suit), ("trick", cards, winner, counts),
-("result", n, counts, scores), ("over", winner, points) or ("other", text)."""
+"""A printed line as data: ("draw", cards, hakem), ("round", n, hakem, suit), ("trick", cards,
+winner, counts), ("result", n, counts, scores), ("over", winner, points) or ("other", text)."""
 
 GAMES = {"four": [], "two": ["--players", "2"], "talon": ["--game", "talon"],
          "three": ["--players", "3"],
@@ -36,6 +36,8 @@ GAMES = {"four": [], "two": ["--players", "2"], "talon": ["--game", "talon"],
 
 def parse(line: str) -> Line:
     """What a printed line says (the wording of ``hokmplay.lines``, read back)."""
+    if found := re.fullmatch(r"(?:Ace|High-card) draw: (.+) -> Hakem (.+)", line):
+        return ("draw", found[1], found[2])
     if found := re.fullmatch(r"Round (\d+): Hakem (.+), trump (\S)", line):
         return ("round", int(found[1]), found[2], found[3])
     if found := re.fullmatch(r"  trick: (.+) -> (.+) \(tricks ([\d-]+)\)", line):
@@ -82,7 +84,13 @@ class Story:
 
     def event(self, e: dict[str, Any]) -> None:
         kind = e["type"]
-        if kind == "round_started":
+        if kind == "hakem_drawn":
+            # the cards by who turned them: a swap (four players) moved two of them since
+            moved = dict([tuple(e["swap"]), tuple(reversed(e["swap"]))] if e["swap"] else [])
+            self.lines.append(("draw", ", ".join(
+                f"{self.name(moved.get(seat, seat))} {card_text(code)}"
+                for seat, code in e["draw"]), self.name(e["hakem"])))
+        elif kind == "round_started":
             self.round, self.hakem = e["round"], e["hakem"]
             self.counts, self.trick = [0] * len(self.sides), []
             if self.set_won:  # (target "2x7") the points start again with the next deal
@@ -275,7 +283,11 @@ def test_the_printer_tells_everything_from_the_first_and_the_last_view_alone(
                  if any(e["type"] == "round_started" for e in r["events"]))
     seat = SkippingSeat(client, played.match_id, [first, played.records[-1]["version"]])
     printed = [parse(line) for line in told(seat)[1:]]
-    assert printed == spectator_story(played.summary, seat.shown[0]).tell(
+    # the draw for the first Hakem, from that view (its record is before it)
+    drawn = spectator_story(played.summary, seat.shown[0]).tell(
+        [r for r in played.records if r["version"] <= first])[:1]
+    assert drawn and drawn[0][0] == "draw"
+    assert printed == drawn + spectator_story(played.summary, seat.shown[0]).tell(
         [r for r in played.records if r["version"] > first])
 
 
