@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import json
 import sys
 from typing import Any
 
@@ -117,7 +118,7 @@ async def _open(args: argparse.Namespace) -> tuple[AsyncSeat, str | None]:
         if args.spectate or args.token:
             raise PlayError("--spectate and --token need a match link (http://HOST/m/MATCH)",
                             2)
-        rules = dict(args.rules or {})
+        rules = dict(args.rules or {})  # (agreeing with the options: _game_options_agree)
         if args.players is not None:
             rules["players"] = args.players
         if args.game is not None:
@@ -195,6 +196,29 @@ async def _play(args: argparse.Namespace, tty: bool) -> int:
         await seat.close()
 
 
+def _game_options_agree(args: argparse.Namespace) -> None:
+    """A ``CliError`` (exit 2) if ``--players`` / ``--game`` and ``--rules`` name different
+    games (as ``hokm arena`` and the API refuse them; QA: ``--players 2 --rules
+    '{"players": 3}'`` silently started a match of two).  ``rules.players`` alone sets the
+    game."""
+    from services.clitools import CliError, RulesDisagree, with_game
+
+    players = args.players if args.players is not None else 2 if args.game else None
+    if args.game is not None and players != 2:
+        # (the server would refuse the rules, bad_rules, after a round trip)
+        raise CliError(f"--game {args.game} is a two-player game: it cannot go with "
+                       f"--players {players}", 2)
+    rules = args.rules or {}
+    if args.game is not None and rules.get("players", 2) != 2:
+        raise CliError(f"--game {args.game} is a two-player game: it cannot go with --rules "
+                       f"players {json.dumps(rules['players'])}", 2)
+    try:
+        with_game(rules, (("--players", "players", args.players),
+                          ("--game", "two_player", args.game)))
+    except RulesDisagree as exc:
+        raise CliError(str(exc), 2) from None
+
+
 def _run(args: argparse.Namespace) -> int:
     from services.clitools import CliError
 
@@ -203,10 +227,7 @@ def _run(args: argparse.Namespace) -> int:
         raise CliError("--spectate watches without a seat: a --bot has no seat to play", 2)
     if args.spectate and args.token:
         raise CliError("--spectate watches without a seat: a spectator has no --token", 2)
-    if args.game is not None and args.players not in (None, 2):
-        # (the server would refuse the rules, bad_rules, after a round trip)
-        raise CliError(f"--game {args.game} is a two-player game: it cannot go with "
-                       f"--players {args.players}", 2)
+    _game_options_agree(args)
     if not tty and not (args.bot or args.spectate):
         raise CliError("playing needs a terminal (without one, --bot LEVEL plays the seat "
                        "and --spectate watches)", 2)

@@ -2,7 +2,8 @@
 file): one line per trick, per round and for the match's end.
 
 Contract: the lines tell the match from the first view the seat receives to the end, each
-thing once and in the order it happened: a round's header when its trump is named, every
+thing once and in the order it happened: the draw for the first Hakem (if the first view is
+before the first round's first trick), a round's header when its trump is named, every
 trick (with the running trick counts), the round's result (with the score) right after its
 last trick, then one "Match over" line, the last.  They are made from the seat's records
 (``GET /events`` with its token: redacted for the seat, or public for a spectator) and the
@@ -22,8 +23,8 @@ from hokmclient.cards import SUIT_SYMBOL
 
 from .bot import LocalBot
 from .records import SeatRecords
-from .screen import (dashed, final_score, per_side, result_text, seat_name, side_of, sides,
-                     team_subject)
+from .screen import (dashed, draw_text, final_score, first_round_untouched, per_side,
+                     result_text, seat_name, side_of, sides, team_subject)
 
 View = dict[str, Any]
 Event = dict[str, Any]
@@ -95,6 +96,8 @@ class Printer:
         self.trick = list(view.get("trick") or [])
         self.tricks = list(view.get("tricks") or _zeros(view))
         self.score = list(view.get("score") or _zeros(view))
+        if first_round_untouched(view):  # (a draw after this view is told by its record)
+            self.say(draw_text(view) or "")
         if view.get("trump"):
             self._header(view["trump"])
         last = view.get("last_trick")
@@ -149,6 +152,10 @@ class Printer:
             self._round_ended(event)
         elif kind == "match_ended":
             self._over(int(event["winner"]), list(event["score"]))
+        elif kind == "hakem_drawn":
+            # (the newest view is at least this record's: it carries the draw)
+            self.say(draw_text({**self.view, "draw": [
+                {"seat": seat, "card": code} for seat, code in event["draw"]]}) or "")
 
     def _deal(self, event: Event) -> None:
         self.round, self.hakem = int(event["round"]), event["hakem"]

@@ -211,10 +211,53 @@ def table(view: View) -> list[Line]:
             [*centre, label(me)]]
 
 
+RANKS = "23456789TJQKA"
+
+
+def draw_text(view: View) -> str | None:
+    """The draw for the first Hakem (the view's ``draw``: face-up cards, public) as one line,
+    ``Ace draw: Roxana 7♠, you A♥ -> Hakem you``, every card named by the player who turned
+    it (None before the draw).  The simple two-player game draws the higher card (ties draw
+    again); the others turn cards until an ace, and with four on to the partner's ace, who is
+    then moved opposite the Hakem: the view names the seats after that swap, so the two seats
+    it exchanged are named back as they were when the cards were turned."""
+    draw = [(int(d["seat"]), str(d["card"])) for d in view.get("draw") or []]
+    if not draw:
+        return None
+    rules = view.get("rules") or {}
+    players = int(rules.get("players") or len(view.get("seats") or []) or 4)
+    high = players == 2 and rules.get("two_player", "simple") == "simple"
+    now = {seat: seat for seat in range(players)}  # the seat turned -> the seat of its player
+    if high:
+        last = draw[-players:]  # (a tie turned one more card to each)
+        hakem = max(last, key=lambda d: RANKS.index(d[1][0]))[0]
+    else:
+        aces = [seat for seat, code in draw if code[0] == "A"]
+        hakem = aces[0]
+        if players == 4 and len(aces) > 1 and rules.get("teams", "ace_draw") == "ace_draw":
+            partner, opposite = aces[1], (hakem + 2) % 4
+            now[partner], now[opposite] = opposite, partner
+    turned = ", ".join(f"{seat_name(view, now[seat])} {card_text(code)}" for seat, code in draw)
+    return (f"{'High-card' if high else 'Ace'} draw: {turned} -> Hakem "
+            f"{seat_name(view, now[hakem])}")
+
+
+def first_round_untouched(view: View) -> bool:
+    """Whether ``view`` is of the first round before its first trick was won: when the draw
+    for the first Hakem is still news."""
+    return (bool(view.get("draw")) and int(view.get("round") or 0) <= 1
+            and not any(view.get("tricks") or []) and not view.get("last_trick")
+            and view.get("phase") != "match_over")
+
+
 def table_notes(view: View) -> list[Line]:
-    """What the table shows beyond the seats: the card out of play (three players), the talon
-    game's talon and the player's own discards."""
+    """What the table shows beyond the seats: the draw for the first Hakem (until the first
+    round's first trick), the card out of play (three players), the talon game's talon and the
+    player's own discards."""
     lines: list[Line] = []
+    drawn = draw_text(view) if first_round_untouched(view) else None
+    if drawn:
+        lines.append([("class:dim", drawn)])
     removed = view.get("removed") or []
     if removed:
         lines.append([("class:dim", "Out of play: "),
@@ -336,12 +379,20 @@ def result_text(view: View) -> str:
     number = int(view.get("round") or 0)
     if view.get("phase") not in ("round_over", "match_over"):
         number -= 1  # the next round is dealt: the result is the previous one's
-    if r.get("winner") is None:
-        return f"Round {number}: {kind}, no points (tricks {dashed(tricks)})"
-    winner = int(r["winner"])  # its tricks first, as the points of "Match over" are
-    return (f"Round {number}: {team_subject(view, winner)} won {points} "
+    winner = r.get("winner")
+    if len(tricks) > 2:
+        # every side named, in the order of the score ("you 6 · Roxana 7 · Bahram 1"): bare
+        # counts after the winner's (QA: "tricks 7-1-6") left the others to guess
+        counts = per_side({**view, "tricks": list(tricks)}, "tricks")
+    elif winner is None:
+        counts = dashed(tricks)
+    else:  # two sides: the winner's tricks first, as the points of "Match over" are
+        counts = dashed(winner_first(list(tricks), int(winner)))
+    if winner is None:
+        return f"Round {number}: {kind}, no points (tricks {counts})"
+    return (f"Round {number}: {team_subject(view, int(winner))} won {points} "
             f"point{'s' if points != 1 else ''}{', ' + kind if kind else ''} (tricks "
-            f"{dashed(winner_first(list(tricks), winner))})")
+            f"{counts})")
 
 
 def status(view: View, cursor: Cursor) -> list[Line]:

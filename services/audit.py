@@ -172,17 +172,22 @@ def card_text(card: str, colour: bool = False) -> str:
 
 def describe(records: Iterable[Record], seat: int | None = None, step: int | None = None,
              colour: bool = False) -> Iterator[str]:
-    """Lines describing a match move by move, as ``seat`` (None: public) could follow it."""
+    """Lines describing a match move by move, as ``seat`` (None: public) could follow it.
+
+    Once the match of ``records`` is over (at any ``step``: as the replay API answers) every
+    hand is public, so every seat's cards laid aside and talon draws are named; while it is
+    live only ``seat``'s own are."""
+    records = list(records)
+    over = is_over(records)
     state = State()
     for record in records:
         if step is not None and record.version > step:
             break
         for event in record.events:
-            line = _line(state, event, seat, colour)
+            line = _line(state, event, seat, colour, over)
             state = evolve(state, event)
             if line:
                 yield f"{record.version:>4}  {line}"
-    over = state.phase == "match_over"
     view = view_for(state, seat, 0, reveal=over)
     yield ""
     yield (f"after record {step if step is not None else 'last'}: phase {view['phase']}, "
@@ -207,7 +212,9 @@ def _side(state: State, side: int) -> str:
     return _name(state, variant.sides[side][0])
 
 
-def _line(state: State, event: Event, seat: int | None, colour: bool) -> str:
+def _line(state: State, event: Event, seat: int | None, colour: bool, public: bool) -> str:
+    """The line of ``event`` as ``seat`` sees it (``public``: the match is over, every hand is
+    shown)."""
     if isinstance(event, MatchCreated):
         return f"match {event.match_id} created, rules {event.rules.to_dict()}"
     if isinstance(event, SeatTaken):
@@ -236,11 +243,12 @@ def _line(state: State, event: Event, seat: int | None, colour: bool) -> str:
         return f"  -> trick to {_name(state, event.seat)}{banked}"
     if isinstance(event, CardsDiscarded):
         laid = (": " + " ".join(card_text(c, colour) for c in event.cards)
-                if seat == event.seat else "")  # face down: the other seat sees how many
+                if public or seat == event.seat else "")  # face down: others see how many
         return f"{_name(state, event.seat)} lays {len(event.cards)} cards aside{laid}"
     if isinstance(event, TalonDrawn):
         seen = (f": keeps {card_text(event.kept, colour)}, lays aside "
-                f"{card_text(event.discarded, colour)}" if seat == event.seat else "")
+                f"{card_text(event.discarded, colour)}" if public or seat == event.seat
+                else "")
         return f"  {_name(state, event.seat)} draws from the talon{seen}"
     if isinstance(event, RoundEnded):
         if event.winner is None:

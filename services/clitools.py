@@ -12,6 +12,7 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from collections.abc import Iterable
 from typing import Any, NoReturn
 from urllib.parse import urlsplit, urlunsplit
 
@@ -112,6 +113,29 @@ def json_object(text: str) -> dict[str, Any]:
     if not isinstance(value, dict):
         raise argparse.ArgumentTypeError(f"{text!r} is not a JSON object: {example}")
     return value
+
+
+class RulesDisagree(ValueError):
+    """An option and ``--rules`` name different games."""
+
+
+def with_game(rules: dict[str, Any] | None,
+              options: Iterable[tuple[str, str, Any]]) -> dict[str, Any]:
+    """The house rules of ``--rules`` with each ``(option, key, value)`` given (``value`` not
+    None: ``--players 3`` is ``("--players", "players", 3)``) added under ``key``.  As the API
+    does (``players`` beside the rules and in them), a value given in both places must be the
+    same: ``RulesDisagree`` saying which disagree.  Nothing else of the rules is checked."""
+    merged = dict(rules or {})
+    for option, key, value in options:
+        if value is None:
+            continue
+        if key in merged:
+            if merged[key] != value:
+                raise RulesDisagree(f"{option} {value} and --rules {key} "
+                                    f"{json.dumps(merged[key], default=str)} disagree")
+        else:
+            merged[key] = value
+    return merged
 
 
 def redact_url(url: str) -> str:

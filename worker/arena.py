@@ -50,6 +50,8 @@ from engine import (
 )
 from engine.state import CHOOSING_TRUMP, DISCARDING, DRAWING, PLAYING
 
+from services.clitools import RulesDisagree, with_game
+
 from .policies import LEVELS, MODE, POLICIES, Policy, policy_for
 from .policies.base import command_for
 
@@ -398,27 +400,14 @@ def _rules(text: str) -> dict[str, Any]:
     return json_object(text)
 
 
-class RulesDisagree(ValueError):
-    """An option and ``--rules`` name different games."""
-
-
 def game_rules(rules: dict[str, Any] | None, players: int | None = None,
                two_player: str | None = None) -> dict[str, Any]:
     """The house rules of ``--rules`` with the game of ``--players`` / ``--two-player`` added,
     validated by ``Rules.from_dict`` as one game.  As the API does (``players`` beside the
     rules and in them), a value given in both places must be the same: ``RulesDisagree``
     saying which disagree, else ``Rules.from_dict``'s own ``ValueError``."""
-    merged = dict(rules or {})
-    for option, key, value in (("--players", "players", players),
-                               ("--two-player", "two_player", two_player)):
-        if value is None:
-            continue
-        if key in merged:
-            if merged[key] != value:
-                raise RulesDisagree(f"{option} {value} and --rules {key} "
-                                    f"{json.dumps(merged[key], default=str)} disagree")
-        else:
-            merged[key] = value
+    merged = with_game(rules, (("--players", "players", players),
+                               ("--two-player", "two_player", two_player)))
     Rules.from_dict(merged)
     return merged
 
@@ -433,7 +422,7 @@ def _main(args: argparse.Namespace) -> int:
             raise CliError(str(exc), 2) from None
     try:
         rules = game_rules(args.rules, args.players, args.two_player)
-    except RulesDisagree as exc:
+    except RulesDisagree as exc:  # (before ValueError: it is one)
         raise CliError(str(exc), 2) from None
     except ValueError as exc:
         raise CliError(f"--rules: {exc}" if args.rules is not None else str(exc), 2) from None

@@ -25,25 +25,31 @@ from hokmplay.lines import run_lines
 from .test_play_terminal import run
 
 Line = tuple[Any, ...]
-"""A printed line as data: ("round", n, hakem, suit), ("trick", cards, winner, counts),
-("result", n, counts, scores), ("over", winner, points) or ("other", text)."""
+"""A printed line as data: ("draw", cards, hakem), ("round", n, hakem, suit), ("trick", cards,
+winner, counts), ("result", n, counts, scores), ("over", winner, points) or ("other", text)."""
 
 GAMES = {"four": [], "two": ["--players", "2"], "talon": ["--game", "talon"],
+         "three": ["--players", "3"],
          # tricks piled (a trick may count 0, then several) and the score reset after a set
          "sets": ["--rules", '{"double_sar": true, "target": "2x7"}']}
 
 
 def parse(line: str) -> Line:
     """What a printed line says (the wording of ``hokmplay.lines``, read back)."""
+    if found := re.fullmatch(r"(?:Ace|High-card) draw: (.+) -> Hakem (.+)", line):
+        return ("draw", found[1], found[2])
     if found := re.fullmatch(r"Round (\d+): Hakem (.+), trump (\S)", line):
         return ("round", int(found[1]), found[2], found[3])
     if found := re.fullmatch(r"  trick: (.+) -> (.+) \(tricks ([\d-]+)\)", line):
         return ("trick", found[1], found[2], found[3])
-    if found := re.fullmatch(r"Round (\d+): .* \(tricks ([\d-]+)\); score (.+)", line):
+    # (tricks: "7-3" the winner's first with two sides, else every side named as the score)
+    if found := re.fullmatch(r"Round (\d+): .* \(tricks ([^()]+)\); score (.+)", line):
         scores = tuple(int(n) for n in re.findall(r" (\d+)(?= · |$)", " " + found[3]))
         return ("result", int(found[1]), found[2], scores)
     if found := re.fullmatch(r"Match over: (.+) won, (\d+)-(\d+)\.", line):
         return ("over", found[1], (int(found[2]), int(found[3])))
+    if found := re.fullmatch(r"Match over: (.+) won, (.+ \d+)\.", line):  # (three sides)
+        return ("over", found[1], found[2])
     return ("other", line)
 
 
@@ -78,7 +84,13 @@ class Story:
 
     def event(self, e: dict[str, Any]) -> None:
         kind = e["type"]
-        if kind == "round_started":
+        if kind == "hakem_drawn":
+            # the cards by who turned them: a swap (four players) moved two of them since
+            moved = dict([tuple(e["swap"]), tuple(reversed(e["swap"]))] if e["swap"] else [])
+            self.lines.append(("draw", ", ".join(
+                f"{self.name(moved.get(seat, seat))} {card_text(code)}"
+                for seat, code in e["draw"]), self.name(e["hakem"])))
+        elif kind == "round_started":
             self.round, self.hakem = e["round"], e["hakem"]
             self.counts, self.trick = [0] * len(self.sides), []
             if self.set_won:  # (target "2x7") the points start again with the next deal
@@ -99,17 +111,31 @@ class Story:
             if e["winner"] is not None:
                 self.score[e["winner"]] += e["points"]
             tricks = list(e["tricks"])
-            if e["winner"] is not None:  # the winner's first (the finding: in side order)
-                won = e["winner"]
-                tricks = [tricks[won], *(t for i, t in enumerate(tricks) if i != won)]
-            first = [] if self.first is None else [self.first]
-            self.lines.append(("result", self.round, "-".join(map(str, tricks)), tuple(
-                self.score[i] for i in first + [i for i in range(len(self.sides))
-                                                if i not in first])))
+            order = self.order()
+            if len(self.sides) > 2:  # every side named, in the order of the score (QA:
+                # "tricks 7-1-6", the winner's first and the others unnamed)
+                counts = self.named(tricks)
+            else:
+                if e["winner"] is not None:  # the winner's first (the finding: in side order)
+                    won = e["winner"]
+                    tricks = [tricks[won], *(t for i, t in enumerate(tricks) if i != won)]
+                counts = "-".join(map(str, tricks))
+            self.lines.append(("result", self.round, counts,
+                               tuple(self.score[i] for i in order)))
         elif kind == "match_ended":
             won = e["winner"]
-            self.lines.append(("over", self.team(won),
+            self.lines.append(("over", self.team(won), self.named(e["score"])
+                               if len(self.sides) > 2 else
                                (e["score"][won], e["score"][1 - won])))
+
+    def order(self) -> list[int]:
+        """The sides in the order the lines tell them: the played seat's first."""
+        first = [] if self.first is None else [self.first]
+        return first + [i for i in range(len(self.sides)) if i not in first]
+
+    def named(self, values: list[int]) -> str:
+        """Each side's value after its player's name (sides of one seat), in ``order``."""
+        return " · ".join(f"{self.name(self.sides[i][0])} {values[i]}" for i in self.order())
 
 
 def history(client: Client, match_id: str) -> list[dict[str, Any]]:
@@ -184,7 +210,15 @@ def test_hokm_play_without_a_terminal_prints_every_trick_and_round_once_in_order
 def test_hokm_play_without_a_terminal_ends_with_the_matchs_winner_and_score(
         played: Played) -> None:
     won, score = played.summary["winner"], played.summary["score"]
-    assert parse(played.lines[-1])[2] == (score[won], score[1 - won])
+    last = parse(played.lines[-1])
+    assert last[0] == "over"
+    if len(score) == 2:
+        assert last[2] == (score[won], score[1 - won])
+    else:  # every side named, the seat's own first
+        names = ["you" if i == played.seat else s["name"]
+                 for i, s in enumerate(played.summary["seats"])]
+        assert last[2] == " · ".join(f"{names[s]} {score[s]}" for s in
+                                     sorted(range(3), key=lambda s: s != played.seat))
     assert sum(1 for line in played.lines if line.startswith("Match over")) == 1
 
 
@@ -249,7 +283,11 @@ def test_the_printer_tells_everything_from_the_first_and_the_last_view_alone(
                  if any(e["type"] == "round_started" for e in r["events"]))
     seat = SkippingSeat(client, played.match_id, [first, played.records[-1]["version"]])
     printed = [parse(line) for line in told(seat)[1:]]
-    assert printed == spectator_story(played.summary, seat.shown[0]).tell(
+    # the draw for the first Hakem, from that view (its record is before it)
+    drawn = spectator_story(played.summary, seat.shown[0]).tell(
+        [r for r in played.records if r["version"] <= first])[:1]
+    assert drawn and drawn[0][0] == "draw"
+    assert printed == drawn + spectator_story(played.summary, seat.shown[0]).tell(
         [r for r in played.records if r["version"] > first])
 
 

@@ -239,8 +239,10 @@ def test_hokm_play_with_a_local_bot_and_no_terminal_plays_the_match_to_its_end(
     assert "--token=" not in done.stderr  # the match is over: no seat to take back
 
 
-@pytest.mark.parametrize("game", [[], ["--players", "3"], ["--game", "talon"]],
-                         ids=["four", "three", "talon"])
+@pytest.mark.parametrize("game", [[], ["--players", "3"], ["--game", "talon"],
+                                  ["--rules", '{"players": 3}'],
+                                  ["--players", "2", "--rules", '{"players": 2}']],
+                         ids=["four", "three", "talon", "three_by_rules", "two_both"])
 def test_hokm_play_creates_a_solo_match_from_the_servers_address(
         server: LocalServer, game: list[str]) -> None:
     """The README's first command: ``hokm play SERVER`` (no match link) creates a match of the
@@ -254,7 +256,8 @@ def test_hokm_play_creates_a_solo_match_from_the_servers_address(
     assert found, first
     # (the draw for the first Hakem may move the creator to another seat of four)
     seat, summary = int(found.group(1)), Client(server.url).summary(found.group(2))
-    players = 3 if "3" in game else 2 if "talon" in game else 4
+    named = " ".join(game)
+    players = 3 if "3" in named else 2 if "talon" in named or "2" in named else 4
     assert summary["phase"] == "match_over" and len(summary["seats"]) == players
     assert summary["rules"]["players"] == players
     if "talon" in game:
@@ -304,6 +307,13 @@ def test_hokm_play_refuses_in_one_line(server: LocalServer) -> None:
          "--game talon is a two-player game: it cannot go with --players 4"),
         (("play", server.url, "--players", "3", "--game", "simple", "--bot", "easy"), 2,
          "--game simple is a two-player game: it cannot go with --players 3"),
+        # --players / --game and --rules naming different games (QA: --players won silently)
+        (("play", server.url, "--bot", "easy", "--players", "2", "--rules", '{"players": 3}'),
+         2, "--players 2 and --rules players 3 disagree"),
+        (("play", server.url, "--bot", "easy", "--game", "talon", "--rules",
+          '{"two_player": "simple"}'), 2, '--game talon and --rules two_player "simple" disagree'),
+        (("play", server.url, "--bot", "easy", "--game", "talon", "--rules", '{"players": 3}'),
+         2, "--game talon is a two-player game: it cannot go with --rules players 3"),
     ]
     for args, code, words in cases:
         done = run(*args, timeout=60)

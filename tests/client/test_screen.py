@@ -5,6 +5,7 @@ client (``static/table.js``: seat + 1 to the right)."""
 from __future__ import annotations
 
 import re
+from typing import Any
 
 import pytest
 
@@ -80,3 +81,44 @@ def test_the_score_puts_the_players_side_first_at_every_seat(me: int) -> None:
     assert per_side(three, "score").startswith(f"you {me % 3 + 1} · ")
     assert per_side({**four, "seat": None}, "score") == ("team 0 (seats 0, 2) 3 · "
                                                          "team 1 (seats 1, 3) 5")
+
+
+def _drawn_view(players: int, me: int | None, draw: Any, **more: Any) -> dict[str, Any]:
+    rules: dict[str, Any] = {"players": players, **more.pop("rules", {})}
+    return {"players": players, "seat": me, "phase": "choosing_trump", "round": 1,
+            "tricks": [0] * (2 if players == 4 else players), "last_trick": None,
+            "rules": rules, "draw": [{"seat": s, "card": c} for s, c in draw],
+            "seats": [{"name": f"P{s}", "bot": None, "connected": True, "empty": False}
+                      for s in range(players)], **more}
+
+
+def test_the_draw_for_the_first_hakem_is_one_line_naming_who_turned_each_card() -> None:
+    """QA: ``hokm play`` never showed the draw.  Four players: the partner's ace moves its
+    player opposite the Hakem (the engine's swap), and the view names seats after it: each
+    card is still named by the player who turned it."""
+    from engine.cards import CARD_INDEX
+    from engine.decide import ace_draw, high_card_draw
+    from hokmplay.screen import draw_text, table_notes
+
+    cards = tuple(CARD_INDEX[c] for c in ("7S", "AH", "3D", "KC", "AS", *["2C"] * 10))
+    drawn = ace_draw(cards, 4, True)
+    assert drawn.hakem == 1 and drawn.swap == (0, 3)  # the player of seat 0 now sits at 3
+    view = _drawn_view(4, 2, drawn.draw, rules={"teams": "ace_draw"})
+    assert draw_text(view) == "Ace draw: P3 7♠, P1 A♥, you 3♦, P0 K♣, P3 A♠ -> Hakem P1"
+    assert draw_text(_drawn_view(4, 2, drawn.draw, rules={"teams": "as_seated"})) == (
+        "Ace draw: P0 7♠, P1 A♥, you 3♦, P3 K♣, P0 A♠ -> Hakem P1")
+    # the simple game of two: the higher card, a tie drawing again
+    tie = high_card_draw(tuple(CARD_INDEX[c] for c in ("9S", "9H", "4D", "JC")), 2)
+    assert tie.hakem == 1
+    assert draw_text(_drawn_view(2, 0, tie.draw, rules={"two_player": "simple"})) == (
+        "High-card draw: you 9♠, P1 9♥, you 4♦, P1 J♣ -> Hakem P1")
+    assert draw_text(_drawn_view(3, None, ((0, "5H"), (1, "AD")))) == (
+        "Ace draw: P0 5♥, P1 A♦ -> Hakem P1")
+    # on the table until the first round's first trick is won
+    def notes(view: dict[str, Any]) -> str:
+        return "\n".join("".join(text for _, text in line) for line in table_notes(view))
+
+    assert notes(_drawn_view(3, 0, ((0, "AD"),))) == "Ace draw: you A♦ -> Hakem you"
+    assert notes(_drawn_view(3, 0, ((0, "AD"),), tricks=[1, 0, 0])) == ""
+    assert notes(_drawn_view(3, 0, ((0, "AD"),), round=2)) == ""
+    assert notes(_drawn_view(3, 0, ())) == ""  # (before the draw)

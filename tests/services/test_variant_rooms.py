@@ -20,10 +20,12 @@ from engine.commands import Command, Discard, DrawTalon
 from engine import evolve
 from engine.cards import names_of_mask
 from engine.errors import BadRules, HokmError
-from engine.events import CardsDiscarded, RoundEnded, RoundStarted, TalonDrawn
+from engine.events import CardsDiscarded, MatchEnded, RoundEnded, RoundStarted, TalonDrawn
 from engine.state import CHOOSING_TRUMP, DISCARDING, DRAWING, MATCH_OVER, State
 from engine.variants import VARIANTS
-from services.audit import check, command_for, describe, export_lines, read_export
+from services.audit import (
+    card_text, check, command_for, describe, export_lines, read_export,
+)
 from services.matches import MatchService
 from services.store.codec import decode, encode
 from services.store.memory import MemoryStore
@@ -385,15 +387,47 @@ def test_each_variant_verifies_exports_and_replays(game: str) -> None:
     assert back == records and check(back) == []
     lines = list(describe(records, seat=0))
     assert any("MATCH OVER" in line for line in lines)
-    public = list(describe(records, seat=None, step=records[-3].version))
+    # a live match (its log before the end): only the seat's own talon cards, none in public
+    live = list(itertools.takewhile(
+        lambda r: not any(isinstance(e, MatchEnded) for e in r.events), records))
+    live_seat = list(describe(live, seat=0))
+    live_public = list(describe(live, seat=None, step=live[-3].version))
     if game == "talon":
-        own = [line for line in lines if "lays 3 cards aside: " in line
+        own = [line for line in live_seat if "lays 3 cards aside: " in line
                or "lays 2 cards aside: " in line]
-        assert own and all(": " not in line.split("aside")[1] or "seat 0" in line
-                           for line in own)
-        assert any("draws from the talon: keeps" in line for line in lines)
-        assert not [line for line in public if "aside:" in line or "keeps" in line]
+        assert own and all("seat 0" in line for line in own)
+        assert all("seat 0" in line for line in live_seat if "talon: keeps" in line)
+        assert any("draws from the talon: keeps" in line for line in live_seat)
+        assert not [line for line in live_public if "aside:" in line or "keeps" in line]
+        assert not [line for line in live_public if "holds:" in line]
     assert not [line for line in lines if "team" in line]  # no teams outside the four-player game
+
+
+@pytest.mark.parametrize("seat", [None, 1])
+def test_the_replay_of_a_finished_talon_match_names_every_talon_card(seat: int | None) -> None:
+    """Once the match is over every hand is public (the replay API opens fully): the replay
+    names the cards every seat laid aside and every draw's kept and passed card, at the last
+    record and at an earlier step."""
+    service, match_id = finished("talon", seed=3)
+    records = service.store.read(match_id)
+    discards = [(r.version, e) for r in records for e in r.events
+                if isinstance(e, CardsDiscarded)]
+    draws = [(r.version, e) for r in records for e in r.events if isinstance(e, TalonDrawn)]
+    assert {e.seat for _, e in discards} == {0, 1} and {e.seat for _, e in draws} == {0, 1}
+    lines = list(describe(records, seat=seat))
+    for version, discarded in discards:
+        cards = " ".join(card_text(c) for c in discarded.cards)
+        assert any(line.startswith(f"{version:>4}  ") and line.endswith(f"aside: {cards}")
+                   for line in lines), (version, discarded)
+    for version, drawn in draws:
+        seen = f"talon: keeps {card_text(drawn.kept)}, lays aside {card_text(drawn.discarded)}"
+        assert any(line.startswith(f"{version:>4}  ") and line.endswith(seen)
+                   for line in lines), (version, drawn)
+    step = draws[len(draws) // 2][0]
+    early = list(describe(records, seat=seat, step=step))
+    assert sum("talon: keeps" in line for line in early) == len(
+        [v for v, _ in draws if v <= step])
+    assert [line for line in early if "holds:" in line]  # every hand at that step
 
 
 def test_an_edited_talon_draw_or_discard_is_named() -> None:

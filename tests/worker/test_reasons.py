@@ -96,6 +96,38 @@ def test_every_code_has_one_template_and_its_arguments() -> None:
         "trump.")
     assert english(Reason("discard_talon", {"cards": ("2C", "7D")})) == (
         "Lay aside your weakest cards and keep your trumps and high cards: 2C, 7D.")
+    # the talon's next card is hidden: both talon reasons compare with an average unseen card
+    assert english(Reason("keep", {"card": "QH"})) == (
+        "The QH is better than an average card of the talon: keep it.")
+    assert english(Reason("take_next", {"card": "3C"})) == (
+        "The 3C is weaker than an average card of the talon: discard it and keep the next one.")
+
+
+def _longest_common(a: str, b: str) -> str:
+    """The longest substring ``a`` and ``b`` share."""
+    best = ""
+    for i in range(len(a)):
+        for j in range(i + len(best) + 1, len(a) + 1):
+            if a[i:j] not in b:
+                break
+            best = a[i:j]
+    return best
+
+
+def test_every_language_compares_the_talon_card_with_an_average_card() -> None:
+    """The hint for a talon draw does not know the next card (``nseat.keep_choice`` compares
+    with the average unseen card): in every browser language the ``keep`` sentence says the same
+    comparison as ``take_next`` (they share the phrase naming the average card of the talon)
+    rather than a card "you would get instead"."""
+    import json
+    i18n = ROOT / "services" / "gateway" / "static" / "i18n"
+    languages = sorted(i18n.glob("*.json"))
+    assert {p.stem for p in languages} >= {"en", "fa", "de", "sv", "nl", "es"}
+    for path in languages:
+        strings = json.loads(path.read_text())
+        keep, take_next = strings["hint.reason.keep"], strings["hint.reason.take_next"]
+        shared = _longest_common(keep, take_next).strip()
+        assert len(shared) >= 15, (path.stem, keep, take_next, shared)
 
 
 def test_random_playouts_reach_every_code_and_each_english_is_its_template() -> None:

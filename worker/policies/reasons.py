@@ -66,7 +66,7 @@ TEMPLATES: dict[str, str] = {
     # the talon game (``nseat``): the cards to lay aside, and keeping or passing the top card
     "discard_talon": "Lay aside your weakest cards and keep your trumps and high cards: "
                      "{cards}.",
-    "keep": "The {card} is better than the card you would get instead: keep it.",
+    "keep": "The {card} is better than an average card of the talon: keep it.",
     "take_next": "The {card} is weaker than an average card of the talon: discard it and keep "
                  "the next one.",
 }
