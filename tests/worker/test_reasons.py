@@ -33,6 +33,15 @@ VARIANTS = (Rules(), Rules.from_dict({"satat": True, "must_trump": True}),
             game_rules("simple"), game_rules("talon"), game_rules("three", satat=True))
 
 
+RANKS = {"A": "ace", "K": "king", "Q": "queen", "J": "jack", "T": "ten", "9": "nine",
+         "8": "eight", "7": "seven", "6": "six", "5": "five", "4": "four", "3": "three",
+         "2": "two"}
+
+
+def card_in_words(card: str) -> str:
+    return f"{RANKS[card[0]]} of {WORDS[card[1]]}"
+
+
 def filled(template: str, args: Mapping[str, Any]) -> str:
     """The template filled by hand (independently of ``reasons.english``): a suit's word in the
     form its placeholder names, a list of cards joined by ", "."""
@@ -46,7 +55,9 @@ def filled(template: str, args: Mapping[str, Any]) -> str:
         if form == "Many":
             return WORDS[value].capitalize()
         assert form is None, form
-        return ", ".join(value) if isinstance(value, list) else str(value)
+        if m.group(1) == "card":
+            return card_in_words(value)
+        return ", ".join(map(card_in_words, value)) if isinstance(value, list) else str(value)
 
     return re.sub(r"\{(\w+)(?::(\w+))?\}", one, template)
 
@@ -90,17 +101,19 @@ def test_every_code_has_one_template_and_its_arguments() -> None:
     with pytest.raises(ValueError):
         Reason("only", {"card": "AS"})
     assert english(Reason("cash", {"card": "AS", "suit": "S"})) == (
-        "The AS is the highest spade left: cash it while the opponents must follow.")
+        "The ace of spades is the highest spade left: cash it while the opponents must follow.")
     assert english(Reason("trump_choice", {"suit": "H", "count": 3})) == (
         "Hearts is your longest and strongest suit among your five cards (3 of them): name it "
         "trump.")
     assert english(Reason("discard_talon", {"cards": ("2C", "7D")})) == (
-        "Lay aside your weakest cards and keep your trumps and high cards: 2C, 7D.")
+        "Lay aside your weakest cards and keep your trumps and high cards: two of clubs, "
+        "seven of diamonds.")
     # the talon's next card is hidden: both talon reasons compare with an average unseen card
     assert english(Reason("keep", {"card": "QH"})) == (
-        "The QH is better than an average card of the talon: keep it.")
+        "The queen of hearts is better than an average card of the talon: keep it.")
     assert english(Reason("take_next", {"card": "3C"})) == (
-        "The 3C is weaker than an average card of the talon: discard it and keep the next one.")
+        "The three of clubs is weaker than an average card of the talon: discard it and keep "
+        "the next one.")
 
 
 def _longest_common(a: str, b: str) -> str:

@@ -13,8 +13,10 @@ Contract: a reason's arguments are exactly the placeholders of its code's templa
 fill its own sentence.  A code names one sentence for good: a new sentence gets a new code.
 
 Template placeholders name the arguments.  A suit's placeholder says which English word it takes:
-``{suit:one}`` ("spade"), ``{suit:many}`` ("spades"), ``{suit:Many}`` ("Spades"); a tuple of
-cards is written joined by ", ".  The browser's own templates (``hint.reason.<code>`` in
+``{suit:one}`` ("spade"), ``{suit:many}`` ("spades"), ``{suit:Many}`` ("Spades"); a card
+(``card``) is written in words ("queen of hearts": the sentence is read by people, the API's
+spelling is in the arguments) and a tuple of cards (``cards``) in words joined by ", ".
+The browser's own templates (``hint.reason.<code>`` in
 ``services/gateway/static/i18n/*.json``) use the same names without the word forms.
 """
 
@@ -30,6 +32,15 @@ Arg = str | int | tuple[str, ...]
 
 SUIT_WORDS = {"S": "spades", "H": "hearts", "D": "diamonds", "C": "clubs"}
 """The English word (plural) of each suit letter."""
+RANK_WORDS = {"A": "ace", "K": "king", "Q": "queen", "J": "jack", "T": "ten", "9": "nine",
+              "8": "eight", "7": "seven", "6": "six", "5": "five", "4": "four", "3": "three",
+              "2": "two"}
+"""The English word of each rank letter."""
+
+
+def card_words(card: str) -> str:
+    """A card as a sentence names it: ``"QH"`` -> ``"queen of hearts"``."""
+    return f"{RANK_WORDS[card[0]]} of {SUIT_WORDS[card[1]]}"
 
 CARD_CODES = ("only", "draw_top", "draw_long", "cash", "partner_ruff", "lead_long",
               "lead_trump", "partner_wins", "partner_wins_discard", "ruff", "win_last", "win",
@@ -133,5 +144,12 @@ _ENGLISH = _English()
 
 
 def english(reason: Reason) -> str:
-    """The English sentence of ``reason``: its code's template filled with its arguments."""
-    return _ENGLISH.vformat(TEMPLATES[reason.code], (), dict(reason.args))
+    """The English sentence of ``reason``: its code's template filled with its arguments (cards
+    in words)."""
+    args = dict(reason.args)
+    if "card" in args:
+        args["card"] = card_words(str(args["card"]))
+    cards = args.get("cards")
+    if isinstance(cards, tuple):
+        args["cards"] = tuple(card_words(c) for c in cards)
+    return _ENGLISH.vformat(TEMPLATES[reason.code], (), args)
