@@ -29,6 +29,8 @@ HOKM = str(Path(sys.executable).parent / "hokm")
 PROXIES = "IP addresses or networks separated by commas, such as 10.0.0.5,10.1.0.0/16"
 ROOT = Path(__file__).resolve().parents[2]
 UNREACHABLE = "redis://127.0.0.1:1/0"
+UNKNOWN_QUERY = "a Redis URL whose query parameters redis-py knows for redis:// ('foo' is not one)"
+CLUSTER_QUERY = "a Redis Cluster URL without query parameters ('foo' would be ignored)"
 
 BAD = [
     ("HOKM_RATE_PER_ADDRESS", "abc", "a number of 0 or more"),
@@ -52,6 +54,15 @@ BAD = [
     ("HOKM_REDIS_URL", "redis+cluster://a:7000,b",
      "a Redis Cluster URL whose seed nodes are each host:port ('b' is not)"),
     ("HOKM_QUEUE_URL", "bar", f"a Redis URL: {FORMS}"),
+    # an unknown query parameter failed at the first command ("unexpected error: TypeError")
+    ("HOKM_REDIS_URL", "redis://127.0.0.1:6415/0?foo=bar", UNKNOWN_QUERY),
+    ("HOKM_QUEUE_URL", "redis://127.0.0.1:6415/0?foo=bar", UNKNOWN_QUERY),
+    ("HOKM_REDIS_URL", "redis://h/0?ssl_certfile=c.pem",  # (TLS only: rediss://)
+     "a Redis URL whose query parameters redis-py knows for redis:// ('ssl_certfile' is not "
+     "one)"),
+    ("HOKM_REDIS_URL", "redis+cluster://a:7000?foo=bar", CLUSTER_QUERY),  # (was ignored)
+    ("HOKM_REDIS_URL", "redis+cluster://a:7000,b:7001/?socket_timeout=1",
+     "a Redis Cluster URL without query parameters ('socket_timeout' would be ignored)"),
     ("HOKM_CONNECTIONS_PER_ADDRESS", "1.5", "a whole number of 0 or more"),
     ("HOKM_IDLE_TTL", "a day", "a number of 0 or more"),
     ("HOKM_REPLICA_ACKS", "-2", "a whole number of 0 or more"),
@@ -202,6 +213,8 @@ def test_the_analysis_config_uses_the_same_checks(no_settings: pytest.MonkeyPatc
     ("HOKM_TRUSTED_PROXIES", "10.0.0.0/33", f"{PROXIES} ('10.0.0.0/33' is neither)"),
     ("HOKM_MAX_BODY", "0", "a whole number of 1024 or more"),
     ("HOKM_REDIS_URL", "foo://x", f"a Redis URL: {FORMS}"),
+    ("HOKM_REDIS_URL", "redis://127.0.0.1:1/0?foo=bar", UNKNOWN_QUERY),
+    ("HOKM_REDIS_URL", "redis+cluster://127.0.0.1:1?foo=bar", CLUSTER_QUERY),
 ])
 def test_serve_refuses_to_start(tmp_path: Path, name: str, value: str, must: str) -> None:
     """The server never starts (before: it ran, and every analysis stayed pending)."""
@@ -230,6 +243,10 @@ def test_serve_refuses_to_start(tmp_path: Path, name: str, value: str, must: str
     ({"HOKM_REDIS_URL": "foo://"}, f"HOKM_REDIS_URL must be a Redis URL: {FORMS} "
                                    "(got 'foo://')"),
     ({"HOKM_QUEUE_URL": "bar"}, f"HOKM_QUEUE_URL must be a Redis URL: {FORMS} (got 'bar')"),
+    ({"HOKM_REDIS_URL": "redis://127.0.0.1:1/0?foo=bar"},
+     f"HOKM_REDIS_URL must be {UNKNOWN_QUERY} (got 'redis://127.0.0.1:1/0?foo=bar')"),
+    ({"HOKM_QUEUE_URL": "redis://127.0.0.1:1/0?foo=bar"},
+     f"HOKM_QUEUE_URL must be {UNKNOWN_QUERY} (got 'redis://127.0.0.1:1/0?foo=bar')"),
 ])
 def test_worker_refuses_to_start(env: dict[str, str], said: str) -> None:
     result = subprocess.run([HOKM, "worker", "--burst"], cwd=ROOT, capture_output=True,
@@ -239,13 +256,16 @@ def test_worker_refuses_to_start(env: dict[str, str], said: str) -> None:
     assert line == f"hokm worker: {said}"
 
 
-@pytest.mark.parametrize("command", [("replay", "m"), ("export", "m"), ("verify", "m")])
-def test_the_audit_commands_name_a_bad_redis_url(command: tuple[str, ...]) -> None:
+@pytest.mark.parametrize("command", [("replay", "m"), ("export", "m"), ("verify", "m"),
+                                     ("analyze", "x")])
+@pytest.mark.parametrize(("url", "must"), [("foo://x", f"a Redis URL: {FORMS}"),
+                                           ("redis://127.0.0.1:1/0?foo=bar", UNKNOWN_QUERY)])
+def test_the_audit_commands_name_a_bad_redis_url(command: tuple[str, ...], url: str,
+                                                 must: str) -> None:
     result = subprocess.run([HOKM, *command], cwd=ROOT, capture_output=True, text=True,
-                            timeout=60, env=clean_env(HOKM_REDIS_URL="foo://x"))
+                            timeout=60, env=clean_env(HOKM_REDIS_URL=url))
     line = one_line(result.stdout, result.stderr, result.returncode)
-    assert line == f"hokm {command[0]}: HOKM_REDIS_URL must be a Redis URL: {FORMS} " \
-                   "(got 'foo://x')"
+    assert line == f"hokm {command[0]}: HOKM_REDIS_URL must be {must} (got {url!r})"
 
 
 def test_analyze_names_a_bad_queue_url_before_it_reaches_for_a_redis() -> None:
