@@ -124,6 +124,10 @@ def parse(url: str, name: str = "HOKM_REDIS_URL") -> Target:
             options = redis.connection.parse_url(url)  # type: ignore[no-untyped-call]
         except ValueError as exc:
             raise BadStoreUrl(name, f"a Redis URL ({exc})", url) from None
+        path = unquote(urlsplit(url).path).replace("/", "")
+        if scheme != "unix" and path and not path.isdigit():  # (redis-py reads it as db 0)
+            raise BadStoreUrl(name, f"a Redis URL whose database is a number ({path!r} is not)",
+                              url)
         unknown = sorted(set(options) - _query_names(scheme))
         if unknown:
             raise BadStoreUrl(name, f"a Redis URL whose query parameters redis-py knows for "
@@ -142,7 +146,11 @@ def parse(url: str, name: str = "HOKM_REDIS_URL") -> Target:
         auth, rest = rest.rsplit("@", 1)
         user, _, secret = auth.partition(":")
         username, password = unquote(user) or None, unquote(secret) or None
-    rest = rest.split("/", 1)[0].split("?", 1)[0]
+    rest = rest.split("?", 1)[0]
+    rest, _, database = rest.partition("/")
+    if database.strip("/") not in ("", "0"):  # (a cluster has only database 0)
+        raise BadStoreUrl(name, f"a Redis Cluster URL with no database but 0 ({database!r}: "
+                          "a cluster has only database 0)", url)
     seeds = []
     for part in rest.split(","):
         found = urlsplit(f"//{part.strip()}")

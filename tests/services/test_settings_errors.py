@@ -61,6 +61,13 @@ BAD = [
      "a Redis URL whose query parameters redis-py knows for redis:// ('ssl_certfile' is not "
      "one)"),
     ("HOKM_REDIS_URL", "redis+cluster://a:7000?foo=bar", CLUSTER_QUERY),  # (was ignored)
+    # a database that is not a number was read as 0, a cluster's database ignored
+    ("HOKM_REDIS_URL", "redis://127.0.0.1:6415/abc",
+     "a Redis URL whose database is a number ('abc' is not)"),
+    ("HOKM_QUEUE_URL", "rediss://h:6379/db1", "a Redis URL whose database is a number ('db1' "
+                                              "is not)"),
+    ("HOKM_REDIS_URL", "redis+cluster://a:7000,b:7001/2",
+     "a Redis Cluster URL with no database but 0 ('2': a cluster has only database 0)"),
     ("HOKM_REDIS_URL", "redis+cluster://a:7000,b:7001/?socket_timeout=1",
      "a Redis Cluster URL without query parameters ('socket_timeout' would be ignored)"),
     ("HOKM_CONNECTIONS_PER_ADDRESS", "1.5", "a whole number of 0 or more"),
@@ -90,6 +97,16 @@ BAD = [
 def test_a_public_url_is_read(no_settings: pytest.MonkeyPatch, value: str, read: str) -> None:
     no_settings.setenv("HOKM_PUBLIC_URL", value)
     assert Settings.from_env().public_url == read
+
+
+@pytest.mark.parametrize("url", [
+    "redis://h:6379", "redis://h:6379/", "redis://h:6379/3", "redis://h/0?socket_keepalive=yes&"
+    "client_name=hokm", "rediss://h/0?ssl_cert_reqs=none", "unix:///tmp/r.sock?db=2",
+    "redis+cluster://a:7000,b:7001/", "redis+cluster://a:7000/0"])
+def test_store_urls_redis_py_reads_are_read(no_settings: pytest.MonkeyPatch, url: str) -> None:
+    no_settings.setenv("HOKM_REDIS_URL", url)
+    no_settings.setenv("HOKM_QUEUE_URL", "redis://q:6379/1?health_check_interval=5")
+    assert Settings.from_env().redis_url == url
 
 
 def clean_env(**extra: str) -> dict[str, str]:
@@ -215,6 +232,8 @@ def test_the_analysis_config_uses_the_same_checks(no_settings: pytest.MonkeyPatc
     ("HOKM_REDIS_URL", "foo://x", f"a Redis URL: {FORMS}"),
     ("HOKM_REDIS_URL", "redis://127.0.0.1:1/0?foo=bar", UNKNOWN_QUERY),
     ("HOKM_REDIS_URL", "redis+cluster://127.0.0.1:1?foo=bar", CLUSTER_QUERY),
+    ("HOKM_REDIS_URL", "redis://127.0.0.1:1/abc",
+     "a Redis URL whose database is a number ('abc' is not)"),
 ])
 def test_serve_refuses_to_start(tmp_path: Path, name: str, value: str, must: str) -> None:
     """The server never starts (before: it ran, and every analysis stayed pending)."""
