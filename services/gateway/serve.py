@@ -28,6 +28,7 @@ import redis
 
 from services.clitools import CliError, host, port, redact_url, unreachable
 from services.runtime import Runtime, build_runtime
+from services.store.replicas import short_of_replicas
 from services.settings import Settings
 from services.store import connect
 
@@ -85,6 +86,13 @@ def _run(args: argparse.Namespace) -> int:
                                          "HOKM_QUEUE_URL")
             except redis.RedisError as exc:
                 raise unreachable(where, exc) from None
+            if rt.replicas is not None:
+                short = short_of_replicas(rt.client, settings.replica_acks)
+                if short:  # (started anyway: a replica may be on its way; /readyz says 503)
+                    logging.getLogger("hokm.serve").warning(
+                        "HOKM_REPLICA_ACKS=%d but %s of the cluster's primaries (%s) lack "
+                        "that many replicas online: their matches answer 503 until they "
+                        "have them", settings.replica_acks, len(short), ", ".join(short))
     except BaseException:
         sock.close()
         raise
