@@ -49,7 +49,7 @@ def _settings(args: argparse.Namespace) -> Settings:
 
 
 def _run(args: argparse.Namespace) -> int:
-    from services.store.journal import JournalError
+    from services.store.journal import DataFolderForeign, JournalError
 
     logging.basicConfig(level=logging.WARNING,
                         format="%(asctime)s %(levelname)s %(name)s %(message)s")
@@ -62,8 +62,8 @@ def _run(args: argparse.Namespace) -> int:
     try:
         try:
             rt = build_runtime(settings)
-        except JournalError as exc:
-            raise CliError(str(exc)) from None
+        except JournalError as exc:  # (a folder not hokm's: a start given the wrong one)
+            raise CliError(str(exc), 2 if isinstance(exc, DataFolderForeign) else 1) from None
         except ValueError as exc:  # what redis-py refuses in a URL that parse() let through
             raise CliError(str(exc), 2) from None
         except redis.RedisError as exc:
