@@ -331,3 +331,17 @@ def test_analyze_local_names_the_variable(data: tuple[Path, str], name: str, val
                             env=clean_env(**{name: value}))
     line = one_line(result.stdout, result.stderr, result.returncode)
     assert line == f"hokm analyze: {name} must be {must} (got {value!r})"
+
+
+def test_every_setting_read_is_in_the_readme_table() -> None:
+    """Each variable ``services/settings.py`` reads (by its quoted name) has a row in the
+    README's settings table, whose first cell names one or more (HOKM_ANALYSIS_TTL had none)."""
+    import re
+
+    source = (ROOT / "services" / "settings.py").read_text()
+    read = set(re.findall(r'"(HOKM_[A-Z0-9_]+)"', source))
+    rows = [line.split("|")[1] for line in (ROOT / "README.md").read_text().splitlines()
+            if line.startswith("| `HOKM_")]
+    documented = {name for cell in rows for name in re.findall(r"`(HOKM_[A-Z0-9_]+)`", cell)}
+    assert len(read) >= 30, read  # (the pattern finds them)
+    assert read - documented == set()
