@@ -154,16 +154,22 @@ async def _play(args: argparse.Namespace, tty: bool) -> int:
     from .lines import run_lines
 
     base = parse_link(args.url).base
-    if tty:  # the requests before the table may take long (a server that does not answer)
-        print(f"connecting to {args.url} …", end="", flush=True)
+    # The requests before the table may take long (a server that does not answer: ~12 s of
+    # retries), so say what is being waited for, in the line the table or the error's line
+    # then replaces.  Without a terminal, stdout is the trick lines (for a file or a pipe):
+    # the note goes to stderr, and only when that is a terminal, where it can be wiped; on a
+    # captured stderr it would be a second line beside the error's one.
+    note = sys.stdout if tty else sys.stderr if sys.stderr.isatty() else None
+    if note is not None:
+        print(f"connecting to {args.url} …", end="", flush=True, file=note)
     try:
         bot = LocalBot(args.bot) if args.bot else None
         seat, invite = await _open(args)
     except ApiError as error:
         raise PlayError(await _refused_join(error, args) or _explain(error, base)) from None
     finally:
-        if tty:  # the table, or the error's line, in its place
-            print("\r\x1b[K", end="", flush=True)
+        if note is not None:  # the table, or the error's line, in its place
+            print("\r\x1b[K", end="", flush=True, file=note)
     try:
         left = None
         if tty:

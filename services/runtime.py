@@ -25,6 +25,7 @@ from .store.journal import DataFolder, stored_matches
 from .store.port import AsyncEventStore
 from .store.redis_async import AsyncRedisStore
 from .store.redis_streams import RedisStore
+from .store.replicas import ReplicaCheck
 
 log = logging.getLogger("hokm.runtime")
 
@@ -42,6 +43,9 @@ class Runtime:
     """The data folder the embedded server keeps its matches in (None: memory only)."""
     resumed: int = 0
     """Unfinished matches found in the data folder at start and set going again."""
+    replicas: ReplicaCheck | None = None
+    """On a cluster with ``HOKM_REPLICA_ACKS``: whether every primary has those replicas (the
+    gateway's readiness)."""
     _async: dict[int, aioredis.Redis] = field(default_factory=dict)
     _async_stores: dict[int, AsyncEventStore] = field(default_factory=dict)
 
@@ -125,6 +129,8 @@ def build_runtime(settings: Settings | None = None) -> Runtime:
                            allow_stacked=settings.allow_stacked_decks,
                            quotas=Quotas.from_settings(settings))
     rt = Runtime(settings, client, store, scheduler, service, fake_server, data)
+    if settings.replica_acks and settings.redis_url and connect.parse(settings.redis_url).cluster:
+        rt.replicas = ReplicaCheck(client, settings.replica_acks)
     if data is not None:
         rt.resumed = resume_matches(rt)
     return rt

@@ -26,6 +26,7 @@ from starlette.websockets import WebSocket
 
 from services.errors import HokmError
 from services.runtime import Runtime, build_runtime
+from services.store.replicas import ReplicaCheck
 
 from . import analysis, openapi, ws
 from .analysis import Analyst
@@ -133,15 +134,17 @@ def create_app(runtime: Runtime | None = None, *,
 
     async def readyz(request: Request) -> Response:
         """Ready when the match store and the bot queue's Redis (``HOKM_QUEUE_URL``, which may
-        be another server) both answer; the answer names each."""
-        def answers(client: Any) -> bool:
+        be another server) both answer; the answer names each.  With ``HOKM_REPLICA_ACKS`` on
+        a cluster the store is not ready while a primary lacks those replicas: its matches'
+        appends would all answer ``503`` (``ReplicaCheck``, asked every few seconds)."""
+        def answers(client: Any, replicas: ReplicaCheck | None = None) -> bool:
             try:
                 client.ping()
+                return replicas is None or replicas.ok()
             except Exception:
                 return False
-            return True
 
-        store = await run_in_threadpool(answers, rt.client)
+        store = await run_in_threadpool(answers, rt.client, rt.replicas)
         queue = await run_in_threadpool(answers, rt.scheduler.client)
         ok = store and queue
         return JSONResponse({"ok": ok, "store": store, "queue": queue},

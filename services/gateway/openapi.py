@@ -676,7 +676,11 @@ def document() -> dict[str, Any]:
                                               "503": {"description": "not ready: the same "
                                                                      "object, `ok` false and "
                                                                      "`store` or `queue` "
-                                                                     "false",
+                                                                     "false (`store` also "
+                                                                     "while a primary lacks "
+                                                                     "the replicas "
+                                                                     "HOKM_REPLICA_ACKS "
+                                                                     "waits for)",
                                                       "headers": {"Retry-After": {
                                                           "schema": {"type": "integer",
                                                                      "minimum": 1},

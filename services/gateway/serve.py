@@ -28,6 +28,7 @@ import redis
 
 from services.clitools import CliError, host, port, redact_url, unreachable
 from services.runtime import Runtime, build_runtime
+from services.store.replicas import short_of_replicas
 from services.settings import Settings
 from services.store import connect
 
@@ -48,7 +49,7 @@ def _settings(args: argparse.Namespace) -> Settings:
 
 
 def _run(args: argparse.Namespace) -> int:
-    from services.store.journal import JournalError
+    from services.store.journal import DataFolderForeign, JournalError
 
     logging.basicConfig(level=logging.WARNING,
                         format="%(asctime)s %(levelname)s %(name)s %(message)s")
@@ -61,8 +62,8 @@ def _run(args: argparse.Namespace) -> int:
     try:
         try:
             rt = build_runtime(settings)
-        except JournalError as exc:
-            raise CliError(str(exc)) from None
+        except JournalError as exc:  # (a folder not hokm's: a start given the wrong one)
+            raise CliError(str(exc), 2 if isinstance(exc, DataFolderForeign) else 1) from None
         except ValueError as exc:  # what redis-py refuses in a URL that parse() let through
             raise CliError(str(exc), 2) from None
         except redis.RedisError as exc:
@@ -85,6 +86,13 @@ def _run(args: argparse.Namespace) -> int:
                                          "HOKM_QUEUE_URL")
             except redis.RedisError as exc:
                 raise unreachable(where, exc) from None
+            if rt.replicas is not None:
+                short = short_of_replicas(rt.client, settings.replica_acks)
+                if short:  # (started anyway: a replica may be on its way; /readyz says 503)
+                    logging.getLogger("hokm.serve").warning(
+                        "HOKM_REPLICA_ACKS=%d but %s of the cluster's primaries (%s) lack "
+                        "that many replicas online: their matches answer 503 until they "
+                        "have them", settings.replica_acks, len(short), ", ".join(short))
     except BaseException:
         sock.close()
         raise

@@ -1,11 +1,13 @@
 """Where the matches live, from a URL: one Redis, or a Redis Cluster.
 
 * ``redis://host:port/db`` (also ``rediss://`` and ``unix://``): a single Redis, as redis-py
-  reads it.
+  reads it; a query parameter redis-py's clients do not take for the scheme is refused
+  (``_query_names``), not left to fail at the first command.
 * ``redis+cluster://host:port[,host:port...]`` (seed nodes; ``rediss+cluster://`` for TLS, an
   optional ``user:password@`` before the first node): a Redis Cluster, through redis-py's
   ``RedisCluster`` (sync and asyncio), which finds every node from the seeds and follows the
-  cluster's changes (failovers, moved slots).
+  cluster's changes (failovers, moved slots).  No query parameters: the clients are made
+  from the seeds alone, so any would be ignored.
 
 RQ cannot use a cluster, so the bot queue has a URL of its own (``HOKM_QUEUE_URL``): it
 defaults to the match store's when that is a single Redis, and must be given with a cluster.
@@ -16,12 +18,15 @@ came from, so every command reports it as it reports any bad setting (one line, 
 
 from __future__ import annotations
 
+import inspect
 from dataclasses import dataclass
+from functools import cache
 from typing import Any
-from urllib.parse import unquote, urlsplit
+from urllib.parse import parse_qs, unquote, urlsplit
 
 import redis
 import redis.asyncio as aioredis
+import redis.asyncio.connection as aioconnection
 from redis.asyncio.cluster import ClusterNode as AsyncClusterNode
 from redis.asyncio.retry import Retry as AsyncRetry
 from redis.backoff import ExponentialBackoff
@@ -116,19 +121,36 @@ def parse(url: str, name: str = "HOKM_REDIS_URL") -> Target:
     scheme = url.split("://", 1)[0].lower() if "://" in url else ""
     if scheme in ("redis", "rediss", "unix"):
         try:
-            redis.connection.parse_url(url)  # type: ignore[no-untyped-call]
+            options = redis.connection.parse_url(url)  # type: ignore[no-untyped-call]
         except ValueError as exc:
             raise BadStoreUrl(name, f"a Redis URL ({exc})", url) from None
+        path = unquote(urlsplit(url).path).replace("/", "")
+        if scheme != "unix" and path and not path.isdigit():  # (redis-py reads it as db 0)
+            raise BadStoreUrl(name, f"a Redis URL whose database is a number ({path!r} is not)",
+                              url)
+        unknown = sorted(set(options) - _query_names(scheme))
+        if unknown:
+            raise BadStoreUrl(name, f"a Redis URL whose query parameters redis-py knows for "
+                              f"{scheme}:// ({unknown[0]!r} is not one)", url)
         return Target(url, False)
     if scheme not in CLUSTER_SCHEMES:
         raise BadStoreUrl(name, f"a Redis URL: {FORMS}", url)
     rest = url.split("://", 1)[1]
+    query = rest.split("?", 1)[1] if "?" in rest else ""
+    if query:  # (the cluster's clients are made from the seeds alone: ``_cluster_options``)
+        given = sorted(parse_qs(query, keep_blank_values=True)) or [query]
+        raise BadStoreUrl(name, f"a Redis Cluster URL without query parameters ({given[0]!r} "
+                          "would be ignored)", url)
     username = password = None
     if "@" in rest:
         auth, rest = rest.rsplit("@", 1)
         user, _, secret = auth.partition(":")
         username, password = unquote(user) or None, unquote(secret) or None
-    rest = rest.split("/", 1)[0].split("?", 1)[0]
+    rest = rest.split("?", 1)[0]
+    rest, _, database = rest.partition("/")
+    if database.strip("/") not in ("", "0"):  # (a cluster has only database 0)
+        raise BadStoreUrl(name, f"a Redis Cluster URL with no database but 0 ({database!r}: "
+                          "a cluster has only database 0)", url)
     seeds = []
     for part in rest.split(","):
         found = urlsplit(f"//{part.strip()}")
@@ -141,6 +163,32 @@ def parse(url: str, name: str = "HOKM_REDIS_URL") -> Target:
                                     f"({part.strip()!r} is not)", url)
         seeds.append((found.hostname, port))
     return Target(url, True, tuple(seeds), username, password, scheme.startswith("rediss"))
+
+
+@cache
+def _query_names(scheme: str) -> frozenset[str]:
+    """The names a single Redis's URL may give in its query: those that both redis-py clients
+    made from it (``sync_client``'s ``ConnectionPool`` and ``async_client``'s
+    ``BlockingConnectionPool``) take, as redis-py says itself: the parameters of the pool's and
+    of the scheme's connection class's ``__init__`` (over their bases).  Any other name reaches
+    the connection class as a keyword argument it refuses: a ``TypeError`` at the first
+    command, long after the start (QA: ``?foo=bar``).  The names ``parse_url`` sets from the
+    URL's other parts (``host``, ``db`` ...) are parameters too."""
+    url = f"{scheme}://x/0"
+    names = []
+    for pool, parse_url in ((redis.ConnectionPool, redis.connection.parse_url),
+                            (aioredis.BlockingConnectionPool, aioconnection.parse_url)):
+        default = inspect.signature(pool).parameters["connection_class"].default
+        connection = parse_url(url).get("connection_class", default)
+        found = {"connection_class"}
+        for klass in (*pool.__mro__, *connection.__mro__):
+            init = klass.__dict__.get("__init__")
+            if init is None or klass is object:
+                continue
+            found |= {p.name for p in inspect.signature(init).parameters.values()
+                      if p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY)}
+        names.append(found - {"self", "connection_kwargs"})
+    return frozenset(names[0] & names[1])
 
 
 def _cluster_options(target: Target) -> dict[str, Any]:

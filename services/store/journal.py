@@ -47,6 +47,7 @@ Contract:
 from __future__ import annotations
 
 import collections
+import contextlib
 import fcntl
 import inspect
 import logging
@@ -82,6 +83,11 @@ class JournalError(Exception):
 
 class DataFolderBusy(JournalError):
     """Another process holds the data folder's lock."""
+
+
+class DataFolderForeign(JournalError):
+    """The folder given is not empty and holds no journal: some other folder (``--data
+    /etc``), in which the server would write its journal and lock beside what is there."""
 
 
 class JournalDamaged(JournalError):
@@ -730,6 +736,20 @@ def _write_all(fd: int, data: bytes) -> int:
 
 # -- the data folder -------------------------------------------------------------------------
 
+def _ours(folder: Path) -> None:
+    """``DataFolderForeign`` unless ``folder`` is missing, empty, or hokm's: it holds a
+    ``journal``, or nothing but what a start leaves before it writes one (the lock, the
+    journal's temporary file)."""
+    try:
+        names = {entry.name for entry in os.scandir(folder)}
+    except (FileNotFoundError, NotADirectoryError):
+        return  # (mkdir creates it, or says what is there instead)
+    if JOURNAL in names or names <= {LOCK, JOURNAL + ".tmp"}:
+        return
+    raise DataFolderForeign(f"the data folder {folder} is not hokm's: it is not empty and "
+                            f"holds no {JOURNAL} (give an empty or new folder)")
+
+
 def _lock(path: Path) -> int:
     fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o600)
     try:
@@ -769,7 +789,9 @@ class DataFolder:
 
         install()  # before anything is changed: refuse early if fakeredis is not the one known
         folder = Path(path).expanduser().absolute()
+        _ours(folder)
         folder.mkdir(parents=True, exist_ok=True, mode=0o700)
+        locked = os.path.lexists(folder / LOCK)
         lock_fd = _lock(folder / LOCK)
         try:
             file = folder / JOURNAL
@@ -786,6 +808,9 @@ class DataFolder:
             journal = Journal(file)
             attach(server, journal)
         except BaseException:
+            if not locked:  # a folder refused is left as it was found (QA: a lock left in
+                with contextlib.suppress(OSError):  # a folder whose journal was not ours)
+                    os.unlink(folder / LOCK)
             os.close(lock_fd)
             raise
         return cls(folder, server, journal, lock_fd, replayed)
@@ -812,7 +837,7 @@ def load(path: str | os.PathLike[str], match_id: str | None = None) -> Any:
     return server
 
 
-__all__ = ["COMMANDS", "DataFolder", "DataFolderBusy", "Journal", "JournalDamaged",
-           "JournalError", "JournalUnavailable", "Reading", "Replay", "attach", "compact",
-           "detach", "install", "load", "match_keys", "persisted", "read", "replay",
+__all__ = ["COMMANDS", "DataFolder", "DataFolderBusy", "DataFolderForeign", "Journal",
+           "JournalDamaged", "JournalError", "JournalUnavailable", "Reading", "Replay", "attach",
+           "compact", "detach", "install", "load", "match_keys", "persisted", "read", "replay",
            "snapshot", "stored_matches"]

@@ -189,3 +189,44 @@ class Acked(_Primaries):
             if asked is None:
                 self.cluster.nodes_manager.initialize()
         raise StoreUnavailable("the match's primary could not be reached")
+
+
+def short_of_replicas(cluster: Any, replicas: int) -> list[str]:
+    """The primaries (``host:port``) of ``cluster`` (a sync ``RedisCluster``) with fewer than
+    ``replicas`` replicas online, as each says (``INFO replication``: its ``slaveN`` lines in
+    state ``online``, those a ``WAIT`` can count): every append to their matches is refused as
+    unavailable until one is back.  A primary that does not answer is short too."""
+    short = []
+    for node in cluster.get_primaries():
+        try:
+            info = cluster.get_redis_connection(node).info("replication")
+        except (redis.RedisError, OSError):
+            info = {}
+        online = sum(1 for name, value in info.items()
+                     if name.startswith("slave") and isinstance(value, dict)
+                     and value.get("state") == "online")
+        if online < replicas:
+            short.append(f"{node.host}:{node.port}")
+    return short
+
+
+class ReplicaCheck:
+    """Whether every primary has the replicas ``HOKM_REPLICA_ACKS`` waits for (readiness:
+    without them every create and command of some matches answers ``503``), asked at most
+    once per ``ttl_s`` (a probe every second must not cost a round trip to every primary)."""
+
+    def __init__(self, cluster: Any, replicas: int, ttl_s: float = 5.0,
+                 clock: Any = None) -> None:
+        import time
+
+        self.cluster = cluster
+        self.replicas = replicas
+        self.ttl_s = ttl_s
+        self._clock = clock or time.monotonic
+        self._checked: tuple[float, bool] | None = None
+
+    def ok(self) -> bool:
+        now = self._clock()
+        if self._checked is None or now - self._checked[0] >= self.ttl_s:
+            self._checked = (now, not short_of_replicas(self.cluster, self.replicas))
+        return self._checked[1]

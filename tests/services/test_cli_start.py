@@ -86,3 +86,41 @@ def test_an_empty_data_folder_is_refused_by_every_command_that_takes_one(
         assert "--data" in line and "empty" in line, line
         assert result.stdout == ""
     assert list(tmp_path.iterdir()) == []  # no journal, no lock in the current folder
+
+
+def test_serve_refuses_a_folder_that_is_not_hokms_and_leaves_it_as_it_was(
+        tmp_path: Path) -> None:
+    """``--data /etc`` wrote ``/etc/journal`` and ``/etc/lock``; a folder whose ``journal`` is
+    not hokm's kept the ``lock`` written before the journal was refused."""
+    other = tmp_path / "other"
+    other.mkdir()
+    (other / "notes.txt").write_text("mine")
+    foreign = tmp_path / "foreign"
+    foreign.mkdir()
+    (foreign / "journal").write_bytes(b"not a hokm journal at all\n")
+    for folder, code, said in ((other, 2, f"the data folder {other} is not hokm's: it is not "
+                                          "empty and holds no journal"),
+                               (foreign, 1, "is not a hokm journal")):
+        before = sorted(p.name for p in folder.iterdir())
+        result = subprocess.run([HOKM, "serve", "--port", "0", "--data", str(folder)],
+                                env=base_env(), cwd=tmp_path, capture_output=True, text=True,
+                                timeout=60)
+        line = assert_one_line_error(result, code)
+        assert said in line, line
+        assert "running at" not in result.stdout
+        assert sorted(p.name for p in folder.iterdir()) == before  # no journal, no lock
+
+
+def test_a_new_empty_or_hokm_folder_is_used(tmp_path: Path) -> None:
+    import fakeredis
+
+    from services.store.journal import DataFolder
+
+    for folder in (tmp_path / "new" / "data", tmp_path / "empty", tmp_path / "leftover"):
+        if folder.name != "data":
+            folder.mkdir()
+        if folder.name == "leftover":  # a lock a start left before it wrote its journal
+            (folder / "lock").write_text("")
+        DataFolder.open(folder, fakeredis.FakeServer()).close()
+        assert sorted(p.name for p in folder.iterdir()) == ["journal", "lock"]
+        DataFolder.open(folder, fakeredis.FakeServer()).close()  # and again: it is hokm's

@@ -29,6 +29,8 @@ HOKM = str(Path(sys.executable).parent / "hokm")
 PROXIES = "IP addresses or networks separated by commas, such as 10.0.0.5,10.1.0.0/16"
 ROOT = Path(__file__).resolve().parents[2]
 UNREACHABLE = "redis://127.0.0.1:1/0"
+UNKNOWN_QUERY = "a Redis URL whose query parameters redis-py knows for redis:// ('foo' is not one)"
+CLUSTER_QUERY = "a Redis Cluster URL without query parameters ('foo' would be ignored)"
 
 BAD = [
     ("HOKM_RATE_PER_ADDRESS", "abc", "a number of 0 or more"),
@@ -52,6 +54,22 @@ BAD = [
     ("HOKM_REDIS_URL", "redis+cluster://a:7000,b",
      "a Redis Cluster URL whose seed nodes are each host:port ('b' is not)"),
     ("HOKM_QUEUE_URL", "bar", f"a Redis URL: {FORMS}"),
+    # an unknown query parameter failed at the first command ("unexpected error: TypeError")
+    ("HOKM_REDIS_URL", "redis://127.0.0.1:6415/0?foo=bar", UNKNOWN_QUERY),
+    ("HOKM_QUEUE_URL", "redis://127.0.0.1:6415/0?foo=bar", UNKNOWN_QUERY),
+    ("HOKM_REDIS_URL", "redis://h/0?ssl_certfile=c.pem",  # (TLS only: rediss://)
+     "a Redis URL whose query parameters redis-py knows for redis:// ('ssl_certfile' is not "
+     "one)"),
+    ("HOKM_REDIS_URL", "redis+cluster://a:7000?foo=bar", CLUSTER_QUERY),  # (was ignored)
+    # a database that is not a number was read as 0, a cluster's database ignored
+    ("HOKM_REDIS_URL", "redis://127.0.0.1:6415/abc",
+     "a Redis URL whose database is a number ('abc' is not)"),
+    ("HOKM_QUEUE_URL", "rediss://h:6379/db1", "a Redis URL whose database is a number ('db1' "
+                                              "is not)"),
+    ("HOKM_REDIS_URL", "redis+cluster://a:7000,b:7001/2",
+     "a Redis Cluster URL with no database but 0 ('2': a cluster has only database 0)"),
+    ("HOKM_REDIS_URL", "redis+cluster://a:7000,b:7001/?socket_timeout=1",
+     "a Redis Cluster URL without query parameters ('socket_timeout' would be ignored)"),
     ("HOKM_CONNECTIONS_PER_ADDRESS", "1.5", "a whole number of 0 or more"),
     ("HOKM_IDLE_TTL", "a day", "a number of 0 or more"),
     ("HOKM_REPLICA_ACKS", "-2", "a whole number of 0 or more"),
@@ -79,6 +97,16 @@ BAD = [
 def test_a_public_url_is_read(no_settings: pytest.MonkeyPatch, value: str, read: str) -> None:
     no_settings.setenv("HOKM_PUBLIC_URL", value)
     assert Settings.from_env().public_url == read
+
+
+@pytest.mark.parametrize("url", [
+    "redis://h:6379", "redis://h:6379/", "redis://h:6379/3", "redis://h/0?socket_keepalive=yes&"
+    "client_name=hokm", "rediss://h/0?ssl_cert_reqs=none", "unix:///tmp/r.sock?db=2",
+    "redis+cluster://a:7000,b:7001/", "redis+cluster://a:7000/0"])
+def test_store_urls_redis_py_reads_are_read(no_settings: pytest.MonkeyPatch, url: str) -> None:
+    no_settings.setenv("HOKM_REDIS_URL", url)
+    no_settings.setenv("HOKM_QUEUE_URL", "redis://q:6379/1?health_check_interval=5")
+    assert Settings.from_env().redis_url == url
 
 
 def clean_env(**extra: str) -> dict[str, str]:
@@ -202,6 +230,10 @@ def test_the_analysis_config_uses_the_same_checks(no_settings: pytest.MonkeyPatc
     ("HOKM_TRUSTED_PROXIES", "10.0.0.0/33", f"{PROXIES} ('10.0.0.0/33' is neither)"),
     ("HOKM_MAX_BODY", "0", "a whole number of 1024 or more"),
     ("HOKM_REDIS_URL", "foo://x", f"a Redis URL: {FORMS}"),
+    ("HOKM_REDIS_URL", "redis://127.0.0.1:1/0?foo=bar", UNKNOWN_QUERY),
+    ("HOKM_REDIS_URL", "redis+cluster://127.0.0.1:1?foo=bar", CLUSTER_QUERY),
+    ("HOKM_REDIS_URL", "redis://127.0.0.1:1/abc",
+     "a Redis URL whose database is a number ('abc' is not)"),
 ])
 def test_serve_refuses_to_start(tmp_path: Path, name: str, value: str, must: str) -> None:
     """The server never starts (before: it ran, and every analysis stayed pending)."""
@@ -230,6 +262,10 @@ def test_serve_refuses_to_start(tmp_path: Path, name: str, value: str, must: str
     ({"HOKM_REDIS_URL": "foo://"}, f"HOKM_REDIS_URL must be a Redis URL: {FORMS} "
                                    "(got 'foo://')"),
     ({"HOKM_QUEUE_URL": "bar"}, f"HOKM_QUEUE_URL must be a Redis URL: {FORMS} (got 'bar')"),
+    ({"HOKM_REDIS_URL": "redis://127.0.0.1:1/0?foo=bar"},
+     f"HOKM_REDIS_URL must be {UNKNOWN_QUERY} (got 'redis://127.0.0.1:1/0?foo=bar')"),
+    ({"HOKM_QUEUE_URL": "redis://127.0.0.1:1/0?foo=bar"},
+     f"HOKM_QUEUE_URL must be {UNKNOWN_QUERY} (got 'redis://127.0.0.1:1/0?foo=bar')"),
 ])
 def test_worker_refuses_to_start(env: dict[str, str], said: str) -> None:
     result = subprocess.run([HOKM, "worker", "--burst"], cwd=ROOT, capture_output=True,
@@ -239,13 +275,16 @@ def test_worker_refuses_to_start(env: dict[str, str], said: str) -> None:
     assert line == f"hokm worker: {said}"
 
 
-@pytest.mark.parametrize("command", [("replay", "m"), ("export", "m"), ("verify", "m")])
-def test_the_audit_commands_name_a_bad_redis_url(command: tuple[str, ...]) -> None:
+@pytest.mark.parametrize("command", [("replay", "m"), ("export", "m"), ("verify", "m"),
+                                     ("analyze", "x")])
+@pytest.mark.parametrize(("url", "must"), [("foo://x", f"a Redis URL: {FORMS}"),
+                                           ("redis://127.0.0.1:1/0?foo=bar", UNKNOWN_QUERY)])
+def test_the_audit_commands_name_a_bad_redis_url(command: tuple[str, ...], url: str,
+                                                 must: str) -> None:
     result = subprocess.run([HOKM, *command], cwd=ROOT, capture_output=True, text=True,
-                            timeout=60, env=clean_env(HOKM_REDIS_URL="foo://x"))
+                            timeout=60, env=clean_env(HOKM_REDIS_URL=url))
     line = one_line(result.stdout, result.stderr, result.returncode)
-    assert line == f"hokm {command[0]}: HOKM_REDIS_URL must be a Redis URL: {FORMS} " \
-                   "(got 'foo://x')"
+    assert line == f"hokm {command[0]}: HOKM_REDIS_URL must be {must} (got {url!r})"
 
 
 def test_analyze_names_a_bad_queue_url_before_it_reaches_for_a_redis() -> None:
@@ -292,3 +331,17 @@ def test_analyze_local_names_the_variable(data: tuple[Path, str], name: str, val
                             env=clean_env(**{name: value}))
     line = one_line(result.stdout, result.stderr, result.returncode)
     assert line == f"hokm analyze: {name} must be {must} (got {value!r})"
+
+
+def test_every_setting_read_is_in_the_readme_table() -> None:
+    """Each variable ``services/settings.py`` reads (by its quoted name) has a row in the
+    README's settings table, whose first cell names one or more (HOKM_ANALYSIS_TTL had none)."""
+    import re
+
+    source = (ROOT / "services" / "settings.py").read_text()
+    read = set(re.findall(r'"(HOKM_[A-Z0-9_]+)"', source))
+    rows = [line.split("|")[1] for line in (ROOT / "README.md").read_text().splitlines()
+            if line.startswith("| `HOKM_")]
+    documented = {name for cell in rows for name in re.findall(r"`(HOKM_[A-Z0-9_]+)`", cell)}
+    assert len(read) >= 30, read  # (the pattern finds them)
+    assert read - documented == set()

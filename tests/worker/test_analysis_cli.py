@@ -138,3 +138,50 @@ def test_a_damaged_match_is_refused_in_one_line_and_its_jobs_analyse_nothing(
         assert "damaged" in result.stderr and "hokm verify" in result.stderr
     assert analyse_and_store(rt.store, match_id, 0, config()) == "damaged"
     assert rt.store.analysis_results(match_id) == {}
+
+
+@pytest.mark.parametrize("listening", [False, True])
+def test_no_worker_listening_is_said_at_once_and_the_command_waits_on(
+        rt: Runtime, analyze: Callable[..., Ran], listening: bool) -> None:
+    """The hint came only once ``--wait`` (900 s) ran out; now it comes first, and the command
+    still takes the results a worker (here: this test, once the rounds are queued) stores."""
+    import threading
+    import time
+
+    from rq import Worker
+
+    from worker.analysis.jobs import queue
+
+    match_id, rounds = finished_match(rt, 3)
+    analysing = build_runtime(make_settings(redis_url=redis_db_url(DB)))  # the command's queue
+    if listening:  # a worker registered on the queue (as `hokm worker` is): nothing said
+        Worker([queue(analysing)], connection=analysing.scheduler.client).register_birth()
+    assert Worker.count(connection=analysing.scheduler.client,
+                        queue=queue(analysing)) == listening
+
+    def a_worker_at_last() -> None:
+        deadline = time.monotonic() + 60
+        while len(queue(analysing)) < rounds and time.monotonic() < deadline:
+            time.sleep(0.05)
+        for r in range(rounds):
+            rt.store.put_analysis(match_id, r, stored(r, None))
+
+    worker = threading.Thread(target=a_worker_at_last, daemon=True)
+    worker.start()
+    done = analyze(match_id, "--wait", "120")
+    worker.join(timeout=60)
+    assert done.returncode == 0, done.stderr
+    assert f"Match {match_id}: {rounds} rounds analysed" in done.stdout
+    said = [] if listening else [
+        "hokm analyze: no worker listens on the queue hokm-bots-analysis: is `hokm worker` "
+        "running? (or use --local); waiting up to 120 s for one"]
+    assert done.stderr.splitlines() == said
+
+
+def test_nothing_is_said_when_every_round_is_stored(rt: Runtime,
+                                                    analyze: Callable[..., Ran]) -> None:
+    match_id, rounds = finished_match(rt, 3)
+    for r in range(rounds):
+        rt.store.put_analysis(match_id, r, stored(r, None))
+    done = analyze(match_id)
+    assert done.returncode == 0 and done.stderr == ""

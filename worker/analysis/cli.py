@@ -97,6 +97,8 @@ def _through_workers(match_id: str, rounds: int, wait_s: float, tty: bool
         rt = build_runtime()
     except ValueError as exc:
         raise CliError(f"a HOKM_ setting is not valid ({exc})") from None
+    if rounds and not rt.store.analysis_results(match_id).keys() >= set(range(rounds)):
+        _no_worker_yet(rt, wait_s)
     progress = Progress(rounds, "rounds", tty)
     deadline = time.monotonic() + wait_s
     try:
@@ -113,6 +115,26 @@ def _through_workers(match_id: str, rounds: int, wait_s: float, tty: bool
             time.sleep(0.5)
     finally:
         progress.close()
+
+
+def _no_worker_yet(rt: Any, wait_s: float) -> None:
+    """Say on stderr, before the progress, when no worker listens on the analysis queue (RQ's
+    registry of its workers): the command waited silently until ``--wait`` ran out (900 s by
+    default) before it said so.  Only said: a worker may be starting, so the command waits
+    on as before; a queue that does not answer now is left to the waiting to report."""
+    import redis
+    from rq import Worker
+
+    from .jobs import queue, queue_name
+
+    try:
+        listening = Worker.count(connection=rt.scheduler.client, queue=queue(rt))
+    except redis.RedisError:
+        return
+    if not listening:
+        print(f"hokm analyze: no worker listens on the queue {queue_name(rt)}: is `hokm "
+              f"worker` running? (or use --local); waiting up to {wait_s:g} s for one",
+              file=sys.stderr, flush=True)
 
 
 def _here(args: argparse.Namespace, records: list[Record], rounds: int, cfg: AnalysisConfig,
