@@ -1,9 +1,9 @@
 // The replay viewer (/replay/{id}?step=k): every hand shown, step forward and back, a slider to
 // jump, arrow keys, and a shareable link to the step shown; below the table the match's analysis
 // (analysis.js), which follows the step shown and can jump the replay.
-import { api, store } from "./api.js";
-import { h, fill, cardImage } from "./cards.js";
-import { t, cardName, suitName, capitalize, isRtl, num, nums } from "./i18n.js";
+import { api, store, gameOf } from "./api.js";
+import { h, fill, cardImage, suitBadge } from "./cards.js";
+import { t, cardName, cardWords, suitName, isRtl, num, nums, listOf, SUIT_SYMBOL } from "./i18n.js";
 import { toast, copyText, errorText } from "./ui.js";
 import { AnalysisPanel } from "./analysis.js";
 
@@ -17,6 +17,15 @@ const winFirst = (a, w) => {
   if (w == null || !(w in all)) return nums(all);
   return nums([all[w], ...all.filter((_, i) => i !== w)]);
 };
+
+/** A card as its face shows it ("10♥", "K♠"; the rank's digits in the page's, Persian "۷♥"):
+ *  the compact form of the step line, for the draw's many cards and the talon's few. */
+const face = (c) => `${/^[2-9]$/.test(c[0]) ? num(Number(c[0])) : c[0] === "T" ? num(10) : c[0]}${SUIT_SYMBOL[c[1]] || c[1]}`;
+/** The cards an event names, each as `card` writes it, as a list of the page's language; null
+ *  when the event names none (a redacted one: the replay of a live match, to a seat, gives
+ *  another seat's talon cards only as a count, and the page never shows more than it gets). */
+const cardsOf = (list, card) => (Array.isArray(list) && list.length && list.every((c) => typeof c === "string")
+  ? listOf(list.map(card)) : null);
 
 export function mount(root, [matchId]) {
   document.title = `Hokm — ${t("replay.title")}`;
@@ -199,21 +208,39 @@ export function mount(root, [matchId]) {
   const PLACE = { 2: [0, 2], 3: [0, 1, 3], 4: [0, 1, 2, 3] }; // seat -> index of POS
   const place = (v, s) => (PLACE[v.players || 4] || PLACE[4])[s];
 
-  function describe(ev, v) {
+  /** The event in words; `card` writes a card (`face` on the line shown, `cardWords` for the
+   *  screen reader's copy in the live counter).  Cards are named only as the answer gives them:
+   *  every card once the match is over; while it is live, to its seat, the seat's own talon
+   *  cards and the public draw, another seat's laid-aside cards as a count. */
+  function describe(ev, v, card = face) {
     const team = (w) => sideName(v, w);
     const one = alone(v) ? "1" : ""; // one player a side: texts of their own (result1.*, over1.*)
     switch (ev.type) {
       case "match_created": return t("ev.match_created");
       case "seat_taken": return t("ev.seat_taken", { name: ev.name, n: ev.seat + 1 });
       case "seat_left": return t("ev.seat_left", { n: ev.seat + 1 });
-      case "hakem_drawn": return t("ev.hakem_drawn", { name: name(v, ev.hakem) });
+      case "hakem_drawn": {
+        // the draw is public: every card turned, in order (as the table's draw shows them)
+        const cards = cardsOf((ev.draw || []).map((d) => (Array.isArray(d) ? d[1] : d && d.card)), card);
+        const high = gameOf(v.rules) === "simple"; // the simple game turns the higher card
+        return cards ? t(high ? "ev.hakem_drawn_high_cards" : "ev.hakem_drawn_cards", { name: name(v, ev.hakem), cards })
+          : t("ev.hakem_drawn", { name: name(v, ev.hakem) });
+      }
       case "round_started": return t("ev.round_started", { round: ev.round, name: name(v, ev.hakem) });
       case "trump_chosen": return t("ev.trump_chosen", { name: name(v, ev.seat), suit: suitName(ev.suit) });
       case "card_played": return t("ev.card_played", { name: name(v, ev.seat), card: cardName(ev.card) });
       case "trick_won": return t("announce.trick_won", { name: name(v, ev.seat) });
       case "round_ended": return t(ev.winner == null ? `result.${ev.kind}` : `result${one}.${ev.kind}`, { team: team(ev.winner), name: team(ev.winner), tricks: winFirst(ev.tricks, ev.winner), points: ev.points });
-      case "cards_discarded": return t("ev.cards_discarded", { name: name(v, ev.seat) });
-      case "talon_drawn": return t("ev.talon_drawn", { name: name(v, ev.seat) });
+      case "cards_discarded": {
+        const cards = cardsOf(ev.cards, card);
+        if (cards) return t("ev.cards_discarded_cards", { name: name(v, ev.seat), cards });
+        if (Number.isSafeInteger(ev.cards) && ev.cards > 0) return t("ev.cards_discarded_n", { name: name(v, ev.seat), n: ev.cards });
+        return t("ev.cards_discarded", { name: name(v, ev.seat) });
+      }
+      case "talon_drawn":
+        return typeof ev.kept === "string" && typeof ev.discarded === "string"
+          ? t("ev.talon_drawn_cards", { name: name(v, ev.seat), kept: card(ev.kept), discarded: card(ev.discarded) })
+          : t("ev.talon_drawn", { name: name(v, ev.seat) });
       case "set_won": return t("ev.set_won", { team: team(ev.winner) });
       case "match_ended": return t(`over${one}.winner`, { team: team(ev.winner), name: team(ev.winner), score: winFirst(ev.score, ev.winner) });
       case "secret_revealed": return t("ev.secret_revealed");
@@ -227,9 +254,11 @@ export function mount(root, [matchId]) {
     E.slider.max = String(steps);
     E.slider.value = String(step);
     E.slider.setAttribute("aria-valuetext", t("replay.step", { k: step, n: steps }));
-    const said = (data.events || []).map((ev) => describe(ev, v)).join(" · ") || t("replay.start");
-    // the live counter says the move too (for screen readers; the line below shows it)
-    fill(E.counter, t("replay.step", { k: step, n: steps }), h("span.sr-only", { text: ": " + said }));
+    const tell = (card) => (data.events || []).map((ev) => describe(ev, v, card)).join(" · ") || t("replay.start");
+    const said = tell(face);
+    // the live counter says the move too (for screen readers, the cards in words: "7♥" would be
+    // read as a symbol's name; the line below shows it)
+    fill(E.counter, t("replay.step", { k: step, n: steps }), h("span.sr-only", { text: ": " + tell(cardWords) }));
     // a step button that disables itself (First, Last, the ends of Back and Forward) would drop
     // the keyboard focus to <body>: it goes to the slider instead
     const ae = document.activeElement;
@@ -272,8 +301,13 @@ export function mount(root, [matchId]) {
     const team = (w) => sideName(v, w);
     fill(E.facts, h("h2", { text: t("table.round_n", { n: v.round || 1 }) }),
       h("dl.facts", {},
-        h("dt", { text: t("table.trump") }), h("dd", { text: v.trump ? capitalize(suitName(v.trump)) : t("table.no_trump") }),
-        h("dt", { text: t("table.hakem") }), h("dd", { text: v.hakem != null ? name(v, v.hakem) : "—" })),
+        // trump as the table shows it: the suit's sign in its colour, and its name
+        h("dt", { text: t("table.trump") }), h("dd", { id: "rp-trump" }, v.trump ? suitBadge(v.trump) : t("table.no_trump")),
+        h("dt", { text: t("table.hakem") }), h("dd", { text: v.hakem != null ? name(v, v.hakem) : "—" }),
+        // the three-player game's 2♣, out of play in every deal (public: the view's `removed`)
+        ...((v.removed || []).length ? [h("dt", { text: t("replay.removed") }),
+          h("dd", { id: "rp-removed" }, listOf(v.removed.map(face)),
+            h("span.sr-only", { text: ` (${listOf(v.removed.map(cardName))})` }))] : [])),
       h("table.score", {}, h("thead", {}, h("tr", {}, h("th", { scope: "col", text: t(partnered(v) ? "table.team" : "table.player") }),
         h("th", { scope: "col", text: t("table.tricks") }), h("th", { scope: "col", text: t("table.points") }))),
       h("tbody", {}, ...sidesOf(v).map((_, w) => h("tr", {}, h("th", { scope: "row", text: team(w) }),
