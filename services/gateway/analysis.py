@@ -70,12 +70,29 @@ def collect(store: AnalysisStore, analyst: Analyst | None, match_id: str, rounds
     return 202, {"status": "pending", "rounds": rounds, "done": rounds - len(missing)}
 
 
-def summary(rounds: Sequence[dict[str, Any]]) -> list[dict[str, int]]:
-    """SEATSUM per seat: each round's per-seat counts added up."""
+def summary(rounds: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
+    """SEATSUM per seat: each round's per-seat counts added up, and its ``players`` (who made
+    the seat's moves) merged by name and bot level in the order they first moved.  A round
+    stored by an earlier server has no ``players``: the match's seats then have none either
+    (a partial split would misname the counts)."""
     seats = max((len(one.get("seats") or ()) for one in rounds), default=4)
-    out = [{"seat": s, **{name: 0 for name in COUNTS}} for s in range(seats)]
+    out: list[dict[str, Any]] = [{"seat": s, **{name: 0 for name in COUNTS}, "players": []}
+                                 for s in range(seats)]
+    split = all("players" in row for one in rounds for row in one.get("seats", ()))
     for one in rounds:
         for row in one.get("seats", ()):
+            seat = out[row["seat"]]
             for name in COUNTS:
-                out[row["seat"]][name] += int(row.get(name, 0))
+                seat[name] += int(row.get(name, 0))
+            for player in row.get("players", ()) if split else ():
+                key = (player.get("name", ""), player.get("bot"))
+                mine = next((p for p in seat["players"] if (p["name"], p["bot"]) == key), None)
+                if mine is None:
+                    mine = {"name": key[0], "bot": key[1], **{name: 0 for name in COUNTS}}
+                    seat["players"].append(mine)
+                for name in COUNTS:
+                    mine[name] += int(player.get(name, 0))
+    if not split:
+        for seat in out:
+            del seat["players"]
     return out

@@ -380,12 +380,22 @@ SCHEMAS: dict[str, Any] = {
                                  "the hard bot's round-win estimate for the mover's side "
                                  "before the move (null: not estimated, the talon game's "
                                  "trump)"),
+            "by": _field({"type": "object", "properties": {
+                "name": {"type": "string"}, "bot": {"type": ["string", "null"]}}},
+                "who sat in the seat and made the move (the bot's level, or null)"),
             "exact": _field({"type": "boolean"}, "every alternative solved exactly (else some "
                                                  "by a playout past the solver's budget, and "
                                                  "cost is null)")}},
     "AnalysisSeat": {"type": "object", "properties": {
-        name: {"type": "integer"} for name in ("seat", "moves", "cost_trick", "cost_round",
-                                               "cost_kot")}},
+        **{name: {"type": "integer"} for name in ("seat", "moves", "cost_trick", "cost_round",
+                                                  "cost_kot")},
+        "players": _field({"type": "array", "items": {"type": "object", "properties": {
+            "name": {"type": "string"}, "bot": {"type": ["string", "null"]},
+            **{name: {"type": "integer"} for name in ("moves", "cost_trick", "cost_round",
+                                                      "cost_kot")}}}},
+            "the seat's counts split by who made the moves (a seat changes hands when a "
+            "player leaves), in the order they first moved; absent from an analysis stored "
+            "before it was added")}},
     "WsView": {"type": "object", "required": ["type", "version", "view"],
                "properties": {"type": {"const": "view"}, "version": {"type": "integer"},
                               "view": _ref("View")},

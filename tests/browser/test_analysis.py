@@ -168,8 +168,9 @@ def test_the_replay_shows_the_analysis_of_a_finished_match(
     assert chart.get_attribute("data-here") == "4"
     assert page.locator("circle.an-pt.here").get_attribute("data-j") == "4"
     assert page.locator("svg.an-chart text.an-pt-mark").all_text_contents() == ["??", "?", "?!"]
-    cy = [page.locator(f"circle[data-j='{j}']").get_attribute("cy") for j in (0, 1)]
-    assert cy[0] == cy[1]  # move 1 came without an estimate: the line stays level
+    # move 1 came without an estimate: no chance at its point, a gap in the line
+    assert page.locator("circle[data-j='1']").get_attribute("data-chance") == ""
+    assert page.locator("svg.an-chart polyline.an-line").count() == 2
     assert_named(page, "the analysis")
     legend = page.locator(".an-legend").inner_text()
     assert "?!" in legend and "cost a trick" in legend and "cost the round" in legend

@@ -158,3 +158,31 @@ def test_pending_then_done_each_round_computed_once(own: Gateway, fast: None,
         assert seat["cost_trick"] == n * (rounds - 1) + own_counts[n]["cost_trick"]
     assert own.get(url).json() == body  # cached: the same answer, nothing computed
     assert calls == [rounds - 1]
+
+
+def test_the_match_summary_splits_a_seat_by_its_players() -> None:
+    """The rounds' per-player counts are added up per player (by name and bot level, in the
+    order they first moved), so a seat that changed hands names each of its players; rounds
+    stored before the split make no partial split."""
+    from services.gateway.analysis import summary
+
+    def row(seat: int, *players: tuple[str, str | None, int, int]) -> dict[str, Any]:
+        ps = [{"name": n, "bot": b, "moves": m, "cost_trick": t, "cost_round": 0,
+               "cost_kot": 0} for n, b, m, t in players]
+        return {"seat": seat, "moves": sum(p["moves"] for p in ps),
+                "cost_trick": sum(p["cost_trick"] for p in ps), "cost_round": 0,
+                "cost_kot": 0, "players": ps}
+
+    rounds = [{"seats": [row(0, ("Ana", None, 13, 0)), row(1, ("Babak", None, 13, 1))]},
+              {"seats": [row(0, ("Ana", None, 13, 1)),
+                         row(1, ("Babak", None, 4, 0), ("Kian", "hard", 9, 2))]},
+              {"seats": [row(0, ("Ana", None, 13, 0)), row(1, ("Kian", "hard", 13, 0))]}]
+    got = summary(rounds)
+    assert got[1]["moves"] == 39 and got[1]["cost_trick"] == 3
+    assert [(p["name"], p["bot"], p["moves"], p["cost_trick"]) for p in got[1]["players"]] == [
+        ("Babak", None, 17, 1), ("Kian", "hard", 22, 2)]
+    assert [(p["name"], p["moves"]) for p in got[0]["players"]] == [("Ana", 39)]
+    check(openapi.document(), {"$ref": "#/components/schemas/AnalysisSeat"}, got[1])
+    old = [{"seats": [{k: v for k, v in r.items() if k != "players"}
+                      for r in rounds[0]["seats"]]}, rounds[1]]
+    assert all("players" not in s for s in summary(old))

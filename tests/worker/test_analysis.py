@@ -9,6 +9,7 @@ from hypothesis import given
 from hypothesis import strategies as hs
 
 from engine import ChooseTrump, PlayCard, legal_choices
+from engine.commands import LeaveSeat, TakeSeat
 from engine.cards import NAMES
 from engine.rules import Rules
 from services.matches import MatchService
@@ -318,3 +319,47 @@ def test_the_bot_sees_only_what_its_seat_saw(monkeypatch: pytest.MonkeyPatch) ->
         hidden = hidden_from(before, int(view["seat"]))  # type: ignore[call-overload]
         assert hidden  # the other hands are there to leak
         assert not leaked(hidden, view, history), view["version"]
+
+
+def test_a_seat_that_changed_hands_names_each_player() -> None:
+    """The finding (QA): the per-seat summary was named after whoever sat there at the replay's
+    step, so a bot that took over a seat mid-match was shown with its predecessor's moves.  Each
+    move says who made it and the summary splits a seat's counts by player, in order."""
+    store = MemoryStore()
+    service = MatchService(store, allow_stacked=True)
+    deck = list(NAMES)
+    random.Random(5).shuffle(deck)
+    match_id = service.create(seats=["human"] * 4, first_hakem=0, decks=[deck])["match_id"]
+    for i in range(3):
+        service.join(match_id, f"P{i}")
+    rng = random.Random(5)
+    left = False
+    while True:
+        loaded = service.load(match_id)
+        state = loaded.state
+        if state.deal.round_no > 1 or state.match.result is not None:
+            break
+        if not left and state.tricks_played == 2 and not state.trick:
+            # seat 1's player leaves between tricks and a bot takes the seat
+            service.handle(match_id, None, LeaveSeat(1, then=TakeSeat(1, "Kian", "bot-1",
+                                                                      "medium")),
+                           version=loaded.version)
+            left = True
+            continue
+        seat = service.next_actor(state)
+        assert seat is not None
+        choice = rng.choice(legal_choices(state, seat))
+        command = ChooseTrump(choice) if state.phase == "choosing_trump" else PlayCard(choice)
+        service.handle(match_id, seat, command, version=loaded.version)
+    assert left
+    result = analyse_round(store.read(match_id), 0, AnalysisConfig(nodes=300, bot=MEDIUM))
+    by_seat1 = [m["by"] for m in result["moves"] if m["seat"] == 1]
+    assert by_seat1[0] == {"name": "P0", "bot": None}
+    assert by_seat1[-1] == {"name": "Kian", "bot": "medium"}
+    before = sum(b == by_seat1[0] for b in by_seat1)
+    assert before == 2  # two tricks played before the seat changed hands
+    seat1 = result["seats"][1]
+    assert [(p["name"], p["bot"], p["moves"]) for p in seat1["players"]] == [
+        ("P0", None, 2), ("Kian", "medium", len(by_seat1) - 2)]
+    assert sum(p["moves"] for p in seat1["players"]) == seat1["moves"]
+    assert [len(s["players"]) for s in result["seats"]] == [1, 2, 1, 1]

@@ -129,7 +129,12 @@ def analyse_round(records: Sequence[Record], index: int, config: AnalysisConfig 
                     else:
                         move = _card_move(state, event, judges, config)
                 win_chance = None if chance is None else round(chance, 3)
-                move.update(version=record.version, seat=event.seat,
+                sitting = state.match.seats[event.seat]
+                # who made the move: a seat changes hands when a player leaves (a bot or a
+                # newcomer takes it), and the summary counts each player's own moves
+                by = {"name": sitting.name if sitting else "",
+                      "bot": sitting.bot if sitting else None}
+                move.update(version=record.version, seat=event.seat, by=by,
                             bot={"choice": choice, "win_chance": win_chance},
                             win_chance=win_chance)
                 out["moves"].append(move)
@@ -348,13 +353,24 @@ def _move(kind: str, played: str, judged: dict[str, Judged]) -> dict[str, Any]:
             "best": best, "cost": cost, "exact": exact}
 
 
-def seat_summary(moves: Sequence[dict[str, Any]], seats: int = 4) -> list[dict[str, int]]:
-    """SEATSUM per seat over ``moves``: decisions and how many cost a trick, a round, a kot."""
-    out = [{"seat": s, "moves": 0, "cost_trick": 0, "cost_round": 0, "cost_kot": 0}
-           for s in range(seats)]
+def seat_summary(moves: Sequence[dict[str, Any]], seats: int = 4) -> list[dict[str, Any]]:
+    """SEATSUM per seat over ``moves``: decisions and how many cost a trick, a round, a kot;
+    ``players``: the same counts split by who made the moves (a move's ``by``), in the order
+    they first moved, so a seat that changed hands names each of its players."""
+    out: list[dict[str, Any]] = [
+        {"seat": s, "moves": 0, "cost_trick": 0, "cost_round": 0, "cost_kot": 0, "players": []}
+        for s in range(seats)]
     for move in moves:
         row = out[move["seat"]]
-        row["moves"] += 1
-        if move["cost"] in COSTS:
-            row[f"cost_{move['cost']}"] += 1
+        by = move.get("by") or {"name": "", "bot": None}
+        mine = next((p for p in row["players"]
+                     if p["name"] == by["name"] and p["bot"] == by["bot"]), None)
+        if mine is None:
+            mine = {"name": by["name"], "bot": by["bot"], "moves": 0, "cost_trick": 0,
+                    "cost_round": 0, "cost_kot": 0}
+            row["players"].append(mine)
+        for counts in (row, mine):
+            counts["moves"] += 1
+            if move["cost"] in COSTS:
+                counts[f"cost_{move['cost']}"] += 1
     return out

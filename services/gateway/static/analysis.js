@@ -212,9 +212,14 @@ export class AnalysisPanel {
       // no cost claimed for a choice outside the best: a judgement by playout (its note says)
       : (m.best || []).includes(m.played) ? h("p.an-verdict", { text: t("an.good") }) : null;
     // (the talon's decisions and its trump have a choice but no estimate of their own)
+    // the chance told in the graph's terms (its side, before this move) where it converts,
+    // else the mover's own side's, named: never two numbers for one point without saying whose
+    const mine = m.bot && m.bot.win_chance === m.win_chance ? side0(m, this.players) : null;
     const bot = !(m.bot && m.bot.choice) ? null
-      : isChance(m.bot.win_chance) ? h("p", { text: t("an.bot", { name: who, card: choiceName(m, m.bot.choice), pct: pct(m.bot.win_chance) }) })
-      : h("p", { text: t("an.bot_choice", { name: who, card: choiceName(m, m.bot.choice) }) });
+      : !isChance(m.bot.win_chance) ? h("p", { text: t("an.bot_choice", { name: who, card: choiceName(m, m.bot.choice) }) })
+      : h("p.an-bot", { "data-chance": (mine ?? m.bot.win_chance).toFixed(3) }, t("an.bot_for", {
+        name: who, card: choiceName(m, m.bot.choice), team: mine != null ? this.sideName() : this.moverSide(m.seat),
+        pct: pct(mine ?? m.bot.win_chance) }));
     const choices = (m.alternatives || []).map((a) => {
       const parts = [t("an.tricks", { n: a.tricks }), t(a.wins ? "an.wins" : "an.loses")];
       if (a.kot) parts.push(t("an.kot"));
@@ -235,14 +240,25 @@ export class AnalysisPanel {
     return d;
   }
 
-  /** Side 0's chance to win the round after each move of the round: point j is the position
-   *  after j moves (the last one the round's result), so the point shown is the step's. */
+  /** The graph's side named: the pair of seats 0 and 2 with four players, else seat 0's player. */
+  sideName() {
+    return this.players === 4 ? t("team.pair", { a: this.nameOf(0), b: this.nameOf(2) }) : this.nameOf(0);
+  }
+
+  /** The side of the seat `s` named (its pair with four players, else its player). */
+  moverSide(s) {
+    return this.players === 4 ? t("team.pair", { a: this.nameOf(s % 2), b: this.nameOf(s % 2 + 2) }) : this.nameOf(s);
+  }
+
+  /** Side 0's chance to win the round after each move of the round, one line from that side's
+   *  point of view (every estimate turned into side 0's): point j is the position after j moves
+   *  (the last one the round's result), so the point shown is the step's.  A point without an
+   *  estimate for side 0 (the talon's decisions; with three players another seat's move) is
+   *  null: no number is made up for it, the line has a gap there. */
   graph(round) {
     const moves = round.moves;
     const n = moves.length;
-    // a move without an estimate keeps the line where it was (an even chance before any)
-    const vals = [];
-    for (const m of moves) vals.push(side0(m, this.players) ?? (vals.length ? vals[vals.length - 1] : 0.5));
+    const vals = moves.map((m) => side0(m, this.players));
     vals.push(round.result && round.result.winner_side === 0 ? 1 : 0);
     const rtl = isRtl();
     const phone = matchMedia("(max-width: 480px)").matches;
@@ -256,27 +272,42 @@ export class AnalysisPanel {
     while (here < n && moves[here].version <= this.step) here++;
     // point 0 is the round before its first move: the step just before that move
     const toPoint = (j) => this.jump(j === 0 ? Math.max(0, moves[0].version - 1) : moves[j - 1].version);
-    const line = vals.map((p, j) => `${X(j).toFixed(1)},${Y(p).toFixed(1)}`).join(" ");
-    const area = `${X(0).toFixed(1)},${Y(0)} ${line} ${X(n).toFixed(1)},${Y(0)}`;
+    // the line and its area: one piece per run of points with an estimate
+    const runs = [];
+    vals.forEach((p, j) => {
+      if (p == null) return;
+      if (j > 0 && vals[j - 1] != null) runs[runs.length - 1].push(j);
+      else runs.push([j]);
+    });
+    const at = (j) => `${X(j).toFixed(1)},${Y(vals[j]).toFixed(1)}`;
+    const lines = runs.map((r) => svg("polyline", { class: "an-line", points: r.map(at).join(" ") }));
+    const areas = runs.map((r) => svg("polygon", { class: "an-area",
+      points: `${X(r[0]).toFixed(1)},${Y(0)} ${r.map(at).join(" ")} ${X(r[r.length - 1]).toFixed(1)},${Y(0)}` }));
     // side 0 is a pair with four players ("… that Dara & Kian win"), else one seat ("… wins")
-    const team = this.players === 4 ? t("team.pair", { a: this.nameOf(0), b: this.nameOf(2) }) : this.nameOf(0);
+    const team = this.sideName();
+    const none = H - pad / 2; // a point without an estimate: a hollow mark below the scale
     const title = this.players === 4 ? t("an.graph", { n: round.round + 1, team }) : t("an.graph1", { n: round.round + 1, name: team });
     const points = vals.map((p, j) => {
       const cost = j > 0 ? moves[j - 1].cost : null;
-      const cls = ["an-pt", cost ? `cost-${cost}` : "", j === here ? "here" : ""].filter(Boolean).join(" ");
-      return svg("g", {}, svg("circle", { class: cls, cx: X(j).toFixed(1), cy: Y(p).toFixed(1), r: k * (j === here ? 7 : cost ? 5.5 : 3.5), "data-j": j }),
-        cost ? svg("text", { class: `an-pt-mark cost-${cost}`, x: X(j).toFixed(1), y: (Y(p) > H / 2 ? Y(p) - 10 * k : Y(p) + 20 * k).toFixed(1), "text-anchor": "middle", direction: "ltr" }, MARKS[cost]) : null);
+      // a point without an estimate is a hollow dashed ring below the scale (drawn by its
+      // attributes: no style rule of .an-pt fills it), so it never reads as a chance
+      const cls = [p == null ? "an-gap" : "an-pt", cost ? `cost-${cost}` : "", j === here ? "here" : ""].filter(Boolean).join(" ");
+      const y = p == null ? none : Y(p);
+      const ring = p == null ? { fill: "none", stroke: "#8a8a8a", "stroke-width": j === here ? 3 : 1.5, "stroke-dasharray": "3 2" } : {};
+      return svg("g", {}, svg("circle", { class: cls, cx: X(j).toFixed(1), cy: y.toFixed(1), r: k * (j === here ? 7 : cost ? 5.5 : 3.5), "data-j": j,
+        "data-chance": p == null ? "" : p.toFixed(3), ...ring }),
+        cost ? svg("text", { class: `an-pt-mark cost-${cost}`, x: X(j).toFixed(1), y: (y > H / 2 ? y - 10 * k : y + 20 * k).toFixed(1), "text-anchor": "middle", direction: "ltr" }, MARKS[cost]) : null);
     });
-    const valueText = t("an.chance_now", { team, pct: pct(vals[here]) });
+    const valueText = vals[here] == null ? t("an.now_none", { team }) : t("an.now_next", { team, pct: pct(vals[here]) });
     // a slider for the keyboard: arrows go point by point, Home and End to the round's ends
     const chart = svg("svg", { class: "an-chart", viewBox: `0 0 ${W} ${H}`, role: "slider", tabindex: 0,
       "aria-labelledby": "an-graph-t", "aria-valuemin": 0, "aria-valuemax": n, "aria-valuenow": here,
       "aria-valuetext": valueText, "aria-orientation": "horizontal", "data-focus": "graph", "data-here": here, "data-points": n + 1 },
       svg("title", { id: "an-graph-t" }, title),
       svg("rect", { class: "an-bg", x: 0, y: 0, width: W, height: H }),
-      svg("polygon", { class: "an-area", points: area }),
+      ...areas,
       svg("line", { class: "an-mid", x1: pad, x2: W - pad, y1: Y(0.5), y2: Y(0.5) }),
-      svg("polyline", { class: "an-line", points: line }),
+      ...lines,
       ...points);
     chart.addEventListener("click", (ev) => {
       const ctm = chart.getScreenCTM();
@@ -298,7 +329,7 @@ export class AnalysisPanel {
     });
     return h("figure.an-graph", {}, h("figcaption", {}, h("strong", { text: title }), " ",
       h("span.an-now", { id: "an-now", text: valueText })),
-    chart, h("p.hint", { text: t("an.graph_hint") }));
+    chart, h("p.hint", { text: t("an.graph_hint_side", { team }) }));
   }
 
   /** The round's costly moves as buttons that jump there (the keyboard's way to the marks). */
@@ -314,13 +345,22 @@ export class AnalysisPanel {
       items.length ? h("ul", {}, ...items) : h("p.hint", { text: t("an.none_costly") }));
   }
 
+  /** The whole match's counts per player: a row for each player who made a seat's moves, named
+   *  with the seat (a bot that took over a seat is not charged with its predecessor's moves).
+   *  An analysis stored before the split (no `players`) gets a row per seat, named by the
+   *  seat's player at the step shown. */
   seats() {
     const col = (k) => h("th", { scope: "col", text: t(k) });
-    return h("table.score.an-seats", {}, h("caption", { text: t("an.seats") }),
-      h("thead", {}, h("tr", {}, col("an.col_seat"), col("an.col_moves"),
+    const split = this.data.seats.length > 0 && this.data.seats.every((s) => Array.isArray(s.players));
+    const rows = split
+      ? this.data.seats.flatMap((s) => s.players.map((p, i) => ({ counts: p, seat: s.seat, i,
+        name: t(p.bot ? "an.bot_at" : "an.player_at", { name: p.name || t("start.seat_n", { n: s.seat + 1 }), n: num(s.seat + 1) }) })))
+      : this.data.seats.map((s) => ({ counts: s, seat: s.seat, i: 0, name: this.nameOf(s.seat) }));
+    return h("table.score.an-seats", {}, h("caption", { text: t(split ? "an.seats_players" : "an.seats") }),
+      h("thead", {}, h("tr", {}, col(split ? "an.col_player" : "an.col_seat"), col("an.col_moves"),
         ...COSTS.map((c) => h("th", { scope: "col" }, mark(c), " ", t(`an.cost.${c}`))))),
-      h("tbody", {}, ...this.data.seats.map((s) => h("tr", { "data-seat": String(s.seat) },
-        h("th", { scope: "row", text: this.nameOf(s.seat) }), h("td", { text: num(s.moves) }),
-        ...COSTS.map((c) => h("td", { text: num(s[`cost_${c}`] ?? 0) }))))));
+      h("tbody", {}, ...rows.map((r) => h("tr", { "data-seat": String(r.seat), "data-player": String(r.i) },
+        h("th", { scope: "row", text: r.name }), h("td", { text: num(r.counts.moves) }),
+        ...COSTS.map((c) => h("td", { text: num(r.counts[`cost_${c}`] ?? 0) }))))));
   }
 }

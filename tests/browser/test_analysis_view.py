@@ -1,0 +1,153 @@
+"""The analysis graph's point of view and its gaps, and the summary per player (a QA finding):
+
+* a move without an estimate (``win_chance: null``: the talon's decisions; with three players
+  another seat's move for seat 0's line) was drawn at the level before it, or at 50 % before
+  any ("Now: 50% for Sara"); it has no number, a gap in the line, and "Now:" says so;
+* every point is the chance of one side (seats 0 and 2), the other side's estimates turned
+  around, and the bot's line for the move shown says whose chance it gives and when;
+* the whole match's summary was named after whoever sat in a seat at the step shown: a seat
+  that changed hands has a row per player, named the same at every step."""
+
+from __future__ import annotations
+
+import copy
+import re
+from typing import Any
+
+import pytest
+
+from .conftest import DESKTOP
+from .test_analysis import bots_only_match, canned_analysis, serve_canned
+
+pytestmark = pytest.mark.browser
+
+
+@pytest.fixture(scope="module")
+def four(gateway: str) -> tuple[str, dict[str, Any]]:
+    match_id = bots_only_match(gateway)
+    answer = canned_analysis(gateway, match_id)
+    for r in answer["rounds"]:
+        for m in r["moves"]:
+            m["bot"]["win_chance"] = m["win_chance"]  # as the worker answers: the same estimate
+    return match_id, answer
+
+
+def opened(new_client: Any, match_id: str, answer: dict[str, Any], step: int) -> Any:
+    """A desktop page on the replay at ``step`` with the analysis open, ``answer`` served."""
+    page = new_client(viewport=DESKTOP).page
+    serve_canned(page, answer, pending=0)
+    page.goto(f"/replay/{match_id}?analysis=1&step={step}")
+    return page
+
+
+def chances(page: Any) -> list[str]:
+    return page.eval_on_selector_all("svg.an-chart circle[data-j]",
+                                     "(cs) => cs.map((c) => c.dataset.chance)")
+
+
+@pytest.mark.timeout(120)
+def test_a_move_without_an_estimate_has_no_number(
+        new_client: Any, four: tuple[str, dict[str, Any]]) -> None:
+    match_id, answer = four
+    moves = answer["rounds"][0]["moves"]
+    assert moves[1]["win_chance"] is None
+    page = opened(new_client, match_id, answer, moves[0]["version"])  # point 1
+    chart = page.locator("svg.an-chart[data-here='1']")
+    chart.wait_for()
+    now = page.locator("#an-now").inner_text()
+    assert now.startswith("Now: no estimate for "), now
+    assert "%" not in now and "%" not in chart.get_attribute("aria-valuetext")
+    assert page.locator("circle[data-j='1']").get_attribute("data-chance") == ""
+    assert page.locator("circle[data-j='1']").get_attribute("class").split()[0] == "an-gap"
+    # the line breaks there: a piece before, a piece after
+    assert page.locator("svg.an-chart polyline.an-line").count() == 2
+
+
+@pytest.mark.timeout(120)
+def test_three_players_home_is_no_even_share(new_client: Any, gateway: str) -> None:
+    """With three players only seat 0's own moves estimate seat 0's chance: Home said "Now: 50%
+    for Ana" (an even share of three sides is not 50 %, and there was no estimate at all)."""
+    match_id = bots_only_match(gateway, 3)
+    answer = canned_analysis(gateway, match_id, players=3)
+    moves = answer["rounds"][0]["moves"]  # Home: round 0's start (a later one's is the last
+    # step of the round before)
+    if moves[0]["seat"] == 0:  # the Hakem is seat 0: its trump made without an estimate
+        moves[0]["win_chance"] = None
+    page = opened(new_client, match_id, answer, moves[2]["version"])
+    page.locator("svg.an-chart").wait_for()
+    page.locator("svg.an-chart").focus()
+    page.keyboard.press("Home")
+    page.locator("svg.an-chart[data-here='0']").wait_for()
+    now = page.locator("#an-now").inner_text()
+    assert now.startswith("Now: no estimate for "), now
+    got = chances(page)
+    want = ["" if m["seat"] != 0 or m["win_chance"] is None else f"{m['win_chance']:.3f}"
+            for m in moves]
+    assert got[:-1] == want
+
+
+@pytest.mark.timeout(120)
+def test_the_graph_is_one_sides_chance_throughout(
+        new_client: Any, four: tuple[str, dict[str, Any]]) -> None:
+    match_id, answer = four
+    moves = answer["rounds"][0]["moves"]
+    page = opened(new_client, match_id, answer, moves[4]["version"])
+    page.locator("svg.an-chart[data-here='5']").wait_for()
+    got = chances(page)
+    assert len(got) == len(moves) + 1
+    pairs = 0
+    for j, m in enumerate(moves):
+        if m["win_chance"] is None:
+            continue
+        mine = m["win_chance"] if m["seat"] % 2 == 0 else 1 - m["win_chance"]
+        assert float(got[j]) == pytest.approx(mine, abs=1e-3), (j, m["seat"])
+        nxt = moves[j + 1] if j + 1 < len(moves) else None
+        if nxt and nxt["win_chance"] is not None and nxt["seat"] % 2 != m["seat"] % 2:
+            # two estimates of the two sides: told as side 0's, complementary to the other's own
+            assert float(got[j + 1]) == pytest.approx(1 - nxt["win_chance"] if nxt["seat"] % 2
+                                                      else nxt["win_chance"], abs=1e-3)
+            pairs += 1
+    assert pairs >= 3
+    # the bot's line for the move shown (move 4) gives the graph's point before it, named so
+    bot = page.locator("#an-move .an-bot")
+    assert bot.get_attribute("data-chance") == got[4]
+    title = page.locator("figure.an-graph figcaption strong").inner_text()
+    team = re.search(r"the chance that (.+) win the round", title)
+    assert team, title
+    assert f"before this move, the chance for {team.group(1)} to win the round: " in \
+        bot.inner_text()
+    assert "(the estimate before the next move)" in page.locator("#an-now").inner_text()
+
+
+@pytest.mark.timeout(120)
+def test_the_summary_names_each_player_of_a_seat(
+        new_client: Any, gateway: str, four: tuple[str, dict[str, Any]]) -> None:
+    match_id, canned = four
+    answer = copy.deepcopy(canned)
+    zero = {"moves": 0, "cost_trick": 0, "cost_round": 0, "cost_kot": 0}
+    for s in answer["seats"]:
+        s["players"] = [{"name": f"P{s['seat']}", "bot": None, **{k: s[k] for k in zero}}]
+    answer["seats"][1]["players"] = [
+        {"name": "Babak", "bot": None, **zero, "moves": 20, "cost_trick": 1},
+        {"name": "Kian", "bot": "hard", **zero,
+         "moves": answer["seats"][1]["moves"] - 20, "cost_round": 1}]
+    moves = [m for r in answer["rounds"] for m in r["moves"]]
+    page = opened(new_client, match_id, answer, moves[2]["version"])
+
+    def rows() -> list[list[str]]:
+        table = page.locator("table.an-seats")
+        table.wait_for()
+        return [[c.strip() for c in tr.split("\t")]
+                for tr in table.locator("tbody tr").all_inner_texts()]
+
+    early = rows()
+    page.get_by_label("Step", exact=True).fill(str(moves[-1]["version"]))
+    page.locator(f"#an-move[data-version='{moves[-1]['version']}']").wait_for()
+    late = rows()
+    assert early == late  # the same names whatever step is shown
+    assert len(early) == 5
+    assert early[1] == ["Babak, seat 2", "20", "1", "0", "0"]
+    assert early[2] == ["Kian (bot), seat 2", str(answer["seats"][1]["moves"] - 20), "0", "0",
+                        "1"]
+    assert early[0][0] == "P0, seat 1"
+    assert page.locator("table.an-seats caption").inner_text() == "Per player, the whole match"
