@@ -18,14 +18,20 @@ Who does what (the away stand-in's way, ``services/gateway/presence.py`` and ``w
   /view``, a command's answer) carries the same (``TurnLimits.answer``).
 * Every worker's watchdog reads the entries whose deadline has passed (``services.bots.
   recover_turns``), checks that the limit still applies (``worker.jobs.turn_due``: the match
-  still waits for that seat at that version, the seat is present, another human is seated),
+  still waits for that seat at that version, the seat is present or a socket of it saw the
+  turn past its deadline, another human is seated),
   marks the seat hurried and schedules the seat's stand-in through the bot queue, as for an
   away seat.  The stand-in's record carries ``~<version>`` (``lobby.stand_in_key``); the seat
   stays the player's.  An entry found not due leaves the set; the turn keeps its deadline, so
   a socket of the seat opening again writes the entry again, with that deadline, and a turn
-  whose deadline passed meanwhile is played by the stand-in at the next pass.
+  whose deadline passed meanwhile is played by the stand-in at the next pass, even if that
+  socket closed again before it: each look of a gateway for a socket of the seat notes when
+  it saw the turn (``keys.turn``'s ``seen``), and one past the deadline counts as the seat
+  present then (QA: sockets opened and closed at once, again and again, were rarely open as
+  a watchdog looked, and held the stand-in off for 20-28 s).
 * The limit applies only while the seat is *present* (a socket of it is open, the presence
-  hash); an away seat is the away path's (the room's ``disconnect_timeout``).
+  hash, or was open past the deadline as above); an away seat is the away path's (the room's
+  ``disconnect_timeout``).
 
 **A newcomer** (another player than the one the turn's deadline was set for takes the seat
 mid-turn: the player left it and someone joined) gets the turn's deadline, but never less than

@@ -312,8 +312,9 @@ def turn_due(match_id: str, seat: int, version: int) -> int | None:
     """For the watchdog: the version at which a present human's seat, whose turn at
     ``version`` outlasted the room's ``turn_timeout``, must move now (None: not due).  The
     match must still wait for that turn, the limit still apply (another human seated) and the
-    seat still be present (one away is the away path's, after the room's
-    ``disconnect_timeout``), and its player not have been given more time past now
+    seat be present, or a socket of it have seen the turn past its deadline, however briefly
+    (``scripts.TURN_DEADLINE``'s ``seen``; one away otherwise is the away path's, after the
+    room's ``disconnect_timeout``), and its player not have been given more time past now
     (``scripts.MORE_TIME``).  Marks the seat hurried for the stand-in's record first
     (``services/turns.py``): a watchdog or a job dying after it leaves the turn to be
     scheduled or recovered all the same, and the player's own command at that version, should
@@ -328,15 +329,17 @@ def turn_due(match_id: str, seat: int, version: int) -> int | None:
     if loaded.version != version or rt.service.next_actor(state) != seat \
             or not applies(state, seat, room.turn_timeout):
         return None
-    if not keys.present(rt.client.hgetall(keys.presence(match_id)),
-                        state.rules.players)[seat]:
-        return None
     occupant = state.match.seats[seat]
     assert occupant is not None  # (applies)
-    found = keys.turn_deadline(rt.client.hmget(keys.turn(match_id), *keys.TURN_FIELDS),
-                               mark(state, seat), occupant.player)
+    found, seen = keys.turn_seen(rt.client.hmget(keys.turn(match_id), *keys.SEEN_FIELDS),
+                                 mark(state, seat), occupant.player)
     if found is not None and found[3] and found[0] > time.time():
         return None  # given more time as the watchdog looked (its entry was moved)
+    if not keys.present(rt.client.hgetall(keys.presence(match_id)),
+                        state.rules.players)[seat] \
+            and (found is None or seen < found[0]):
+        return None  # away, and no socket of it saw the turn past its deadline (QA: one
+        # that opens and closes at once is rarely open when a watchdog looks)
     pipe = rt.client.pipeline(transaction=False)
     mark_hurry(pipe, match_id, occupant.player, hurry_score(version + 1, own=False))
     pipe.execute()

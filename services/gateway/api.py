@@ -54,6 +54,17 @@ class Unavailable(HokmError):
     code = "unavailable"
 
 
+def checked_id(data: dict[str, Any]) -> str | None:
+    """The optional ``id`` of a command or a socket's ``more_time`` (echoed in its error):
+    None if absent; ``InvalidCommand`` (``bad_request``) unless a string of 1 to ``MAX_ID``
+    characters."""
+    command_id = data.get("id")
+    if command_id is not None and (not isinstance(command_id, str)
+                                   or not 0 < len(command_id) <= MAX_ID):
+        raise InvalidCommand(f"id must be a string of 1 to {MAX_ID} characters")
+    return command_id
+
+
 def error_response(error: HokmError) -> JSONResponse:
     status = 503 if error.code == "unavailable" else STATUS.get(error.code, 400)
     # 429 and 503 say when to try again (RFC 9110 10.2.3): a limit that knows when it admits
@@ -318,11 +329,7 @@ class Api:
         version = data.get("version")
         if version is not None and (type(version) is not int or version < 0):
             raise InvalidCommand("version must be a non-negative integer")
-        command_id = data.get("id")
-        if command_id is not None and (not isinstance(command_id, str)
-                                       or not 0 < len(command_id) <= MAX_ID):
-            raise InvalidCommand(f"id must be a string of 1 to {MAX_ID} characters")
-        return command, version, command_id
+        return command, version, checked_id(data)
 
     async def run_command(self, match_id: str, token: str | None, data: dict[str, Any],
                           player: str | None = None, *, transport: str = "http") -> Applied:

@@ -12,12 +12,13 @@ with a socket here, and the hurried marks that the players' own commands clear.
   this one (``changed``), whichever of the two comes first.
 * ``opened(sub, loaded)``: a socket opened.  If its seat is the one to act, the same task runs
   for it (even at a version looked at already: the watchdog drops the entry of a turn whose
-  seat had no socket at its deadline, and this writes it again, with the turn's deadline) and
-  tells that socket; a spectator's socket is told the deadline known here, if any (or, where
-  no socket of the seat is, the one read from the store, as ``look`` reads it).  While the
-  turn's task is still under way (the presence change of this very socket started it) nothing
-  more is done: that task tells every started socket, this one included, once (two frames
-  before: QA).
+  seat had no socket at its deadline, and this writes it again, with the turn's deadline, and
+  notes the turn seen now, so that a deadline passed is played by the stand-in at the next
+  pass even if this socket is gone by then: ``services/turns.py``) and tells that socket;
+  a spectator's socket is told the deadline known here, if any (or, where no socket of the
+  seat is, the one read from the store, as ``look`` reads it).  While the turn's task is
+  still under way (the presence change of this very socket started it) nothing more is done:
+  that task tells every started socket, this one included, once (two frames before: QA).
 * ``answer(match, seat, state, version)``: the ``turn_limit`` of a view answered over HTTP
   (``GET /view``, a command's answer): the turn's deadline if it has one (seen to as ``look``
   does where this gateway holds a socket of the seat, else only read), None if no limit runs.

@@ -20,7 +20,7 @@ from services.errors import BadToken, HokmError, InvalidCommand, TooLarge
 from services.quotas import RetryLater, retry_after
 
 from . import params
-from .api import Api, Unavailable
+from .api import Api, Unavailable, checked_id
 from .hub import Hub
 from .outage import UNREACHABLE, one_line
 from .subscriber import CLOSE_NOT_FOUND, Subscriber
@@ -184,6 +184,7 @@ async def _handle_frame(text: str, sub: Subscriber, api: Api, address: str, toke
             raise BadToken("spectators cannot send commands")
         if data.get("type") == "more_time":  # not a command: the turn's limit (turnlimit.py)
             only_fields(data, {"type", "id"})
+            checked_id(data)  # (as a command's: QA, any id extended the turn)
             await api.hub.turns.more_time(sub)
             return False
         applied = await api.run_command(match_id, token, data, player=sub.player,

@@ -95,6 +95,20 @@ def turn_deadline(raw: Any, mark: str, player: str
     return limit_fields(rest)
 
 
+SEEN_FIELDS = (*TURN_FIELDS, "seen")
+"""``TURN_FIELDS`` and when a gateway holding a socket of the seat last saw the turn (epoch
+seconds, ``scripts.TURN_DEADLINE``), for ``turn_seen``."""
+
+
+def turn_seen(raw: Any, mark: str, player: str
+              ) -> tuple[tuple[float, float, bool, bool] | None, float]:
+    """``turn_deadline`` of a ``turn`` hash's ``SEEN_FIELDS`` as read, and when a socket of
+    the seat last saw that turn (0 if it is not the hash's turn or player, or never)."""
+    *fields, seen = raw
+    found = turn_deadline(fields, mark, player)
+    return found, 0.0 if found is None or seen is None else float(seen)
+
+
 def limit_fields(raw: Any) -> tuple[float, float, bool, bool]:
     """The deadline, seconds, grace and extended of a turn, from their stored strings (as
     ``scripts.TURN_DEADLINE`` and ``scripts.MORE_TIME`` answer them)."""

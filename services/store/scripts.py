@@ -82,9 +82,10 @@ that says the deadline of the match's turn changed beside its log (``TURN_DEADLI
 
 TURN_DEADLINE = """
 local t = redis.call('HMGET', KEYS[1], 'turn', 'version', 'player', 'deadline', 'limit',
-                     'grace', 'extended')
+                     'grace', 'extended', 'seen')
 local version, player, now = tonumber(ARGV[2]), ARGV[3], tonumber(ARGV[4])
 local set = false
+local seen = string.format('%.6f', math.max(tonumber(t[8] or '0'), now))
 if t[1] ~= ARGV[1] then
   if t[2] and tonumber(t[2]) >= version then return false end
   local mark = redis.call('ZSCORE', KEYS[2], player)
@@ -92,6 +93,7 @@ if t[1] ~= ARGV[1] then
   local limit = tonumber(grace and ARGV[6] or ARGV[5])
   t = {ARGV[1], version, player, string.format('%.6f', now + limit), ARGV[grace and 6 or 5],
        grace and '1' or '0', '0'}
+  seen = string.format('%.6f', now)
   set = true
 elseif t[3] ~= player then
   if tonumber(t[2]) > version then return false end
@@ -101,7 +103,7 @@ elseif t[3] ~= player then
 end
 redis.call('HSET', KEYS[1], 'turn', t[1], 'version', math.max(tonumber(t[2]), version),
            'player', t[3], 'deadline', t[4], 'limit', t[5], 'grace', t[6],
-           'extended', t[7] or '0')
+           'extended', t[7] or '0', 'seen', seen)
 redis.call('EXPIRE', KEYS[1], ARGV[7])
 if set then redis.call('SPUBLISH', ARGV[8], '""" + TURN_NOTE + """') end
 return {t[4], t[5], t[6], t[7] or '0'}
@@ -121,6 +123,10 @@ player than the one it was set for (a newcomer in the seat) it becomes at least 
 grace (asked at an older version than the hash's, where the seat had another player: nil).
 A deadline set (a new turn's, a newcomer's) publishes ``TURN_NOTE`` on the wake channel, so
 the gateways without a socket of the seat tell their spectators (``TurnLimits.changed``).
+Every call also keeps the latest "now" it was given for the turn in ``seen``: only a gateway
+holding a socket of the seat calls it, so a ``seen`` past the deadline means a socket of the
+seat was open after it, which the watchdog takes as the seat present then, however soon that
+socket closed (``worker.jobs.turn_due``).
 Returns the deadline, the seconds, "1" if they were the grace and "1" if the turn was given
 more time (``MORE_TIME``), as strings."""
 

@@ -223,3 +223,23 @@ def test_more_time_asked_on_one_gateway_reaches_the_seats_sockets_on_another() -
             rest = recv_until(on_a, lambda f: f["type"] == "pong")
             assert rest["type"] == "pong"
             assert not [f for f in pending(on_a) if f.get("type") == "turn_limit"]
+
+
+def test_more_time_with_a_bad_id_is_refused_as_a_commands_would_be(gw: Gateway) -> None:
+    """A QA finding: ``more_time`` did not check its ``id``; any (a list, a dict, a number, a
+    string of 10,000 characters) extended the turn.  Now it is refused as a command's is,
+    with the same message, and nothing changes."""
+    match_id, tokens = two_human_room(gw, 89, turn_timeout=60)
+    version = gw.rt.service.load(match_id).version
+    with socket(gw, match_id, tokens[0]) as ws0, socket(gw, match_id, tokens[1]):
+        limit_frame(ws0, version)
+        before = stored(gw, match_id)
+        for bad in (["a"], {"a": 1}, 7, "", "x" * 10_000):
+            ws0.send_json({"type": "more_time", "id": bad})
+            error = answer(ws0)
+            assert error["type"] == "error" and error["code"] == "bad_request", (bad, error)
+            assert error["message"] == "id must be a string of 1 to 64 characters"
+            assert stored(gw, match_id) == before
+        # the same ask with a good id is still taken (the limit was never extended above)
+        ws0.send_json({"type": "more_time", "id": "m1"})
+        assert answer(ws0)["extended"] is True

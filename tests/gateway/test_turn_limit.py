@@ -12,6 +12,7 @@ grace is made short (``TURN_GRACE_S``)."""
 from __future__ import annotations
 
 import contextlib
+import threading
 import time
 from collections.abc import Iterator
 from typing import Any
@@ -263,5 +264,62 @@ def two_gateways() -> Iterator[tuple[Gateway, Gateway]]:
         with gateway(redis_url=redis_url(), worker=False) as a, \
                 gateway(redis_url=redis_url(), worker=False) as b:
             yield a, b
+    finally:
+        client.flushdb()
+
+
+@pytest.mark.redis
+def test_a_seat_whose_sockets_open_and_close_past_its_deadline_gets_its_stand_in() -> None:
+    """A QA finding: a seat's sockets opened and closed at once, again and again, on two
+    gateways, each told ``left_ms`` 0 once the turn's limit had passed, held the stand-in off
+    for 20-28 s: the watchdog only found the turn due when a socket happened to be open at the
+    very moment it looked.  A socket opening on a turn whose deadline passed is the seat being
+    present then (api.md: decided "as soon as a socket of the seat is open again"), however
+    soon it closes.  Here each socket closes before the watchdog looks (its entry left, the
+    presence cleared): a real Redis, a gateway with its in-process worker and watchdog and a
+    second one without; the other human's socket stays open throughout."""
+    client = real_redis_client(REDIS_DB)
+    client.flushdb()
+    before = set(threading.enumerate())
+    try:
+        with gateway(redis_url=redis_url(), worker=True) as a, \
+                gateway(redis_url=redis_url(), worker=False) as b:
+            workers = [t for t in set(threading.enumerate()) - before
+                       if t.name.startswith("hokm-")]
+            match_id, tokens = two_human_room(a, 87, turn_timeout=1)
+            version = a.rt.service.load(match_id).version
+            name = turns.entry(match_id, 0, version)
+            players = a.state(match_id).rules.players
+            told: list[int] = []
+
+            def seat0_present() -> bool:
+                return keys.present(client.hgetall(keys.presence(match_id)), players)[0]
+
+            def churn() -> bool:
+                """One socket of seat 0, open just long enough to be told the limit; then
+                the watchdog has looked at the turn's entry once the socket is gone."""
+                gw = (a, b)[len(told) % 2]
+                with socket(gw, match_id, tokens[0]) as ws:
+                    frame = recv_until(ws, lambda f: f["type"] == "turn_limit"
+                                       or (f["type"] == "view" and f["version"] > version))
+                if frame["type"] == "view":
+                    return True  # the stand-in's record came as it opened
+                told.append(frame["left_ms"])
+                wait_for(lambda: not seat0_present(), 10, what="seat 0's presence cleared")
+                wait_for(lambda: client.zscore(keys.TURNS, name) is None
+                         or stood_in(a, match_id, version + 1), 10,
+                         what="the watchdog looking at the turn's entry")
+                return stood_in(a, match_id, version + 1) \
+                    or client.exists(keys.bot_guard(match_id, version, 0)) > 0
+
+            with socket(a, match_id, tokens[1]):
+                wait_for(churn, 12, what="the stand-in scheduled while seat 0's sockets churn",
+                         seen=lambda: told)
+                wait_for(lambda: stood_in(a, match_id, version + 1), 20,
+                         what="the stand-in's trump")
+            assert 0 in told  # a socket was opened (and told so) past the deadline
+            assert a.state(match_id).match.seats[0].bot is None  # still the player's
+        for thread in workers:  # (stopped with the gateway: let them finish with the Redis)
+            thread.join(10)
     finally:
         client.flushdb()
