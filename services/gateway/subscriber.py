@@ -56,7 +56,7 @@ class Subscriber:
     """
 
     __slots__ = ("ws", "match_id", "seat", "player", "outbox", "writer", "closed", "close_code",
-                 "started", "_raw")
+                 "started", "limit_told", "_raw")
 
     def __init__(self, ws: WebSocket, match_id: str, seat: int | None,
                  player: str | None = None) -> None:
@@ -72,6 +72,8 @@ class Subscriber:
         self.close_code = 1013
         self.started = False
         """Its first view is queued (``Hub.subscribe``): broadcasts reach it from then on."""
+        self.limit_told: object = None
+        """The last turn limit this socket was told (``TurnLimits``: each deadline once)."""
         self._raw: Callable[[Message], Awaitable[None]] | None = ws.scope.get(RAW_SEND)
 
     def _write(self, text: str) -> Coroutine[Any, Any, None]:

@@ -37,7 +37,8 @@ with a socket here, and the hurried marks that the players' own commands clear.
   seat) or extended (by ``MORE_TIME``, whichever gateway took the ask; the hub's follower hears
   it as it hears of new records): the deadline is read again and told to the seat's sockets
   and the spectators here, unless they were told it already (the gateway that set it or took
-  the ask).  So spectators on a gateway without a socket of the seat get the turn's first
+  the ask: each socket remembers the last deadline it was told, ``Subscriber.limit_told``, so
+  a socket not started when one way told the others is told by the next).  So spectators on a gateway without a socket of the seat get the turn's first
   deadline too, once.
 """
 
@@ -160,7 +161,7 @@ class TurnLimits:
         known = self.known.get(match_id)
         if sub.seat is None and self._peeked.get(match_id) == loaded.version:
             if known is not None and known.version == loaded.version:
-                sub.send(known.frame())  # as read for the spectators here (``look``)
+                self._tell(match_id, known, sub)  # as read for the spectators here (``look``)
             return  # (or being read: it tells every started socket, this one too)
         if self._asked.get(match_id) != loaded.version:
             self.look(match_id, loaded)  # (tells every socket of the seat, this one too)
@@ -170,7 +171,7 @@ class TurnLimits:
         if sub.seat is not None and sub.seat == self._service.next_actor(loaded.state):
             self._spawn(self._start(match_id, sub.seat, loaded, only=sub))
         elif sub.seat is None:
-            sub.send(known.frame())  # a spectator: the countdown the turn runs on
+            self._tell(match_id, known, sub)  # a spectator: the countdown the turn runs on
 
     async def answer(self, match_id: str, seat: int | None, state: State, version: int
                      ) -> dict[str, Any] | None:
@@ -230,18 +231,23 @@ class TurnLimits:
             log.warning("the new deadline of %s's turn is not told (%s)", match_id,
                         one_line(exc))
             return
-        if limit is None or self._current(match_id) is not current \
-                or self.known.get(match_id) == limit:
-            return  # another turn by now, or told already
+        if limit is None or self._current(match_id) is not current:
+            return  # another turn by now
         self.known[match_id] = limit
         self._tell(match_id, limit)
 
     def _tell(self, match_id: str, limit: Limit, only: Subscriber | None = None) -> None:
         """Send ``limit`` to the started sockets here of its seat and of spectators (``only``
-        that one)."""
-        text = limit.frame()
+        that one) that were not told it yet.  Each socket remembers what it was told: the
+        same deadline reaches a gateway by several ways (its own setting, the store's note of
+        it, a socket opening, a spectator's read), and a socket that was not started when one
+        of them told the others must still be told by the next (QA: a seat's socket on the
+        second gateway was never told, its own start taken for "told already")."""
+        text = None
         for sub in self._subs(match_id) if only is None else (only,):
-            if _watches(sub, limit.seat):
+            if _watches(sub, limit.seat) and sub.limit_told != limit:
+                sub.limit_told = limit
+                text = text or limit.frame()
                 sub.send(text)
 
     async def _start(self, match_id: str, seat: int, loaded: Loaded,
@@ -261,8 +267,6 @@ class TurnLimits:
         current = self._current(match_id)
         if limit is None or current is None or current.version != loaded.version:
             return  # no limit, or the match moved on (or nobody here follows it) meanwhile
-        if only is None and self.known.get(match_id) == limit:
-            return  # the store's note of this very deadline came back first: told (``changed``)
         self.known[match_id] = limit
         self._tell(match_id, limit, only)
 
@@ -316,10 +320,9 @@ class TurnLimits:
             raise WrongPhase("no turn limit runs for this turn (or its time is up)")
         limit = Limit(version, seat, occupant.player, *keys.limit_fields(got))
         await client.zadd(keys.TURNS, {entry(match_id, seat, version): limit.deadline}, gt=True)
-        if self._current(match_id) is not current or self.known.get(match_id) == limit:
-            return  # the match moved on meanwhile (its new turn is seen to as ever), or the
-            # store's note of this very ask came back first and told the seat (``changed``)
-        self.known[match_id] = limit
+        if self._current(match_id) is not current:
+            return  # the match moved on meanwhile (its new turn is seen to as ever)
+        self.known[match_id] = limit  # (told once a socket: the store's note may come first)
         self._tell(match_id, limit)
 
     def acting(self, match_id: str, player: str | None) -> bool:

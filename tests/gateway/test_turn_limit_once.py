@@ -37,12 +37,21 @@ class Harness:
         assert self.service.next_actor(self.loaded.state) == 0
         self.subs: list[Any] = []
         self.tasks: list[Coroutine[Any, Any, None]] = []
-        client = fakeredis.aioredis.FakeRedis(server=fakeredis.FakeServer())
-        self.limits = TurnLimits(lambda: client, self.service, lambda _: self.loaded,
-                                 lambda _: self.subs, self.tasks.append)
+        self.client = fakeredis.aioredis.FakeRedis(server=fakeredis.FakeServer())
+        self.limits = self.gateway()
+
+    def gateway(self) -> TurnLimits:
+        """The turn limits of one more gateway (its own sockets) on the same store."""
+        subs: list[Any] = []
+        limits = TurnLimits(lambda: self.client, self.service, lambda _: self.loaded,
+                            lambda _: subs, self.tasks.append)
+        self.subs = subs
+        return limits
 
     def socket(self, seat: int | None) -> Any:
-        sub = SimpleNamespace(match_id=self.match_id, seat=seat, started=False, frames=[])
+        """A socket (not started) of the gateway made last."""
+        sub = SimpleNamespace(match_id=self.match_id, seat=seat, started=False, frames=[],
+                              limit_told=None)
         sub.send = sub.frames.append
         self.subs.append(sub)
         return sub
@@ -86,5 +95,34 @@ def test_a_socket_opened_after_the_turn_was_seen_to_is_told_too() -> None:
         await h.run_tasks()
         assert len(limits_told(late)) == 1 and len(limits_told(watcher)) == 1
         assert len(limits_told(first)) == 1  # the first tab is not told again
+
+    run_async(main())
+
+
+def test_a_socket_not_started_when_the_stores_note_came_is_told_at_its_start() -> None:
+    """Two gateways: A sets the turn's deadline (a socket of the seat there) and its note
+    reaches B while B's socket of the seat is not started yet, so the note tells only B's
+    spectator; when the seat's socket starts, B sees to the turn, finds the deadline it
+    learned from the note and must still tell that socket (it took the deadline for told)."""
+    async def main() -> None:
+        h = Harness()
+        on_a = h.socket(0)
+        on_a.started = True
+        h.limits.look(h.match_id, h.loaded)
+        await h.run_tasks()
+        assert len(limits_told(on_a)) == 1
+        b = h.gateway()
+        watcher = h.socket(None)
+        watcher.started = True
+        on_b = h.socket(0)  # on B: subscribed, its first view not queued yet
+        await b.changed(h.match_id)  # A's note of the deadline
+        assert limits_told(on_b) == [] and len(limits_told(watcher)) == 1
+        on_b.started = True
+        b.opened(on_b, h.loaded)
+        await h.run_tasks()
+        told = limits_told(on_b)
+        assert len(told) == 1 and told[0]["seat"] == 0, told
+        await b.changed(h.match_id)  # the note heard again (another ask of the same turn)
+        assert [len(limits_told(sub)) for sub in (on_a, on_b, watcher)] == [1, 1, 1]
 
     run_async(main())
