@@ -3,7 +3,7 @@
 // layout, or join through an invite link.
 import { api, store, GAMES, MAX_NAME } from "./api.js";
 import { h, fill } from "./cards.js";
-import { t, nums } from "./i18n.js";
+import { t, num, nums } from "./i18n.js";
 import { announce, errorText, navigate, toast } from "./ui.js";
 
 const LEVELS = ["easy", "medium", "hard", "expert"];
@@ -63,6 +63,7 @@ export function mount(root) {
 
   // ---- solo ----
   const soloDesc = h("p", { id: "solo-desc" });
+  const lead = h("p.lead", { id: "start-lead" });
   const levelGroup = h("fieldset.levels", {}, h("legend", { text: t("start.level") }),
     ...LEVELS.map((lv) => h("label.radio", {},
       h("input", { type: "radio", name: "level", value: lv, checked: lv === "medium" }),
@@ -112,6 +113,8 @@ export function mount(root) {
   function onGame() {
     const g = game(), on = applies(g), n = GAMES[g].players;
     soloDesc.textContent = t(`start.solo_desc_${g}`);
+    // the intro tells of the game chosen (it said "for four: two teams" for every game)
+    lead.textContent = t(g === "four" ? "start.lead" : `start.lead_${g}`);
     dealField.hidden = !on.deal;
     teamsField.hidden = !on.teams;
     flags.forEach((f, i) => {
@@ -168,7 +171,7 @@ export function mount(root) {
   });
 
   root.append(h("section.page.start", {},
-    h("div.hero", {}, h("h1", { text: t("start.title") }), h("p.lead", { text: t("start.lead") })),
+    h("div.hero", {}, h("h1", { text: t("start.title") }), lead),
     h("div.panel", {}, field("player-name", t("start.your_name"), nameInput, t("start.name_hint"))),
     h("div.panel", {}, gameGroup),
     h("div.grid2", {},
@@ -185,7 +188,10 @@ export function mount(root) {
   if (soloId && store.token(soloId)) {
     api.summary(soloId).then((s) => {
       if (s.phase === "match_over") { store.dropSolo(); return; }
-      const score = nums(s.score || [0, 0]);
+      // three players: each named with their points, in seat order (bare numbers named nobody)
+      const named = (i) => { const x = (s.seats || [])[i]; return x && x.name ? x.name : t("start.seat_n", { n: i + 1 }); };
+      const score = (s.score || []).length > 2 ? s.score.map((p, i) => `${named(i)} ${num(p)}`).join(" · ")
+        : nums(s.score || [0, 0]);
       fill(resume, h("a.button.primary", { href: `/m/${soloId}`, "data-link": true, id: "resume-solo" },
         t("start.resume_solo"), h("span.sub", { text: " " + t("start.resume_score", { score }) })));
       resume.hidden = false;

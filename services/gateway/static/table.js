@@ -95,6 +95,21 @@ function ruleSummary(rules) {
   for (const f of ["must_trump", "satat", "bavney", "double_sar"]) if (rules[f]) out.push(t(`rules.${f}`));
   return out;
 }
+/** A number range of a text ("(7–0)", "۷–۵"), its brackets with it: kept on one line. */
+const RANGE = /\(?[0-9\u06F0-\u06F9]+(?:–[0-9\u06F0-\u06F9]+)+\)?/g;
+/** `text` as nodes whose number ranges are spans that never break (a narrow panel broke
+ *  "(۷–" and "۰)" onto two lines); the text itself is unchanged. */
+function unbroken(text) {
+  const out = [];
+  let at = 0;
+  for (const m of String(text).matchAll(RANGE)) {
+    if (m.index > at) out.push(text.slice(at, m.index));
+    out.push(h("span.range", { text: m[0] }));
+    at = m.index + m[0].length;
+  }
+  if (at < text.length) out.push(text.slice(at));
+  return out;
+}
 function inviteUrl(id) { return `${location.origin}/m/${id}`; }
 
 /** The link that opens this seat on the player's other device (the token in the fragment,
@@ -132,13 +147,25 @@ function summaryResult(s) {
   const w = s.winner;
   const score = s.score || [];
   if (w == null || !score.length) return t("join.over");
-  const points = nums([w, ...score.map((_, i) => i).filter((i) => i !== w)].map((i) => score[i] ?? 0));
-  const name = (i) => { const x = (s.seats || [])[i]; return x && !x.empty && x.name ? x.name : t("start.seat_n", { n: i + 1 }); };
+  const points = score.length > 2 ? summaryTally(s)
+    : nums([w, ...score.map((_, i) => i).filter((i) => i !== w)].map((i) => score[i] ?? 0));
   if ((s.players || (s.seats || []).length || 4) === 4) {
-    return t("over.winner", { team: t("team.pair", { a: name(w), b: name(w + 2) }), score: points });
+    return t("over.winner", { team: t("team.pair", { a: summaryName(s, w), b: summaryName(s, w + 2) }), score: points });
   }
-  return t("over1.winner", { name: name(w), score: points });
+  return t("over1.winner", { name: summaryName(s, w), score: points });
 }
+/** A seat of a match's public summary by its player's name ("Seat 2" while open). */
+function summaryName(s, i) {
+  const x = (s.seats || [])[i];
+  return x && !x.empty && x.name ? x.name : t("start.seat_n", { n: i + 1 });
+}
+/** A summary's score: "a–b" with two sides (seat order), every player named with their points
+ *  in seat order with three ("Dara 1 · Roxana 0 · Kian 0": bare numbers named nobody). */
+function summaryScore(s) {
+  const score = s.score || [];
+  return score.length > 2 ? summaryTally(s) : nums(score);
+}
+const summaryTally = (s) => (s.score || []).map((p, i) => `${summaryName(s, i)} ${num(p ?? 0)}`).join(" · ");
 
 /** Ask every REMATCH_LOOK_MS (for REMATCH_LOOK_FOR_MS at most, and not once the match is
  *  gone) whether a player of the finished match asked for its rematch (the summary names it):
@@ -193,7 +220,7 @@ function mountJoin(root, matchId, ctl, note) {
         x.bot ? h("span.badge.bot", { text: t("seat.bot_level", { level: t(`level.${botLevel(x.bot)}`) }) }) : null)));
     const body = [
       note ? h("p.note", { role: "alert", text: note }) : null,
-      h("p", { id: over ? "join-result" : null, text: over ? summaryResult(s) : t("join.phase", { phase: t(`phase.${s.phase}`), score: nums(s.score || []) }) }),
+      h("p", { id: over ? "join-result" : null, text: over ? summaryResult(s) : t("join.phase", { phase: t(`phase.${s.phase}`), score: summaryScore(s) }) }),
       seats,
       h("details", {}, h("summary", { text: t("table.house_rules") }), h("ul", {}, ...ruleSummary(s.rules).map((r) => h("li", { text: r })))),
     ];
@@ -376,7 +403,11 @@ function mountTable(root, matchId, token, ctl) {
 
   function pump() {
     if (!alive || S.holding || !S.queue.length) return;
-    if (S.queue.length > 12) { // far behind (catch-up): show the latest, after the last round's
+    // (a match of bots alone races ahead of any page: its views are all shown at the table's
+    // pace while the page is in sight, else the page watching it, a player who just left a
+    // solo match say, saw rounds flash by in a second)
+    if (S.queue.length > 12 && (document.hidden || !botsOnly(S.queue[S.queue.length - 1]))) {
+      // far behind (catch-up): show the latest, after the last round's
       // end on the way if its result was not told yet (a result is told at its round's end only)
       const latest = S.queue[S.queue.length - 1];
       const end = S.queue.filter((x) => x.phase === "round_over").pop();
@@ -390,6 +421,9 @@ function mountTable(root, matchId, token, ctl) {
       S.holdTimer = setTimeout(endHold, hold * pace);
     } else pump();
   }
+
+  /** Whether bots hold every seat of the match (nobody's decision holds the bots back). */
+  const botsOnly = (v) => (v.seats || []).length > 0 && v.seats.every((x) => x && x.bot);
 
   /** The pause is over (its time is up, or the match needs the player): go on with the queue. */
   function endHold() {
@@ -483,7 +517,8 @@ function mountTable(root, matchId, token, ctl) {
     const skey = statusText(v);
     const othersPlay = v.phase === "playing" && v.turn !== v.seat;
     // (the match's end is its status too: told once, above)
-    const told = othersPlay || v.phase === "match_over";
+    // (the first Hakem's draw is told by its own sentence, just above)
+    const told = othersPlay || v.phase === "match_over" || (v.phase === "waiting" && !!(v.draw && v.draw.length));
     if (skey !== S.statusKey) { if ((!first || isMyDecision(v)) && !told) msgs.push(skey); S.statusKey = skey; }
     if (msgs.length) announce(msgs.join(". "));
     return hold;
@@ -549,14 +584,23 @@ function mountTable(root, matchId, token, ctl) {
     return winner === v.seat ? t("announce.trick_won_you") : t("announce.trick_won", { name: seatName(v, winner) });
   }
 
-  /** "a–b(–c)" with one side first (the player's; the winner's for results and spectators). */
+  /** "a–b" with one side first (the player's; the winner's for results and spectators).  More
+   *  than two sides are each named with their number instead, always in one order, the
+   *  viewer's first ("You 6 · Roxana 7 · Bahram 1", `tally`): bare numbers in an order that
+   *  changed from line to line left the reader to guess whose they were. */
   function pair(v, arr, first) {
     const a = arr || [];
+    if (sidesOf(v).length > 2) return tally(v, a);
     return nums(sideOrder(v, first ?? 0).map((i) => a[i] ?? 0));
+  }
+  /** Every side named with its number, the viewer's side first, then the others in seat order
+   *  (as the terminal client's lines); numbers in the page's digits. */
+  function tally(v, arr) {
+    return sideOrder(v, mySide(v)).map((i) => `${teamLabel(v, i)} ${num((arr || [])[i] ?? 0)}`).join(" · ");
   }
   const myTeam = mySide;
   function resultText(v, r) {
-    if (r.winner == null) return t(`result.${r.kind}`, { tricks: nums(r.tricks || []), points: r.points });
+    if (r.winner == null) return t(`result.${r.kind}`, { tricks: pair(v, r.tricks), points: r.points });
     // the subject of the sentence: "We" / "They" for a seated partner (the labels are "Us" / "Them")
     const team = partnered(v) && v.seat != null
       ? t(sidesOf(v)[r.winner].includes(v.seat) ? "team.we" : "team.they") : teamLabel(v, r.winner);
@@ -579,7 +623,7 @@ function mountTable(root, matchId, token, ctl) {
       const m = myTeam(v);
       return t("table.score_line", { us: teamLabel(v, m), a: v.score[m], them: teamLabel(v, 1 - m), b: v.score[1 - m] });
     }
-    return t("table.score_line_n", { scores: sideOrder(v, myTeam(v)).map((i) => `${teamLabel(v, i)} ${v.score[i]}`).join(" · ") });
+    return t("table.score_line_n", { scores: tally(v, v.score) });
   }
 
   /** The seat whose decision the match waits for when nobody sits in it (it left), else null:
@@ -594,6 +638,8 @@ function mountTable(root, matchId, token, ctl) {
     if (emptyTurn(v) != null) return t("status.empty_seat", { n: emptyTurn(v) + 1 });
     switch (v.phase) {
       case "waiting": {
+        // every seat taken: the first Hakem's draw is on (its panel shows it), nobody waited for
+        if (v.draw && v.draw.length) return t("status.first_hakem");
         const seated = (v.seats || []).filter((s) => !s.empty).length;
         return t("status.waiting", { n: seated, total: v.players || 4 });
       }
@@ -750,8 +796,8 @@ function mountTable(root, matchId, token, ctl) {
     } else if (b.kind === "result" && v.result) {
       const lost = v.result.kind === "normal" && v.seat != null && v.result.winner != null
         && v.result.winner !== mySide(v); // "Round won" is the winners' heading
-      fill(E.banner, h("h2", { text: t(lost ? "kind.normal_lost" : `kind.${v.result.kind}`) }), h("p", { text: resultText(v, v.result) }),
-        h("p.score-line", { text: scoreLine(v) }));
+      fill(E.banner, h("h2", { text: t(lost ? "kind.normal_lost" : `kind.${v.result.kind}`) }), h("p", {}, unbroken(resultText(v, v.result))),
+        h("p.score-line", {}, unbroken(scoreLine(v))));
     } else if (b.kind === "over") {
       const won = iWon(v);
       if (E.banner.dataset.built === `over:${document.documentElement.lang}`) return; // keeps focus
@@ -761,8 +807,8 @@ function mountTable(root, matchId, token, ctl) {
       // is taken to the panel's heading; Play again, the replay and the start page follow it
       const take = !ae || ae === document.body || ae.disabled || E.page.contains(ae);
       fill(E.banner, h("h2", { id: "over-h", tabindex: "-1", text: v.seat == null ? t("over.title") : won ? t("over.title_won") : t("over.title_lost") }),
-        h("p", { text: overText(v) }),
-        v.result ? h("p", { text: resultText(v, v.result) }) : null,
+        h("p", {}, unbroken(overText(v))),
+        v.result ? h("p", {}, unbroken(resultText(v, v.result))) : null,
         // a player's likeliest next step is the next match: Play again comes first
         h("p.actions", {}, v.seat != null && token ? rematchButton() : null,
           h(v.seat != null && token ? "a.button" : "a.button.primary", { href: `/replay/${matchId}`, "data-link": true, id: "watch-replay", text: t("table.watch_replay") }),
@@ -1394,7 +1440,9 @@ function mountTable(root, matchId, token, ctl) {
 
   build();
   // a toast never lies over the player's cards, nor (at the top) over the countdown
-  setToastAvoid(() => ({ keep: [E.trump, E.talon, E.hand], under: E.statusbar }));
+  // (a spectator has no hand: the seats' names are kept clear instead, or the toast of "you
+  // left the table" lay over the top seats on a phone)
+  setToastAvoid(() => ({ keep: E.hand.hidden ? E.seats.filter((el) => !el.hidden) : [E.trump, E.talon, E.hand], under: E.statusbar }));
   E.status.textContent = t("table.connecting");
   renderConn();
   connect();
