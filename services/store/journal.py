@@ -27,9 +27,9 @@ Contract:
   the id it was given (never ``*``); an expiry command records the absolute expiry it produced
   (``PEXPIREAT``), or ``PERSIST`` or ``DEL``; a ``SET`` or an ``INCR``/``INCRBY`` (only on a
   request key or a counter, ``strings``: on match data they are refused) records the value it
-  left and its absolute expiry (a plain ``SET``, then ``PEXPIREAT`` or ``PERSIST``), whatever its options
-  (``NX``, ``PX``...) were; a command that
-  emptied a key (and so deleted it) is followed by ``DEL``.  Each frame carries the server's
+  left and its absolute expiry (a plain ``SET``, then ``PEXPIREAT`` or ``PERSIST``), whatever
+  its options (``NX``, ``PX``...) were; a command that emptied a key (and so deleted it) is
+  followed by ``DEL``.  Each frame carries the server's
   clock, so a replay knows which keys had expired by then (it holds expiries back and applies
   them at the end: a request's answer past its expiry is not brought back).
 * **Known commands only.** The commands of ``COMMANDS`` are deterministic on these keys and are
