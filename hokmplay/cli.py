@@ -49,10 +49,9 @@ def link(text: str) -> str:
 
 
 def seat_number(text: str) -> int:
-    try:
-        value = int(text, 10)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a seat number") from None
+    from services.clitools import integer  # ASCII digits only, as the API's seat numbers
+
+    value = integer(text)
     if not 0 <= value <= 3:
         raise argparse.ArgumentTypeError(f"a seat is 0 to 3 (got {value})")
     return value
@@ -245,7 +244,7 @@ def _run(args: argparse.Namespace) -> int:
 
 def register(sub: Any) -> None:
     """Add ``hokm play`` to the ``hokm`` command (``hokm.cli``'s plugin contract)."""
-    from services.clitools import json_object
+    from services.clitools import json_object, players
 
     parser = sub.add_parser(
         "play", help="play a match from the terminal (an invite link, or a server for solo)",
@@ -269,7 +268,7 @@ def register(sub: Any) -> None:
                         help="the level of the bots of a solo match")
     parser.add_argument("--rules", type=json_object, default=None,
                         help="house rules of a solo match, as JSON ('{\"target\": 10}')")
-    parser.add_argument("--players", type=int, choices=(2, 3, 4), default=None,
+    parser.add_argument("--players", type=players, default=None,
                         help="players of a solo match (default 4; 2 and 3: see --game)")
     parser.add_argument("--game", choices=("simple", "talon"), default=None,
                         help="the two-player game of a solo match (implies --players 2; "

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import re
 import sys
 from collections.abc import Iterable
 from typing import Any, NoReturn
@@ -57,16 +58,31 @@ def say(command: str, message: str) -> None:
 
 # -- argument types --------------------------------------------------------------------------
 
-def _integer(text: str) -> int:
-    try:
-        return int(text, 10)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
+_WHOLE = re.compile(r"-?[0-9]+")
+"""A whole number as the API writes one: ASCII digits only (``int`` also takes other scripts'
+digits, ``٣``, and ``1_000`` or `` 3 ``, which the API refuses: a QA finding)."""
+
+
+def integer(text: str) -> int:
+    """A whole number of ASCII digits (optionally negative): what every integer option of
+    the command lines takes."""
+    if not _WHOLE.fullmatch(text):
+        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number (digits 0-9)")
+    return int(text, 10)
+
+
+
+def players(text: str) -> int:
+    """A number of players: 2, 3 or 4."""
+    value = integer(text)
+    if value not in (2, 3, 4):
+        raise argparse.ArgumentTypeError(f"players is 2, 3 or 4 (got {value})")
+    return value
 
 
 def positive_int(text: str) -> int:
     """A whole number of 1 or more."""
-    value = _integer(text)
+    value = integer(text)
     if value < 1:
         raise argparse.ArgumentTypeError(f"must be 1 or more (got {value})")
     return value
@@ -74,7 +90,7 @@ def positive_int(text: str) -> int:
 
 def non_negative_int(text: str) -> int:
     """A whole number of 0 or more (seeds, record numbers)."""
-    value = _integer(text)
+    value = integer(text)
     if value < 0:
         raise argparse.ArgumentTypeError(f"must be 0 or more (got {value})")
     return value
@@ -82,7 +98,7 @@ def non_negative_int(text: str) -> int:
 
 def port(text: str) -> int:
     """A TCP port, 0-65535 (0: any free port)."""
-    value = _integer(text)
+    value = integer(text)
     if not 0 <= value <= 65535:
         raise argparse.ArgumentTypeError(f"a port is 0 to 65535 (got {value})")
     return value
@@ -97,7 +113,7 @@ def host(text: str) -> str:
 
 def seat(text: str) -> int:
     """A seat number, 0-3."""
-    value = _integer(text)
+    value = integer(text)
     if not 0 <= value <= 3:
         raise argparse.ArgumentTypeError(f"a seat is 0 to 3 (got {value})")
     return value

@@ -7,7 +7,7 @@ from engine.errors import HokmError, InvalidCommand
 __all__ = [
     "BadToken", "HintsExhausted", "HokmError", "InvalidCommand", "MatchNotOver", "NotFound",
     "RateLimited",
-    "StaleVersion", "TooLarge", "STATUS",
+    "SeatLeft", "StaleVersion", "TooLarge", "STATUS",
 ]
 
 
@@ -17,6 +17,13 @@ class NotFound(HokmError):
 
 class BadToken(HokmError):
     code = "bad_token"
+
+
+class SeatLeft(HokmError):
+    """A request key's retry (a create's or a join's) whose player has left the seat it took:
+    the player is not seated again and its token stays dead (``Lobby._join_once``)."""
+
+    code = "seat_left"
 
 
 class StaleVersion(HokmError):
@@ -46,7 +53,8 @@ STATUS: dict[str, int] = {
     "too_large": 413, "rate_limited": 429, "stale_version": 409, "seat_taken": 409,
     "match_full": 409, "hints_exhausted": 409, "not_your_turn": 409, "illegal_card": 409,
     "must_follow_suit": 409, "must_trump": 409, "wrong_phase": 409, "match_over": 409,
-    "match_not_over": 409, "analysis_unavailable": 409, "method_not_allowed": 405,
+    "match_not_over": 409, "analysis_unavailable": 409, "seat_left": 409,
+    "method_not_allowed": 405,
     "match_damaged": 503,
 }
 """HTTP status per error code: every refusal is a 4xx, except a match the server cannot serve

@@ -24,11 +24,12 @@ from typing import Any
 from engine import CreateMatch, LeaveSeat, Rules, State, TakeSeat, commitment_of
 from engine.decide import check_deck
 from engine.errors import HokmError, InvalidCommand, MatchFull, MatchOver, SeatTaken, WrongPhase
+from engine.events import SeatTaken as SeatTakenEvent
 from engine.state import MATCH_OVER
 
 from .bots import LEVELS
 from .cache import Lru
-from .errors import BadToken, MatchNotOver, NotFound, StaleVersion
+from .errors import BadToken, MatchNotOver, NotFound, SeatLeft, StaleVersion
 from .pipeline import Loaded
 from .quotas import BOT_SLOT_RETRY_S, BOT_SLOT_S, BOTS_ONLY, Quotas, RetryLater, window_left
 from .store.port import EventStore
@@ -84,8 +85,27 @@ def check_request_key(key: object) -> str | None:
 
 def request_digest(kind: str, key: str) -> str:
     """The name a request is remembered under: a digest of its key, so the store never holds
-    the key (which unseals the token, ``seal_token``)."""
+    the key (which unseals the token, ``seal_token``).  ``kind`` is the key's namespace:
+    ``create`` (the create's match), ``creator`` (the creator's seat in it) and ``join``, so a
+    create's key sent in a join is a new join, never the creator's seat back."""
     return hashlib.sha256(f"{kind}:{key}".encode()).hexdigest()[:32]
+
+
+def body_digest(body: dict[str, Any]) -> str:
+    """A digest of what a keyed request asks (its checked fields, in a canonical form, so two
+    spellings of one request agree), kept beside its answer: a retry must ask the same
+    (``check_same_body``)."""
+    return hashlib.sha256(json.dumps(body, sort_keys=True).encode()).hexdigest()[:16]
+
+
+def check_same_body(kept: str | None, asked: str) -> None:
+    """``bad_request`` when a request key comes back with another body than its first try's
+    (``kept``; None: kept by a server before bodies were, taken as the same), as a command id
+    sent again with another command: the first answer is not this request's, and nothing is
+    changed."""
+    if kept is not None and kept != asked:
+        raise InvalidCommand("this request key was used for another request; send a new "
+                             "request with a new key")
 
 
 def _pad(key: str, match_id: str) -> bytes:
@@ -222,40 +242,61 @@ class Lobby:
         check_request_key(key)
         room = Room(disconnect_timeout, turn_timeout)
         if key is not None:
+            asked = body_digest({
+                "rules": parsed.to_dict(), "seats": levels, "decks": deck_list,
+                "first_hakem": first_hakem, "name": name,
+                "room": [float(disconnect_timeout), float(turn_timeout)]})
             return self._create_once(key, parsed, levels, deck_list, room, owner, first_hakem,
-                                     name)
+                                     name, asked)
         match_id = secrets.token_hex(8)
         self._open(match_id, parsed, levels, deck_list, room, owner, first_hakem)
         return self._seat_creator(match_id, levels, name, None)
 
     def _seat_creator(self, match_id: str, levels: Sequence[str | None], name: str,
-                      key: str | None) -> dict[str, Any]:
+                      key: str | None, creator: str | None = None) -> dict[str, Any]:
         """The create's answer once its match is open: the creator joins the first human seat
-        (under the create's request ``key``), or with bots only watches while the match is
-        dealt."""
+        (under the create's request ``key``, as the player ``creator``), or with bots only
+        watches while the match is dealt."""
         if None not in levels:  # bots only: the creator watches (and may share the link)
             self.advance(match_id, self.load(match_id))
             return {"match_id": match_id, "seat": None, "token": None, "player": None}
-        joined = self.join(match_id, name, levels.index(None), key=key)
+        seat = levels.index(None)
+        if key is None:
+            joined = self.join(match_id, name, seat)
+        else:  # under the create's key, in a namespace of its own (``request_digest``)
+            joined = self._join_once(match_id, name, seat, key, kind="creator",
+                                     player=creator)
         return {"match_id": match_id, **joined}
 
     def _create_once(self, key: str, parsed: Rules, levels: Sequence[str | None],
                      deck_list: list[list[str]], room: Room, owner: str | None,
-                     first_hakem: int | None, name: str) -> dict[str, Any]:
+                     first_hakem: int | None, name: str, asked: str) -> dict[str, Any]:
         """``create`` under a request key.  The match id is remembered first (``remember``, a
-        key of its own: the match does not exist yet), so whatever a try stored before its
-        answer was lost, a retry finds it: it opens the match if its log is not there yet
-        (only the try that named the id counts against the create quota), seats the bots
-        still missing and joins the creator under the same key (``join``), which finds the
-        creator's seat if it was taken.  A refusal before the match exists forgets the id,
-        so the retry is a create afresh (held to the quota again)."""
+        key of its own: the match does not exist yet), with the digest of what the create
+        asks (``asked``: a retry asking otherwise is ``bad_request``, ``check_same_body``), so
+        whatever a try stored before its answer was lost, a retry finds it: it opens the match
+        if its log is not there yet (only the try that named the id counts against the create
+        quota), seats the bots still missing and joins the creator under the same key
+        (``_join_once``), which finds the creator's seat if it was taken (``seat_left`` if the
+        creator has left it since).  A refusal before the match exists forgets the id, so the
+        retry is a create afresh (held to the quota again)."""
         digest = request_digest("create", key)
-        fresh = secrets.token_hex(8)
-        match_id = self.store.remember(None, digest, fresh, REQUEST_TTL_S)
+        fresh, creator = secrets.token_hex(8), secrets.token_hex(8)
+        # the creator's player id too: a retry knows who the creator is before it stores a
+        # thing (its seat may have moved, the ace draw; it may have left)
+        match_id, *kept = self.store.remember(None, digest, f"{fresh} {asked} {creator}",
+                                              REQUEST_TTL_S).split(" ")
+        check_same_body(kept[0] if kept else None, asked)
+        creator = kept[1] if len(kept) > 1 else creator
         try:
             state = self.load(match_id).state
         except NotFound:
             state = None
+        if state is not None and None in levels and len(kept) > 1 and \
+                self.seat_of_player(state, creator) is None and self._has_left(match_id, creator):
+            # before the bots: the seat the creator left may be one a bot's seat moved to
+            raise SeatLeft("the player of this request key has left the match: its token "
+                           "works no more; create with a new key for a new match")
         try:
             if state is None:
                 self._open(match_id, parsed, levels, deck_list, room, owner, first_hakem,
@@ -266,7 +307,7 @@ class Lobby:
             if self.store.version(match_id) == 0:
                 self.store.forget(None, digest)
             raise
-        return self._seat_creator(match_id, levels, name, key)
+        return self._seat_creator(match_id, levels, name, key, creator)
 
     def _open(self, match_id: str, parsed: Rules, levels: Sequence[str | None],
               deck_list: list[list[str]], room: Room, owner: str | None,
@@ -486,25 +527,33 @@ class Lobby:
             return self._join_once(match_id, name, seat, checked)
         return self._take(match_id, name, seat, player or secrets.token_hex(8), new_token())
 
-    def _join_once(self, match_id: str, name: str, asked: int | None, key: str
-                   ) -> dict[str, Any]:
-        """``join`` under a request key.  The player id and the token the join will use are
-        remembered first (``remember``, beside the match for ``REQUEST_TTL_S``; the token
-        sealed by the key, ``seal_token``), then the token's hash, then the seat: a retry with
-        the same key gets the same player and token, and the player's seat if a try took it
-        (whatever failed after it: a lost answer, a replica's wait), else takes one for them.
-        The engine gives a player one seat at most, so tries running at once end with one
-        seat.  A refusal that leaves the player without a seat forgets the request and the
-        token: the retry is a join afresh."""
+    def _join_once(self, match_id: str, name: str, asked: int | None, key: str, *,
+                   kind: str = "join", player: str | None = None) -> dict[str, Any]:
+        """``join`` under a request key (``kind``: ``creator`` for a create's creator,
+        ``request_digest``; ``player``: the player id a first try takes, else a new one).  The
+        player id and the token the join will use are remembered first (``remember``, beside
+        the match for ``REQUEST_TTL_S``; the token sealed by the key, ``seal_token``; the
+        digest of the name and seat asked, which a retry must ask again: ``check_same_body``),
+        then the token's hash, then the seat: a retry with the same key gets the same player
+        and token, and the player's seat if a try took it (whatever failed after it: a lost
+        answer, a replica's wait), else takes one for them.  The engine gives a player one
+        seat at most, so tries running at once end with one seat.  A player who took a seat
+        and left it (``leave``) is not seated again: the retry is ``seat_left`` (the token
+        stays dead, as leave says).  A refusal that leaves the player without a seat forgets
+        the request and the token: the retry is a join afresh."""
         state = self.load(match_id).state  # not_found: nothing is kept for no match
-        digest = request_digest("join", key)
-        player, token = secrets.token_hex(8), new_token()
-        kept = self.store.remember(match_id, digest,
-                                   f"{player} {seal_token(key, match_id, token)}",
-                                   REQUEST_TTL_S)
-        player, sealed = kept.split(" ", 1)
+        digest = request_digest(kind, key)
+        asked_body = body_digest({"name": name, "seat": asked})
+        player, token = player or secrets.token_hex(8), new_token()
+        mine = f"{player} {seal_token(key, match_id, token)} {asked_body}"
+        kept = self.store.remember(match_id, digest, mine, REQUEST_TTL_S)
+        player, sealed, *body = kept.split(" ")
+        check_same_body(body[0] if body else None, asked_body)
         token = unseal_token(key, match_id, sealed)
         seat = self.seat_of_player(state, player)
+        if seat is None and kept != mine and self._has_left(match_id, player):
+            raise SeatLeft("the player of this request key has left the match: its token "
+                           "works no more; join with a new key to take a seat again")
         try:
             if seat is None:
                 return self._take(match_id, name, asked, player, token, keyed=True)
@@ -525,6 +574,13 @@ class Lobby:
         # its seat now (the ace draw may have moved the player, as in any join's answer)
         seat = self.seat_of_player(self.load(match_id, fresh=False).state, player)
         return {"seat": seat, "token": token, "player": player}
+
+    def _has_left(self, match_id: str, player: str) -> bool:
+        """Whether ``player``, seated in no seat now, took one in the match before (and so
+        left it: nothing else unseats a player).  Reads the match's log: asked only by a
+        keyed retry whose player holds no seat, which is rare."""
+        return any(isinstance(event, SeatTakenEvent) and event.player == player
+                   for record in self.store.read(match_id) for event in record.events)
 
     def _take(self, match_id: str, name: str, seat: int | None, player: str, token: str,
               *, keyed: bool = False) -> dict[str, Any]:

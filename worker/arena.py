@@ -433,7 +433,7 @@ def _main(args: argparse.Namespace) -> int:
 
 def register(subparsers: Any) -> None:
     """Add ``hokm arena A B [--deals N] [--seed S] [--jobs J] [--rules JSON]``."""
-    from services.clitools import non_negative_int, positive_int
+    from services.clitools import non_negative_int, players, positive_int
 
     p = subparsers.add_parser("arena", help="duplicate deals between two bot policies",
                               description=__doc__.split("\n\n")[0] if __doc__ else None)
@@ -451,7 +451,7 @@ def register(subparsers: Any) -> None:
                    help='house rules as JSON, e.g. \'{"satat": true}\', of the game --players '
                         'and --two-player name (given in both places, they must agree) '
                         '(default: standard)')
-    p.add_argument("--players", type=int, choices=(2, 3, 4), default=None,
+    p.add_argument("--players", type=players, default=None,
                    help="the game: 4 (default), 3, or 2 (with --two-player)")
     p.add_argument("--two-player", choices=("simple", "talon"), default=None,
                    help="with --players 2: the simple game (default) or the talon game")

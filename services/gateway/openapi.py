@@ -40,6 +40,9 @@ ERRORS: dict[str, tuple[int, str]] = {
     "match_over": (409, "the match is over"),
     "seat_taken": (409, "the seat asked for is taken"),
     "match_full": (409, "no open human seat"),
+    "seat_left": (409, "a create's or join's request key sent again after its player left "
+                       "the seat it took: the player is not seated again (its token stays "
+                       "dead); a new key is a new request"),
     "hints_exhausted": (409, "three hints were given since the version asked for"),
     "match_not_over": (409, "the match is not over yet (its analysis opens at its end)"),
     "analysis_unavailable": (409, "no analysis for this kind of game (sent by earlier servers "
@@ -548,7 +551,7 @@ def document() -> dict[str, Any]:
                     "id": REQUEST_KEY,
                 }}),
                 "responses": {**_ok("created", _ref("Created"), code="201"),
-                              **_errors("bad_request", "bad_rules", "too_large")},
+                              **_errors("bad_request", "bad_rules", "too_large", "seat_left")},
             }},
             "/api/matches/{match_id}": {"get": {
                 "summary": "Public summary: seats, phase, score, version",
@@ -564,7 +567,8 @@ def document() -> dict[str, Any]:
                                                      "id": REQUEST_KEY}}),
                 "responses": {**_ok("seat and token", _ref("Joined")),
                               **_errors("bad_request", "not_found", "seat_taken",
-                                        "match_full", "match_over", "too_large")},
+                                        "match_full", "match_over", "too_large",
+                                        "seat_left")},
             }},
             "/api/matches/{match_id}/view": {"get": {
                 "summary": "The seat's view", "parameters": [MATCH_ID], "security": TOKEN,

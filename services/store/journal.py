@@ -13,7 +13,9 @@ Contract:
   ``:analysis`` (a finished match's post-match analysis) and the sorted set ``hokm:matches``;
   and the answers remembered for the request keys of creates and joins (``keys.create_request``,
   ``keys.join_request``: strings with a few minutes' expiry), so that a client retrying a
-  create or a join across a restart gets the match or seat it got, not a second one.  RQ's keys,
+  create or a join across a restart gets the match or seat it got, not a second one; and the
+  quotas' fixed-window counters (``keys.counter``: the creates per address, strings with their
+  window's expiry), so a restart does not give every address its quota back.  RQ's keys,
   presence, bot guards, analysis marks and the gateway's wake streams are never written.
 * **When.** After a command succeeded and before its reply goes back to the client, what it did
   to persisted keys is appended as one frame (one frame per client command: a whole MULTI/EXEC
@@ -23,10 +25,11 @@ Contract:
   machine itself loses at most about the last second.
 * **Exact replay.** What is journaled does not depend on when it is replayed: an ``XADD`` records
   the id it was given (never ``*``); an expiry command records the absolute expiry it produced
-  (``PEXPIREAT``), or ``PERSIST`` or ``DEL``; a ``SET`` (only on a request key: on match data it
-  is refused) records the value it left and its absolute expiry (a plain ``SET``, then
-  ``PEXPIREAT`` or ``PERSIST``), whatever its options (``NX``, ``PX``...) were; a command that
-  emptied a key (and so deleted it) is followed by ``DEL``.  Each frame carries the server's
+  (``PEXPIREAT``), or ``PERSIST`` or ``DEL``; a ``SET`` or an ``INCR``/``INCRBY`` (only on a
+  request key or a counter, ``strings``: on match data they are refused) records the value it
+  left and its absolute expiry (a plain ``SET``, then ``PEXPIREAT`` or ``PERSIST``), whatever
+  its options (``NX``, ``PX``...) were; a command that emptied a key (and so deleted it) is
+  followed by ``DEL``.  Each frame carries the server's
   clock, so a replay knows which keys had expired by then (it holds expiries back and applies
   them at the end: a request's answer past its expiry is not brought back).
 * **Known commands only.** The commands of ``COMMANDS`` are deterministic on these keys and are
@@ -107,6 +110,7 @@ _MATCHES = keys.MATCHES.encode()
 _JOIN_HEAD, _, _JOIN_MIDDLE = (
     p.encode() for p in keys.join_request("\0", "\1").partition("\1")[0].partition("\0"))
 _CREATE_HEAD = keys.create_request("\0").partition("\0")[0].encode()
+_COUNTER_HEAD = keys.counter("\0", "\1", 0).partition("\0")[0].encode()
 
 
 def remembered(key: bytes) -> bool:
@@ -122,12 +126,24 @@ def remembered(key: bytes) -> bool:
             and not any(b in part for part in (match, request) for b in (b"{", b"}")))
 
 
+def counted(key: bytes) -> bool:
+    """Whether ``key`` is a quota's fixed-window counter (``keys.counter``): a string,
+    journaled with its window's expiry."""
+    return key.startswith(_COUNTER_HEAD) and len(key) > len(_COUNTER_HEAD)
+
+
+def strings(key: bytes) -> bool:
+    """Whether ``key`` is one of the persisted strings (``remembered`` or ``counted``), the
+    only keys ``SET`` and ``INCR`` are journaled on."""
+    return remembered(key) or counted(key)
+
+
 def persisted(key: bytes) -> bool:
     """Whether ``key`` is data the journal keeps: match data (``keys.log``, ``keys.meta``,
     ``keys.tokens`` and ``keys.analysis`` of any match, and ``keys.MATCHES``) or a request's
-    remembered answer (``remembered``).  A finished match's analysis is kept too: it can be
-    computed again, but that takes a worker minutes."""
-    if key == _MATCHES or remembered(key):
+    remembered answer (``remembered``) or a quota's counter (``counted``).  A finished match's
+    analysis is kept too: it can be computed again, but that takes a worker minutes."""
+    if key == _MATCHES or strings(key):
         return True
     if not key.startswith(_PREFIX):
         return False
@@ -163,16 +179,20 @@ COMMANDS: dict[str, int] = {
     "del": _ALL, "unlink": _ALL,
     "expire": _FIRST, "pexpire": _FIRST, "expireat": _FIRST, "pexpireat": _FIRST,
     "persist": _FIRST,
-    "set": _FIRST,
+    "set": _FIRST, "incr": _FIRST, "incrby": _FIRST,
 }
 """The writes journaled on persisted keys, and where they name them (the first argument, or
 all of them).  Each is deterministic given the key's value and its arguments (after the
-normalisation of ``XADD`` ids, expiries and ``SET``, which is journaled on request keys only,
-``remembered``)."""
+normalisation of ``XADD`` ids, expiries, ``SET`` and ``INCR``, which are journaled on request
+keys and counters only, ``strings``)."""
+_STRING_WRITES = frozenset({"set", "incr", "incrby"})
+"""The writes of ``strings``, journaled as the value they left (redis-py sends ``INCR`` as
+``INCRBY key 1``)."""
 _EXPIRY = frozenset({"expire", "pexpire", "expireat", "pexpireat", "persist"})
 _WHOLE_DB = frozenset({"flushall", "flushdb"})
 _REPLAYED = frozenset(
-    n.encode() for n in (set(COMMANDS) - {"expire", "pexpire", "expireat"}) | _WHOLE_DB)
+    n.encode() for n in (set(COMMANDS) - {"expire", "pexpire", "expireat", "incr", "incrby"})
+    | _WHOLE_DB)
 """The command names a journal may hold."""
 _REFUSED = frozenset({"swapdb"})
 """Writes refused whenever a journal is attached (they move whole databases)."""
@@ -336,15 +356,16 @@ class Journal:
         id_index = _xadd_id_index(args) if name == "xadd" else 0
         if id_index is None:
             return _error("ERR XADD with IDMP is not journaled by the embedded server")
-        if name == "set" and not remembered(named[0]):
-            return _error("ERR SET is not journaled by the embedded server on match data "
-                          "(services/store/journal.py)")
+        if name in _STRING_WRITES and not strings(named[0]):
+            return _error(f"ERR {name.upper()} is not journaled by the embedded server on match "
+                          "data (services/store/journal.py)")
         result = _original(sock, func, sig, args, from_script)
         if _failed(result):
             return result
         db_num: int = sock._db_num
         db = sock._db
-        if name == "set":  # what it left, not how (NX, PX, GET...: relative or conditional)
+        if name in _STRING_WRITES:  # what it left, not how (NX, PX, GET...: relative or
+            # conditional; an INCR's count, so a replay never counts twice)
             item = db.get(named[0])
             if item is None:
                 frame.append([db_num, b"del", named[0]])
@@ -665,7 +686,7 @@ def _rebuild(client: Any, db: int, key: bytes) -> list[list[Any]]:
                  in _pairs(client.execute_command("ZRANGE", key, 0, -1, b"WITHSCORES"))]
         for i in range(0, len(pairs), _BATCH):
             out.append([db, b"zadd", key, *(x for pair in pairs[i:i + _BATCH] for x in pair)])
-    elif kind == b"string":  # a request's remembered answer (``remembered``)
+    elif kind == b"string":  # a request's remembered answer or a counter (``strings``)
         value = client.get(key)
         if value is None:  # expired while we looked
             return []

@@ -365,3 +365,133 @@ def test_a_retry_brings_back_a_token_hash_a_failover_lost(
     joined = gw.post(url, json={"id": KEY}).json()
     assert viewed_seat(gw, match_id, joined["token"]) == joined["seat"] == 1
     assert set(token_entries(client, match_id)) - set(tokens) == lost
+
+
+def version_of(client: Any, match_id: str) -> int:
+    return int(client.xlen(keys.log(match_id)))
+
+
+def left_then_retried(gw: Gateway, client: Any, replace_with: str | None) -> None:
+    """A keyed join, then its player leaves (the seat to ``replace_with``, or empty), then the
+    join is sent again: ``409 seat_left``, the player not seated again, its token dead, nothing
+    stored (a QA finding: the retry seated the player again with the dead token)."""
+    match_id = new_match(gw)["match_id"]
+    url = f"/api/matches/{match_id}/join"
+    body = {"name": "L", "seat": 1, "id": KEY}
+    joined = gw.post(url, json=body).json()
+    leave = {"replace_with": replace_with} if replace_with else {}
+    left = gw.post(f"/api/matches/{match_id}/leave", json=leave, headers=bearer(joined["token"]))
+    assert left.status_code == 200, left.text
+    seats, tokens = seats_of(gw, match_id), token_entries(client, match_id)
+    version = version_of(client, match_id)
+    for _ in range(2):  # and again: the key stays refused
+        answer = gw.post(url, json=body)
+        assert answer.status_code == 409, answer.text
+        assert answer.json()["error"]["code"] == "seat_left"
+        assert KEY not in answer.text
+    assert seats_of(gw, match_id) == seats and joined["player"] not in seats
+    assert token_entries(client, match_id) == tokens
+    assert version_of(client, match_id) == version
+    refused = gw.get(f"/api/matches/{match_id}/view", headers=bearer(joined["token"]))
+    assert refused.status_code == 401
+    # a new key is a new join: a new player and token
+    fresh = gw.post(url, json={"name": "L", "id": "another-key-0123456789"}).json()
+    assert fresh["player"] != joined["player"] and fresh["token"] != joined["token"]
+    assert viewed_seat(gw, match_id, fresh["token"]) == fresh["seat"]
+
+
+@pytest.mark.parametrize("replace_with", [None, "bot:easy"], ids=["emptied", "to a bot"])
+def test_a_join_retried_after_its_player_left_is_refused(
+        real: tuple[Gateway, redis.Redis], replace_with: str | None) -> None:
+    left_then_retried(*real, replace_with)
+
+
+def test_a_create_retried_after_its_creator_left_is_refused(
+        real: tuple[Gateway, redis.Redis]) -> None:
+    """The create of the QA finding: its creator leaves (seat 0 empty), the create is sent
+    again: ``409 seat_left``, no seat, no match, the token dead."""
+    gw, client = real
+    body = {"seats": BOTS, "name": "A", "disconnect_timeout": 0, "turn_timeout": 0,
+            "id": "create-then-leave-0123456789"}
+    created = gw.post("/api/matches", json=body).json()
+    match_id = created["match_id"]
+    left = gw.post(f"/api/matches/{match_id}/leave", json={}, headers=bearer(created["token"]))
+    assert left.status_code == 200, left.text
+    before, seats = logs(client), seats_of(gw, match_id)
+    tokens, version = token_entries(client, match_id), version_of(client, match_id)
+    answer = gw.post("/api/matches", json=body)
+    assert answer.status_code == 409, answer.text
+    assert answer.json()["error"]["code"] == "seat_left"
+    # (the ace draw may have moved the creator and a bot: the seat left may be a bot's at first)
+    assert logs(client) == before and seats_of(gw, match_id) == seats
+    assert created["player"] not in seats and seats.count(None) == 1
+    assert token_entries(client, match_id) == tokens
+    assert version_of(client, match_id) == version
+    refused = gw.get(f"/api/matches/{match_id}/view", headers=bearer(created["token"]))
+    assert refused.status_code == 401
+
+
+def another_body_refused(gw: Gateway, client: Any) -> None:
+    """A key sent again with another body is ``400 bad_request``, nothing changed; the same
+    body still gets the first answer."""
+    key = "another-body-0123456789"
+    body: dict[str, Any] = {"seats": BOTS, "name": "Al", "disconnect_timeout": 0,
+                            "turn_timeout": 0, "id": key}
+    created = gw.post("/api/matches", json=body).json()
+    match_id = created["match_id"]
+    before, tokens = logs(client), token_entries(client, match_id)
+    for other in ({"name": "Other"}, {"rules": {"target": 10}},
+                  {"seats": ["human", "human", "bot:easy", "bot:easy"]},
+                  {"disconnect_timeout": 30}):
+        answer = gw.post("/api/matches", json={**body, **other})
+        assert answer.status_code == 400, (other, answer.text)
+        error = answer.json()["error"]
+        assert error["code"] == "bad_request"
+        assert "request key was used for another request" in error["message"]
+        assert key not in answer.text
+    assert logs(client) == before and token_entries(client, match_id) == tokens
+    # the same body in another spelling is the same request
+    same = gw.post("/api/matches", json={**body, "players": 4, "disconnect_timeout": 0.0})
+    assert same.status_code == 201 and same.json() == created
+
+    join_url = f"/api/matches/{new_match(gw)['match_id']}/join"
+    joined = gw.post(join_url, json={"name": "Bob", "id": key}).json()
+    assert joined["seat"] == 1
+    joined_url_match = join_url.split("/")[3]
+    tokens, seats = token_entries(client, joined_url_match), seats_of(gw, joined_url_match)
+    for other in ({"name": "Carl"}, {"seat": 3}, {"name": "Bob", "seat": 1}):
+        answer = gw.post(join_url, json={"id": key, **other})
+        assert answer.status_code == 400, (other, answer.text)
+        assert "request key was used for another request" in answer.json()["error"]["message"]
+    assert token_entries(client, joined_url_match) == tokens
+    assert seats_of(gw, joined_url_match) == seats
+    assert gw.post(join_url, json={"name": "Bob", "id": key}).json() == joined
+
+
+def test_a_key_sent_again_with_another_body_is_refused(
+        real: tuple[Gateway, redis.Redis]) -> None:
+    another_body_refused(*real)
+
+
+def test_a_creates_key_in_a_join_of_its_match_is_a_new_join(
+        real: tuple[Gateway, redis.Redis]) -> None:
+    """A create's key and a join's key are apart: the create's key sent in a join of the
+    match it made takes a new seat for a new player (it never gives the creator's seat)."""
+    gw, _ = real
+    key = "create-key-in-a-join-01234"
+    created = gw.post("/api/matches", json={"name": "A", "disconnect_timeout": 0,
+                                            "turn_timeout": 0, "id": key}).json()
+    match_id = created["match_id"]
+    joined = gw.post(f"/api/matches/{match_id}/join", json={"name": "B", "id": key})
+    assert joined.status_code == 200, joined.text
+    assert joined.json()["seat"] == 1
+    assert joined.json()["player"] != created["player"]
+    assert joined.json()["token"] != created["token"]
+    assert seats_of(gw, match_id)[:2] == [created["player"], joined.json()["player"]]
+
+
+def test_on_a_cluster_a_left_retry_and_another_body_are_refused(
+        redis_cluster: Cluster) -> None:
+    with gateway(redis_url=redis_cluster.url, queue_url=redis_url(), worker=False) as gw:
+        left_then_retried(gw, redis_cluster.client, "bot:easy")
+        another_body_refused(gw, redis_cluster.client)

@@ -96,6 +96,36 @@ def test_bad_options_and_values_of_every_sub_command_are_one_line() -> None:
         assert "--help" in line
 
 
+def integer_options(parser: argparse.ArgumentParser) -> list[str]:
+    """The options whose values are whole numbers (their type turns "3" into 3)."""
+    found = []
+    for action in parser._actions:
+        if not action.option_strings or action.type in (None, str) or action.nargs == 0:
+            continue
+        try:
+            value = action.type("3")  # type: ignore[misc,operator]
+        except (argparse.ArgumentTypeError, ValueError, TypeError):
+            continue
+        if type(value) is int:
+            found.append(action.option_strings[-1])
+    return found
+
+
+def test_integer_options_take_ascii_digits_only() -> None:
+    """``int`` takes the digits of every script (``٣`` is 3) and ``1_0``; the API refuses them,
+    and so does every integer option of the command lines (a QA finding: ``hokm demo --seed
+    ٣`` ran), with the usual one-line usage error."""
+    jobs: list[tuple[str, ...]] = []
+    for name, parser in COMMANDS.items():
+        for option in integer_options(parser):
+            jobs += [(name, *positionals(parser), option, bad) for bad in ("\u0663", "1_0")]
+    assert {("demo", "--seed"), ("play", "--players"), ("play", "--seat"),
+            ("arena", "--players")} <= {(job[0], job[-2]) for job in jobs}
+    for result in parallel(jobs):
+        line = assert_one_line_error(result, 2)
+        assert "whole number" in line and "--help" in line
+
+
 @pytest.mark.parametrize("args", [
     ("arena", "heuristic", "random", "--deals", "0"),
     ("arena", "heuristic", "random", "--deals", "-3"),

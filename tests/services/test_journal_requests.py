@@ -10,8 +10,10 @@ from pathlib import Path
 from typing import Any
 
 import fakeredis
+import pytest
 
 from services.matches import MatchService
+from services.quotas import Quotas, RetryLater
 from services.store import journal, keys
 from services.store.journal import DataFolder
 from services.store.redis_streams import RedisStore
@@ -112,5 +114,68 @@ def test_set_is_journaled_on_request_keys_only(tmp_path: Path) -> None:
         other = fakeredis.FakeRedis(server=replayed)
         assert other.get(key) == b"c" and other.pexpiretime(key) == -1
         assert other.get("elsewhere") is None
+    finally:
+        data.close()
+
+
+def test_the_create_quota_survives_a_restart(tmp_path: Path) -> None:
+    """The creates counted for an address in the current window are journaled (``counted``)
+    with their exact expiry: a restart does not give the address its quota back (a QA
+    finding: the counters were not journaled)."""
+    now = time.time()  # one fixed window for the whole test, whatever the clock does
+    quotas = Quotas(creates_per_window=2)
+
+    def service(server: Any) -> MatchService:
+        return MatchService(RedisStore(fakeredis.FakeRedis(server=server)), quotas=quotas,
+                            clock=lambda: now)
+
+    server = fakeredis.FakeServer()
+    data = DataFolder.open(tmp_path, server)
+    first = service(server)
+    for _ in range(2):
+        first.create(seats=SEATS, owner="addr")
+    with pytest.raises(RetryLater):
+        first.create(seats=SEATS, owner="addr")
+    counter = keys.counter("create", "addr", int(now // quotas.create_window_s)).encode()
+    client = fakeredis.FakeRedis(server=server)
+    assert client.get(counter) == b"3"
+    expiry = client.pexpiretime(counter)
+    assert expiry > now * 1000
+    data.close()
+
+    again = fakeredis.FakeServer()
+    reopened = DataFolder.open(tmp_path, again)
+    try:
+        restored = fakeredis.FakeRedis(server=again)
+        assert restored.get(counter) == b"3" and restored.pexpiretime(counter) == expiry
+        with pytest.raises(RetryLater):
+            service(again).create(seats=SEATS, owner="addr")
+        service(again).create(seats=SEATS, owner="another address")  # its own quota
+    finally:
+        reopened.close()
+
+
+def test_incr_is_journaled_on_counters_only(tmp_path: Path) -> None:
+    """An ``INCR`` is journaled as the count it left (a replay never counts twice), and
+    refused on match data like ``SET``."""
+    server = fakeredis.FakeServer()
+    data = DataFolder.open(tmp_path, server)
+    try:
+        client = fakeredis.FakeRedis(server=server)
+        counter = keys.counter("create", "a", 7).encode()
+        assert client.incr(counter) == 1 and client.incr(counter) == 2
+        client.expire(counter, 60)
+        with pytest.raises(Exception, match="not journaled"):
+            client.incr(keys.meta("m1"))
+        frames = [c for _, frame in journal.read(tmp_path / journal.JOURNAL).frames
+                  for c in frame]
+        assert [c[1] for c in frames] == [b"set", b"persist", b"set", b"persist",
+                                          b"pexpireat"]
+        assert frames[2] == [0, b"set", counter, b"2"]
+        replayed = fakeredis.FakeServer()
+        journal.replay(journal.read(tmp_path / journal.JOURNAL).frames, replayed)
+        other = fakeredis.FakeRedis(server=replayed)
+        assert other.get(counter) == b"2"
+        assert other.pexpiretime(counter) == client.pexpiretime(counter)
     finally:
         data.close()
