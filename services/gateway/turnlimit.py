@@ -38,8 +38,8 @@ with a socket here, and the hurried marks that the players' own commands clear.
   it as it hears of new records): the deadline is read again and told to the seat's sockets
   and the spectators here, unless they were told it already (the gateway that set it or took
   the ask: each socket remembers the last deadline it was told, ``Subscriber.limit_told``, so
-  a socket not started when one way told the others is told by the next).  So spectators on a gateway without a socket of the seat get the turn's first
-  deadline too, once.
+  a socket not started when one way told the others is told by the next).  So spectators on
+  a gateway without a socket of the seat get the turn's first deadline too, once.
 """
 
 from __future__ import annotations
