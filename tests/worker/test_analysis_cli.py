@@ -54,7 +54,8 @@ def analyze(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 
 def stored(round_no: int, cost: str | None, seat: int = 2,
            by: dict[str, str | None] | None = None) -> bytes:
-    move: dict[str, object] = {"version": 10 + round_no, "seat": seat, "kind": "play", "played": "QH",
+    move: dict[str, object] = {
+            "version": 10 + round_no, "seat": seat, "kind": "play", "played": "QH",
             "alternatives": [{"card": "QH", "tricks": 5, "wins": False, "kot": False},
                              {"card": "AH", "tricks": 7, "wins": True, "kot": False}],
             "best": ["AH"], "cost": cost, "exact": True,
