@@ -17,7 +17,7 @@ from typing import Any
 
 import pytest
 
-from hokmclient import Client
+from hokmclient import Client, Seat
 
 from .conftest import DESKTOP
 from .helpers import click_one_move, http, open_table, state, wait_phase
@@ -249,3 +249,68 @@ def test_bots_alone_are_paced_after_the_player_leaves(new_client: Any, gateway: 
     # one jump: the watching table opens at the match's latest view (the bots raced meanwhile)
     jumps = [b - a for a, b in itertools.pairwise(versions)]
     assert len([j for j in jumps if j > 2]) <= 1, versions
+
+
+def round_end(gateway: str, match_id: str, token: str | None = None) -> tuple[int, dict[str, Any]]:
+    """The step (record version) that ends the match's first round, and its event."""
+    records = http(gateway, "GET", f"/api/matches/{match_id}/events?since=0", token=token)["events"]
+    return next((r["version"], e) for r in records for e in r["events"]
+                if e["type"] == "round_ended")
+
+
+@pytest.mark.timeout(150)
+def test_the_replay_names_three_sides_in_one_order(new_client: Any, gateway: str) -> None:
+    """The replay's step line names each of three players with their number, in seat order
+    ("Round to Kian (Dara 3 · Roxana 1 · Kian 7)", not the winner's first as bare "(7–3–1)"),
+    and the seat's player first in a live match's replay to its seat, as the table says it."""
+    # a live match, replayed to its seat 1 (the replay's view is that seat's)
+    with Seat.create(gateway, seats=["bot:easy", "human", "bot:easy"], name="Dara",
+                     players=3, rules={"players": 3, "target": 7}) as seat:
+        for view in seat.turns(timeout=60):
+            if int(view["round"]) >= 2:
+                break
+            seat.decide(view["legal"][0], view)
+        match_id, token, me = seat.match_id, str(seat.token), int(view["seat"])
+    assert me == 1
+    names = [s["name"] for s in http(gateway, "GET", f"/api/matches/{match_id}")["seats"]]
+    step, ended = round_end(gateway, match_id, token)
+    page = new_client(viewport=DESKTOP).page
+    page.goto("/")
+    page.evaluate("([k, v]) => localStorage.setItem(k, v)", [f"hokm.token.{match_id}", token])
+    page.goto(f"/replay/{match_id}?step={step}")
+    tricks = ended["tricks"]
+    mine_first = " · ".join(f"{names[i]} {tricks[i]}" for i in (me, 0, 2))
+    page.locator("#rp-events").get_by_text(f"({mine_first})").wait_for()
+
+    # a finished match is nobody's: seat order
+    done = bots_only_three(gateway)
+    names = [s["name"] for s in http(gateway, "GET", f"/api/matches/{done}")["seats"]]
+    step, ended = round_end(gateway, done)
+    page.goto(f"/replay/{done}?step={step}")
+    in_order = " · ".join(f"{n} {k}" for n, k in zip(names, ended["tricks"], strict=True))
+    page.locator("#rp-events").get_by_text(f"({in_order})").wait_for()
+    text = page.locator("#rp-events").inner_text()
+    assert not re.search(r"\(\d+–\d+–\d+\)", text), text  # no bare numbers left
+
+
+def bots_only_three(gateway: str) -> str:
+    """A finished match of three easy bots."""
+    created = http(gateway, "POST", "/api/matches", {
+        "players": 3, "seats": ["bot:easy"] * 3, "rules": {"target": 7}})
+    match_id = str(created["match_id"])
+    deadline = time.monotonic() + 90
+    while http(gateway, "GET", f"/api/matches/{match_id}")["phase"] != "match_over":
+        assert time.monotonic() < deadline, match_id
+        time.sleep(0.2)
+    return match_id
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_the_winners_sentence_brackets_the_tally(lang: str) -> None:
+    """"You win the match You 7 · Roxana 2 · Kian 1" ran the sentence into the tally: the
+    player's own win brackets the points as the others' sentences do ("Match to Roxana
+    (…)"), in every language."""
+    s = strings(lang)
+    for key, slot in (("over1.won", "score"), ("over1.winner", "score"),
+                      ("result1.normal", "tricks")):
+        assert f"({{{slot}}})" in s[key], (lang, key, s[key])

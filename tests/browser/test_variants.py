@@ -278,10 +278,13 @@ def test_the_replay_of_a_finished_game(new_client: Any, gateway: str, game: str)
     assert len(seen["seats"]) == PLAYERS[game] and all(seen["seats"]), seen
     assert seen["rows"] == PLAYERS[game] and seen["column"] == "Player", seen
     assert not re.search(r"\b[a-z]+_[a-z_]+\b", seen["events"]), seen  # no raw event type
-    # the step that ends the match: to its winner, the winner's points first, then the others'
+    # the step that ends the match: to its winner, two sides the winner's points first
     summary = http(gateway, "GET", f"/api/matches/{match_id}")
     won, score, names = summary["winner"], summary["score"], summary["seats"]
-    final = "–".join(str(p) for p in [score[won]] + [p for i, p in enumerate(score) if i != won])
+    # (three players: each named with their points in seat order, as the table says it)
+    final = " · ".join(f"{s['name']} {p}" for s, p in zip(names, score, strict=True)) \
+        if len(score) > 2 else \
+        "–".join(str(p) for p in [score[won]] + [p for i, p in enumerate(score) if i != won])
     records = http(gateway, "GET", f"/api/matches/{match_id}/events?since=0")["events"]
     end = next(r["version"] for r in records
                if any(e["type"] == "match_ended" for e in r["events"]))

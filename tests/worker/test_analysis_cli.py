@@ -52,12 +52,16 @@ def analyze(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
     return run
 
 
-def stored(round_no: int, cost: str | None, seat: int = 2) -> bytes:
-    move = {"version": 10 + round_no, "seat": seat, "kind": "play", "played": "QH",
+def stored(round_no: int, cost: str | None, seat: int = 2,
+           by: dict[str, str | None] | None = None) -> bytes:
+    move: dict[str, object] = {
+            "version": 10 + round_no, "seat": seat, "kind": "play", "played": "QH",
             "alternatives": [{"card": "QH", "tricks": 5, "wins": False, "kot": False},
                              {"card": "AH", "tricks": 7, "wins": True, "kot": False}],
             "best": ["AH"], "cost": cost, "exact": True,
             "bot": {"choice": "AH", "win_chance": 0.5}, "win_chance": 0.5}
+    if by is not None:  # who made the move (an analysis stored before the field has none)
+        move["by"] = by
     return json.dumps({"round": round_no, "moves": [move]}).encode()
 
 
@@ -85,6 +89,48 @@ def test_a_three_player_match_has_a_row_per_seat(rt: Runtime,
     table = lines[lines.index("seat  decisions  cost a trick  cost the round  cost a kot") + 1:]
     assert [line.split()[0] for line in table[:4]] == ["0", "1", "2", "Costly"]
     assert table[2].split() == ["2", str(rounds), "0", "0", "1"]
+
+
+HEAD = "decisions  cost a trick  cost the round  cost a kot"
+
+
+def test_a_seat_that_changed_hands_has_a_row_per_player(rt: Runtime,
+                                                        analyze: Callable[..., Ran]) -> None:
+    """The summary is per player, as the replay's: seat 2's first round was Babak's, the rest
+    the bot's that took the seat over (each charged with its own moves only)."""
+    match_id, rounds = finished_match(rt, 3)
+    assert rounds >= 2
+    for r in range(rounds):
+        by = {"name": "Babak", "bot": None} if r == 0 else {"name": "Kian", "bot": "medium"}
+        rt.store.put_analysis(match_id, r, stored(r, "round" if r == 0 else None, by=by))
+    done = analyze(match_id)
+    assert done.returncode == 0, done.stderr
+    lines = done.stdout.splitlines()
+    head = next(i for i, line in enumerate(lines) if line.endswith(HEAD))
+    assert lines[head].split()[0] == "player", lines[head]
+    rows = [line.rsplit(maxsplit=4) for line in lines[head + 1:head + 3]]
+    assert rows == [["Babak, seat 2", "1", "0", "1", "0"],
+                    ["Kian (bot), seat 2", str(rounds - 1), "0", "0", "0"]], lines
+    assert lines[head + 3] == "Costly moves:", lines
+    # the columns line up: every row's counts end where the header's do
+    assert {len(line) for line in lines[head:head + 3]} == {len(lines[head])}, lines
+
+
+def test_an_analysis_stored_without_its_movers_keeps_a_row_per_seat(
+        rt: Runtime, analyze: Callable[..., Ran]) -> None:
+    """A round stored before moves named their mover: one of them unnamed is enough for the
+    summary to stay per seat (a partial split would misname the counts)."""
+    match_id, rounds = finished_match(rt, 3)
+    for r in range(rounds):
+        by = {"name": "Babak", "bot": None} if r else None
+        rt.store.put_analysis(match_id, r, stored(r, None, by=by))
+    done = analyze(match_id)
+    assert done.returncode == 0, done.stderr
+    lines = done.stdout.splitlines()
+    table = lines[lines.index(f"seat  {HEAD}") + 1:]
+    assert [line.split() for line in table[:4]] == [
+        ["0", "0", "0", "0", "0"], ["1", "0", "0", "0", "0"],
+        ["2", str(rounds), "0", "0", "0"], ["3", "0", "0", "0", "0"]], lines
 
 
 def test_local_computes_the_missing_rounds_and_stores_them(rt: Runtime,

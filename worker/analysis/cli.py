@@ -5,9 +5,11 @@ enqueued (``jobs.enqueue``: once each, however often it is asked) and their resu
 they come, until every round is there or ``--wait`` seconds pass.  With ``--local``, or without
 ``HOKM_REDIS_URL`` (the embedded server's data folder, read as ``hokm replay`` reads it), the
 rounds are computed in this process (stored beside the match when it lives in Redis).  A
-progress bar on a terminal (a plain line per step otherwise), then a line per seat (decisions,
-and how many cost a trick, a round, a kot) and every costly move.  Bad input is one line on
-stderr and a non-zero exit, like every ``hokm`` command.
+progress bar on a terminal (a plain line per step otherwise), then a line per player (decisions,
+and how many cost a trick, a round, a kot; "Kian (bot), seat 2": a seat that changed hands has a
+line per player who sat there, as the replay's summary; a line per seat for an analysis stored
+before moves named their mover) and every costly move.  Bad input is one line on stderr and a
+non-zero exit, like every ``hokm`` command.
 """
 
 from __future__ import annotations
@@ -177,19 +179,8 @@ def _report(match_id: str, rounds: list[dict[str, Any]], tty: bool, seats: int) 
 
     colour = tty and not os.environ.get("NO_COLOR")
     print(f"Match {match_id}: {len(rounds)} rounds analysed")
-    totals = {s: {"moves": 0, "trick": 0, "round": 0, "kot": 0} for s in range(seats)}
-    costly = []
-    for one in rounds:
-        for move in one["moves"]:
-            row = totals[move["seat"]]
-            row["moves"] += 1
-            if move["cost"]:
-                row[move["cost"]] += 1
-                costly.append((one["round"], move))
-    print("seat  decisions  cost a trick  cost the round  cost a kot")
-    for s, row in totals.items():
-        print(f"{s:>4}  {row['moves']:>9}  {row['trick']:>12}  {row['round']:>14}  "
-              f"{row['kot']:>10}")
+    costly = [(one["round"], move) for one in rounds for move in one["moves"] if move["cost"]]
+    _summary([move for one in rounds for move in one["moves"]], seats)
 
     def text(move: dict[str, Any], name: str) -> str:
         if move["kind"] == "trump":
@@ -208,6 +199,34 @@ def _report(match_id: str, rounds: list[dict[str, Any]], tty: bool, seats: int) 
               f"{text(move, move['played'])} cost {COST_WORDS[move['cost']]} (best: {best}; "
               f"the bot chose {text(move, move['bot']['choice'])}"
               f"{_chance(move['bot']['win_chance'])})")
+
+
+def _summary(moves: list[dict[str, Any]], seats: int) -> None:
+    """The table of decisions and their costs: a row per player, each seat's in the order they
+    first moved there ("Babak, seat 2", "Kian (bot), seat 2"), as the replay's summary shows it
+    (a seat changes hands when its player leaves, and a bot that took it over is not charged
+    with its predecessor's moves).  An analysis stored before moves named their mover (no
+    ``by``; its SEATSUM has no ``players`` either) gets a row per seat, every seat's."""
+    split = bool(moves) and all(move.get("by") for move in moves)
+    rows: dict[str, dict[str, int]] = {}
+    if not split:
+        rows = {str(s): {"moves": 0, "trick": 0, "round": 0, "kot": 0} for s in range(seats)}
+    for move in sorted(moves, key=lambda m: int(m["seat"])):  # stable: each seat's in order
+        by = move.get("by") or {}
+        who = f"{by.get('name') or '?'}{' (bot)' if by.get('bot') else ''}, seat {move['seat']}"
+        row = rows.setdefault(who if split else str(move["seat"]),
+                              {"moves": 0, "trick": 0, "round": 0, "kot": 0})
+        row["moves"] += 1
+        if move["cost"]:
+            row[move["cost"]] += 1
+    # names to the left, seat numbers to the right (as the table always printed them)
+    width = max(len(label) for label in [*rows, "player" if split else "seat"])
+    align = "<" if split else ">"
+    print(f"{'player' if split else 'seat':{align}{width}}  decisions  cost a trick  "
+          "cost the round  cost a kot")
+    for label, row in rows.items():
+        print(f"{label:{align}{width}}  {row['moves']:>9}  {row['trick']:>12}  "
+              f"{row['round']:>14}  {row['kot']:>10}")
 
 
 def _chance(chance: float | None) -> str:

@@ -3,20 +3,15 @@
 // (analysis.js), which follows the step shown and can jump the replay.
 import { api, store, gameOf } from "./api.js";
 import { h, fill, cardImage, suitBadge } from "./cards.js";
-import { t, cardName, cardWords, suitName, isRtl, num, nums, listOf, SUIT_SYMBOL } from "./i18n.js";
+import { t, cardName, cardWords, suitName, isRtl, num, listOf, SUIT_SYMBOL } from "./i18n.js";
 import { toast, copyText, errorText } from "./ui.js";
 import { AnalysisPanel } from "./analysis.js";
+import { sidesOf, partnered, points } from "./sides.js";
 
 const POS = ["bottom", "right", "top", "left"];
 /** How often the public summary is asked for while the match is live (the page learns that it
  *  ended without a reload); not at all while the page is hidden. */
 const WATCH_MS = 5000;
-/** "a–b(–c)": the winner's number first, then the others in order (as the table says it). */
-const winFirst = (a, w) => {
-  const all = a || [];
-  if (w == null || !(w in all)) return nums(all);
-  return nums([all[w], ...all.filter((_, i) => i !== w)]);
-};
 
 /** A card as its face shows it ("10♥", "K♠"; the rank's digits in the page's, Persian "۷♥"):
  *  the compact form of the step line, for the draw's many cards and the talon's few. */
@@ -198,9 +193,6 @@ export function mount(root, [matchId]) {
   }
   // Two and three players (issue 13): the view's sides name who plays with whom (nobody, there),
   // and the seats take the table's places: two face each other, three sit bottom, right, left.
-  const sidesOf = (v) => v.sides || [[0, 2], [1, 3]];
-  const alone = (v) => sidesOf(v).every((side) => side.length === 1);
-  const partnered = (v) => !alone(v);
   function sideName(v, w) {
     const side = sidesOf(v)[w] || [];
     return side.length > 1 ? t("team.pair", { a: name(v, side[0]), b: name(v, side[1]) }) : name(v, side[0]);
@@ -214,7 +206,11 @@ export function mount(root, [matchId]) {
    *  cards and the public draw, another seat's laid-aside cards as a count. */
   function describe(ev, v, card = face) {
     const team = (w) => sideName(v, w);
-    const one = alone(v) ? "1" : ""; // one player a side: texts of their own (result1.*, over1.*)
+    // as the table says them (sides.js): two sides "7–5", the winner's first; three, each named
+    // with its number in seat order ("Dara 7 · Roxana 2 · Kian 1"), the viewer's first when the
+    // replay is a seat's (a live match's, by its token; a finished one's is nobody's)
+    const tally = (a, w) => points(v, a, w != null && w in (a || []) ? w : 0, team);
+    const one = partnered(v) ? "" : "1"; // one player a side: texts of their own (result1.*, over1.*)
     switch (ev.type) {
       case "match_created": return t("ev.match_created");
       case "seat_taken": return t("ev.seat_taken", { name: ev.name, n: ev.seat + 1 });
@@ -230,7 +226,7 @@ export function mount(root, [matchId]) {
       case "trump_chosen": return t("ev.trump_chosen", { name: name(v, ev.seat), suit: suitName(ev.suit) });
       case "card_played": return t("ev.card_played", { name: name(v, ev.seat), card: cardName(ev.card) });
       case "trick_won": return t("announce.trick_won", { name: name(v, ev.seat) });
-      case "round_ended": return t(ev.winner == null ? `result.${ev.kind}` : `result${one}.${ev.kind}`, { team: team(ev.winner), name: team(ev.winner), tricks: winFirst(ev.tricks, ev.winner), points: ev.points });
+      case "round_ended": return t(ev.winner == null ? `result.${ev.kind}` : `result${one}.${ev.kind}`, { team: team(ev.winner), name: team(ev.winner), tricks: tally(ev.tricks, ev.winner), points: ev.points });
       case "cards_discarded": {
         const cards = cardsOf(ev.cards, card);
         if (cards) return t("ev.cards_discarded_cards", { name: name(v, ev.seat), cards });
@@ -242,7 +238,7 @@ export function mount(root, [matchId]) {
           ? t("ev.talon_drawn_cards", { name: name(v, ev.seat), kept: card(ev.kept), discarded: card(ev.discarded) })
           : t("ev.talon_drawn", { name: name(v, ev.seat) });
       case "set_won": return t("ev.set_won", { team: team(ev.winner) });
-      case "match_ended": return t(`over${one}.winner`, { team: team(ev.winner), name: team(ev.winner), score: winFirst(ev.score, ev.winner) });
+      case "match_ended": return t(`over${one}.winner`, { team: team(ev.winner), name: team(ev.winner), score: tally(ev.score, ev.winner) });
       case "secret_revealed": return t("ev.secret_revealed");
       default: return ev.type;
     }

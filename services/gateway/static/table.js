@@ -8,6 +8,7 @@ import { api, store, MatchSocket, commandId, gameOf, MAX_NAME } from "./api.js";
 import { h, fill, fillAfter, cardButton, cardImage, cardBack, suitButton, suitBadge } from "./cards.js";
 import { t, cardName, suitName, capitalize, isRtl, safeGet, num, nums, listOf, hintReason } from "./i18n.js";
 import { announce, toast, copyText, errorText, focusPage, navigate, placeToast, setToastAvoid } from "./ui.js";
+import { sidesOf, sideOf, partnered, mySide, sideOrder, named, tally as tallyOf, points as pointsOf } from "./sides.js";
 
 const POS = ["bottom", "right", "top", "left"]; // relative to the player: seat+1 sits to the RIGHT
 /** The places around the table by seats after the player in playing order: two players face
@@ -65,21 +66,11 @@ function seatName(view, s) {
 }
 const botLevel = (bot) => (bot ? String(bot).replace(/^bot:/, "") : "");
 const nSeats = (v) => v.players || (v.seats || []).length || 4;
-// The sides (seat tuples in the order of `tricks` and `score`) come from the view: with two or
-// three players nobody is a partner, so nothing here derives a side from a seat number.
-const sidesOf = (v) => v.sides || [[0, 2], [1, 3]];
-const sideOf = (v, seat) => sidesOf(v).findIndex((side) => side.includes(seat));
-const partnered = (v) => sidesOf(v).some((side) => side.length > 1);
+// The sides (seat tuples in the order of `tricks` and `score`) come from the view (sides.js):
+// with two or three players nobody is a partner, so nothing here derives a side from a seat.
 /** Whether the seats' sides are settled: with the ace draw deciding the teams (the four-player
  *  default) the sides of the view are only the seats' places until the draw is done. */
 const teamsKnown = (v) => (v.rules?.teams || "ace_draw") !== "ace_draw" || !!(v.draw && v.draw.length);
-/** The player's side (0 for spectators, who see the sides in their order). */
-function mySide(v) {
-  const i = v.seat != null ? sideOf(v, v.seat) : -1;
-  return i < 0 ? 0 : i;
-}
-/** The sides with `first` first, then the others in order. */
-const sideOrder = (v, first) => [first, ...sidesOf(v).map((_, i) => i).filter((i) => i !== first)];
 function teamLabel(view, team) {
   const seats = sidesOf(view)[team] || [];
   if (!partnered(view)) return view.seat != null && seats.includes(view.seat) ? t("seat.you") : seatName(view, seats[0]);
@@ -165,7 +156,7 @@ function summaryScore(s) {
   const score = s.score || [];
   return score.length > 2 ? summaryTally(s) : nums(score);
 }
-const summaryTally = (s) => (s.score || []).map((p, i) => `${summaryName(s, i)} ${num(p ?? 0)}`).join(" · ");
+const summaryTally = (s) => named((s.score || []).map((_, i) => i), s.score, (i) => summaryName(s, i));
 
 /** Ask every REMATCH_LOOK_MS (for REMATCH_LOOK_FOR_MS at most, and not once the match is
  *  gone) whether a player of the finished match asked for its rematch (the summary names it):
@@ -588,16 +579,10 @@ function mountTable(root, matchId, token, ctl) {
    *  than two sides are each named with their number instead, always in one order, the
    *  viewer's first ("You 6 · Roxana 7 · Bahram 1", `tally`): bare numbers in an order that
    *  changed from line to line left the reader to guess whose they were. */
-  function pair(v, arr, first) {
-    const a = arr || [];
-    if (sidesOf(v).length > 2) return tally(v, a);
-    return nums(sideOrder(v, first ?? 0).map((i) => a[i] ?? 0));
-  }
+  const pair = (v, arr, first) => pointsOf(v, arr, first, (i) => teamLabel(v, i));
   /** Every side named with its number, the viewer's side first, then the others in seat order
-   *  (as the terminal client's lines); numbers in the page's digits. */
-  function tally(v, arr) {
-    return sideOrder(v, mySide(v)).map((i) => `${teamLabel(v, i)} ${num((arr || [])[i] ?? 0)}`).join(" · ");
-  }
+   *  (as the terminal client's lines and the replay's, sides.js); the page's digits. */
+  const tally = (v, arr) => tallyOf(v, arr, (i) => teamLabel(v, i));
   const myTeam = mySide;
   function resultText(v, r) {
     if (r.winner == null) return t(`result.${r.kind}`, { tricks: pair(v, r.tricks), points: r.points });
