@@ -314,3 +314,19 @@ def test_the_winners_sentence_brackets_the_tally(lang: str) -> None:
     for key, slot in (("over1.won", "score"), ("over1.winner", "score"),
                       ("result1.normal", "tricks")):
         assert f"({{{slot}}})" in s[key], (lang, key, s[key])
+
+
+@pytest.mark.timeout(120)
+def test_the_start_pages_resume_line_names_three_sides(new_client: Any, gateway: str) -> None:
+    """The start page offers to resume a solo match for three with each player named with
+    their points in seat order, as the join page says them ("Dara 0 · Roxana 0 · Kian 0")."""
+    match_id, token = solo(gateway, 3, ["Dara"])
+    page = new_client(viewport=DESKTOP).page
+    page.goto("/")
+    page.evaluate("([id, token]) => { localStorage.setItem('hokm.solo', id); "
+                  "localStorage.setItem('hokm.token.' + id, token); }", [match_id, token])
+    page.goto("/")
+    summary = http(gateway, "GET", f"/api/matches/{match_id}")
+    names = [s["name"] for s in summary["seats"]]
+    tally = " · ".join(f"{n} {p}" for n, p in zip(names, summary["score"], strict=True))
+    page.locator("#resume-solo").get_by_text(f"(score {tally})").wait_for()

@@ -3,7 +3,8 @@
 // layout, or join through an invite link.
 import { api, store, GAMES, MAX_NAME } from "./api.js";
 import { h, fill } from "./cards.js";
-import { t, num, nums } from "./i18n.js";
+import { t, nums } from "./i18n.js";
+import { named } from "./sides.js";
 import { announce, errorText, navigate, toast } from "./ui.js";
 
 const LEVELS = ["easy", "medium", "hard", "expert"];
@@ -189,8 +190,8 @@ export function mount(root) {
     api.summary(soloId).then((s) => {
       if (s.phase === "match_over") { store.dropSolo(); return; }
       // three players: each named with their points, in seat order (bare numbers named nobody)
-      const named = (i) => { const x = (s.seats || [])[i]; return x && x.name ? x.name : t("start.seat_n", { n: i + 1 }); };
-      const score = (s.score || []).length > 2 ? s.score.map((p, i) => `${named(i)} ${num(p)}`).join(" · ")
+      const name = (i) => { const x = (s.seats || [])[i]; return x && x.name ? x.name : t("start.seat_n", { n: i + 1 }); };
+      const score = (s.score || []).length > 2 ? named(s.score.map((_, i) => i), s.score, name)
         : nums(s.score || [0, 0]);
       fill(resume, h("a.button.primary", { href: `/m/${soloId}`, "data-link": true, id: "resume-solo" },
         t("start.resume_solo"), h("span.sub", { text: " " + t("start.resume_score", { score }) })));
