@@ -363,3 +363,39 @@ def test_a_seat_that_changed_hands_names_each_player() -> None:
         ("P0", None, 2), ("Kian", "medium", len(by_seat1) - 2)]
     assert sum(p["moves"] for p in seat1["players"]) == seat1["moves"]
     assert [len(s["players"]) for s in result["seats"]] == [1, 2, 1, 1]
+
+
+@pytest.mark.parametrize("hakem", [0, 1])
+def test_the_chance_is_the_movers_sides_from_either_partner(hakem: int) -> None:
+    """The reported chance is the probability that the mover's own side wins the round (not a
+    points value, not the other side's): the Hakem holds all thirteen trumps and has taken six
+    tricks to none, so in the seventh trick each partner of the Hakem's side estimates above 0.9
+    and each defender below 0.1, whichever side the Hakem sits on."""
+    from engine.deal import owner_offsets
+    from worker.policies import HARD, policy_for
+
+    rules = Rules()
+    offsets = owner_offsets(rules.deal, 4)
+    spades = [n for n in NAMES if n.endswith("S")]
+    rest = [n for n in NAMES if not n.endswith("S")]
+    deck = tuple(spades.pop() if o == 0 else rest.pop() for o in offsets)
+    table = Table(rules, hakem=hakem)
+    table.deal(deck)
+    heuristic = policy_for("heuristic")
+    rng = random.Random(3)
+    while table.state.tricks_played < 6:
+        seat = table.state.turn
+        assert seat is not None
+        table.act(heuristic.choose(table.view(seat), table.histories[seat], rng))
+    assert table.state.deal.trump == 0 and list(table.state.tricks)[hakem % 2] == 6
+    policy = SearchPolicy(HARD, "hard")
+    for _ in range(4):
+        seat = table.state.turn
+        assert seat is not None
+        _, chance = estimate(policy, table.view(seat), table.histories[seat],
+                             random.Random(seat))
+        if seat % 2 == hakem % 2:
+            assert chance > 0.9, (seat, chance)
+        else:
+            assert chance < 0.1, (seat, chance)
+        table.act(heuristic.choose(table.view(seat), table.histories[seat], rng))
