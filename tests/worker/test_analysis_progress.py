@@ -56,8 +56,12 @@ def test_the_talon_games_progress_ends_at_its_total_which_counts_every_decision(
     (total,) = totals
     assert all(done <= total for done, _ in steps), steps
     assert steps[-1] == (total, total)
-    # the summary's decisions column, one row per seat, adds up to the total
-    table = lines[lines.index("seat  decisions  cost a trick  cost the round  cost a kot") + 1:]
-    rows = [line.split() for line in table[:rules["players"]]]
-    assert [int(row[0]) for row in rows] == list(range(rules["players"]))
-    assert sum(int(row[1]) for row in rows) == total
+    # the summary's decisions column, one row per player ("Name, seat N"; nobody changed
+    # seats here, so one a seat), adds up to the total
+    head = next(i for i, line in enumerate(lines)
+                if line.split()[:2] == ["player", "decisions"])
+    rows = [re.fullmatch(r"(.+), seat (\d+) +(\d+) +(\d+) +(\d+) +(\d+)", line.strip())
+            for line in lines[head + 1:head + 1 + rules["players"]]]
+    assert all(rows), lines[head:]
+    assert [int(m[2]) for m in rows if m] == list(range(rules["players"]))
+    assert sum(int(m[3]) for m in rows if m) == total
