@@ -60,6 +60,15 @@ class Harness:
         while self.tasks:
             await self.tasks.pop(0)
 
+    async def seen_to(self) -> Any:
+        """A started socket of seat 0 whose turn was seen to (the deadline set), told once."""
+        sub = self.socket(0)
+        sub.started = True
+        self.limits.look(self.match_id, self.loaded)
+        await self.run_tasks()
+        assert len(limits_told(sub)) == 1
+        return sub
+
 
 def limits_told(sub: Any) -> list[dict[str, Any]]:
     return [f for f in map(json.loads, sub.frames) if f["type"] == "turn_limit"]
@@ -83,11 +92,7 @@ def test_a_socket_opened_while_the_turn_is_being_seen_to_is_told_once() -> None:
 def test_a_socket_opened_after_the_turn_was_seen_to_is_told_too() -> None:
     async def main() -> None:
         h = Harness()
-        first = h.socket(0)
-        first.started = True
-        h.limits.look(h.match_id, h.loaded)
-        await h.run_tasks()
-        assert len(limits_told(first)) == 1
+        first = await h.seen_to()
         late, watcher = h.socket(0), h.socket(None)  # a second tab of the seat, a spectator
         for sub in (late, watcher):
             sub.started = True
@@ -106,11 +111,7 @@ def test_a_socket_not_started_when_the_stores_note_came_is_told_at_its_start() -
     learned from the note and must still tell that socket (it took the deadline for told)."""
     async def main() -> None:
         h = Harness()
-        on_a = h.socket(0)
-        on_a.started = True
-        h.limits.look(h.match_id, h.loaded)
-        await h.run_tasks()
-        assert len(limits_told(on_a)) == 1
+        on_a = await h.seen_to()
         b = h.gateway()
         watcher = h.socket(None)
         watcher.started = True
