@@ -4,6 +4,7 @@ command in a pane, with its screen read by ``capture-pane`` and keys sent by ``s
 
 from __future__ import annotations
 
+import itertools
 import os
 import shlex
 import shutil
@@ -13,15 +14,24 @@ from pathlib import Path
 
 import pytest
 
+_SERVERS = itertools.count()
+"""Numbers the tmux servers of this process (each terminal's socket its own)."""
+
 
 class Terminal:
-    """One tmux server of our own (its own socket) running one command in a 110x36 pane."""
+    """One tmux server of our own (its own socket, one a terminal) running one command in a
+    110x36 pane."""
 
     def __init__(self, command: list[str], env: dict[str, str] | None = None) -> None:
         tmux = shutil.which("tmux")
         if tmux is None:
             pytest.fail("tmux is not installed (.ci/run installs it)")
-        self.tmux = [tmux, "-L", f"hokm-test-{os.getpid()}", "-f", "/dev/null"]
+        # a server of its own, never one a test before closed: ``kill-server`` returns before
+        # that server is gone, and a new session on its socket then met it dying ("server
+        # exited unexpectedly", a CI failure)
+        name = f"hokm-test-{os.getpid()}-{next(_SERVERS)}"
+        self.tmux = [tmux, "-L", name, "-f", "/dev/null"]
+        self.socket = Path(os.environ.get("TMUX_TMPDIR") or "/tmp") / f"tmux-{os.getuid()}" / name
         base = {k: v for k, v in os.environ.items() if not k.startswith(("HOKM_", "TMUX"))}
         self.status_file = Path(tempfile.mkdtemp(prefix="hokm-tmux-")) / "status"
         # the exit status goes to a file (tmux's pane_dead_status is not always filled in)
@@ -61,4 +71,5 @@ class Terminal:
 
     def close(self) -> None:
         subprocess.run([*self.tmux, "kill-server"], capture_output=True, timeout=30)
+        self.socket.unlink(missing_ok=True)  # (the server does not always remove it)
         shutil.rmtree(self.status_file.parent, ignore_errors=True)
