@@ -93,13 +93,17 @@ HINT_REFUSED = {"hints_exhausted": "No hints left: hints accompany three of your
 """The message of ``?`` for the hint route's refusals (api.md), by error code."""
 
 
+def suggested(advice: dict[str, Any]) -> list[str]:
+    """A hint's suggestion as the choices it names (api.md: a suit, a card, ``keep`` or
+    ``discard``, or the cards to lay aside joined by spaces)."""
+    return str(advice.get("suggestion") or "").split()
+
+
 def hint_text(view: dict[str, Any], advice: dict[str, Any]) -> str:
     """A hint (``GET .../hint``) for the decision of ``view`` in a line: the suggestion named as
     the screen names it (a card to play, a suit as trump, the cards to lay aside, the talon's
     keep or discard), the English ``reason`` and how many hints are left."""
-    suggestion = advice.get("suggestion")
-    codes = ([str(c) for c in suggestion] if isinstance(suggestion, list)
-             else str(suggestion or "").split())
+    codes = suggested(advice)
     phase = view.get("phase")
     if phase == "choosing_trump" and codes and codes[0] in SUIT_NAME:
         what = f"choose {SUIT_SYMBOL[codes[0]]} {SUIT_NAME[codes[0]].capitalize()} as trump"
@@ -393,16 +397,15 @@ class PlayApp:
                 self.cursor.message = ""  # the table moved on: the hint is for a past turn
             else:
                 self.cursor.message = hint_text(latest, advice)
-                self._select_hint(latest, advice.get("suggestion"))
+                self._select_hint(latest, advice)
             self.app.invalidate()
 
         self._spawn(ask())
 
-    def _select_hint(self, view: dict[str, Any], suggestion: Any) -> None:
+    def _select_hint(self, view: dict[str, Any], advice: dict[str, Any]) -> None:
         """Move the selection to the (first) suggested choice of ``view``'s legal ones."""
         legal = list(view.get("legal") or [])
-        codes = suggestion if isinstance(suggestion, list) else str(suggestion or "").split()
-        first = next((c for c in codes if c in legal), None)
+        first = next((c for c in suggested(advice) if c in legal), None)
         if first is not None:
             self.cursor.selected = legal.index(first)
             self._legal = legal  # (so that the next drawing keeps this selection)

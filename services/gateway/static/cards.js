@@ -37,7 +37,8 @@ export function fillAfter(keep, ...children) {
   return keep;
 }
 
-const RANK_FACE = { T: "10" };
+/** A rank as a card's face prints it ("T" is "10"). */
+export const RANK_FACE = { T: "10" };
 export const isRed = (suit) => suit === "H" || suit === "D";
 
 /** The visible face of a card (decorative: the accessible name is on the container). */

@@ -2,7 +2,7 @@
 // jump, arrow keys, and a shareable link to the step shown; below the table the match's analysis
 // (analysis.js), which follows the step shown and can jump the replay.
 import { api, store, gameOf } from "./api.js";
-import { h, fill, cardImage, suitBadge } from "./cards.js";
+import { h, fill, cardImage, suitBadge, RANK_FACE } from "./cards.js";
 import { t, cardName, cardWords, suitName, isRtl, num, listOf, SUIT_SYMBOL } from "./i18n.js";
 import { toast, copyText, errorText } from "./ui.js";
 import { AnalysisPanel } from "./analysis.js";
@@ -15,7 +15,10 @@ const WATCH_MS = 5000;
 
 /** A card as its face shows it ("10♥", "K♠"; the rank's digits in the page's, Persian "۷♥"):
  *  the compact form of the step line, for the draw's many cards and the talon's few. */
-const face = (c) => `${/^[2-9]$/.test(c[0]) ? num(Number(c[0])) : c[0] === "T" ? num(10) : c[0]}${SUIT_SYMBOL[c[1]] || c[1]}`;
+const face = (c) => {
+  const rank = RANK_FACE[c[0]] || c[0];
+  return `${/^\d+$/.test(rank) ? num(Number(rank)) : rank}${SUIT_SYMBOL[c[1]] || c[1]}`;
+};
 /** The cards an event names, each as `card` writes it, as a list of the page's language; null
  *  when the event names none (a redacted one: the replay of a live match, to a seat, gives
  *  another seat's talon cards only as a count, and the page never shows more than it gets). */
