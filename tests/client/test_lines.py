@@ -9,7 +9,6 @@ must not depend on which views arrive."""
 
 from __future__ import annotations
 
-import asyncio
 import io
 import re
 from collections.abc import AsyncIterator, Callable
@@ -21,6 +20,7 @@ import pytest
 from hokmclient import Client, LocalServer, card_text
 from hokmclient.cards import SUIT_SYMBOL
 from hokmplay.lines import run_lines
+from tests.conftest import run_async
 
 from .test_play_terminal import run
 
@@ -270,7 +270,7 @@ def spectator_story(summary: dict[str, Any], view: dict[str, Any]) -> Story:
 
 def told(seat: SkippingSeat) -> list[str]:
     out = io.StringIO()
-    assert asyncio.run(run_lines(seat, None, out)) == 0  # type: ignore[arg-type]
+    assert run_async(run_lines(seat, None, out)) == 0  # type: ignore[arg-type]
     return out.getvalue().splitlines()
 
 
@@ -362,7 +362,7 @@ def test_the_printer_and_the_local_bot_read_each_record_once_and_the_bot_sees_it
         finally:
             await seat.close()
 
-    asyncio.run(main())
+    run_async(main())  # (a loop of its own: Playwright's may run in this thread)
     assert len(checked) >= 13  # at least a round's cards decided by the bot
     delivered = [v for read in reads for v in read]
     assert len(delivered) == len(set(delivered)), reads  # the finding: every record twice
