@@ -453,6 +453,15 @@ class Api:
         seat: int | None = None
         if not over:
             seat, _, _ = await self.seat_of(request, match_id)
+        elif self.token_of(request) is not None:
+            # every card is shown to anyone now; a token of one of the match's seats only says
+            # whose replay it is (the page's point of view: its tally first, the analysis graph
+            # from its side).  A token that holds no seat (given up, another match's) is
+            # nobody's, as no token is: the replay of a finished match refuses no one.
+            try:
+                seat, _, _ = await self.seat_of(request, match_id)
+            except BadToken:
+                seat = None
         records = await run_in_threadpool(self.service.store.read, match_id, 0, step)
         state = State()
         last_events: list[dict[str, Any]] = []

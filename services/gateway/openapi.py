@@ -593,6 +593,9 @@ def document() -> dict[str, Any]:
             }},
             "/api/matches/{match_id}/replay": {"get": {
                 "summary": "The match at a step (every hand once the match is over)",
+                "description": "Before the end only with a seat token: that seat's view. Once "
+                               "the match is over, anyone; a token of one of its seats names "
+                               "the seat (`view.seat`: whose replay it is), another is ignored.",
                 "parameters": [MATCH_ID, {"name": "step", "in": "query",
                                           "schema": {"type": "integer", "minimum": 0},
                                           "description": "0 to steps; absent: the last "

@@ -17,6 +17,7 @@ from typing import Any
 import pytest
 
 from .conftest import DESKTOP
+from .helpers import finish_humans_match, http
 from .test_analysis import bots_only_match, canned_analysis, serve_canned
 
 pytestmark = pytest.mark.browser
@@ -151,3 +152,44 @@ def test_the_summary_names_each_player_of_a_seat(
                         "1"]
     assert early[0][0] == "P0, seat 1"
     assert page.locator("table.an-seats caption").inner_text() == "Per player, the whole match"
+
+
+@pytest.mark.timeout(240)
+def test_a_player_sees_the_graph_from_their_own_side(new_client: Any, gateway: str) -> None:
+    """The replay of a finished match opened by one of its players (the page holds the seat's
+    token) draws the graph from that player's side: it was always seats 0 and 2's, so the
+    players of seats 1 and 3 read their opponents' chance (a "Left" item of session 27)."""
+    match_id, tokens = finish_humans_match(gateway, 4, ["Ana", "Babak", "Dara", "Kian"])
+    answer = canned_analysis(gateway, match_id)
+    for r in answer["rounds"]:
+        for m in r["moves"]:
+            m["bot"]["win_chance"] = m["win_chance"]
+    names = [s["name"] for s in http(gateway, "GET", f"/api/matches/{match_id}")["seats"]]
+    page = new_client(viewport=DESKTOP).page
+    serve_canned(page, answer, pending=0)
+    page.goto("/")
+    page.evaluate("([id, tok]) => localStorage.setItem(`hokm.token.${id}`, tok)",
+                  [match_id, tokens[1]])
+    rnd = answer["rounds"][0]
+    moves = rnd["moves"]
+    page.goto(f"/replay/{match_id}?analysis=1&step={moves[4]['version']}")
+    page.locator("svg.an-chart[data-here='5']").wait_for()
+    got = chances(page)
+    assert len(got) == len(moves) + 1
+    told = 0
+    for j, m in enumerate(moves):
+        if m["win_chance"] is None:
+            continue
+        theirs = m["win_chance"] if m["seat"] % 2 == 1 else 1 - m["win_chance"]
+        assert float(got[j]) == pytest.approx(theirs, abs=1e-3), (j, m["seat"])
+        told += 1
+    assert told >= 10
+    assert float(got[-1]) == (1.0 if rnd["result"]["winner_side"] == 1 else 0.0)
+    title = page.locator("figure.an-graph figcaption strong").inner_text()
+    assert f"the chance that {names[1]} & {names[3]} win the round" in title, title
+    # the same replay without the token is nobody's: seat 0's side, every point turned around
+    other = new_client(viewport=DESKTOP).page
+    serve_canned(other, answer, pending=0)
+    other.goto(f"/replay/{match_id}?analysis=1&step={moves[4]['version']}")
+    other.locator("svg.an-chart[data-here='5']").wait_for()
+    assert [c if c == "" else f"{1 - float(c):.3f}" for c in chances(other)] == got

@@ -417,6 +417,15 @@ def test_replay_before_and_after_the_end(gw: Gateway) -> None:
     assert zero["step"] == 0 and zero["events"] == []
     assert gw.get(r.base + "/replay", params={"step": "two"}).status_code == 400
     assert gw.get("/api/matches/abcdefabcdef0001/replay").status_code == 404
+    # a seat's token says whose replay it is (every hand still shown); another token is nobody's
+    seats = [gw.get(r.base + "/replay", params={"step": 6}, headers=bearer(t)).json()
+             for t in r.tokens]
+    assert [s["view"]["seat"] for s in seats] == [0, 1, 2, 3]
+    assert all(s["view"]["hands"] == at["view"]["hands"] for s in seats)
+    assert seats[0]["view"]["hand"] == at["view"]["hands"][0]
+    assert at["view"]["seat"] is None
+    stranger = gw.get(r.base + "/replay", params={"step": 6}, headers=bearer("nope"))
+    assert stranger.status_code == 200 and stranger.json()["view"] == at["view"]
 
 
 # -- hints -------------------------------------------------------------------------------------

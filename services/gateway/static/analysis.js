@@ -1,10 +1,11 @@
 // The post-match analysis in the replay viewer (issue 15; the answer's format is
 // GET /api/matches/{id}/analysis in docs/api.md).  Asked for with a button, polled while the
 // server computes it ("Analysing: K of N rounds"), then shown beside the replayed step: the move
-// last made against the best ones, chess-style marks on costly moves, side 0's round-win chance
-// move by move as an SVG graph (a click jumps the replay), and per seat a summary.
-// Offered once the public summary says the match is over, for every game (side 0 is seat 0 in
-// the games of two and three players).
+// last made against the best ones, chess-style marks on costly moves, one side's round-win
+// chance move by move as an SVG graph (a click jumps the replay), and per seat a summary.  The
+// graph's side is the viewer's when the replay is a seat's (the page holds a token of the
+// match), else seat 0's (seats 0 and 2 with four players).  Offered once the public summary
+// says the match is over, for every game.
 import { api } from "./api.js";
 import { h, fill } from "./cards.js";
 import { t, cardName, suitName, capitalize, isRtl, lang, num, listOf } from "./i18n.js";
@@ -41,13 +42,16 @@ const pct = (p) => new Intl.NumberFormat(lang(), { style: "percent", maximumFrac
 const choiceName = (m, c) => (m.kind === "trump" ? capitalize(suitName(c))
   : m.kind === "discard" ? listOf(String(c).split(" ").map((x) => cardName(x))) : cardName(c));
 const isChance = (p) => typeof p === "number" && p >= 0 && p <= 1;
-/** The mover's side's chance turned into side 0's (seats 0 and 2; seat 0 with two players);
- *  null if there is none.  With three players another seat's chance says nothing of seat 0's
- *  (the round may end with no winner): only seat 0's own moves give one. */
-const side0 = (m, players) => {
+/** The side of seat `g` (its pair, seats g and g+2, with four players; its player else), as a
+ *  round's result numbers it (`winner_side`). */
+const sideOf = (g, players) => (players === 4 ? g % 2 : g);
+/** The mover's side's chance turned into the chance of seat `g`'s side; null if there is none.
+ *  With three players another seat's chance says nothing of seat `g`'s (the round may end with
+ *  no winner): only `g`'s own moves give one. */
+const chanceFor = (m, players, g) => {
   if (!isChance(m.win_chance)) return null;
-  if (players === 3) return m.seat === 0 ? m.win_chance : null;
-  return m.seat % 2 === 0 ? m.win_chance : 1 - m.win_chance;
+  if (players === 3) return m.seat === g ? m.win_chance : null;
+  return sideOf(m.seat, players) === sideOf(g, players) ? m.win_chance : 1 - m.win_chance;
 };
 
 /** The answer made easy to look up: rounds in order, their moves in version order, and every
@@ -82,6 +86,7 @@ export class AnalysisPanel {
     this.players = 4;
     this.names = []; // the players' names from the summary: the replay's early steps have none
     this.replayName = () => null;
+    this.viewer = null; // the seat whose replay it is (a token of the match's): the graph's side
     this.nameOf = (s) => this.replayName(s) || this.names[s] || t("start.seat_n", { n: s + 1 });
     this.el = h("section.analysis", { id: "rp-analysis", "aria-labelledby": "an-h", hidden: true });
     this.opened = opened;
@@ -104,10 +109,13 @@ export class AnalysisPanel {
   stop() { this.alive = false; clearTimeout(this.timer); }
 
   /** The replay shows `step`; nameOf(seat) is the name of the seat's player there, or null
-   *  (before the seats are taken, at the replay's first steps: the summary's names then). */
-  show(step, nameOf) {
+   *  (before the seats are taken, at the replay's first steps: the summary's names then);
+   *  `viewer` the seat whose replay it is (the answer's `view.seat`), or null: nobody's, the
+   *  graph then from seat 0's side. */
+  show(step, nameOf, viewer = null) {
     this.step = step;
     this.replayName = nameOf;
+    this.viewer = Number.isInteger(viewer) && viewer >= 0 ? viewer : null;
     if (this.status === "done" && this.open) this.render();
   }
 
@@ -214,7 +222,7 @@ export class AnalysisPanel {
     // (the talon's decisions and its trump have a choice but no estimate of their own)
     // the chance told in the graph's terms (its side, before this move) where it converts,
     // else the mover's own side's, named: never two numbers for one point without saying whose
-    const mine = m.bot && m.bot.win_chance === m.win_chance ? side0(m, this.players) : null;
+    const mine = m.bot && m.bot.win_chance === m.win_chance ? chanceFor(m, this.players, this.side()) : null;
     const bot = !(m.bot && m.bot.choice) ? null
       : !isChance(m.bot.win_chance) ? h("p", { text: t("an.bot_choice", { name: who, card: choiceName(m, m.bot.choice) }) })
       : h("p.an-bot", { "data-chance": (mine ?? m.bot.win_chance).toFixed(3) }, t("an.bot_for", {
@@ -240,26 +248,28 @@ export class AnalysisPanel {
     return d;
   }
 
-  /** The graph's side named: the pair of seats 0 and 2 with four players, else seat 0's player. */
-  sideName() {
-    return this.players === 4 ? t("team.pair", { a: this.nameOf(0), b: this.nameOf(2) }) : this.nameOf(0);
-  }
+  /** The seat whose side the graph shows: the viewer's, or seat 0 in a replay that is nobody's. */
+  side() { return this.viewer ?? 0; }
+
+  /** The graph's side named: the pair of the seat `side()` with four players, else its player. */
+  sideName() { return this.moverSide(this.side()); }
 
   /** The side of the seat `s` named (its pair with four players, else its player). */
   moverSide(s) {
     return this.players === 4 ? t("team.pair", { a: this.nameOf(s % 2), b: this.nameOf(s % 2 + 2) }) : this.nameOf(s);
   }
 
-  /** Side 0's chance to win the round after each move of the round, one line from that side's
-   *  point of view (every estimate turned into side 0's): point j is the position after j moves
-   *  (the last one the round's result), so the point shown is the step's.  A point without an
-   *  estimate for side 0 (the talon's decisions; with three players another seat's move) is
-   *  null: no number is made up for it, the line has a gap there. */
+  /** The chance of the graph's side (`side()`'s) to win the round after each move of the
+   *  round, one line from that side's point of view (every estimate turned into its own): point
+   *  j is the position after j moves (the last one the round's result), so the point shown is
+   *  the step's.  A point without an estimate for the side (the talon's decisions; with three
+   *  players another seat's move) is null: no number is made up for it, the line has a gap. */
   graph(round) {
     const moves = round.moves;
     const n = moves.length;
-    const vals = moves.map((m) => side0(m, this.players));
-    vals.push(round.result && round.result.winner_side === 0 ? 1 : 0);
+    const g = this.side();
+    const vals = moves.map((m) => chanceFor(m, this.players, g));
+    vals.push(round.result && round.result.winner_side === sideOf(g, this.players) ? 1 : 0);
     const rtl = isRtl();
     const phone = matchMedia("(max-width: 480px)").matches;
     const H = phone ? TALL_PHONE : TALL;
@@ -283,7 +293,7 @@ export class AnalysisPanel {
     const lines = runs.map((r) => svg("polyline", { class: "an-line", points: r.map(at).join(" ") }));
     const areas = runs.map((r) => svg("polygon", { class: "an-area",
       points: `${X(r[0]).toFixed(1)},${Y(0)} ${r.map(at).join(" ")} ${X(r[r.length - 1]).toFixed(1)},${Y(0)}` }));
-    // side 0 is a pair with four players ("… that Dara & Kian win"), else one seat ("… wins")
+    // the side is a pair with four players ("… that Dara & Kian win"), else one seat ("… wins")
     const team = this.sideName();
     const none = H - pad / 2; // a point without an estimate: a hollow mark below the scale
     const title = this.players === 4 ? t("an.graph", { n: round.round + 1, team }) : t("an.graph1", { n: round.round + 1, name: team });

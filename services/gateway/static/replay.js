@@ -211,7 +211,8 @@ export function mount(root, [matchId]) {
     const team = (w) => sideName(v, w);
     // as the table says them (sides.js): two sides "7–5", the winner's first; three, each named
     // with its number in seat order ("Dara 7 · Roxana 2 · Kian 1"), the viewer's first when the
-    // replay is a seat's (a live match's, by its token; a finished one's is nobody's)
+    // replay is a seat's (by the page's token of the match: a live match's, or a finished one's
+    // that the player played to its end)
     const tally = (a, w) => points(v, a, w != null && w in (a || []) ? w : 0, team);
     const one = partnered(v) ? "" : "1"; // one player a side: texts of their own (result1.*, over1.*)
     switch (ev.type) {
@@ -249,7 +250,7 @@ export function mount(root, [matchId]) {
 
   function paint() {
     const v = data.view;
-    analysis.show(step, (s) => (v.seats && v.seats[s] && v.seats[s].name) || null);
+    analysis.show(step, (s) => (v.seats && v.seats[s] && v.seats[s].name) || null, v.seat);
     E.slider.max = String(steps);
     E.slider.value = String(step);
     E.slider.setAttribute("aria-valuetext", t("replay.step", { k: step, n: steps }));
