@@ -289,7 +289,7 @@ function mountTable(root, matchId, token, ctl) {
   // localStorage (0.05 to 4) changes them: the browser tests play fast with it
   const pace = paceSetting();
   const S = {
-    view: null, queue: [], holding: false, holdTimer: null, afterHold: null,
+    view: null, queue: [], holding: false, holdTimer: null, afterHold: null, skipNow: false,
     pending: false, pendingTimer: null, pendingOnSocket: false, conn: "connecting",
     lost: false, // the connection was lost and is not back yet (the retries say so too)
     hints: { on: false, since: null, forVersion: null, data: null, note: "", exhausted: false },
@@ -320,6 +320,10 @@ function mountTable(root, matchId, token, ctl) {
     E.status = h("p.turn-status", { id: "turn-status", role: "status", "aria-live": "off", "aria-label": t("table.turn") });
     E.limit = h("p.turn-limit", { id: "turn-limit", role: "timer", "aria-live": "off", hidden: true });
     E.more = h("button.more-time", { type: "button", id: "more-time", hidden: true, text: t("limit.more_time") });
+    // watching bots alone: their moves come faster than the table shows them, so the page may
+    // fall minutes behind; this shows the match as it is now (the last round's result on the way)
+    E.skip = h("button.skip-now", { type: "button", id: "skip-now", hidden: true, text: t("table.skip_to_now") });
+    E.skip.addEventListener("click", skipToNow);
     E.more.addEventListener("click", askMoreTime);
     E.seats = POS.map((p) => h(`div.seat.pos-${p}`, { "data-pos": p }));
     E.slots = POS.map((p) => h(`li.slot.pos-${p}`));
@@ -358,7 +362,7 @@ function mountTable(root, matchId, token, ctl) {
       h("h1.sr-only", { text: t("table.title") }),
       // the countdown and "More time" in one box: in the status line's row on a wide screen,
       // laid over the top of the screen on a phone (style.css) so they never push the hand down
-      E.statusbar = h("div.statusbar", {}, E.status, h("div.limit-box", {}, E.limit, E.more), E.conn),
+      E.statusbar = h("div.statusbar", {}, E.status, h("div.limit-box", {}, E.limit, E.more), E.skip, E.conn),
       E.play = h("div.play-area", {}, E.waiting,
         E.board = h("div.board", {}, E.seats[2], E.seats[3], h("div.center", {}, E.trick), E.seats[1], E.seats[0], E.banner),
         E.trump, E.hand, E.talon),
@@ -386,6 +390,7 @@ function mountTable(root, matchId, token, ctl) {
     }
     passedLimit(v);
     S.queue.push(v);
+    renderSkip();
     // the ace draw gives way as soon as the match needs the player: its pause ends here, and the
     // views before this one follow at their usual pace
     if (S.holding && S.banner && S.banner.kind === "draw" && isMyDecision(v)) endHold();
@@ -397,7 +402,9 @@ function mountTable(root, matchId, token, ctl) {
     // (a match of bots alone races ahead of any page: its views are all shown at the table's
     // pace while the page is in sight, else the page watching it, a player who just left a
     // solo match say, saw rounds flash by in a second)
-    if (S.queue.length > 12 && (document.hidden || !botsOnly(S.queue[S.queue.length - 1]))) {
+    const skip = S.skipNow && S.queue.length > 0;
+    S.skipNow = false;
+    if (skip || (S.queue.length > 12 && (document.hidden || !botsOnly(S.queue[S.queue.length - 1])))) {
       // far behind (catch-up): show the latest, after the last round's
       // end on the way if its result was not told yet (a result is told at its round's end only)
       const latest = S.queue[S.queue.length - 1];
@@ -415,6 +422,24 @@ function mountTable(root, matchId, token, ctl) {
 
   /** Whether bots hold every seat of the match (nobody's decision holds the bots back). */
   const botsOnly = (v) => (v.seats || []).length > 0 && v.seats.every((x) => x && x.bot);
+
+  /** How far behind the match a page watching bots alone may fall before it offers to skip. */
+  const SKIP_BEHIND = 12;
+  /** "Skip to now" while the page watching bots alone is more than SKIP_BEHIND views behind. */
+  function renderSkip() {
+    const last = S.queue.length ? S.queue[S.queue.length - 1] : null;
+    const show = !!last && S.queue.length > SKIP_BEHIND && botsOnly(last);
+    if (!show && E.skip.hidden) return;
+    if (!show && document.activeElement === E.skip) { E.status.tabIndex = -1; E.status.focus(); } // not lost
+    E.skip.hidden = !show;
+  }
+
+  /** The skip pressed: the pause ends and the queue collapses to now (pump's catch-up). */
+  function skipToNow() {
+    S.skipNow = true;
+    if (S.holding) endHold();
+    else pump();
+  }
 
   /** The pause is over (its time is up, or the match needs the player): go on with the queue. */
   function endHold() {
@@ -675,6 +700,7 @@ function mountTable(root, matchId, token, ctl) {
     E.status.classList.toggle("mine", myTurn);
     renderLimit();
     renderConn();
+    renderSkip();
     // seats around the table (with two or three players some places stay empty)
     E.board.dataset.players = String(n);
     const used = new Set();
