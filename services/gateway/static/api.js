@@ -103,10 +103,38 @@ export const api = {
     request("POST", `/api/matches/${enc(id)}/seats/${seat}/bot`, { body: { level }, token }),
 };
 
-// ---- what the browser remembers (no sign-up: a name, and one token per match) ----
+// ---- what the browser remembers (no sign-up: a name, one token per match, the recent matches) ----
+const RECENT = "hokm.recent";
+/** How many matches the start page's list remembers, the latest first. */
+export const RECENT_MAX = 8;
+const MATCH_ID = /^[\w-]{1,64}$/;
+
+/** The matches this browser took a seat in, the latest first.  A browser from before the list
+ *  starts it from the matches it holds a token of (in no known order). */
+function recentIds() {
+  let ids = null;
+  try { ids = JSON.parse(safeGet(RECENT) || "null"); } catch { ids = null; }
+  if (!Array.isArray(ids)) {
+    ids = [];
+    try {
+      for (let i = 0; i < localStorage.length; i++) {
+        const k = localStorage.key(i);
+        if (k && k.startsWith("hokm.token.")) ids.push(k.slice("hokm.token.".length));
+      }
+    } catch { /* storage off: no list */ }
+  }
+  return [...new Set(ids.filter((x) => typeof x === "string" && MATCH_ID.test(x)))].slice(0, RECENT_MAX);
+}
+const keepRecent = (ids) => safeSet(RECENT, JSON.stringify(ids.slice(0, RECENT_MAX)));
+
 export const store = {
   token: (id) => safeGet(`hokm.token.${id}`),
-  setToken: (id, token) => safeSet(`hokm.token.${id}`, token),
+  // a seat taken is a match to come back to (the start page's list): kept when the seat is
+  // left or the match ends, for its replay and analysis
+  setToken: (id, token) => { safeSet(`hokm.token.${id}`, token); store.remember(id); },
+  recent: recentIds,
+  remember: (id) => keepRecent([id, ...recentIds().filter((x) => x !== id)]),
+  forget: (id) => keepRecent(recentIds().filter((x) => x !== id)),
   dropToken: (id) => { safeDel(`hokm.token.${id}`); safeDel(`hokm.seen.${id}`); },
   // the last version this browser showed of a match: a page opened again asks the socket for
   // what it missed since (the moves a stand-in made for the player, among them)

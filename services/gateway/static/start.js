@@ -1,14 +1,15 @@
 // The start page: your name, the game (four players, two simple, two with the talon, three),
 // play solo (with a level), resume a solo match, create a room with house rules and a seat
-// layout, or join through an invite link.
+// layout, join through an invite link, or go back to a recent match (its table, replay, analysis).
 import { api, store, GAMES, MAX_NAME } from "./api.js";
 import { h, fill } from "./cards.js";
-import { t, nums } from "./i18n.js";
+import { t, num, nums } from "./i18n.js";
 import { named } from "./sides.js";
 import { announce, errorText, navigate, toast } from "./ui.js";
 
 const LEVELS = ["easy", "medium", "hard", "expert"];
 const GAME_KEYS = Object.keys(GAMES); // four (the default), simple, talon, three
+const RECENT_SHOWN = 5; // of the matches the browser remembers, the latest shown (a summary each)
 
 function field(id, label, control, hint) {
   control.id = id;
@@ -16,6 +17,46 @@ function field(id, label, control, hint) {
   if (hint) control.setAttribute("aria-describedby", `${id}-hint`);
   return h("div.field", {}, h("label", { for: id, text: label }), control,
     hint ? h("p.hint", { id: `${id}-hint`, text: hint }) : null);
+}
+
+/** The players of a match's public summary `s`, side by side ("Dara & Kian — Roxana &
+ *  Bahram"), the sides in their order; `name(i)` names seat i. */
+const sidesOfSummary = (s) => (s.players === 4 ? [[0, 2], [1, 3]] : [...Array(s.players || 0).keys()].map((i) => [i]));
+
+/** "Your recent matches": the matches this browser took a seat in (`store.recent`), the latest
+ *  first, each with its players, its score and where to go: back to the table while it is
+ *  played, its replay and its analysis once it is over.  A match the server no longer keeps
+ *  (404) is forgotten; the panel stays hidden while it lists nothing. */
+function recentPanel() {
+  const list = h("ol.recent-list", { id: "recent-list" });
+  const panel = h("section.panel.recent", { "aria-labelledby": "recent-h", hidden: true },
+    h("h2", { id: "recent-h", text: t("start.recent_title") }), list);
+  const ids = store.recent().slice(0, RECENT_SHOWN);
+  const items = ids.map(() => null);
+  const show = () => {
+    fill(list, ...items.filter(Boolean));
+    panel.hidden = !list.children.length;
+  };
+  ids.forEach((id, k) => {
+    api.summary(id).then((s) => {
+      const name = (i) => { const x = (s.seats || [])[i]; return x && x.name ? x.name : t("start.seat_n", { n: i + 1 }); };
+      const sides = sidesOfSummary(s);
+      const sideName = (w) => (sides[w] || []).map(name).reduce((a, b) => t("team.pair", { a, b }));
+      const over = s.phase === "match_over";
+      const score = named(sides.map((_, i) => i), s.score, sideName);
+      const state = over ? (s.winner != null && sides[s.winner] ? t("start.recent_won", { team: sideName(s.winner) }) : t("start.recent_over"))
+        : t("start.recent_playing", { round: num(s.round || 1) });
+      const links = over
+        ? [h("a", { href: `/replay/${id}`, "data-link": true, text: t("start.recent_replay") }),
+          h("a", { href: `/replay/${id}?analysis=1`, "data-link": true, text: t("start.recent_analysis") })]
+        : [h("a", { href: `/m/${id}`, "data-link": true, text: t(store.token(id) ? "start.recent_back" : "start.recent_watch") })];
+      items[k] = h("li", { "data-match": id, "data-phase": s.phase },
+        h("span.recent-score", { text: score }), " ", h("span.recent-state", { text: state }), " ",
+        h("span.recent-links", {}, ...links.flatMap((a, i) => (i ? [" · ", a] : [a]))));
+      show();
+    }).catch((e) => { if (e.status === 404) store.forget(id); });
+  });
+  return panel;
 }
 
 function select(options, value) {
@@ -83,6 +124,7 @@ export function mount(root) {
     } catch (e) { toast(errorText(e)); busy(soloBtn, false); }
   });
   const resume = h("div.resume", { hidden: true });
+  const recent = recentPanel();
 
   // ---- room ----
   const target = select([["7", t("rules.target_7")], ["10", t("rules.target_10")], ["2x7", t("rules.target_2x7")]], "7");
@@ -182,7 +224,8 @@ export function mount(root) {
         h("p", { text: t("start.join_desc") }), joinForm,
         h("p", {}, h("a", { href: "/how-to-play", "data-link": true, text: t("start.learn") })))),
     h("section.panel", { "aria-labelledby": "room-h" }, h("h2", { id: "room-h", text: t("start.room_title") }),
-      h("p", { text: t("start.room_desc") }), form)));
+      h("p", { text: t("start.room_desc") }), form),
+    recent));
 
   // offer to resume the last solo match if it is still going
   const soloId = store.solo();

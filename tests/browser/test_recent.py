@@ -1,0 +1,65 @@
+"""Browser test: the start page lists the player's recent matches, the latest first, with the
+way back to each: the table while it is played, the replay and the analysis once it is over (a
+learner had no way back to a finished match's analysis but its address)."""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+import pytest
+
+from hokmclient import Seat
+
+from .conftest import DESKTOP
+from .helpers import http, start_solo
+
+pytestmark = pytest.mark.browser
+
+
+@pytest.mark.timeout(240)
+def test_the_start_page_lists_recent_matches(new_client: Any, gateway: str) -> None:
+    c = new_client(viewport=DESKTOP)
+    page = c.page
+    page.goto("/")
+    assert page.locator("section.recent").is_hidden()  # nothing to list yet
+    # a match the server no longer keeps, remembered from before: forgotten, never listed
+    page.evaluate("() => localStorage.setItem('hokm.recent', JSON.stringify(['abcdefabcdef0009']))")
+    # the first match, played to its end through its token (as the page took it)
+    start_solo(page, "Dara")
+    first = page.url.rsplit("/", 1)[1]
+    token = page.evaluate(f"() => localStorage.getItem('hokm.token.{first}')")
+    with Seat.resume(f"{gateway}/m/{first}", token) as seat:
+        for view in seat.turns(timeout=60):
+            seat.decide(view["legal"][0], view)
+    # the second, left at its first deal
+    start_solo(page, "Dara")
+    second = page.url.rsplit("/", 1)[1]
+    assert second != first
+    page.goto("/")
+    items = page.locator("#recent-list li")
+    items.nth(1).wait_for()
+    assert [items.nth(i).get_attribute("data-match") for i in range(items.count())] == \
+        [second, first]
+    live, over = items.nth(0), items.nth(1)
+    assert live.get_attribute("data-phase") != "match_over"
+    assert re.search(r"in play, round \d+", live.inner_text()), live.inner_text()
+    assert live.get_by_role("link", name="Back to the table").get_attribute("href") == \
+        f"/m/{second}"
+    summary = http(gateway, "GET", f"/api/matches/{first}")
+    names = [s["name"] for s in summary["seats"]]
+    text = over.inner_text()
+    for side in (0, 1):
+        pair = f"{names[side]} & {names[side + 2]} {summary['score'][side]}"
+        assert pair in text, (pair, text)
+    winner = summary["winner"]
+    assert f"won by {names[winner]} & {names[winner + 2]}" in text, text
+    over.get_by_role("link", name="Analysis").click()
+    page.wait_for_url(re.compile(rf"/replay/{first}\?analysis=1"))
+    page.locator("#rp-analysis").wait_for()
+    stored = page.evaluate("() => JSON.parse(localStorage.getItem('hokm.recent'))")
+    assert stored == [second, first]
+    # the forgotten match's summary was a 404, which the browser logs: that one error alone
+    gone = [e for e in c.errors if "Failed to load resource" in e and "404" in e]
+    assert len(gone) == 1, c.errors
+    c.errors[:] = [e for e in c.errors if e not in gone]
