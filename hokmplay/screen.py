@@ -33,7 +33,7 @@ Fragment = tuple[str, str]
 Line = list[Fragment]
 View = dict[str, Any]
 
-KINDS = {"normal": "", "kot": "kot", "hakem_koti": "Hakem kot", "bavney": "bavney",
+KINDS = {"normal": "", "kot": "kot", "hakem_koti": "Hakem koti", "bavney": "bavney",
          "no_winner": "nobody reached 7"}
 DECIDING = ("choosing_trump", "discarding", "drawing", "playing")
 TALON_WORDS = {"keep": "keep it", "discard": "discard it"}
