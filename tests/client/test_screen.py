@@ -135,3 +135,18 @@ def test_a_sweep_is_named_as_the_rules_name_it(kind: str, points: int, named: st
             "seats": [{"name": f"P{s}"} for s in range(4)],
             "result": {"winner": 1, "points": points, "kind": kind, "tricks": [0, 7]}}
     assert result_text(view) == f"Round 3: we won {points} points, {named} (tricks 7-0)"
+
+
+def test_a_match_in_two_sets_says_so_and_counts_the_sets() -> None:
+    """Target ``"2x7"`` (rules.md: "two sets of 7"): the view's ``target`` is a set's 7 points
+    and ``sets`` the sets won.  The header said "to 7 points" and never showed the sets, so a
+    side reaching 7 and the score starting again at 0-0 read as a wrong score."""
+    from hokmplay.screen import Cursor, header
+
+    view = {"match_id": "m", "players": 4, "seat": 1, "round": 9, "target": 7, "sets": [1, 0],
+            "score": [0, 3], "tricks": [0, 0], "trump": None, "hakem": None,
+            "seats": [{"name": f"P{s}"} for s in range(4)]}
+    first = "".join(text for _, text in header(view, Cursor())[0])
+    assert " · two sets of 7 points (sets won: us 0 · them 1) · " in first, first
+    plain = "".join(text for _, text in header({**view, "sets": None}, Cursor())[0])
+    assert " · to 7 points · " in plain and "sets" not in plain, plain
