@@ -63,18 +63,34 @@ REFUSED_AGAIN = {"stale_version": "The table moved on before your choice arrived
 
 
 
+def effective_suit(view: dict[str, Any], card: str) -> str:
+    """The suit ``card`` counts as: its own, except the 2 of hearts under ``satat``, a trump
+    (rules.md) once trump is named."""
+    trump = view.get("trump")
+    if card == "2H" and trump and (view.get("rules") or {}).get("satat"):
+        return str(trump)
+    return suit_of(card)
+
+
 def refusal(view: dict[str, Any], card: str) -> str:
     """Why ``card`` (not among the view's legal cards) cannot be played, in a line: not held,
-    the suit led not followed, else the house rule of the room (``must_trump``, say)."""
+    the suit led not followed, a trump owed under ``must_trump``, else the room's rules.  Suits
+    are the effective ones (``satat``: the 2 of hearts is a trump)."""
     hand = list(view.get("hand") or [])
     if card not in hand:
         return f"{card_text(card)} is not in your hand."
     trick = view.get("trick") or []
     if trick:
-        lead = suit_of(trick[0]["card"])
-        if suit_of(card) != lead and any(suit_of(c) == lead for c in hand):
+        lead = effective_suit(view, trick[0]["card"])
+        suit = effective_suit(view, card)
+        if suit != lead and any(effective_suit(view, c) == lead for c in hand):
             return (f"{card_text(card)} cannot be played: follow the suit led, "
                     f"{SUIT_SYMBOL[lead]} {SUIT_NAME[lead]}.")
+        trump = view.get("trump")
+        if (trump and (view.get("rules") or {}).get("must_trump") and suit != trump
+                and any(effective_suit(view, c) == trump for c in hand)):
+            return (f"{card_text(card)} cannot be played: you cannot follow suit, so you must "
+                    f"play a trump, {SUIT_SYMBOL[trump]} {SUIT_NAME[trump]} (house rule).")
     return f"{card_text(card)} cannot be played now (the room's rules)."
 
 LEAVE_ASK = ("Press L again to leave: a computer player takes your seat for the rest of the "

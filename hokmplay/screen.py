@@ -33,7 +33,7 @@ Fragment = tuple[str, str]
 Line = list[Fragment]
 View = dict[str, Any]
 
-KINDS = {"normal": "", "kot": "kot", "hakem_koti": "Hakem kot", "bavney": "bavney",
+KINDS = {"normal": "", "kot": "kot", "hakem_koti": "Hakem koti", "bavney": "bavney",
          "no_winner": "nobody reached 7"}
 DECIDING = ("choosing_trump", "discarding", "drawing", "playing")
 TALON_WORDS = {"keep": "keep it", "discard": "discard it"}
@@ -147,9 +147,12 @@ def header(view: View, cursor: Cursor) -> list[Line]:
     who = ("spectating" if me is None else f"you are seat {me}, team {side_of(view, me)}"
            if partnerships(view) else f"you are seat {me}")
     bot = f" · played by the local bot ({cursor.bot})" if cursor.bot else ""
+    # target "2x7": ``target`` is a set's points and ``sets`` the sets won (rules.md)
+    goal = (f"two sets of {view.get('target')} points (sets won: {per_side(view, 'sets')})"
+            if view.get("sets") is not None else f"to {view.get('target')} points")
     lines: list[Line] = [[("class:title", "Hokm"),
                           ("", f"  match {view['match_id']} · round {view.get('round', 0)}"
-                               f" · to {view.get('target')} points · {who}{bot}   "),
+                               f" · {goal} · {who}{bot}   "),
                           ("class:dim" if not cursor.connected else "class:ok", state)]]
     trump = view.get("trump")
     trump_text: Line = ([("class:trump", f"Trump {SUIT_SYMBOL[trump]} {SUIT_NAME[trump]}")]

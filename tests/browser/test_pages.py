@@ -186,6 +186,22 @@ def test_hint_reasons_are_translated_with_the_same_placeholders() -> None:
             assert fields(text) == ARGS[code], (lang, code, text)
 
 
+def test_the_house_rules_say_how_a_pile_and_a_broken_sweep_end() -> None:
+    """The room's rules and "How to play" explain ``double_sar`` and ``bavney`` only with these
+    texts.  docs/rules-decisions.md defines the end of the deal under ``double_sar`` (after the
+    13th trick the pile goes to the side that won it) and a ``bavney`` sweep broken after 7 (the
+    round ends with the kot or Hakem koti already earned); the texts said neither."""
+    pile = {"en": "After the last trick", "de": "Nach dem letzten Stich",
+            "sv": "Efter sista sticket", "nl": "Na de laatste slag", "es": "Tras la última baza",
+            "fa": "پس از آخرین دست"}
+    broken = {"en": "already earned", "de": "schon erreichten", "sv": "redan tagit",
+              "nl": "al behaalde", "es": "ya ganado", "fa": "به\u200cدست\u200cآمده"}
+    for lang in LANGS:
+        data = json.loads((STATIC / "i18n" / f"{lang}.json").read_text())
+        assert pile[lang] in data["rules.double_sar_desc"], lang
+        assert broken[lang] in data["rules.bavney_desc"], lang
+
+
 def test_texts_fit_one_opponent_and_say_the_house_rules_are_standard() -> None:
     """With two players there is one other player: the one-player kot says "anyone else", not
     "the others", and the two-player seats hint is a text of its own (the opponent sits

@@ -122,3 +122,31 @@ def test_the_draw_for_the_first_hakem_is_one_line_naming_who_turned_each_card() 
     assert notes(_drawn_view(3, 0, ((0, "AD"),), tricks=[1, 0, 0])) == ""
     assert notes(_drawn_view(3, 0, ((0, "AD"),), round=2)) == ""
     assert notes(_drawn_view(3, 0, ())) == ""  # (before the draw)
+
+
+@pytest.mark.parametrize(("kind", "points", "named"), [
+    ("kot", 2, "kot"), ("hakem_koti", 3, "Hakem koti"), ("bavney", 3, "bavney")])
+def test_a_sweep_is_named_as_the_rules_name_it(kind: str, points: int, named: str) -> None:
+    """The round's result names the sweep as rules.md does ("Hakem koti": the opponents take
+    the first seven; it read "Hakem kot")."""
+    from hokmplay.screen import result_text
+
+    view = {"players": 4, "seat": 1, "phase": "round_over", "round": 3,
+            "seats": [{"name": f"P{s}"} for s in range(4)],
+            "result": {"winner": 1, "points": points, "kind": kind, "tricks": [0, 7]}}
+    assert result_text(view) == f"Round 3: we won {points} points, {named} (tricks 7-0)"
+
+
+def test_a_match_in_two_sets_says_so_and_counts_the_sets() -> None:
+    """Target ``"2x7"`` (rules.md: "two sets of 7"): the view's ``target`` is a set's 7 points
+    and ``sets`` the sets won.  The header said "to 7 points" and never showed the sets, so a
+    side reaching 7 and the score starting again at 0-0 read as a wrong score."""
+    from hokmplay.screen import Cursor, header
+
+    view = {"match_id": "m", "players": 4, "seat": 1, "round": 9, "target": 7, "sets": [1, 0],
+            "score": [0, 3], "tricks": [0, 0], "trump": None, "hakem": None,
+            "seats": [{"name": f"P{s}"} for s in range(4)]}
+    first = "".join(text for _, text in header(view, Cursor())[0])
+    assert " · two sets of 7 points (sets won: us 0 · them 1) · " in first, first
+    plain = "".join(text for _, text in header({**view, "sets": None}, Cursor())[0])
+    assert " · to 7 points · " in plain and "sets" not in plain, plain

@@ -26,6 +26,36 @@ def test_the_reason_a_card_is_refused() -> None:
     assert refusal(view(hand, ["TD"]), "QH") == "Q♥ cannot be played now (the room's rules)."
 
 
+def test_the_reason_follows_satat_and_must_trump() -> None:
+    """With ``satat`` the 2 of hearts is a trump (rules.md): a 2 of hearts led asks for trump,
+    and a hand whose only heart is the 2 of hearts is void in hearts.  The refusal said "follow
+    the suit led, hearts" where the rule at work was ``must_trump`` (or the trump led)."""
+    rules = {"satat": True, "must_trump": True}
+
+    def at(hand: list[str], led: str, **more: object) -> dict[str, object]:
+        return {**view(hand, [led]), "trump": "S", "rules": {**rules, **more}}
+
+    # void in hearts but for the 2 of hearts, a trump: must_trump forces it
+    assert refusal(at(["2H", "5C", "7D"], "KH"), "5C") == (
+        "5♣ cannot be played: you cannot follow suit, so you must play a trump, ♠ spades "
+        "(house rule).")
+    # the 2 of hearts led is a trump led: follow spades, not hearts
+    assert refusal(at(["KH", "5S", "7D"], "2H"), "7D") == (
+        "7♦ cannot be played: follow the suit led, ♠ spades.")
+    assert refusal(at(["KH", "5S", "7D"], "2H"), "KH") == (
+        "K♥ cannot be played: follow the suit led, ♠ spades.")
+    # the 2 of hearts does not follow a heart led: the other hearts must be played first
+    assert refusal(at(["2H", "4H", "7D"], "KH"), "2H") == (
+        "2♥ cannot be played: follow the suit led, ♥ hearts.")
+    # without satat the 2 of hearts is a plain heart
+    assert refusal({**view(["2H", "5C"], ["KH"]), "trump": "S", "rules": {"must_trump": True}},
+                   "5C") == "5♣ cannot be played: follow the suit led, ♥ hearts."
+    # must_trump without satat, void in the suit led
+    assert refusal({**view(["3S", "5C"], ["KH"]), "trump": "S", "rules": {"must_trump": True}},
+                   "5C") == ("5♣ cannot be played: you cannot follow suit, so you must play a "
+                             "trump, ♠ spades (house rule).")
+
+
 def test_hokm_play_at_a_rematchs_held_seat_says_it_is_kept_and_for_how_long(
         server: LocalServer) -> None:
     """M1 (terminal): on a rematch whose open seat is kept for a player of the last match,

@@ -194,3 +194,50 @@ def test_the_api_document_lists_every_code_with_its_arguments() -> None:
     for code, cell in rows.items():
         assert set(re.findall(r"`(\w+)`", cell)) == ARGS[code], code
     assert "Additions to v1" in section and "optional for clients" in section
+
+
+def _three_deck(hands: dict[int, list[str]], hakem: int = 0) -> tuple[str, ...]:
+    """A stacked three-player deck dealing ``hands`` (the 2 of clubs, out of play, last)."""
+    from engine.deal import owner_offsets
+
+    spare = [c for c in NAMES if c != "2C" and all(c not in h for h in hands.values())]
+    wanted = {seat: list(cards) for seat, cards in hands.items()}
+    deck = [wanted[(hakem + o) % 3].pop(0) if wanted.get((hakem + o) % 3) else spare.pop(0)
+            for o in owner_offsets("5-4-4-4", 3, 17)]
+    return (*deck, "2C")
+
+
+def test_a_trump_owed_under_must_trump_is_not_called_a_discard() -> None:
+    """Under ``must_trump`` a seat void in the suit led that holds a trump must play one
+    (rules.md), so the low card the heuristic gives is a trump: the hint said "throw a low card
+    from your weakest suit" (``discard`` / ``partner_wins_discard``) over a trump the rule
+    forced, while the seat's side cards were not allowed.  It names the rule (``must_trump``);
+    without the rule the same seat throws a side card, as before."""
+    hands = {0: "AH KH QH JH TH 9H 8H 7H 6H 5H 4H 3H AD".split(),
+             1: "AS KS QS JS TS 9S 8S 7S 6S 5S 4S 2H 2D".split(),
+             2: "3S 2S QC JC TC 9C 8C 7C 6C 5C 4C 3C 2C".split()}
+    for must_trump in (True, False):
+        table = Table(Rules.from_dict({"must_trump": must_trump}), hakem=0)
+        table.deal(tuple(deck_for(hands, hakem=0)))
+        for card in ("S", "AH", "2H"):  # the partner (seat 0) wins the trick with the ace
+            table.act(card)
+        advice = hint(table.view(2))
+        if must_trump:
+            assert advice["suggestion"] == "2S"
+            assert advice["reason_code"] == "must_trump", advice
+            assert advice["reason"] == ("You have no hearts, and this room's rules make you "
+                                        "play a trump: play your lowest one.")
+            assert advice["reason_args"] == {"led": "H"}
+        else:
+            assert advice["suggestion"][1] == "C"
+            assert advice["reason_code"] == "partner_wins_discard"
+    # three players: an opponent trumped the ace, the last seat owes a trump it cannot win with
+    three = {0: "AH KH QH JH TH 9H 8H 7H 6H 5H 4H 3H 2H AD KD QD JD".split(),
+             1: "AS KS QS JS TS 9S 8S 7S 6S 5S 4S TD 9D 8D 7D 6D 5D".split(),
+             2: "3S 2S AC KC QC JC TC 9C 8C 7C 6C 5C 4C 3C 4D 3D 2D".split()}
+    table = GameTable(game_rules("three", must_trump=True), hakem=0)
+    table.deal(_three_deck(three))
+    for card in ("S", "AH", "AS"):
+        table.act(card)
+    advice = hint(table.view(2))
+    assert (advice["suggestion"], advice["reason_code"]) == ("2S", "must_trump"), advice

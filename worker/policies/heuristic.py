@@ -33,7 +33,7 @@ from engine.state import TRUMP_TABLES
 
 from .fast import BLOCK, FAST_TABLES, TRUMP, TRUMP_BASE, trick_winner_index
 from .knowledge import Knowledge, fast_knowledge, knowledge, mask_of_names, rules_of
-from .reasons import Reason, card_reason
+from .reasons import Reason, card_reason, forced_trump
 
 _RANK_POINTS = {12: 4.0, 11: 3.0, 10: 2.0, 9: 1.0, 8: 0.5}
 """Honour points by rank index (A K Q J T)."""
@@ -322,6 +322,7 @@ def decide(k: Knowledge) -> tuple[str, Reason]:
     block = card >> 4
     led = f.trick[0][1] >> 4 if f.trick else block
     name = NAMES[ft.to_engine[card]]
+    key = forced_trump(key, k.rules.must_trump, card >= TRUMP_BASE, bool(f.hand & ~TRUMP))
     return name, card_reason(key, name, letters[block], letters[led])
 
 

@@ -44,8 +44,9 @@ def card_words(card: str) -> str:
 
 CARD_CODES = ("only", "draw_top", "draw_long", "cash", "partner_ruff", "lead_long",
               "lead_trump", "partner_wins", "partner_wins_discard", "ruff", "win_last", "win",
-              "duck", "discard")
-"""The codes of the four-player heuristic's card play (``heuristic.play``)."""
+              "duck", "discard", "must_trump")
+"""The codes of the four-player heuristic's card play (``heuristic.play``, and ``must_trump``
+from :func:`forced_trump`)."""
 NSEAT_CARD_CODES = (*CARD_CODES, "lead_long_top")
 """The codes of the card play of the games of two and three players (``nseat.play``)."""
 
@@ -68,6 +69,10 @@ TEMPLATES: dict[str, str] = {
     "win": "Win this trick as cheaply as you safely can.",
     "duck": "You cannot win this trick safely: play your lowest card.",
     "discard": "You cannot follow suit and cannot win: throw a low card from your weakest suit.",
+    # ``discard`` or ``partner_wins_discard`` when the house rule ``must_trump`` leaves only
+    # trumps to play (:func:`forced_trump`)
+    "must_trump": "You have no {led:many}, and this room's rules make you play a trump: play "
+                  "your lowest one.",
     # card play with one opponent (``nseat.play``)
     "lead_long_top": "Lead the highest card of your longest suit: make your opponent spend a "
                      "high card on it.",
@@ -116,6 +121,16 @@ class Reason:
     def plain(self) -> dict[str, Any]:
         """The arguments as JSON values (cards as a list)."""
         return {k: list(v) if isinstance(v, tuple) else v for k, v in self.args.items()}
+
+
+def forced_trump(code: str, must_trump: bool, trump: bool, side_cards_held: bool) -> str:
+    """``code`` of a card play, or ``must_trump`` where it would call a trump that the house
+    rule forces a "low card from your weakest suit": a throw (``discard``,
+    ``partner_wins_discard``) of a ``trump`` under ``must_trump`` while the seat holds side
+    cards (``side_cards_held``), which the rule did not let it play."""
+    if must_trump and trump and side_cards_held and code in ("discard", "partner_wins_discard"):
+        return "must_trump"
+    return code
 
 
 def card_reason(code: str, card: str, suit: str, led: str) -> Reason:
