@@ -15,7 +15,9 @@ Contract:
   ``keys.join_request``: strings with a few minutes' expiry), so that a client retrying a
   create or a join across a restart gets the match or seat it got, not a second one; and the
   quotas' fixed-window counters (``keys.counter``: the creates per address, strings with their
-  window's expiry), so a restart does not give every address its quota back.  RQ's keys,
+  window's expiry), so a restart does not give every address its quota back; and the
+  bots-only matches' slots (``keys.slots``: sorted sets scored by each slot's lapse time), for
+  the same reason.  RQ's keys,
   presence, bot guards, analysis marks and the gateway's wake streams are never written.
 * **When.** After a command succeeded and before its reply goes back to the client, what it did
   to persisted keys is appended as one frame (one frame per client command: a whole MULTI/EXEC
@@ -111,6 +113,7 @@ _JOIN_HEAD, _, _JOIN_MIDDLE = (
     p.encode() for p in keys.join_request("\0", "\1").partition("\1")[0].partition("\0"))
 _CREATE_HEAD = keys.create_request("\0").partition("\0")[0].encode()
 _COUNTER_HEAD = keys.counter("\0", "\1", 0).partition("\0")[0].encode()
+_SLOTS_HEAD = keys.slots("\0").partition("\0")[0].encode()
 
 
 def remembered(key: bytes) -> bool:
@@ -132,6 +135,14 @@ def counted(key: bytes) -> bool:
     return key.startswith(_COUNTER_HEAD) and len(key) > len(_COUNTER_HEAD)
 
 
+def slotted(key: bytes) -> bool:
+    """Whether ``key`` holds a pool's slots (``keys.slots``, the whole pool's or one owner's):
+    a sorted set scored by when each slot lapses, so a restart does not free the bots-only
+    matches' slots of the matches still playing (the embedded server would then let an address
+    start more of them than its quota)."""
+    return key.startswith(_SLOTS_HEAD) and len(key) > len(_SLOTS_HEAD)
+
+
 def strings(key: bytes) -> bool:
     """Whether ``key`` is one of the persisted strings (``remembered`` or ``counted``), the
     only keys ``SET`` and ``INCR`` are journaled on."""
@@ -141,9 +152,10 @@ def strings(key: bytes) -> bool:
 def persisted(key: bytes) -> bool:
     """Whether ``key`` is data the journal keeps: match data (``keys.log``, ``keys.meta``,
     ``keys.tokens`` and ``keys.analysis`` of any match, and ``keys.MATCHES``) or a request's
-    remembered answer (``remembered``) or a quota's counter (``counted``).  A finished match's
+    remembered answer (``remembered``), a quota's counter (``counted``) or a pool's slots
+    (``slotted``).  A finished match's
     analysis is kept too: it can be computed again, but that takes a worker minutes."""
-    if key == _MATCHES or strings(key):
+    if key == _MATCHES or strings(key) or slotted(key):
         return True
     if not key.startswith(_PREFIX):
         return False

@@ -179,3 +179,40 @@ def test_incr_is_journaled_on_counters_only(tmp_path: Path) -> None:
         assert other.pexpiretime(counter) == client.pexpiretime(counter)
     finally:
         data.close()
+
+
+def test_the_bots_only_slots_survive_a_restart(tmp_path: Path) -> None:
+    """The slots of bots-only matches still playing are journaled (``slotted``): a restart
+    does not let an address start more of them than its quota (they were not journaled: a
+    "Left" item of session 27)."""
+    now = time.time()
+    quotas = Quotas(bot_matches=5, bot_matches_per_owner=1)
+    bots = ["bot:easy"] * 4
+
+    def service(server: Any) -> MatchService:
+        return MatchService(RedisStore(fakeredis.FakeRedis(server=server)), quotas=quotas,
+                            clock=lambda: now)
+
+    server = fakeredis.FakeServer()
+    data = DataFolder.open(tmp_path, server)
+    first = service(server)
+    held = first.create(seats=bots, owner="addr")["match_id"]
+    with pytest.raises(RetryLater):
+        first.create(seats=bots, owner="addr")
+    client = fakeredis.FakeRedis(server=server)
+    slots = {k: client.zrange(k, 0, -1, withscores=True)
+             for k in (keys.slots("bots-only").encode(), keys.slots("bots-only", "addr").encode())}
+    assert all(v == [(held.encode(), pytest.approx(v[0][1]))] for v in slots.values()), slots
+    data.close()
+
+    again = fakeredis.FakeServer()
+    reopened = DataFolder.open(tmp_path, again)
+    try:
+        restored = fakeredis.FakeRedis(server=again)
+        assert {k: restored.zrange(k, 0, -1, withscores=True) for k in slots} == slots
+        with pytest.raises(RetryLater):
+            service(again).create(seats=bots, owner="addr")
+        # another address still has its own
+        assert service(again).create(seats=bots, owner="other")["match_id"]
+    finally:
+        reopened.close()
