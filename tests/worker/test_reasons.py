@@ -21,7 +21,7 @@ from worker.hints import hint
 from worker.policies import heuristic, nseat
 from worker.policies.knowledge import knowledge
 from worker.policies.reasons import (
-    ARGS, CARD_CODES, NSEAT_CARD_CODES, TEMPLATES, Reason, english, placeholders,
+    ARGS, CARD_CODES, NSEAT_CARD_CODES, ONE_OPPONENT, TEMPLATES, Reason, english, placeholders,
 )
 
 from .helpers import GameTable, Table, game_rules, random_deck
@@ -167,6 +167,9 @@ def test_random_playouts_reach_every_code_and_each_english_is_its_template() -> 
                     codes = CARD_CODES
                 code = check_reason(reason)
                 assert code in codes or code in OTHER_CODES, (code, rules)
+                # "the opponents" is never said to a player who has one
+                assert rules.players != 2 or code not in ONE_OPPONENT, code
+                assert rules.players == 2 or code not in ONE_OPPONENT.values(), code
                 by_policy.add(code)
                 by_hint.add(check_answer(hint(view)))
                 table.act(table.random_move(rng) if rng.random() < 0.5 else choice)

@@ -54,7 +54,7 @@ from .fast import (
 from .heuristic import _discard, block_suits, choose_trump, hold_chance
 from .knowledge import mask_of_names, rules_of
 from .nsolver import count_trick
-from .reasons import Reason, card_reason, forced_trump
+from .reasons import Reason, card_reason, forced_trump, one_opponent
 from .solver import SolverLimit, representatives, representatives_first, stands_for
 
 View = Mapping[str, Any]
@@ -389,6 +389,7 @@ def heuristic_card(s: Seen) -> tuple[str, Reason]:
     led = f.trick[0] >> 4 if f.trick else block
     name = NAMES[f.ft.to_engine[card]]
     key = forced_trump(key, s.rules.must_trump, card >= TRUMP_BASE, bool(f.hand & ~TRUMP))
+    key = one_opponent(key, s.rules.players)
     return name, card_reason(key, name, letters[block], letters[led])
 
 

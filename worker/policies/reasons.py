@@ -47,7 +47,10 @@ CARD_CODES = ("only", "draw_top", "draw_long", "cash", "partner_ruff", "lead_lon
               "duck", "discard", "must_trump")
 """The codes of the four-player heuristic's card play (``heuristic.play``, and ``must_trump``
 from :func:`forced_trump`)."""
-NSEAT_CARD_CODES = (*CARD_CODES, "lead_long_top")
+ONE_OPPONENT = {"draw_top": "draw_top_one", "draw_long": "draw_long_one", "cash": "cash_one"}
+"""The codes whose sentence speaks of "the opponents", and their own for the two-player game,
+where there is one (:func:`one_opponent`)."""
+NSEAT_CARD_CODES = (*CARD_CODES, "lead_long_top", *ONE_OPPONENT.values())
 """The codes of the card play of the games of two and three players (``nseat.play``)."""
 
 TEMPLATES: dict[str, str] = {
@@ -73,7 +76,12 @@ TEMPLATES: dict[str, str] = {
     # trumps to play (:func:`forced_trump`)
     "must_trump": "You have no {led:many}, and this room's rules make you play a trump: play "
                   "your lowest one.",
-    # card play with one opponent (``nseat.play``)
+    # card play with one opponent (``nseat.play``; :func:`one_opponent`)
+    "draw_top_one": "The {card} is the highest trump left: lead it to draw your opponent's "
+                    "trumps.",
+    "draw_long_one": "You are long in trumps: lead one to draw your opponent's trumps.",
+    "cash_one": "The {card} is the highest {suit:one} left: cash it while your opponent must "
+                "follow.",
     "lead_long_top": "Lead the highest card of your longest suit: make your opponent spend a "
                      "high card on it.",
     # naming trump (``heuristic.choose_trump``; ``count``: the suit's cards among the five)
@@ -131,6 +139,12 @@ def forced_trump(code: str, must_trump: bool, trump: bool, side_cards_held: bool
     if must_trump and trump and side_cards_held and code in ("discard", "partner_wins_discard"):
         return "must_trump"
     return code
+
+
+def one_opponent(code: str, players: int) -> str:
+    """``code`` of a card play, or its own for the two-player game (``ONE_OPPONENT``) where its
+    sentence would speak of "the opponents" to a player who has one."""
+    return ONE_OPPONENT.get(code, code) if players == 2 else code
 
 
 def card_reason(code: str, card: str, suit: str, led: str) -> Reason:
