@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import time
 from pathlib import Path
+from collections.abc import Callable
 from typing import Any
 
 import fakeredis
@@ -118,17 +119,21 @@ def test_set_is_journaled_on_request_keys_only(tmp_path: Path) -> None:
         data.close()
 
 
+def limited(quotas: Quotas, now: float) -> Callable[[Any], MatchService]:
+    """A match service on a fakeredis server with ``quotas``, its clock stopped at ``now``."""
+    def service(server: Any) -> MatchService:
+        return MatchService(RedisStore(fakeredis.FakeRedis(server=server)), quotas=quotas,
+                            clock=lambda: now)
+    return service
+
+
 def test_the_create_quota_survives_a_restart(tmp_path: Path) -> None:
     """The creates counted for an address in the current window are journaled (``counted``)
     with their exact expiry: a restart does not give the address its quota back (a QA
     finding: the counters were not journaled)."""
     now = time.time()  # one fixed window for the whole test, whatever the clock does
     quotas = Quotas(creates_per_window=2)
-
-    def service(server: Any) -> MatchService:
-        return MatchService(RedisStore(fakeredis.FakeRedis(server=server)), quotas=quotas,
-                            clock=lambda: now)
-
+    service = limited(quotas, now)
     server = fakeredis.FakeServer()
     data = DataFolder.open(tmp_path, server)
     first = service(server)
@@ -185,14 +190,8 @@ def test_the_bots_only_slots_survive_a_restart(tmp_path: Path) -> None:
     """The slots of bots-only matches still playing are journaled (``slotted``): a restart
     does not let an address start more of them than its quota (they were not journaled: a
     "Left" item of session 27)."""
-    now = time.time()
-    quotas = Quotas(bot_matches=5, bot_matches_per_owner=1)
+    service = limited(Quotas(bot_matches=5, bot_matches_per_owner=1), time.time())
     bots = ["bot:easy"] * 4
-
-    def service(server: Any) -> MatchService:
-        return MatchService(RedisStore(fakeredis.FakeRedis(server=server)), quotas=quotas,
-                            clock=lambda: now)
-
     server = fakeredis.FakeServer()
     data = DataFolder.open(tmp_path, server)
     first = service(server)
