@@ -671,8 +671,10 @@ class Lobby:
         or a command of this token would then be about (a QA finding with two gateways).  A
         caller uses the seat with this match, or with records up to its version; one that
         reads the match again resolves the seat again (``handle``'s ``player``)."""
-        if not token or len(token) > 128:
+        if not token:
             raise BadToken("a seat token is required")
+        if len(token) > 128:  # no token is that long (not hashed: it could be 16 KiB)
+            raise BadToken("this token does not belong to a seat of this match")
         player = self.store.get_meta_field(match_id, "tokens", token_hash(token))
         if player is None:
             self.load(match_id)  # not_found for a match that does not exist (or no longer)
