@@ -253,6 +253,13 @@ class _Calls(Generic[R]):
         return self._run(Call("GET", f"/api/matches/{match_id}/hint", token=token,
                               params={"since": since}, repeatable=True))
 
+    def analysis(self, match_id: str) -> R:
+        """``GET /api/matches/{id}/analysis``: the post-match analysis of a finished match
+        (anyone may ask; asking starts it): ``{"status": "pending", "rounds", "done"}`` (202)
+        until every round is analysed, then ``{"status": "done", "match", "rounds",
+        "seats"}``; ``match_not_over`` before the end."""
+        return self._run(Call("GET", f"/api/matches/{match_id}/analysis", repeatable=True))
+
     def leave(self, match_id: str, token: str, replace_with: str | None = None) -> R:
         """``POST /api/matches/{id}/leave``: frees the seat, or hands it to ``bot:<level>``."""
         body = {} if replace_with is None else {"replace_with": replace_with}

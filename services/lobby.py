@@ -455,16 +455,21 @@ class Lobby:
     def _admit(self, match_id: str, owner: str, *, bots: bool, counted: bool = True) -> None:
         """Hold a new match of ``owner`` to the quotas (``rate_limited`` beyond them); not
         ``counted``: a retried create, counted by its first try (its bots-only slot is taken
-        again: taking the match's own slot takes no other)."""
+        again: taking the match's own slot takes no other).  A create refused by one limit
+        costs nothing of the other: the bots-only slot is taken first (a refusal there is
+        counted as no create: retrying it after its ``Retry-After``, as told, does not use
+        up the creates of the window), and given back when the create quota refuses."""
         quotas, now = self.quotas, self.clock()
+        if bots:
+            self._take_bot_slot(match_id, owner)
         if counted and quotas.creates_per_window > 0 and self.store.hit(
                 "create", owner, quotas.create_window_s, now) > quotas.creates_per_window:
+            if bots:  # a new match's id (counted): the slot is the one just taken
+                self.store.release_slot(BOTS_ONLY, match_id, owner)
             minutes = quotas.create_window_s / 60
             raise RetryLater(f"at most {quotas.creates_per_window} new matches per "
                              f"{minutes:g} minutes from one address; try again later",
                              window_left(quotas.create_window_s, now))
-        if bots:
-            self._take_bot_slot(match_id, owner)
 
     def _take_bot_slot(self, match_id: str, owner: str) -> None:
         """Give ``match_id`` a bots-only slot of ``owner`` (``rate_limited`` when none is free;
@@ -666,8 +671,10 @@ class Lobby:
         or a command of this token would then be about (a QA finding with two gateways).  A
         caller uses the seat with this match, or with records up to its version; one that
         reads the match again resolves the seat again (``handle``'s ``player``)."""
-        if not token or len(token) > 128:
+        if not token:
             raise BadToken("a seat token is required")
+        if len(token) > 128:  # no token is that long (not hashed: it could be 16 KiB)
+            raise BadToken("this token does not belong to a seat of this match")
         player = self.store.get_meta_field(match_id, "tokens", token_hash(token))
         if player is None:
             self.load(match_id)  # not_found for a match that does not exist (or no longer)

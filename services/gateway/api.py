@@ -173,7 +173,7 @@ class Api:
                      "disconnect_timeout", "turn_timeout", "id"})
         players = data.get("players")
         if players is not None and type(players) is not int:
-            raise InvalidCommand("players must be a number")
+            raise InvalidCommand("players must be a whole number: 2, 3 or 4")
         rules = data.get("rules")
         if rules is not None and not isinstance(rules, dict):
             raise InvalidCommand("rules must be an object")

@@ -123,6 +123,15 @@ def create_app(runtime: Runtime | None = None, *,
         finally:
             metrics.sockets_open.dec()
 
+    async def not_upgraded(request: Request) -> Response:
+        """The socket's path asked as plain HTTP, without the WebSocket upgrade (a client
+        without WebSocket support, a proxy that drops the ``Upgrade`` header): a documented
+        path, so ``400`` saying how to open it, not the ``404`` of a path that does not exist
+        (the finding: a client author read that 404 as a wrong URL)."""
+        raise HTTPException(400, "this is the match's WebSocket: open it with a WebSocket "
+                                 "client (ws:// or wss://, with the Upgrade header; a proxy "
+                                 "must pass the upgrade on)")
+
     async def spa(request: Request) -> Response:
         index = STATIC / "index.html"
         if index.is_file():
@@ -188,6 +197,7 @@ def create_app(runtime: Runtime | None = None, *,
         Route(m + "/rematch", handler("rematch"), methods=["POST"]),
         Route(m + "/seats/{seat}/bot", handler("seat_bot"), methods=["POST"]),
         WebSocketRoute(m + "/ws", socket),
+        Route(m + "/ws", not_upgraded, methods=["GET"]),  # the same path without the upgrade
         Route("/healthz", healthz),
         Route("/readyz", readyz),
         Route("/metrics", metrics_text),

@@ -684,7 +684,13 @@ def document() -> dict[str, Any]:
                                 "description": "the version the client holds: the records "
                                                "after it follow the first view"}],
                 "responses": {"101": {"description": "switching protocols: frames as in "
-                                                     "x-websocket"}},
+                                                     "x-websocket"},
+                              "400": {"description": "`bad_request`: asked as plain HTTP, "
+                                                     "without the WebSocket upgrade",
+                                      "content": {"application/json": {"schema": {
+                                          "allOf": [ERROR, {"properties": {"error": {
+                                              "properties": {"code": {
+                                                  "enum": ["bad_request"]}}}}}]}}}}},
             }},
             "/healthz": {"get": {"summary": "Liveness", "responses": _ok("up")}},
             "/readyz": {"get": {"summary": "Readiness: the match store and the bot queue's "

@@ -129,6 +129,26 @@ def test_refusals_are_api_errors_with_the_codes(server: LocalServer) -> None:
         Client("http://127.0.0.1:1", retries=0).summary(mid)
 
 
+def test_the_analysis_is_asked_as_every_other_operation(server: LocalServer) -> None:
+    """The finding (a client author's probe): ``GET /analysis``, an endpoint of api.md, had no
+    method in the library said to hold "every HTTP operation" (only ``request``).  Its
+    refusals are the API's; a finished match's answer is 202 ``pending`` or 200 ``done``
+    (api.md), both returned as the JSON they carry."""
+    client = Client(server.url)
+    created = client.create(seats=SOLO, name="Analyst")
+    with pytest.raises(ApiError) as early:
+        client.analysis(created["match_id"])
+    assert early.value.code == "match_not_over" and early.value.status == 409
+
+    async def unknown() -> None:
+        async with AsyncClient(server.url) as aclient:
+            await aclient.analysis("nosuchmatch")
+
+    with pytest.raises(ApiError) as missing:
+        run_async(unknown())
+    assert missing.value.code == "not_found" and missing.value.status == 404
+
+
 def test_the_number_of_players_may_be_given_in_the_rules_beside_them_or_both(
         server: LocalServer) -> None:
     """``create`` sends ``players`` only when given, so rules that name it are enough (as the

@@ -77,6 +77,31 @@ def test_missing_or_wrong_tokens(room_gw: tuple[Gateway, str, list[str]], method
     assert gw.version(match_id) == version
 
 
+def test_a_long_token_is_not_said_to_be_missing(room_gw: tuple[Gateway, str, list[str]]
+                                                ) -> None:
+    """The finding (a client author's probe): a token over 128 characters was refused as "a
+    seat token is required", as if none had been sent; it is one of no seat, as any other
+    wrong token."""
+    gw, match_id, _ = room_gw
+    for token in ("y" * 129, "y" * 5000):
+        answer = gw.get(f"/api/matches/{match_id}/view", headers=bearer(token))
+        assert answer.status_code == 401, answer.text
+        error = answer.json()["error"]
+        assert error["code"] == "bad_token" and "does not belong" in error["message"], error
+
+
+@pytest.mark.parametrize("players", [4.0, "4", True, None])
+def test_players_that_is_no_whole_number_is_said_so(gw: Gateway, players: object) -> None:
+    """``"players": 4.0`` was refused as "players must be a number" (it is one)."""
+    if players is None:  # absent: the default, 4
+        assert gw.post("/api/matches", json={"players": None}).status_code == 201
+        return
+    answer = gw.post("/api/matches", json={"players": players})
+    assert answer.status_code == 400, answer.text
+    error = answer.json()["error"]
+    assert error["code"] == "bad_request" and "2, 3 or 4" in error["message"], error
+
+
 def test_a_token_of_another_match(gw: Gateway) -> None:
     a = stacked_room(gw, seed=32)
     b = stacked_room(gw, seed=33)

@@ -588,6 +588,26 @@ def test_unknown_paths_and_methods(gw: Gateway) -> None:
     assert gw.get("/static/does-not-exist.js").status_code == 404
 
 
+def test_the_socket_path_asked_without_the_upgrade_says_so(gw: Gateway) -> None:
+    """``/ws`` asked as plain HTTP (a client without WebSocket support, a proxy that drops the
+    Upgrade header) is a documented path: the finding (a client author's probe) was a ``404
+    not_found`` "Not Found", read as a wrong URL, and a POST there a 404 too, not the 405 of a
+    path that exists.  Now a ``400 bad_request`` that says to open it as a WebSocket, and a
+    ``405`` naming GET for any other method."""
+    match_id = create(gw)["match_id"]
+    for path in (f"/api/matches/{match_id}/ws", f"/api/matches/{match_id}/ws?since=3",
+                 "/api/matches/nope/ws"):
+        answer = gw.get(path)
+        assert answer.status_code == 400, (path, answer.status_code, answer.text)
+        error = answer.json()["error"]
+        assert error["code"] == "bad_request" and "WebSocket" in error["message"], error
+    answer = gw.post(f"/api/matches/{match_id}/ws", json={"type": "ping"})
+    assert answer.status_code == 405 and answer.json()["error"]["code"] == "method_not_allowed"
+    assert "GET" in answer.headers["Allow"]
+    with gw.websocket_connect(f"/api/matches/{match_id}/ws") as socket:  # still a socket
+        assert socket.receive_json()["type"] == "view"
+
+
 def test_api_answers_are_never_stored_by_a_cache(gw: Gateway) -> None:
     """The finding (a security review): a seat's ``GET /view`` (its hand) had no
     Cache-Control, and the browser kept it in its disk cache after the tab closed."""

@@ -104,6 +104,32 @@ def test_bots_only_matches_are_capped_per_address_and_in_all(rt: Runtime) -> Non
         service.create(seats=BOTS, owner="d")
 
 
+def test_a_create_refused_for_its_bots_only_slot_is_no_create_of_the_quota(rt: Runtime) -> None:
+    """The finding (a new user's probe): a bots-only create refused because the address's
+    bots-only slots were taken (``Retry-After: 60``) still counted against its creates per
+    window, so retrying it as told used up the quota for matches with a human too.  A create
+    refused by one limit counts against neither, and one refused by the create quota holds no
+    bots-only slot."""
+    clock = Clock()
+    service = service_with(rt, clock, creates_per_window=3, create_window_s=600,
+                           bot_matches_per_owner=1)
+    service.create(seats=BOTS, owner="a")  # 1 of 3 creates, a's one slot
+    for _ in range(5):  # each refused: no slot free
+        with pytest.raises(RateLimited, match="bots-only"):
+            service.create(seats=BOTS, owner="a")
+    service.create(seats=SOLO, owner="a")  # 2 of 3: the refusals counted for nothing
+    service.create(seats=SOLO, owner="a")  # 3 of 3
+    with pytest.raises(RateLimited, match="new matches"):
+        service.create(seats=SOLO, owner="a")
+    service = service_with(rt, clock, creates_per_window=3, create_window_s=600,
+                           bot_matches_per_owner=1)
+    with pytest.raises(RateLimited, match="new matches"):  # b: its quota used up first
+        for _ in range(4):
+            service.create(seats=SOLO if _ < 3 else BOTS, owner="b")
+    clock.now += 600  # the next window: b's slot was never taken by the refused create
+    service.create(seats=BOTS, owner="b")
+
+
 def test_a_slot_that_is_never_released_lapses(rt: Runtime) -> None:
     clock = Clock()
     service = service_with(rt, clock, bot_matches=1)

@@ -49,8 +49,13 @@ def test_the_talon_games_progress_ends_at_its_total_which_counts_every_decision(
                             text=True, timeout=300)
     assert result.returncode == 0, result.stderr
     lines = result.stdout.splitlines()
-    steps = [(int(m[1]), int(m[2])) for line in lines if (m := PROGRESS.fullmatch(line))]
-    assert steps, result.stdout
+    # the progress goes to stderr: stdout is the report alone (the finding: `hokm analyze M >
+    # report.txt` began with ten progress lines)
+    assert not any(PROGRESS.search(line) for line in lines), result.stdout
+    assert lines[0].startswith(f"Match {match_id}: "), lines[:3]
+    steps = [(int(m[1]), int(m[2])) for line in result.stderr.splitlines()
+             if (m := PROGRESS.fullmatch(line))]
+    assert steps, result.stderr
     totals = {total for _, total in steps}
     assert len(totals) == 1, steps
     (total,) = totals

@@ -38,7 +38,9 @@ the progress's total is the number of moves the analysis reports."""
 
 
 class Progress:
-    """A bar redrawn in place on a terminal; elsewhere a line at each tenth of the way."""
+    """A bar redrawn in place on a terminal; elsewhere a line at each tenth of the way.  On
+    stderr (``tty``: stderr is a terminal), so that stdout holds the report alone (``hokm
+    analyze M > report.txt``)."""
 
     def __init__(self, total: int, unit: str, tty: bool) -> None:
         self.total, self.unit, self.tty = max(total, 1), unit, tty
@@ -52,13 +54,13 @@ class Progress:
         if self.tty:
             filled = 30 * done // self.total
             print(f"\r[{'#' * filled}{'.' * (30 - filled)}] {done}/{self.total} {self.unit}",
-                  end="", flush=True)
+                  end="", file=sys.stderr, flush=True)
         else:
-            print(f"analysed {done} of {self.total} {self.unit}", flush=True)
+            print(f"analysed {done} of {self.total} {self.unit}", file=sys.stderr, flush=True)
 
     def close(self) -> None:
         if self.tty:
-            print(flush=True)
+            print(file=sys.stderr, flush=True)
 
 
 def _analyze(args: argparse.Namespace) -> int:
@@ -77,12 +79,12 @@ def _analyze(args: argparse.Namespace) -> int:
     if not is_over(records):
         raise CliError(f"match {match_id} is not over: its analysis opens at its end")
     rounds = rounds_of(records)
-    tty = sys.stdout.isatty()
+    tty, bar = sys.stdout.isatty(), sys.stderr.isatty()  # the report's colours; the progress
     url = os.environ.get("HOKM_REDIS_URL")
     if url and not args.local:
-        results = _through_workers(match_id, rounds, args.wait, tty)
+        results = _through_workers(match_id, rounds, args.wait, bar)
     else:
-        results = _here(args, records, rounds, cfg, tty, store=bool(url))
+        results = _here(args, records, rounds, cfg, bar, store=bool(url))
     created = records[0].events[0]
     seats = created.rules.players if isinstance(created, MatchCreated) else 4
     _report(match_id, [results[r] for r in range(rounds)], tty, seats)
