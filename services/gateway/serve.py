@@ -99,13 +99,20 @@ def _run(args: argparse.Namespace) -> int:
     try:
         app = args.make_app(rt)
         addr, bound = sock.getsockname()[:2]
-        url = f"http://{f'[{addr}]' if ':' in addr else addr}:{bound}/"
+        # every address (0.0.0.0, ::) is no address a browser can open: this machine's own
+        # is the one to print and open, and other machines use this machine's address
+        here = LOOPBACK_OF.get(addr, addr)
+        everywhere = here != addr
+        url = f"http://{f'[{here}]' if ':' in here else here}:{bound}/"
         if rt.embedded:
             mode = "embedded: in-process fakeredis and bot worker"
         else:
             assert settings.redis_url is not None
             mode = f"Redis at {redact_url(settings.redis_url)}; bots need `hokm worker`"
         print(f"Hokm is running at {url} ({mode}). Press Ctrl+C to stop.", flush=True)
+        if everywhere:
+            print(f"It listens on every address of this machine: other machines open it at "
+                  f"this machine's address, port {bound}.", flush=True)
         if rt.data is not None:
             resumed = (f"; {rt.resumed} unfinished match{'es' if rt.resumed != 1 else ''} "
                        "resumed" if rt.resumed else "")
@@ -113,7 +120,7 @@ def _run(args: argparse.Namespace) -> int:
         elif rt.embedded:
             print("Matches are kept in memory only (no data folder).", flush=True)
         if args.open:
-            threading.Timer(1.0, lambda: webbrowser.open(url)).start()
+            threading.Timer(1.0, lambda: open_browser(url)).start()
         # Everything loaded so far (modules, classes, the app) lives as long as the process:
         # keep it out of the garbage collector's full passes, whose pauses grow with the
         # objects tracked.
@@ -126,6 +133,21 @@ def _run(args: argparse.Namespace) -> int:
         sock.close()
         rt.close()
     return 0
+
+
+LOOPBACK_OF = {"0.0.0.0": "127.0.0.1", "::": "::1"}  # noqa: S104 (names them, binds nothing)
+"""The unspecified addresses (a socket bound to every address) and this machine's own."""
+
+
+def open_browser(url: str) -> None:
+    """Open ``url`` in the machine's browser, or say that none could be (a machine without a
+    screen, a server reached over ssh): the address printed above is then the way in."""
+    try:
+        opened = webbrowser.open(url)
+    except webbrowser.Error:
+        opened = False
+    if not opened:
+        print(f"No browser could be opened here: open {url} in yours.", flush=True)
 
 
 def register(sub: argparse._SubParsersAction,  # type: ignore[type-arg]

@@ -569,3 +569,34 @@ def test_serve_refuses_an_empty_address_and_names_a_file_in_the_data_folders_pla
                            capture_output=True, text=True, timeout=60)
     line = assert_one_line_error(taken, 1)
     assert "a file is there, not a folder" in line, line
+
+
+def test_serve_on_every_address_prints_one_to_open_and_says_when_no_browser_opens(
+        tmp_path: Path) -> None:
+    """``make play HOST=0.0.0.0`` printed and opened ``http://0.0.0.0:PORT/``, an address no
+    browser of another machine can use, and ``--open`` on a machine without a browser said
+    nothing (a QA finding): it prints this machine's own address, says that other machines use
+    this machine's, and says when no browser could be opened."""
+    base = {k: v for k, v in os.environ.items() if not k.startswith("HOKM_")}
+    env = {**base, "BROWSER": str(tmp_path / "no-such-browser")}
+    with subprocess.Popen([HOKM, "serve", "--host", "0.0.0.0", "--port", "0", "--open",
+                           "--data", str(tmp_path / "data")], env=env, cwd=ROOT, text=True,
+                          stdout=subprocess.PIPE, stderr=subprocess.DEVNULL) as proc:
+        lines: list[str] = []
+        out = proc.stdout
+        assert out is not None
+        reader = threading.Thread(target=lambda: lines.extend(iter(out.readline, "")),
+                                  daemon=True)
+        reader.start()
+        try:
+            wait_for(lambda: len(lines) >= 4, timeout=30, what=f"four lines: {lines}")
+        finally:
+            proc.terminate()
+            proc.wait(timeout=30)
+    running = re.match(r"Hokm is running at (http://127\.0\.0\.1:(\d+)/) ", lines[0])
+    assert running, lines
+    url, port = running.groups()
+    assert lines[1] == (f"It listens on every address of this machine: other machines open it "
+                        f"at this machine's address, port {port}.\n"), lines
+    assert lines[2].startswith("Matches are kept in "), lines
+    assert lines[3] == f"No browser could be opened here: open {url} in yours.\n", lines
