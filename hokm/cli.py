@@ -126,7 +126,8 @@ def build_parser() -> argparse.ArgumentParser:
     parser = _CommandParser(prog="hokm", description="Hokm: play, serve, audit.")
     sub = parser.add_subparsers(dest="cmd", required=True, parser_class=HokmParser,
                                 metavar="COMMAND")
-    demo = sub.add_parser("demo", help="print a match between random players")
+    demo = sub.add_parser("demo", help="print a match between random players",
+                          description="Print a match between random players, move by move.")
     demo.add_argument("--seed", type=non_negative_int, default=None,
                       help="seed of the players' choices and of the deck secret (random if "
                            "not given)")

@@ -436,7 +436,8 @@ def register(subparsers: Any) -> None:
     from services.clitools import non_negative_int, players, positive_int
 
     p = subparsers.add_parser("arena", help="duplicate deals between two bot policies",
-                              description=__doc__.split("\n\n")[0] if __doc__ else None)
+                              description="Duplicate deals between two policies (or levels): "
+                                          "each deal twice, the sides swapped.")
     # listed from the registries, so a new level shows in the help (expert was missing once)
     known = ", ".join([*LEVELS, *POLICIES])
     p.add_argument("a", help=f"policy or level A ({known})")

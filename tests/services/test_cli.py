@@ -287,6 +287,14 @@ def test_serve_on_a_busy_port_says_so_in_one_line_and_does_not_claim_to_run(
     assert result.stdout == ""
 
 
+def test_every_sub_commands_help_says_what_it_does_in_plain_words() -> None:
+    """Each ``hokm X --help`` has a sentence under its usage, with no reStructuredText markup
+    (``hokm arena``'s showed ````hokm arena A B````; ``demo``'s and ``analyze``'s had none)."""
+    for name, parser in COMMANDS.items():
+        assert parser.description, name
+        assert "``" not in parser.format_help(), name
+
+
 def test_help_shows_the_defaults_of_every_sub_command() -> None:
     for name, parser in COMMANDS.items():
         text = " ".join(parser.format_help().split())

@@ -239,7 +239,10 @@ def _chance(chance: float | None) -> str:
 def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     from services.audit import _DATA_HELP
 
-    p = sub.add_parser("analyze", help="analyse every decision of a finished match")
+    p = sub.add_parser("analyze", help="analyse every decision of a finished match",
+                       description="Analyse every decision of a finished match: each card and "
+                                   "trump against the best with every hand known, and the hard "
+                                   "bot's choice from what the seat knew.")
     p.add_argument("match", nargs="?", default="", help="the match id")
     p.add_argument("--local", action="store_true",
                    help="compute in this process instead of asking the workers")
