@@ -1173,7 +1173,17 @@ function mountTable(root, matchId, token, ctl) {
     store.dropToken(matchId);
     if (!alive) return;
     toast(t("leave.done"));
-    ctl.table(null); // the match goes on: watched from here
+    watchOn(); // the match goes on: watched from here
+  }
+
+  /** This page watches the match on (its seat left).  The table is built anew: a keyboard
+   *  user's focus (on "Leave and give my seat to a bot", or a card of the hand in the seat's
+   *  other tab) would fall to <body> with it, so it goes to the new table's heading. */
+  function watchOn() {
+    const ae = document.activeElement;
+    const ours = !ae || ae === document.body || root.contains(ae);
+    ctl.table(null);
+    if (ours) focusPage();
   }
 
   /** The token no longer holds a seat: its player left it ("Leave the table" in another tab of
@@ -1190,7 +1200,7 @@ function mountTable(root, matchId, token, ctl) {
       : api.summary(matchId).then((m) => !!(m.seats && m.seats[seat] && m.seats[seat].bot), () => false);
     botHas.then((bot) => {
       if (!alive) return;
-      if (bot) { toast(t("leave.elsewhere")); ctl.table(null); }
+      if (bot) { toast(t("leave.elsewhere")); watchOn(); }
       else ctl.join(t("join.token_lost"));
     });
   }
