@@ -194,3 +194,29 @@ def test_taking_a_seat_or_watching_from_the_invite_page_focuses_the_tables_headi
     watcher.keyboard.press("Enter")
     watcher.locator(".table-page").wait_for()
     watcher.wait_for_function(f"t => ({FOCUSED_HEADING})() === t", arg=table_h1, timeout=5_000)
+
+
+NAMES_JS = """() => [...document.querySelectorAll('[aria-label], [title], [alt]')]
+  .flatMap((e) => ['aria-label', 'title', 'alt'].map((a) => e.getAttribute(a)).filter(Boolean))"""
+"""Every name given by an attribute on the page (a landmark's, a glyph-only button's)."""
+
+
+def names_in(page: Any, lang: str) -> set[str]:
+    page.goto("/")
+    page.wait_for_function("l => document.documentElement.lang === l", arg=lang)
+    page.locator("#player-name").wait_for()
+    return set(page.evaluate(NAMES_JS))
+
+
+@pytest.mark.parametrize("locale", ["fa-IR", "de-DE", "sv-SE", "nl-NL", "es-ES"])
+def test_the_names_of_the_page_shell_are_in_the_pages_language(new_client: Any,
+                                                               locale: str) -> None:
+    """QA: the top bar's navigation was named "Main" in every language (index.html's
+    aria-label, which the language switch never set): a Persian screen reader said "Main
+    navigation" on every page.  No name the start page gives by attribute (the top bar's, the
+    toast's dismiss button, the page's own) is left in English in another language."""
+    english = names_in(new_client(viewport=DESKTOP).page, "en")
+    assert len(english) >= 3, english  # the brand link, the navigation, the dismiss button
+    page = new_client(viewport=DESKTOP, locale=locale).page
+    assert not names_in(page, locale[:2]) & english
+    assert page.get_by_role("navigation").get_attribute("aria-label") not in english

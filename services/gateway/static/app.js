@@ -20,6 +20,7 @@ function chrome() {
   document.getElementById("nav-howto").textContent = t("nav.howto");
   document.getElementById("brand-link").setAttribute("aria-label", t("nav.home"));
   document.getElementById("lang-label").textContent = t("nav.language");
+  document.getElementById("main-nav").setAttribute("aria-label", t("nav.main"));
   const dismiss = document.getElementById("toast-close");
   dismiss.setAttribute("aria-label", t("toast.dismiss"));
   dismiss.title = t("toast.dismiss");
