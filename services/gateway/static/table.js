@@ -1228,14 +1228,14 @@ function mountTable(root, matchId, token, ctl) {
     for (const b of E.handGroup.querySelectorAll(".hinted")) b.classList.remove("hinted");
     for (const b of E.trump.querySelectorAll(".hinted")) b.classList.remove("hinted");
     for (const b of E.talon.querySelectorAll(".hinted")) b.classList.remove("hinted");
-    if (!H.on) { fill(E.hintBox, h("p.hint", { text: t("hints.desc") })); return; }
+    if (!H.on) { sayHint(h("p.hint", { text: t("hints.desc") })); return; }
     if (H.data && H.forVersion === v.version) {
       const sug = H.data.suggestion;
       // a suit (trump), a card, the cards to lay aside ("2C 3D 4H"), or "keep" / "discard"
       const many = Array.isArray(sug) ? sug : String(sug || "").split(" ").filter(Boolean);
       const label = !sug ? "—" : listOf(many.map((x) => (x === "keep" || x === "discard" ? t(`talon.${x}`)
         : x.length === 1 ? capitalize(suitName(x)) : cardName(x))));
-      fill(E.hintBox, h("p", {}, h("strong", { text: t("hints.suggestion") + ": " }), label),
+      sayHint(h("p", {}, h("strong", { text: t("hints.suggestion") + ": " }), label),
         H.data.reason ? h("p.hint-reason", { text: hintReason(H.data) }) : null,
         h("p.hint", { text: t("hints.remaining", { n: H.data.remaining }) }));
       for (const x of sug ? many : []) {
@@ -1243,7 +1243,15 @@ function mountTable(root, matchId, token, ctl) {
           E.talon.querySelector(`[data-choice="${x}"]`);
         if (target) target.classList.add("hinted");
       }
-    } else fill(E.hintBox, h("p.hint", { text: H.note || t("hints.waiting") }));
+    } else sayHint(h("p.hint", { text: H.note || t("hints.waiting") }));
+  }
+  /** The hint box is a polite live region: its text is put in only when it changes, or a
+   *  screen reader said it again at every view of the table (after every card played). */
+  function sayHint(...nodes) {
+    const text = nodes.filter(Boolean).map((n) => n.textContent).join("\n");
+    if (E.hintBox.dataset.text === text && E.hintBox.childNodes.length) return;
+    E.hintBox.dataset.text = text;
+    fill(E.hintBox, ...nodes);
   }
   function maybeFetchHint(v) {
     const H = S.hints;
