@@ -4,6 +4,7 @@ regions say, where the keyboard focus goes, what the accessibility tree exposes.
 from __future__ import annotations
 
 import re
+from itertools import pairwise
 import time
 from typing import Any
 
@@ -272,6 +273,6 @@ def test_the_hint_box_says_its_text_once_not_at_every_view(new_client: Any) -> N
     play_a_card_by_keyboard(page)  # the suggestion, then a wait through the others' cards
     page.locator(".hint-box").filter(has_text="Suggestion:").wait_for()
     said = page.evaluate("() => window.__hints")[len(off):]
-    again = [a for a, b in zip(said, said[1:], strict=False) if a == b]
+    again = [a for a, b in pairwise(said) if a == b]
     assert not again, said
     assert sum("appears when it is your turn" in s for s in said) <= 2, said
