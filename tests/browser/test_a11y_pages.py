@@ -3,6 +3,7 @@ chromium's own accessibility tree (CDP) where a name or a description is the poi
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 import pytest
@@ -220,3 +221,23 @@ def test_the_names_of_the_page_shell_are_in_the_pages_language(new_client: Any,
     page = new_client(viewport=DESKTOP, locale=locale).page
     assert not names_in(page, locale[:2]) & english
     assert page.get_by_role("navigation").get_attribute("aria-label") not in english
+
+
+def test_the_persian_page_names_the_game_in_persian(new_client: Any) -> None:
+    """QA: in Persian the top bar's name of the game, the window's title ("Hokm — نوبت شما")
+    and the brand link's name stayed in Latin letters beside "حکم بازی کنید".  They say حکم
+    (the brand link's name still contains the words it shows, WCAG 2.5.3); English keeps
+    Hokm."""
+    page = new_client(viewport=DESKTOP, locale="fa-IR").page
+    page.goto("/")
+    page.locator("#player-name").wait_for()
+    brand = page.locator("#brand-link")
+    assert brand.inner_text().split() == ["♠♥", "حکم"]
+    assert brand.get_attribute("aria-label") == "حکم، صفحهٔ اصلی"
+    assert page.title().startswith("حکم — ") and not re.search("[A-Za-z]", page.title())
+    page.get_by_role("link", name="آموزش بازی").first.click()
+    page.wait_for_url("**/how-to-play")
+    page.wait_for_function("() => document.title.startsWith('حکم — ')")
+    page.locator("#lang-select").select_option("en")
+    page.wait_for_function("() => document.title === 'Hokm — How to play'")
+    assert brand.inner_text().split() == ["♠♥", "Hokm"]

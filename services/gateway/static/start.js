@@ -40,7 +40,7 @@ function check(id, label, desc, attrs = { type: "checkbox", name: id }) {
 }
 
 export function mount(root) {
-  document.title = `Hokm — ${t("start.title")}`;
+  document.title = `${t("brand")} — ${t("start.title")}`;
   const busy = (btn, on) => { btn.disabled = on; btn.setAttribute("aria-busy", on ? "true" : "false"); };
 
   const nameInput = h("input", { type: "text", autocomplete: "nickname", maxlength: String(MAX_NAME), value: store.name(), placeholder: t("start.name_placeholder") });

@@ -125,7 +125,7 @@ function invitePanel(matchId) {
   const parts = [h("label", { for: "invite-link", text: t("invite.label") }), linkRow(url, "invite-link", "copy-link")];
   if (navigator.share) {
     const share = h("button", { type: "button", id: "share-link", text: t("invite.share") });
-    share.addEventListener("click", () => navigator.share({ title: "Hokm", text: t("invite.share_text"), url }).catch(() => {}));
+    share.addEventListener("click", () => navigator.share({ title: t("brand"), text: t("invite.share_text"), url }).catch(() => {}));
     parts[1].append(share);
   }
   return h("div.invite", {}, ...parts);
@@ -185,7 +185,7 @@ function mountJoin(root, matchId, ctl, note) {
   // the table replaces this page without a navigation: its heading takes the focus as the
   // host's does on arriving (else it was left on <body>, a watcher's for good)
   const enter = (token) => { ctl.table(token); focusPage(); };
-  document.title = `Hokm — ${t("join.title")}`;
+  document.title = `${t("brand")} — ${t("join.title")}`;
   // the heading is kept, not rebuilt, when the summary comes: it may have the focus (focusPage)
   const heading = h("h1", { id: "join-title", text: t("join.title") });
   const box = h("section.page.narrow.join-page", { "aria-labelledby": "join-title" },
@@ -203,7 +203,7 @@ function mountJoin(root, matchId, ctl, note) {
     const over = s.phase === "match_over";
     // a finished match: nothing to join; the heading says so, the result and the replay follow
     const title = over ? t("over.title") : t("join.title");
-    document.title = `Hokm — ${title}`;
+    document.title = `${t("brand")} — ${title}`;
     // a list of "Seat 1: …" items, not an <ol>: the numbers are in the text already
     const seats = h("ul.seat-list", { "aria-label": t("join.seats") }, ...(s.seats || []).map((x, i) =>
       h("li", {}, h("span.seat-no", { text: t("start.seat_n", { n: i + 1 }) + ": " }),
@@ -670,7 +670,7 @@ function mountTable(root, matchId, token, ctl) {
     // machine-readable state for tests and browser-driving agents
     Object.assign(E.page.dataset, { pace: String(pace), phase: v.phase, round: String(v.round), version: String(v.version),
       seat: v.seat == null ? "" : String(v.seat), turn: v.turn == null ? "" : String(v.turn), myTurn: String(myTurn) });
-    document.title = myTurn ? `Hokm — ${t("title.your_turn")}` : "Hokm";
+    document.title = myTurn ? `${t("brand")} — ${t("title.your_turn")}` : t("brand");
     fill(E.status, ...statusNodes(v));
     E.status.classList.toggle("mine", myTurn);
     renderLimit();
