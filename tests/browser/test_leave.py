@@ -154,6 +154,11 @@ def test_leaving_by_keyboard_leaves_the_focus_on_the_watching_table(new_client: 
     page.keyboard.press("Enter")
     page.get_by_role("button", name="Leave and give my seat to a bot").wait_for()
     page.keyboard.press("Enter")
+    # the leave's answer came (the token forgotten, then at once the watching table built:
+    # the socket's view of the seat left may come before it, to the leaving table), and the
+    # watching table shows its first view
+    page.wait_for_function("id => localStorage.getItem('hokm.token.' + id) === null",
+                           arg=match_id)
     page.wait_for_function("() => document.querySelector('.table-page')?.dataset.seat === ''")
     page.locator("section.hand").wait_for(state="hidden")
     version = state(page)["version"]
