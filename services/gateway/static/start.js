@@ -160,7 +160,8 @@ export function mount(root) {
   });
 
   // ---- join ----
-  const linkInput = h("input", { type: "text", id: "join-link", inputmode: "url", autocomplete: "off", placeholder: t("start.join_placeholder") });
+  // an address reads left to right, in a right-to-left page too (linkRow in table.js)
+  const linkInput = h("input", { type: "text", id: "join-link", inputmode: "url", autocomplete: "off", dir: "ltr", placeholder: t("start.join_placeholder") });
   const joinForm = h("form.join", {}, field("join-link", t("start.join_label"), linkInput),
     h("button", { type: "submit", text: t("start.join_button") }));
   joinForm.addEventListener("submit", (ev) => {

@@ -111,9 +111,11 @@ function seatPanel(matchId, token) {
     linkRow(`${inviteUrl(matchId)}#seat=${token}`, "seat-link", "copy-seat-link"));
 }
 
-/** A link to hand on: the field (selected whole when focused) and its Copy button. */
+/** A link to hand on: the field (selected whole when focused) and its Copy button.  An address
+ *  reads left to right in every language: in a right-to-left page the field showed its end
+ *  and cut its start ("7.0.0.1:8400/m/…" for "http://127.0.0.1:8400/m/…"). */
 function linkRow(url, id, copyId) {
-  const input = h("input", { type: "text", id, readOnly: true, value: url });
+  const input = h("input", { type: "text", id, readOnly: true, value: url, dir: "ltr" });
   input.addEventListener("focus", () => input.select());
   const copy = h("button", { type: "button", id: copyId, text: t("invite.copy") });
   copy.addEventListener("click", async () => toast((await copyText(url)) ? t("invite.copied") : t("invite.copy_failed")));
