@@ -241,3 +241,16 @@ def test_the_persian_page_names_the_game_in_persian(new_client: Any) -> None:
     page.locator("#lang-select").select_option("en")
     page.wait_for_function("() => document.title === 'Hokm — How to play'")
     assert brand.inner_text().split() == ["♠♥", "Hokm"]
+
+
+def test_the_waiting_room_does_not_count_cards_nobody_holds(new_client: Any) -> None:
+    """QA: in the waiting room every seat, the open ones too, was read "Open seat, 0 cards"
+    ("Kian, Bot · Medium, 0 cards"): nobody holds a card before the deal.  A seat says its
+    cards once there are cards to count."""
+    page = new_client(viewport=DESKTOP).page
+    open_room(page, "Host", {})
+    page.locator(".table-page[data-phase=waiting]").wait_for()
+    seats = page.locator(".board .seat:not([hidden])")
+    assert seats.count() == 4
+    texts = seats.evaluate_all("els => els.map((e) => e.textContent)")
+    assert not [x for x in texts if "cards" in x], texts

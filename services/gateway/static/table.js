@@ -759,7 +759,8 @@ function mountTable(root, matchId, token, ctl) {
     } else if (s !== me) {
       const backs = h(`div.backs${count > 13 ? ".many" : ""}`, { "aria-hidden": "true" });
       for (let i = 0; i < count; i++) backs.append(cardBack());
-      parts.push(backs, h("span.sr-only", { text: t("table.cards_left", { n: count }) }));
+      // (in the waiting room nobody holds a card: "0 cards" said for every seat is noise)
+      parts.push(backs, v.phase === "waiting" ? null : h("span.sr-only", { text: t("table.cards_left", { n: count }) }));
     }
     if (v.turn === s && DECIDING.includes(v.phase)) parts.push(h("span.turn-flag", { text: t("seat.to_play") }));
     fill(el, ...parts);
