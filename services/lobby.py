@@ -38,6 +38,24 @@ from .turns import TURN_TIMEOUT_S
 BOT_LEVELS = LEVELS
 """``bot:<level>`` seats: exactly the levels of the API (``services.bots.LEVELS``)."""
 BOT_NAMES = ("Dara", "Roxana", "Kian", "Shirin")
+
+
+def bot_name(seat: int, taken: set[str]) -> str:
+    """A bot's name at ``seat``: the seat's own in ``BOT_NAMES`` unless a player at the table
+    has it (``taken``, in any case), then the first of them nobody has (four names, at most
+    three others)."""
+    had = {n.casefold() for n in taken}
+    return next((n for n in (BOT_NAMES[seat % 4], *BOT_NAMES) if n.casefold() not in had),
+                BOT_NAMES[seat % 4])
+
+
+def creator_named(levels: Sequence[str | None], name: str) -> list[str | None]:
+    """``names`` by seat for a create: the creator's at the first human seat (where it will
+    sit: its bots are named otherwise), none for the others."""
+    first = levels.index(None) if None in levels else None
+    return [name if seat == first else None for seat in range(len(levels))]
+
+
 JOIN_TRIES = 8
 """How many open seats a join without ``seat`` tries when others take them first (twice the
 largest table's seats)."""
@@ -249,7 +267,8 @@ class Lobby:
             return self._create_once(key, parsed, levels, deck_list, room, owner, first_hakem,
                                      name, asked)
         match_id = secrets.token_hex(8)
-        self._open(match_id, parsed, levels, deck_list, room, owner, first_hakem)
+        self._open(match_id, parsed, levels, deck_list, room, owner, first_hakem,
+                   creator_named(levels, name))
         return self._seat_creator(match_id, levels, name, None)
 
     def _seat_creator(self, match_id: str, levels: Sequence[str | None], name: str,
@@ -300,9 +319,9 @@ class Lobby:
         try:
             if state is None:
                 self._open(match_id, parsed, levels, deck_list, room, owner, first_hakem,
-                           counted=match_id == fresh)
+                           creator_named(levels, name), counted=match_id == fresh)
             else:
-                self._seat_bots(match_id, levels, (), state)
+                self._seat_bots(match_id, levels, creator_named(levels, name), state)
         except HokmError:
             if self.store.version(match_id) == 0:
                 self.store.forget(None, digest)
@@ -351,13 +370,16 @@ class Lobby:
                    names: Sequence[str | None], state: State) -> None:
         """Seat the bots of ``levels`` whose seats are empty in ``state`` (all of them in a new
         match; in a retried create, those its first try did not), each under its name in
-        ``names`` (by seat) or the seat's default name."""
+        ``names`` (by seat) or a default name that no other player has (``bot_name``; the
+        names of ``names`` at human seats count: the creator's, a rematch's players')."""
+        taken = {s.name for s in state.match.seats if s is not None}
+        taken |= {n for n in names if n}
         for seat, level in enumerate(levels):
             if level is not None and state.match.seats[seat] is None:
-                name = names[seat] if seat < len(names) else None
+                name = (names[seat] if seat < len(names) else None) or bot_name(seat, taken)
+                taken.add(name)
                 try:
-                    self.handle(match_id, None, TakeSeat(seat, name or BOT_NAMES[seat % 4],
-                                                         f"bot-{seat}", level))
+                    self.handle(match_id, None, TakeSeat(seat, name, f"bot-{seat}", level))
                 except SeatTaken:
                     if self.load(match_id).state.match.seats[seat] is None:
                         raise
@@ -713,7 +735,8 @@ class Lobby:
                 if level is None:
                     self.seat_command(match_id, LeaveSeat(seat), version=loaded.version)
                 else:  # one record: the seat is never seen empty, a refusal changes nothing
-                    self._to_bot(match_id, seat, LeaveSeat(seat, self._bot(seat, level)), owner,
+                    self._to_bot(match_id, seat,
+                                 LeaveSeat(seat, self._bot(seat, level, loaded.state)), owner,
                                  player)
                 break
             except StaleVersion:
@@ -729,12 +752,17 @@ class Lobby:
         self.authenticate(match_id, token)
         if level not in BOT_LEVELS:
             raise InvalidCommand(f"level is one of {', '.join(BOT_LEVELS)}")
-        self._to_bot(match_id, seat, self._bot(seat, level), owner)
+        self._to_bot(match_id, seat, self._bot(seat, level, self.load(match_id).state), owner)
 
     @staticmethod
-    def _bot(seat: int, level: str) -> TakeSeat:
-        """A bot of ``level`` taking ``seat`` (a new player id each time)."""
-        return TakeSeat(seat, BOT_NAMES[seat % 4], f"bot-{seat}-{secrets.token_hex(4)}", level)
+    def _bot(seat: int, level: str, state: State) -> TakeSeat:
+        """A bot of ``level`` taking ``seat`` (a new player id each time), under a name no
+        other seat of ``state`` has (``bot_name``: the ace draw moves seats, and a player may
+        be called so).  Two players of one name at a table made every line that names them
+        ambiguous ("Shirin plays the Ace of clubs": a screen reader's only way to know who)."""
+        taken = {other.name for i, other in enumerate(state.match.seats)
+                 if i != seat and other is not None}
+        return TakeSeat(seat, bot_name(seat, taken), f"bot-{seat}-{secrets.token_hex(4)}", level)
 
     def _to_bot(self, match_id: str, seat: int, command: TakeSeat | LeaveSeat,
                 owner: str | None, player: str | None = None) -> None:

@@ -3,6 +3,7 @@ chromium's own accessibility tree (CDP) where a name or a description is the poi
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 import pytest
@@ -194,3 +195,62 @@ def test_taking_a_seat_or_watching_from_the_invite_page_focuses_the_tables_headi
     watcher.keyboard.press("Enter")
     watcher.locator(".table-page").wait_for()
     watcher.wait_for_function(f"t => ({FOCUSED_HEADING})() === t", arg=table_h1, timeout=5_000)
+
+
+NAMES_JS = """() => [...document.querySelectorAll('[aria-label], [title], [alt]')]
+  .flatMap((e) => ['aria-label', 'title', 'alt'].map((a) => e.getAttribute(a)).filter(Boolean))"""
+"""Every name given by an attribute on the page (a landmark's, a glyph-only button's)."""
+
+
+def names_in(page: Any, lang: str) -> set[str]:
+    page.goto("/")
+    page.wait_for_function("l => document.documentElement.lang === l", arg=lang)
+    page.locator("#player-name").wait_for()
+    return set(page.evaluate(NAMES_JS))
+
+
+@pytest.mark.parametrize("locale", ["fa-IR", "de-DE", "sv-SE", "nl-NL", "es-ES"])
+def test_the_names_of_the_page_shell_are_in_the_pages_language(new_client: Any,
+                                                               locale: str) -> None:
+    """QA: the top bar's navigation was named "Main" in every language (index.html's
+    aria-label, which the language switch never set): a Persian screen reader said "Main
+    navigation" on every page.  No name the start page gives by attribute (the top bar's, the
+    toast's dismiss button, the page's own) is left in English in another language."""
+    english = names_in(new_client(viewport=DESKTOP).page, "en")
+    assert len(english) >= 3, english  # the brand link, the navigation, the dismiss button
+    page = new_client(viewport=DESKTOP, locale=locale).page
+    assert not names_in(page, locale[:2]) & english
+    assert page.get_by_role("navigation").get_attribute("aria-label") not in english
+
+
+def test_the_persian_page_names_the_game_in_persian(new_client: Any) -> None:
+    """QA: in Persian the top bar's name of the game, the window's title ("Hokm — نوبت شما")
+    and the brand link's name stayed in Latin letters beside "حکم بازی کنید".  They say حکم
+    (the brand link's name still contains the words it shows, WCAG 2.5.3); English keeps
+    Hokm."""
+    page = new_client(viewport=DESKTOP, locale="fa-IR").page
+    page.goto("/")
+    page.locator("#player-name").wait_for()
+    brand = page.locator("#brand-link")
+    assert brand.inner_text().split() == ["♠♥", "حکم"]
+    assert brand.get_attribute("aria-label") == "حکم، صفحهٔ اصلی"
+    assert page.title().startswith("حکم — ") and not re.search("[A-Za-z]", page.title())
+    page.get_by_role("link", name="آموزش بازی").first.click()
+    page.wait_for_url("**/how-to-play")
+    page.wait_for_function("() => document.title.startsWith('حکم — ')")
+    page.locator("#lang-select").select_option("en")
+    page.wait_for_function("() => document.title === 'Hokm — How to play'")
+    assert brand.inner_text().split() == ["♠♥", "Hokm"]
+
+
+def test_the_waiting_room_does_not_count_cards_nobody_holds(new_client: Any) -> None:
+    """QA: in the waiting room every seat, the open ones too, was read "Open seat, 0 cards"
+    ("Kian, Bot · Medium, 0 cards"): nobody holds a card before the deal.  A seat says its
+    cards once there are cards to count."""
+    page = new_client(viewport=DESKTOP).page
+    open_room(page, "Host", {})
+    page.locator(".table-page[data-phase=waiting]").wait_for()
+    seats = page.locator(".board .seat:not([hidden])")
+    assert seats.count() == 4
+    texts = seats.evaluate_all("els => els.map((e) => e.textContent)")
+    assert not [x for x in texts if "cards" in x], texts

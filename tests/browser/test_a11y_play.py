@@ -4,6 +4,7 @@ regions say, where the keyboard focus goes, what the accessibility tree exposes.
 from __future__ import annotations
 
 import re
+from itertools import pairwise
 import time
 from typing import Any
 
@@ -223,3 +224,55 @@ def test_the_hand_is_one_tab_stop_and_the_arrows_move_within_it(new_client: Any)
     assert page.evaluate("() => !document.activeElement.closest('.hand-cards')")
     page.keyboard.press("Shift+Tab")
     assert page.evaluate("() => document.activeElement.dataset.card") == second
+
+
+HINT_LOG = """
+document.addEventListener('DOMContentLoaded', () => {
+  window.__hints = [];
+  new MutationObserver((ms) => {
+    for (const m of ms) {
+      if (!m.target.matches || !m.target.matches('.hint-box') || !m.addedNodes.length) continue;
+      window.__hints.push([...m.addedNodes].map((n) => n.textContent).join(' | '));
+    }
+  }).observe(document.body, { childList: true, subtree: true });
+});
+"""
+"""Installed before every page: each text put into the hint box (a polite live region: what a
+screen reader says), in ``window.__hints``."""
+
+
+def play_a_card_by_keyboard(page: Any) -> None:
+    """At the player's turn to play: the first enabled card, by Enter; back when the next
+    turn to play comes (the others' cards, several views, between)."""
+    keyboard_to_a_card(page)
+    card = page.locator(HAND_ENABLED).first
+    played = card.get_attribute("data-card")
+    card.focus()
+    page.keyboard.press("Enter")
+    page.wait_for_function(
+        "c => !document.querySelector(`.hand-cards [data-card='${c}']`)", arg=played)
+    keyboard_to_a_card(page)
+
+
+@pytest.mark.timeout(180)
+def test_the_hint_box_says_its_text_once_not_at_every_view(new_client: Any) -> None:
+    """QA: the hints' box is a polite live region, and it was filled anew at every view of
+    the table: a screen reader heard "Switch hints on to get a suggestion ..." again after
+    every card anyone played (38 times in eight moves), and with hints on "A suggestion
+    appears when it is your turn." as often.  A text is put in only when it changes."""
+    c = new_client(viewport=DESKTOP)
+    c.context.add_init_script(HINT_LOG)
+    page = c.page
+    start_solo(page, "Ana")
+    play_a_card_by_keyboard(page)
+    off = page.evaluate("() => window.__hints")
+    assert off == ["Switch hints on to get a suggestion for your next three decisions."], off
+    page.locator("#hints-toggle").focus()
+    page.keyboard.press("Enter")
+    page.locator(".hint-box").filter(has_text="Suggestion:").wait_for()
+    play_a_card_by_keyboard(page)  # the suggestion, then a wait through the others' cards
+    page.locator(".hint-box").filter(has_text="Suggestion:").wait_for()
+    said = page.evaluate("() => window.__hints")[len(off):]
+    again = [a for a, b in pairwise(said) if a == b]
+    assert not again, said
+    assert sum("appears when it is your turn" in s for s in said) <= 2, said

@@ -215,3 +215,65 @@ def test_a_hakem_on_a_short_phone_sees_the_five_cards_with_the_trump_choice(
     assert seen["cards"] == 5 and not seen["out"], seen
     covered = page.evaluate(UNCOVERED_JS)
     assert covered is not None and not covered["problems"], covered
+
+
+LANDSCAPE = {"640x360": {"width": 640, "height": 360}, "844x390": {"width": 844, "height": 390}}
+
+TRICK_IN_VIEW_JS = """
+() => { const r = document.querySelector('.trick').getBoundingClientRect();
+  return r.height > 0 && r.top >= 0 && r.bottom <= innerHeight ? null
+    : `the trick at ${r.top | 0}-${r.bottom | 0} (screen ${innerHeight})`; }
+"""
+"""Whether the trick's area is wholly on the screen as it is (None) or where it is."""
+
+
+@pytest.mark.timeout(180)
+@pytest.mark.parametrize(("size", "locale"), [("640x360", "en-US"), ("844x390", "fa-IR")])
+def test_a_phone_held_sideways_shows_the_trick_and_the_whole_hand_at_once(
+        new_client: Any, size: str, locale: str) -> None:
+    """QA: at 640 x 360 (a phone held sideways) the player's turn said "Your turn" and showed
+    no card: the hand lay at 630-711 px, under the screen's edge, and scrolled down to it the
+    trick went off the top.  On the player's turn to play, the page as it opened (not
+    scrolled) shows the trick and every card of the hand wholly, and nothing covers them."""
+    page = new_client(viewport=LANDSCAPE[size], locale=locale).page
+    page.goto("/")
+    page.locator("#player-name").fill("Ana")
+    page.locator("input[name=level][value=easy]").check()
+    page.locator("button.primary").first.click()  # "Play solo", in the page's language
+    page.wait_for_url(re.compile(r"/m/[\w-]+$"))
+
+    def to_play() -> bool:  # the first turn to play a card (a trump to name first: named)
+        seen = state(page)
+        if seen.get("myTurn") == "true" and seen.get("phase") == "playing":
+            return True
+        if seen.get("phase") == "choosing_trump":
+            click_one_move(page)
+        return False
+
+    wait_for(to_play, 60, 0.05, what="the player's turn to play a card")
+    assert page.evaluate("() => scrollY") == 0
+    seen = page.evaluate(IN_VIEW_JS)
+    assert seen["cards"] >= 12 and not seen["out"], seen
+    assert page.evaluate(TRICK_IN_VIEW_JS) is None
+    covered = page.evaluate(UNCOVERED_JS)
+    assert covered is not None and not covered["problems"], covered
+
+
+@pytest.mark.timeout(180)
+@pytest.mark.parametrize(("size", "locale"), [("640x360", "de-DE"), ("640x360", "fa-IR")])
+def test_a_hakem_on_a_phone_held_sideways_sees_the_five_cards_with_the_trump_choice(
+        new_client: Any, gateway: str, size: str, locale: str) -> None:
+    """The same sideways, at the trump choice with the countdown showing (German's and
+    Persian's instructions are the longest): the five cards and the four suit buttons are
+    wholly on the screen without scrolling, and nothing covers them."""
+    match_id, token = hakem_room(gateway)
+    page = open_table(new_client(viewport=LANDSCAPE[size], locale=locale).page, match_id, token)
+    page.wait_for_function(
+        "() => document.querySelectorAll('.trump-choice button.suit-btn').length === 4"
+        " && document.querySelectorAll('.hand-cards button.card').length === 5")
+    page.locator("#turn-limit").wait_for()
+    assert page.evaluate("() => scrollY") == 0
+    seen = page.evaluate(IN_VIEW_JS)
+    assert seen["cards"] == 5 and not seen["out"], seen
+    covered = page.evaluate(UNCOVERED_JS)
+    assert covered is not None and not covered["problems"], covered

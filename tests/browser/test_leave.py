@@ -138,3 +138,33 @@ def test_the_seats_other_tab_watches_on_when_one_tab_leaves(new_client: Any,
     assert state(second)["seat"] == ""
     summary = http(gateway, "GET", f"/api/matches/{match_id}")
     assert summary["seats"][seat]["bot"] == "medium", summary["seats"][seat]
+
+
+@pytest.mark.timeout(120)
+def test_leaving_by_keyboard_leaves_the_focus_on_the_watching_table(new_client: Any,
+                                                                    gateway: str) -> None:
+    """QA: "Leave and give my seat to a bot" pressed with Enter, the table was built anew for
+    watching and the focus fell to <body> (the next Tab started over at the top of the page,
+    and a screen reader said nothing of where the player was).  It lands on the watching
+    table's heading, and stays on the page as the views come."""
+    match_id, token = alone_with_bots(gateway)
+    page = open_table(new_client(viewport=DESKTOP).page, match_id, token)
+    dealt(page)
+    page.get_by_role("button", name="Leave the table").focus()
+    page.keyboard.press("Enter")
+    page.get_by_role("button", name="Leave and give my seat to a bot").wait_for()
+    page.keyboard.press("Enter")
+    # the leave's answer came (the token forgotten, then at once the watching table built:
+    # the socket's view of the seat left may come before it, to the leaving table), and the
+    # watching table shows its first view
+    page.wait_for_function("id => localStorage.getItem('hokm.token.' + id) === null",
+                           arg=match_id)
+    page.wait_for_function("() => document.querySelector('.table-page')?.dataset.seat === ''")
+    page.locator("section.hand").wait_for(state="hidden")
+    version = state(page)["version"]
+    page.wait_for_function(  # a few views later (the table renders each)
+        "v => Number(document.querySelector('.table-page').dataset.version) > Number(v) + 2",
+        arg=version, timeout=30_000)
+    focused = page.evaluate("() => [document.activeElement.tagName, "
+                            "document.activeElement.textContent]")
+    assert focused == ["H1", "Hokm table"], focused

@@ -218,3 +218,26 @@ def test_the_replays_step_buttons_point_where_they_go(
         for bid in ("rp-first", "rp-last"):
             assert seen[bid]["bar"] == seen[bid]["side"], (lang, seen)
         assert seen["rp-prev"]["bar"] is None and seen["rp-next"]["bar"] is None, (lang, seen)
+
+
+LINKS_JS = """() => ['join-link', 'invite-link', 'seat-link']
+  .map((id) => document.getElementById(id)).filter(Boolean)
+  .map((el) => [el.id, getComputedStyle(el).direction])"""
+"""The address fields on the page, each with the direction it reads in."""
+
+
+def test_an_address_reads_left_to_right_in_a_persian_page(new_client: Any, gateway: str) -> None:
+    """QA: in Persian the waiting room's invite link showed "7.0.0.1:8400/m/8e70…", its start
+    cut: the field took the page's right-to-left direction.  Every address field (the start
+    page's join field, the invite link, the link for another device) reads left to right."""
+    page = new_client(viewport=NARROW, locale="fa-IR").page
+    page.goto("/")
+    page.locator("#join-link").wait_for()
+    assert page.evaluate("() => document.documentElement.dir") == "rtl"
+    assert page.evaluate(LINKS_JS) == [["join-link", "ltr"]]
+    created = http(gateway, "POST", "/api/matches", {
+        "players": 4, "seats": ["human", "human", "bot:easy", "bot:easy"], "name": "Dara"})
+    open_table(page, str(created["match_id"]), str(created["token"]))
+    page.locator("#invite-link").wait_for()
+    page.locator("#seat-link").wait_for(state="attached")
+    assert page.evaluate(LINKS_JS) == [["invite-link", "ltr"], ["seat-link", "ltr"]]

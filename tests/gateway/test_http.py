@@ -11,7 +11,8 @@ from engine.deal import owner_offsets
 from services.audit import check
 
 from .helpers import (
-    Gateway, bearer, command_for, create, deck, finish, gateway, room, stacked_room, wait_for,
+    Gateway, Room, bearer, command_for, create, deck, finish, gateway, room, stacked_room,
+    wait_for,
 )
 
 
@@ -507,6 +508,31 @@ def test_leave_to_a_bot_mid_match(gw: Gateway) -> None:
                   json={"replace_with": "bot:genius"})
     assert bad.status_code == 400
     assert not r.summary()["seats"][1]["empty"]
+
+
+def test_a_bot_never_takes_the_name_of_a_player_at_the_table(gw: Gateway) -> None:
+    """QA: a bot's name was its seat's in ``BOT_NAMES`` whoever sat at the table: a player
+    called Kian playing solo met a bot Kian, and a player whose seat the ace draw had moved
+    left it to a stand-in named as the bot that sat there before ("Shirin" twice at the table,
+    every line naming them ambiguous).  A bot takes a name nobody at the table has."""
+    def names(r: Room) -> list[str]:
+        return [s["name"] for s in r.summary()["seats"] if not s["empty"]]
+
+    solo = room(gw, seats=["human", "bot:easy", "bot:easy", "bot:easy"], name="kian")
+    assert len({n.casefold() for n in names(solo)}) == 4, names(solo)
+    # a leave to a bot, the seat's own name taken by another player
+    r = stacked_room(gw, seed=8, name="Kian")
+    answer = gw.post(r.base + "/leave", headers=bearer(r.tokens[2]),
+                     json={"replace_with": "bot:easy"})
+    assert answer.status_code == 200, answer.text
+    assert r.summary()["seats"][2]["bot"] == "easy"
+    assert len(set(names(r))) == 4, names(r)
+    # an empty seat given to a bot
+    r = room(gw, fill=False, name="Roxana")
+    assert gw.post(r.base + "/seats/1/bot", headers=bearer(r.tokens[0]),
+                   json={"level": "easy"}).status_code == 200
+    assert r.summary()["seats"][1]["bot"] == "easy"
+    assert len(set(names(r))) == 2, names(r)
 
 
 def test_seat_to_a_bot(gw: Gateway) -> None:

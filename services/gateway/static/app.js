@@ -18,8 +18,10 @@ let seq = 0;
 function chrome() {
   document.getElementById("skip-link").textContent = t("skip_to_content");
   document.getElementById("nav-howto").textContent = t("nav.howto");
+  document.getElementById("brand-name").textContent = t("brand");
   document.getElementById("brand-link").setAttribute("aria-label", t("nav.home"));
   document.getElementById("lang-label").textContent = t("nav.language");
+  document.getElementById("main-nav").setAttribute("aria-label", t("nav.main"));
   const dismiss = document.getElementById("toast-close");
   dismiss.setAttribute("aria-label", t("toast.dismiss"));
   dismiss.title = t("toast.dismiss");
@@ -65,7 +67,7 @@ async function render(moved = false) {
   }
   root.replaceChildren();
   if (!found) {
-    document.title = "Hokm";
+    document.title = t("brand");
     root.append(h("section.page.narrow", {}, h("h1", { text: t("notfound.title") }),
       h("p", {}, h("a", { href: "/", "data-link": true, text: t("notfound.home") }))));
     if (moved) focusPage();

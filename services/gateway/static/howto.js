@@ -59,7 +59,7 @@ function ruleValue(name, rules) {
 }
 
 export function mount(root) {
-  document.title = `Hokm — ${t("nav.howto")}`;
+  document.title = `${t("brand")} — ${t("nav.howto")}`;
   const matchId = new URLSearchParams(location.search).get("match");
   let alive = true;
   const heading = h("h1", { id: "howto-h", text: t("nav.howto") });
@@ -126,5 +126,5 @@ export function mount(root) {
   }
 
   build();
-  return { unmount() { alive = false; }, relabel() { document.title = `Hokm — ${t("nav.howto")}`; build(); } };
+  return { unmount() { alive = false; }, relabel() { document.title = `${t("brand")} — ${t("nav.howto")}`; build(); } };
 }

@@ -26,7 +26,7 @@ const cardsOf = (list, card) => (Array.isArray(list) && list.length && list.ever
   ? listOf(list.map(card)) : null);
 
 export function mount(root, [matchId]) {
-  document.title = `Hokm — ${t("replay.title")}`;
+  document.title = `${t("brand")} — ${t("replay.title")}`;
   const token = store.token(matchId);
   const params = new URLSearchParams(location.search);
   let step = Math.max(0, parseInt(params.get("step") || "0", 10) || 0);
@@ -75,7 +75,7 @@ export function mount(root, [matchId]) {
     const share = E.share = h("button", { type: "button", id: "rp-share", text: t("replay.share") });
     share.addEventListener("click", async () => {
       const url = `${location.origin}${here()}`;
-      if (navigator.share) { navigator.share({ title: "Hokm", url }).catch(() => {}); return; }
+      if (navigator.share) { navigator.share({ title: t("brand"), url }).catch(() => {}); return; }
       toast((await copyText(url)) ? t("invite.copied") : t("invite.copy_failed"));
     });
     fill(root, h("section.page.replay", { "aria-labelledby": "rp-h" },
@@ -349,6 +349,6 @@ export function mount(root, [matchId]) {
       document.removeEventListener("keydown", keys);
       document.removeEventListener("visibilitychange", visibility);
     },
-    relabel() { document.title = `Hokm — ${t("replay.title")}`; build(); },
+    relabel() { document.title = `${t("brand")} — ${t("replay.title")}`; build(); },
   };
 }

@@ -81,7 +81,7 @@ function check(id, label, desc, attrs = { type: "checkbox", name: id }) {
 }
 
 export function mount(root) {
-  document.title = `Hokm — ${t("start.title")}`;
+  document.title = `${t("brand")} — ${t("start.title")}`;
   const busy = (btn, on) => { btn.disabled = on; btn.setAttribute("aria-busy", on ? "true" : "false"); };
 
   const nameInput = h("input", { type: "text", autocomplete: "nickname", maxlength: String(MAX_NAME), value: store.name(), placeholder: t("start.name_placeholder") });
@@ -202,7 +202,8 @@ export function mount(root) {
   });
 
   // ---- join ----
-  const linkInput = h("input", { type: "text", id: "join-link", inputmode: "url", autocomplete: "off", placeholder: t("start.join_placeholder") });
+  // an address reads left to right, in a right-to-left page too (linkRow in table.js)
+  const linkInput = h("input", { type: "text", id: "join-link", inputmode: "url", autocomplete: "off", dir: "ltr", placeholder: t("start.join_placeholder") });
   const joinForm = h("form.join", {}, field("join-link", t("start.join_label"), linkInput),
     h("button", { type: "submit", text: t("start.join_button") }));
   joinForm.addEventListener("submit", (ev) => {

@@ -111,9 +111,11 @@ function seatPanel(matchId, token) {
     linkRow(`${inviteUrl(matchId)}#seat=${token}`, "seat-link", "copy-seat-link"));
 }
 
-/** A link to hand on: the field (selected whole when focused) and its Copy button. */
+/** A link to hand on: the field (selected whole when focused) and its Copy button.  An address
+ *  reads left to right in every language: in a right-to-left page the field showed its end
+ *  and cut its start ("7.0.0.1:8400/m/…" for "http://127.0.0.1:8400/m/…"). */
 function linkRow(url, id, copyId) {
-  const input = h("input", { type: "text", id, readOnly: true, value: url });
+  const input = h("input", { type: "text", id, readOnly: true, value: url, dir: "ltr" });
   input.addEventListener("focus", () => input.select());
   const copy = h("button", { type: "button", id: copyId, text: t("invite.copy") });
   copy.addEventListener("click", async () => toast((await copyText(url)) ? t("invite.copied") : t("invite.copy_failed")));
@@ -125,7 +127,7 @@ function invitePanel(matchId) {
   const parts = [h("label", { for: "invite-link", text: t("invite.label") }), linkRow(url, "invite-link", "copy-link")];
   if (navigator.share) {
     const share = h("button", { type: "button", id: "share-link", text: t("invite.share") });
-    share.addEventListener("click", () => navigator.share({ title: "Hokm", text: t("invite.share_text"), url }).catch(() => {}));
+    share.addEventListener("click", () => navigator.share({ title: t("brand"), text: t("invite.share_text"), url }).catch(() => {}));
     parts[1].append(share);
   }
   return h("div.invite", {}, ...parts);
@@ -185,7 +187,7 @@ function mountJoin(root, matchId, ctl, note) {
   // the table replaces this page without a navigation: its heading takes the focus as the
   // host's does on arriving (else it was left on <body>, a watcher's for good)
   const enter = (token) => { ctl.table(token); focusPage(); };
-  document.title = `Hokm — ${t("join.title")}`;
+  document.title = `${t("brand")} — ${t("join.title")}`;
   // the heading is kept, not rebuilt, when the summary comes: it may have the focus (focusPage)
   const heading = h("h1", { id: "join-title", text: t("join.title") });
   const box = h("section.page.narrow.join-page", { "aria-labelledby": "join-title" },
@@ -203,7 +205,7 @@ function mountJoin(root, matchId, ctl, note) {
     const over = s.phase === "match_over";
     // a finished match: nothing to join; the heading says so, the result and the replay follow
     const title = over ? t("over.title") : t("join.title");
-    document.title = `Hokm — ${title}`;
+    document.title = `${t("brand")} — ${title}`;
     // a list of "Seat 1: …" items, not an <ol>: the numbers are in the text already
     const seats = h("ul.seat-list", { "aria-label": t("join.seats") }, ...(s.seats || []).map((x, i) =>
       h("li", {}, h("span.seat-no", { text: t("start.seat_n", { n: i + 1 }) + ": " }),
@@ -695,7 +697,7 @@ function mountTable(root, matchId, token, ctl) {
     // machine-readable state for tests and browser-driving agents
     Object.assign(E.page.dataset, { pace: String(pace), phase: v.phase, round: String(v.round), version: String(v.version),
       seat: v.seat == null ? "" : String(v.seat), turn: v.turn == null ? "" : String(v.turn), myTurn: String(myTurn) });
-    document.title = myTurn ? `Hokm — ${t("title.your_turn")}` : "Hokm";
+    document.title = myTurn ? `${t("brand")} — ${t("title.your_turn")}` : t("brand");
     fill(E.status, ...statusNodes(v));
     E.status.classList.toggle("mine", myTurn);
     renderLimit();
@@ -783,7 +785,8 @@ function mountTable(root, matchId, token, ctl) {
     } else if (s !== me) {
       const backs = h(`div.backs${count > 13 ? ".many" : ""}`, { "aria-hidden": "true" });
       for (let i = 0; i < count; i++) backs.append(cardBack());
-      parts.push(backs, h("span.sr-only", { text: t("table.cards_left", { n: count }) }));
+      // (in the waiting room nobody holds a card: "0 cards" said for every seat is noise)
+      parts.push(backs, v.phase === "waiting" ? null : h("span.sr-only", { text: t("table.cards_left", { n: count }) }));
     }
     if (v.turn === s && DECIDING.includes(v.phase)) parts.push(h("span.turn-flag", { text: t("seat.to_play") }));
     fill(el, ...parts);
@@ -1199,7 +1202,17 @@ function mountTable(root, matchId, token, ctl) {
     store.dropToken(matchId);
     if (!alive) return;
     toast(t("leave.done"));
-    ctl.table(null); // the match goes on: watched from here
+    watchOn(); // the match goes on: watched from here
+  }
+
+  /** This page watches the match on (its seat left).  The table is built anew: a keyboard
+   *  user's focus (on "Leave and give my seat to a bot", or a card of the hand in the seat's
+   *  other tab) would fall to <body> with it, so it goes to the new table's heading. */
+  function watchOn() {
+    const ae = document.activeElement;
+    const ours = !ae || ae === document.body || root.contains(ae);
+    ctl.table(null);
+    if (ours) focusPage();
   }
 
   /** The token no longer holds a seat: its player left it ("Leave the table" in another tab of
@@ -1216,7 +1229,7 @@ function mountTable(root, matchId, token, ctl) {
       : api.summary(matchId).then((m) => !!(m.seats && m.seats[seat] && m.seats[seat].bot), () => false);
     botHas.then((bot) => {
       if (!alive) return;
-      if (bot) { toast(t("leave.elsewhere")); ctl.table(null); }
+      if (bot) { toast(t("leave.elsewhere")); watchOn(); }
       else ctl.join(t("join.token_lost"));
     });
   }
@@ -1244,14 +1257,14 @@ function mountTable(root, matchId, token, ctl) {
     for (const b of E.handGroup.querySelectorAll(".hinted")) b.classList.remove("hinted");
     for (const b of E.trump.querySelectorAll(".hinted")) b.classList.remove("hinted");
     for (const b of E.talon.querySelectorAll(".hinted")) b.classList.remove("hinted");
-    if (!H.on) { fill(E.hintBox, h("p.hint", { text: t("hints.desc") })); return; }
+    if (!H.on) { sayHint(h("p.hint", { text: t("hints.desc") })); return; }
     if (H.data && H.forVersion === v.version) {
       const sug = H.data.suggestion;
       // a suit (trump), a card, the cards to lay aside ("2C 3D 4H"), or "keep" / "discard"
       const many = Array.isArray(sug) ? sug : String(sug || "").split(" ").filter(Boolean);
       const label = !sug ? "—" : listOf(many.map((x) => (x === "keep" || x === "discard" ? t(`talon.${x}`)
         : x.length === 1 ? capitalize(suitName(x)) : cardName(x))));
-      fill(E.hintBox, h("p", {}, h("strong", { text: t("hints.suggestion") + ": " }), label),
+      sayHint(h("p", {}, h("strong", { text: t("hints.suggestion") + ": " }), label),
         H.data.reason ? h("p.hint-reason", { text: hintReason(H.data) }) : null,
         h("p.hint", { text: t("hints.remaining", { n: H.data.remaining }) }));
       for (const x of sug ? many : []) {
@@ -1259,7 +1272,15 @@ function mountTable(root, matchId, token, ctl) {
           E.talon.querySelector(`[data-choice="${x}"]`);
         if (target) target.classList.add("hinted");
       }
-    } else fill(E.hintBox, h("p.hint", { text: H.note || t("hints.waiting") }));
+    } else sayHint(h("p.hint", { text: H.note || t("hints.waiting") }));
+  }
+  /** The hint box is a polite live region: its text is put in only when it changes, or a
+   *  screen reader said it again at every view of the table (after every card played). */
+  function sayHint(...nodes) {
+    const text = nodes.filter(Boolean).map((n) => n.textContent).join("\n");
+    if (E.hintBox.dataset.text === text && E.hintBox.childNodes.length) return;
+    E.hintBox.dataset.text = text;
+    fill(E.hintBox, ...nodes);
   }
   function maybeFetchHint(v) {
     const H = S.hints;
