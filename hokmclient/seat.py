@@ -4,7 +4,9 @@ Contract:
 
 * After :meth:`AsyncSeat.start` (or ``async with``) the seat holds a WebSocket to the match and
   ``view`` is the newest view it has (a whole snapshot, ``docs/api.md`` *A view*); it never
-  goes back to an older version.
+  goes back to an older version, but for one case: the first view of a connection older than
+  the version the seat reconnected with, which only a server whose store lost its newest
+  records sends (it closes the sockets of such a match with 1012 for this).
 * The socket reconnects by itself after any close but a refusal (bad token, no such match,
   bad request: those end the seat with :class:`~hokmclient.errors.ApiError`): after 0.1 s,
   doubling to at most 5 s, with ``since=<version held>``; the server's ``missed`` records (what
@@ -99,6 +101,8 @@ class AsyncSeat:
         self._changed = asyncio.Event()
         """Set (and replaced) at every change: what waiters sleep on."""
         self._seq = 0
+        self._asked: int | None = None
+        """The version this connection was opened ``since`` (the one held then), or None."""
         self._fatal: ApiError | None = None
         self._closing = False
         self._ws: ClientConnection | None = None
@@ -208,6 +212,7 @@ class AsyncSeat:
         while not self._closing:
             code: int | None = None
             reason = ""
+            self._asked = self.version if self.view is not None else None
             try:
                 async with connect(self.ws_url, open_timeout=15, max_size=2 ** 22,
                                    max_queue=None, proxy=None) as ws:
@@ -248,8 +253,13 @@ class AsyncSeat:
             self.on_frame(message)
         kind = message.get("type")
         if kind == "view":
-            self.connected = True
-            self._offer(message["view"])
+            first, self.connected = not self.connected, True
+            view = message["view"]
+            # the first view of a connection older than the version it was opened with: the
+            # server's log went back (its store lost its newest records, and it closed the
+            # socket so that the seat starts again from the log as it is now)
+            self._offer(view, back=first and self._asked is not None
+                        and view["version"] < self._asked)
         elif kind == "missed":
             self.missed.extend(message.get("records") or [])
             if self.on_missed is not None:
@@ -264,9 +274,10 @@ class AsyncSeat:
                 self._last_error = message
             self._notify()  # (a waiter may be waiting for the answer to its command)
 
-    def _offer(self, view: JSON) -> None:
-        """Take ``view`` if it is not older than the one held, and wake the waiters."""
-        if self.view is not None and view["version"] < self.view["version"]:
+    def _offer(self, view: JSON, back: bool = False) -> None:
+        """Take ``view`` if it is not older than the one held (or the server went ``back``),
+        and wake the waiters."""
+        if not back and self.view is not None and view["version"] < self.view["version"]:
             return
         self.view = view
         self._seq += 1

@@ -40,7 +40,7 @@ from services.store.port import AsyncEventStore, Follower
 
 from .outage import UNREACHABLE, one_line
 from .presence import Presence
-from .subscriber import CLOSE_NOT_FOUND, Subscriber
+from .subscriber import CLOSE_NOT_FOUND, CLOSE_RESTART, Subscriber
 from .turnlimit import TurnLimits
 from .viewtext import dumps, view_texts
 
@@ -115,6 +115,7 @@ class Hub:
         if self._follower is None:
             self._follower = self.store.follower()
             self._follower.noted = self._noted
+            self._follower.rewound = self._rewound
         return self._follower
 
     # -- lifecycle ---------------------------------------------------------------------------
@@ -150,6 +151,44 @@ class Hub:
         """The follower's wake-up: the turn of ``match_id`` was given a deadline or more time."""
         if match_id in self.loaded:
             self._spawn(self.turns.changed(match_id))
+
+    def _rewound(self, match_id: str) -> None:
+        """The follower's finding: the log of ``match_id`` no longer holds the record the hub
+        folded last (its Redis restarted from an older snapshot, or without its data; a
+        replica was promoted without the newest records)."""
+        self._spawn(self._went_back(match_id))
+
+    async def _went_back(self, match_id: str) -> None:
+        """Read the match afresh after its log went back: gone, its sockets are told so
+        (``gone``); shorter, its sockets are closed with ``CLOSE_RESTART`` so that they
+        reconnect and take the view of the log as it is, and the hub follows it again from
+        there if they do.  Sending that older view on the open sockets would not do: clients
+        keep the newest version they were sent and drop an older one (the finding: after a
+        Redis restarted from its snapshot the hub held its newer copy, sent nothing until the
+        log passed it again, and the seat to play, its client holding the newer view too,
+        was refused ``stale_version``: the match waited for good)."""
+        if match_id not in self.subs:
+            return
+        held = self.loaded.get(match_id)
+        self.service.forget(match_id)
+        try:
+            loaded = await run_in_threadpool(self.service.load, match_id)
+        except NotFound:
+            self.gone(match_id)
+            return
+        except Exception as exc:  # the store is still coming back: look again in a moment
+            log.warning("reading %s again after its log went back failed (%s); trying again",
+                        match_id, one_line(exc))
+            await asyncio.sleep(SYSTEM_GRACE_S)
+            self._spawn(self._went_back(match_id))
+            return
+        subs = self.subs.pop(match_id, set())
+        log.warning("match %s went back from version %s to %d (its store lost records): "
+                    "%d socket(s) closed to reconnect", match_id,
+                    "?" if held is None else held.version, loaded.version, len(subs))
+        for sub in subs:
+            sub.close(CLOSE_RESTART)
+        self._unfollow(match_id)
 
     def _seats_here(self) -> list[tuple[str, set[int]]]:
         return [(match_id, {s.seat for s in subs if s.seat is not None})

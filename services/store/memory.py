@@ -205,6 +205,7 @@ class MemoryFollower:
         self.commands = 0  # (no store to send commands to)
         self.waiting = False
         self.noted: Callable[[str], None] | None = None  # (never called: one process)
+        self.rewound: Callable[[str], None] | None = None  # (never called: nothing is lost)
         self._loop = asyncio.get_running_loop()
         self._event = asyncio.Event()
         store._listeners.append(self._wake)

@@ -184,11 +184,20 @@ class Follower(Protocol):
     beside its log, as the store's wake-ups tell (``scripts.TURN_NOTE``: a process set its
     turn's deadline or gave it more time), so the caller can look at it again at once.  Only a
     follower woken by the store's wake channels (a real Redis) calls it; on fakeredis and in
-    memory one process makes every change, and tells its own sockets itself."""
+    memory one process makes every change, and tells its own sockets itself.
+
+    ``rewound`` (None: nobody listens) is called with a followed match whose log no longer
+    holds the record at the follower's position, found when the follower reads a match again
+    after its connection was lost or moved (a Redis restarted from an older snapshot or
+    without its data, a replica promoted without the newest records): the follower stops
+    following it (its records past the lost ones could not be folded onto what the caller
+    holds), and the caller reads the match afresh.  Only the followers of a real Redis call it;
+    fakeredis and memory lose nothing while the process runs."""
 
     commands: int
     waiting: bool
     noted: Callable[[str], None] | None
+    rewound: Callable[[str], None] | None
 
     def follow(self, match_id: str, after: int) -> None: ...
 

@@ -268,6 +268,8 @@ class StreamsFollower:
         follow (``Follower``)."""
         self.noted: Callable[[str], None] | None = None
         """(Never called: fakeredis has no wake-ups, and one process makes every change.)"""
+        self.rewound: Callable[[str], None] | None = None
+        """(Never called: fakeredis loses nothing while the process runs.)"""
 
     def follow(self, match_id: str, after: int) -> None:
         joined = match_id not in self.positions

@@ -213,7 +213,16 @@ class ShardedFollower:
         """Parked in ``next_batch`` until a wake-up (``Follower``)."""
         self.noted: Callable[[str], None] | None = None
         """Called with a match whose wake-up was ``scripts.TURN_NOTE`` (``Follower``)."""
+        self.rewound: Callable[[str], None] | None = None
+        """Called with a match whose log no longer holds the record at its position
+        (``Follower``)."""
         self._dirty: set[str] = set()
+        self._verify: set[str] = set()
+        self._checked: dict[str, int] = {}
+        """The matches the read under way checks (``_verify``), with their positions."""
+        """Matches whose next read checks that their log still holds the record at their
+        position: those whose subscription was lost or moved (``_resubscribe``), where the
+        node may have restarted or been replaced without the newest records."""
         self._event = asyncio.Event()
         self._feeds: dict[str, _Feed] = {}
         """Node name -> its feed."""
@@ -242,6 +251,7 @@ class ShardedFollower:
     def drop(self, match_id: str) -> None:
         self.positions.pop(match_id, None)
         self._dirty.discard(match_id)
+        self._verify.discard(match_id)
         node = self._node_of.pop(match_id, None)
         feed = self._feeds.get(node or "")
         channel = keys.wake_channel(match_id).encode()
@@ -253,6 +263,8 @@ class ShardedFollower:
         while True:
             dirty = [m for m in self._dirty if m in self.positions]
             self._dirty.clear()
+            self._checked = checked = {m: self.positions[m] for m in dirty
+                                       if m in self._verify and self.positions[m] > 0}
             if not dirty:
                 self._event.clear()
                 self.waiting = True
@@ -272,6 +284,18 @@ class ShardedFollower:
                     failed = True
                     self._dirty.add(match_id)  # read it again
                     continue
+                if match_id in checked:
+                    self._verify.discard(match_id)
+                    at = checked[match_id]
+                    if (self.rewound is not None and match_id in self.positions
+                            and (not result or result[0][0] != at)):
+                        # the log lost the record at the position (a Redis restarted from
+                        # an older snapshot, a replica promoted without the newest records,
+                        # the match deleted): what follows it cannot be folded onto what
+                        # the caller holds, nor would a wake-up below the position be read
+                        self.positions.pop(match_id, None)
+                        self.rewound(match_id)
+                        continue
                 if result and match_id in self.positions:
                     entries = [e for e in result if e[0] > self.positions[match_id]]
                     if entries:
@@ -319,14 +343,19 @@ class ShardedFollower:
     async def _read_all(self, matches: list[str]) -> list[Entries | BaseException]:
         """The new records of ``matches``: one cluster pipeline per ``READ_CHUNK`` (a round
         trip per node, however many matches woke at once) rather than a command each in
-        flight at the same time, which ran out of connections at a thousand matches."""
+        flight at the same time, which ran out of connections at a thousand matches.  The
+        matches ``next_batch`` checks (``_checked``) are read from the record at their position
+        itself, so that a log that lost it is told from one with nothing new in the same round
+        trip."""
+        checked = self._checked
         out: list[Entries | BaseException] = []
         for start in range(0, len(matches), READ_CHUNK):
             chunk = matches[start:start + READ_CHUNK]
             pipe = self.cluster.pipeline(transaction=False)
             for match_id in chunk:
-                pipe.xrange(keys.log(match_id), first_id(self.positions[match_id]), "+",
-                            count=READ_COUNT)
+                at = self.positions[match_id]
+                pipe.xrange(keys.log(match_id), first_id(at - 1 if match_id in checked else at),
+                            "+", count=READ_COUNT)
             try:
                 answers: list[Any] = await pipe.execute(raise_on_error=False)
             except asyncio.CancelledError:
@@ -557,5 +586,6 @@ class ShardedFollower:
     async def _resubscribe(self, matches: list[str]) -> None:
         for match_id in matches:
             if match_id in self.positions:
+                self._verify.add(match_id)
                 self._node_of[match_id] = ""
                 self._spawn(self._subscribe(match_id))

@@ -381,7 +381,16 @@ function mountTable(root, matchId, token, ctl) {
     S.pending = false;
     clearTimeout(S.pendingTimer);
     const last = S.queue.length ? S.queue[S.queue.length - 1] : S.view;
-    if (last && v.version < last.version) return; // older than what we have: ignore
+    const reopened = msg.type === "view" ? S.reopened : null; // (an HTTP answer has no type)
+    if (msg.type === "view") S.reopened = null;
+    if (last && v.version < last.version) {
+      if (reopened == null || v.version >= reopened) return; // older than what we have: ignore
+      // the first view of a socket opened since `reopened`, and older: the match's log went
+      // back (its store lost the newest records, and the server closed the socket with 1012,
+      // docs/api.md): this is the match now, and what the table shows past it is gone
+      S.queue = [];
+      endHold();
+    }
     // the token's player has no seat any more: it left (this page's own leave goes on in leaveTable)
     if (token && v.seat == null && S.leave !== "sending") { seatLost(); return; }
     if (token) store.setSeen(matchId, v.version);
@@ -1447,6 +1456,7 @@ function mountTable(root, matchId, token, ctl) {
       },
     }, () => {
       const last = S.queue.length ? S.queue[S.queue.length - 1] : S.view;
+      S.reopened = last ? last.version : null; // the socket's first view may go back (onView)
       return last ? last.version : token ? store.seen(matchId) : null;
     });
   }
