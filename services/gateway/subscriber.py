@@ -41,10 +41,10 @@ class RawSend:
 
 
 CLOSE_NOT_FOUND = 4404
+"""The close code of a socket whose match does not exist (or no longer: it expired)."""
 CLOSE_RESTART = 1012
 """The match's log went back (its store lost its newest records): the client reconnects and
 takes the view it is then sent, older than the one it held (``Hub._rewound``)."""
-"""The close code of a socket whose match does not exist (or no longer: it expired)."""
 
 
 class Subscriber:

@@ -218,11 +218,11 @@ class ShardedFollower:
         (``Follower``)."""
         self._dirty: set[str] = set()
         self._verify: set[str] = set()
-        self._checked: dict[str, int] = {}
-        """The matches the read under way checks (``_verify``), with their positions."""
         """Matches whose next read checks that their log still holds the record at their
         position: those whose subscription was lost or moved (``_resubscribe``), where the
         node may have restarted or been replaced without the newest records."""
+        self._checked: dict[str, int] = {}
+        """The matches the read under way checks (``_verify``), with their positions."""
         self._event = asyncio.Event()
         self._feeds: dict[str, _Feed] = {}
         """Node name -> its feed."""
