@@ -141,6 +141,27 @@ def final_score(view: View, first: int) -> str:
     return per_side(view, "score")
 
 
+def set_won_now(view: View) -> int | None:
+    """The side whose round just won a set (target ``"2x7"``: the view at the round's end, its
+    winner at a set's points, ``sets`` already counting it), else None."""
+    result = view.get("result") or {}
+    winner = result.get("winner")
+    if view.get("sets") is None or winner is None \
+            or view.get("phase") not in ("round_over", "match_over"):
+        return None
+    score = list(view.get("score") or [])
+    points = int(view.get("target") or 7)
+    return int(winner) if int(winner) < len(score) and score[int(winner)] >= points else None
+
+
+def final_sets(view: View, first: int) -> str:
+    """The sets won, as :func:`final_score` gives the points: ``first``'s first (``2-1``)."""
+    sets = list(view.get("sets") or [0, 0])
+    if len(sets) == 2:
+        return f"{sets[first]}-{sets[1 - first]}"
+    return per_side(view, "sets")
+
+
 def header(view: View, cursor: Cursor) -> list[Line]:
     state = "● connected" if cursor.connected else "○ reconnecting…"
     me = view.get("seat")
@@ -412,8 +433,10 @@ def status(view: View, cursor: Cursor) -> list[Line]:
         who = (f"{team_subject(view, winner)} won" if me is None else
                ("you won" if winner == side_of(view, me) else "you lost"))
         first = winner if me is None else side_of(view, me)  # your points (or the winner's)
-        lines.append([("class:turn", f"Match over: {who} the match, "
-                                     f"{final_score(view, first)}.")])
+        # target "2x7": the sets decide (the points are the last set's alone)
+        told = (f"sets {final_sets(view, first)} (the last set {final_score(view, first)})"
+                if view.get("sets") is not None else final_score(view, first))
+        lines.append([("class:turn", f"Match over: {who} the match, {told}.")])
         lines.append([("", "Press R to play again at this table, Ctrl+C to leave."
                            if me is not None else "Press Ctrl+C to leave.")])
     elif is_deciding(view):
@@ -453,7 +476,11 @@ def status(view: View, cursor: Cursor) -> list[Line]:
         lines.append([("", f"Waiting for {seat_name(view, view.get('turn'))} to draw from the "
                            "talon.")])
     elif phase == "round_over":
-        lines.append([("", "The round is over; the next deal is coming.")])
+        won = set_won_now(view)
+        lines.append([("", "The round is over; the next deal is coming." if won is None else
+                       f"The round is over and {team_subject(view, won)} won set "
+                       f"{sum(view.get('sets') or [])} (sets won: {per_side(view, 'sets')}): "
+                       "the next deal starts the points again at 0.")])
     if view.get("result") and phase != "match_over":
         lines.append([("class:dim", "Last round: " + result_text(view))])
     elif view.get("result"):
