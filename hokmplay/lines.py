@@ -24,8 +24,8 @@ from hokmclient.cards import SUIT_SYMBOL
 
 from .bot import LocalBot
 from .records import SeatRecords
-from .screen import (dashed, draw_text, final_score, first_round_untouched, per_side,
-                     result_text, seat_name, side_of, sides, team_subject)
+from .screen import (dashed, draw_text, final_score, final_sets, first_round_untouched,
+                     per_side, result_text, seat_name, side_of, sides, team_subject)
 
 View = dict[str, Any]
 Event = dict[str, Any]
@@ -202,9 +202,11 @@ class Printer:
                  f"{per_side(at, 'sets')}")
 
     def _over(self, winner: int, score: list[int]) -> None:
-        at = {**self.view, "score": score}
-        self.say(f"Match over: {team_subject(at, winner)} won, "
-                 f"{final_score(at, winner)}.")  # the winner's points first
+        at = {**self.view, "score": score, "sets": self.sets}
+        told = final_score(at, winner)  # the winner's points first
+        if _set_points(self.view) is not None:  # (the sets decide: the points are the last set's)
+            told = f"sets {final_sets(at, winner)} (the last set {told})"
+        self.say(f"Match over: {team_subject(at, winner)} won, {told}.")
 
 
 async def run_lines(seat: AsyncSeat, bot: LocalBot | None, out: IO[str] = sys.stdout) -> int:

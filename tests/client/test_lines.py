@@ -28,7 +28,7 @@ from .test_play_terminal import run
 Line = tuple[Any, ...]
 """A printed line as data: ("draw", cards, hakem), ("round", n, hakem, suit), ("trick", cards,
 winner, counts), ("result", n, counts, scores), ("set", n, winner, sets), ("over", winner,
-points) or ("other", text)."""
+points) (in sets: ("over", winner, points of the last set, sets)) or ("other", text)."""
 
 GAMES = {"four": [], "two": ["--players", "2"], "talon": ["--game", "talon"],
          "three": ["--players", "3"],
@@ -51,6 +51,10 @@ def parse(line: str) -> Line:
     if found := re.fullmatch(r"Set (\d+): (.+) won the set; sets (.+)", line):
         return ("set", int(found[1]), found[2],
                 tuple(int(n) for n in re.findall(r" (\d+)(?= · |$)", " " + found[3])))
+    # (a match of two sets: the sets, then the last set's points, the winner's first)
+    if found := re.fullmatch(
+            r"Match over: (.+) won, sets (\d+)-(\d+) \(the last set (\d+)-(\d+)\)\.", line):
+        return ("over", found[1], (int(found[4]), int(found[5])), (int(found[2]), int(found[3])))
     if found := re.fullmatch(r"Match over: (.+) won, (\d+)-(\d+)\.", line):
         return ("over", found[1], (int(found[2]), int(found[3])))
     if found := re.fullmatch(r"Match over: (.+) won, (.+ \d+)\.", line):  # (three sides)
@@ -134,9 +138,12 @@ class Story:
                                tuple(self.score[i] for i in order)))
         elif kind == "match_ended":
             won = e["winner"]
-            self.lines.append(("over", self.team(won), self.named(e["score"])
-                               if len(self.sides) > 2 else
-                               (e["score"][won], e["score"][1 - won])))
+            over: Line = ("over", self.team(won), self.named(e["score"])
+                          if len(self.sides) > 2 else (e["score"][won], e["score"][1 - won]))
+            if any(self.sets):  # (target "2x7": the sets too, the winner's first; the finding:
+                # "they won, 7-2" gave the last set's points alone)
+                over += ((self.sets[won], self.sets[1 - won]),)
+            self.lines.append(over)
 
     def order(self) -> list[int]:
         """The sides in the order the lines tell them: the played seat's first."""
@@ -224,6 +231,11 @@ def test_hokm_play_without_a_terminal_ends_with_the_matchs_winner_and_score(
     won, score = played.summary["winner"], played.summary["score"]
     last = parse(played.lines[-1])
     assert last[0] == "over"
+    if played.summary["sets"] is not None:  # the sets decide a match of two sets
+        sets = played.summary["sets"]
+        assert last[3:] == ((sets[won], sets[1 - won]),) and sets[won] == 2
+    else:
+        assert len(last) == 3
     if len(score) == 2:
         assert last[2] == (score[won], score[1 - won])
     else:  # every side named, the seat's own first
