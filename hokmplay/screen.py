@@ -181,8 +181,13 @@ def header(view: View, cursor: Cursor) -> list[Line]:
     hakem = view.get("hakem")
     hakem_text = f"   Hakem: {seat_name(view, hakem)}" if hakem is not None else ""
     lines.append([*trump_text, ("", hakem_text)])
+    # double_sar: the tricks won but not banked yet wait in a pile (none counted: it said
+    # "us 0 · them 0" under a trick just won, with nothing to say why)
+    pile = int(view.get("pile") or 0)
+    waiting = (f" · {pile} trick{'s' if pile != 1 else ''} waiting in the pile"
+               if pile else "")
     lines.append([("", f"Score  {per_side(view, 'score')}      Tricks this round  "
-                       f"{per_side(view, 'tricks')}")])
+                       f"{per_side(view, 'tricks')}{waiting}")])
     return lines
 
 

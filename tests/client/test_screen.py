@@ -178,3 +178,24 @@ def test_a_set_won_and_a_match_won_in_sets_are_said() -> None:
     assert "Match over: team 0 (seats 0, 2) won the match, sets 2-1 (the last set 7-2)." \
         in said(spectator), said(spectator)
     assert "Match over: you lost the match, 2-7." in said({**over, "sets": None})
+
+
+def test_the_double_sar_pile_is_shown_beside_the_tricks() -> None:
+    """``double_sar`` (rules.md): a trick won by a side that did not win the one before waits
+    in a pile, counted for nobody yet.  The browser says so ("2 trick(s) waiting in the
+    pile"); the terminal showed only the banked counts, "us 0 · them 0" under a trick just
+    won."""
+    from hokmplay.screen import Cursor, header
+
+    view = {"match_id": "m", "players": 4, "seat": 1, "round": 2, "target": 7, "sets": None,
+            "score": [0, 1], "tricks": [0, 0], "pile": 2, "trump": "S", "hakem": 0,
+            "seats": [{"name": f"P{s}"} for s in range(4)]}
+
+    def score_line(view: dict[str, Any]) -> str:
+        return "".join(text for _, text in header(view, Cursor())[2])
+
+    assert score_line(view).endswith("Tricks this round  us 0 · them 0 · 2 tricks waiting in "
+                                     "the pile"), score_line(view)
+    assert score_line({**view, "pile": 1}).endswith(" · 1 trick waiting in the pile")
+    for none in (0, None):  # an empty pile, or a room without double_sar
+        assert score_line({**view, "pile": none}).endswith("us 0 · them 0")
