@@ -15,7 +15,8 @@ with its marks is one word), never inside one.  On a screen too small for everyt
 player needs to play stays (whose turn it is, trump and Hakem, the score and tricks, the trick
 on the table, the hand and the choice to make, what was typed, the message) and the rest gives
 way first: the blank lines, then the dim lines under the status (the keys' line, the last
-round's result), the keys' words of the turn line (cut to its first row), the dim lines above
+round's result), the keys' words of the turn line (cut to its first row; at the match's end the
+line of keys under the result, which stays whole), the dim lines above
 (the last trick, the card out of play and the talon), the header's first line and the seats
 around the table.  A screen too small even for that says so in one line.
 """
@@ -649,8 +650,11 @@ def render(view: View | None, cursor: Cursor, width: int | None = None,
     parts += [Part(line, BLANK if not line else KEPT) for line in lines]
     foot = status(view, cursor)
     # the line whose keys may be cut: the turn line (after the turn limit's countdown, which
-    # stays whole), else the first
+    # stays whole), else the first; at the match's end the line of keys after the result
+    # (the result was cut: "Match over: you lost the…")
     keys = next((i for i, line in enumerate(foot) if line and line[0][0] == "class:turn"), 0)
+    if view.get("phase") == "match_over" and keys + 1 < len(foot):
+        keys += 1
     parts += [Part(line, FOOT_NOTE if dim(line) else KEYS if i == keys else KEPT)
               for i, line in enumerate(foot)]
     return fit(parts, width, height)
