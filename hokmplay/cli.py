@@ -147,7 +147,7 @@ async def _open(args: argparse.Namespace) -> tuple[AsyncSeat, str | None]:
 
 
 async def _play(args: argparse.Namespace, tty: bool) -> int:
-    from hokmclient import ApiError, over, parse_link
+    from hokmclient import ApiError, parse_link
 
     from .bot import LocalBot
     from .lines import run_lines
@@ -185,20 +185,32 @@ async def _play(args: argparse.Namespace, tty: bool) -> int:
                 status = await app.run()
             left = app.left
         else:
-            status = await run_lines(seat, bot)
+            try:
+                status = await run_lines(seat, bot)
+            except asyncio.CancelledError:  # Ctrl+C (asyncio.run cancels the task on SIGINT)
+                _take_back(seat, args)  # (it said nothing: the seat was lost to its player)
+                raise
         if left:  # L L: the seat is a bot's, its token gone
             print(f"{left}\nTo watch it: hokm play {seat.client.base}/m/{seat.match_id} "
                   "--spectate", file=sys.stderr)
-        elif seat.token and not args.token and not over(seat.view or {}):
-            # (once the match is over there is no seat to take back)
-            # --token=... : a token may begin with "-", which a separate argument cannot
-            print(f"To take this seat back: hokm play {seat.client.base}/m/{seat.match_id} "
-                  f"--token={seat.token}", file=sys.stderr)
+        else:
+            _take_back(seat, args)
         return status
     except ApiError as error:
         raise PlayError(_explain(error, base)) from None
     finally:
         await seat.close()
+
+
+def _take_back(seat: AsyncSeat, args: argparse.Namespace) -> None:
+    """Print the command that takes the seat back (on stderr), unless there is none to take
+    (a spectator, a match over) or the player gave it (``--token``)."""
+    from hokmclient import over
+
+    if seat.token and not args.token and not over(seat.view or {}):
+        # --token=... : a token may begin with "-", which a separate argument cannot
+        print(f"To take this seat back: hokm play {seat.client.base}/m/{seat.match_id} "
+              f"--token={seat.token}", file=sys.stderr, flush=True)
 
 
 def _game_options_agree(args: argparse.Namespace) -> None:

@@ -5,12 +5,13 @@ Contract: the lines tell the match from the first view the seat receives to the 
 thing once and in the order it happened: the draw for the first Hakem (if the first view is
 before the first round's first trick), a round's header when its trump is named, every
 trick (with the running trick counts), the round's result (with the score) right after its
-last trick, then one "Match over" line, the last.  They are made from the seat's records
-(``GET /events`` with its token: redacted for the seat, or public for a spectator) and the
-views the server sent, so nothing hidden can appear.  The records, not the views, are the
-story: the seat keeps only the newest view, and several records may happen between two views a
-slow reader gets, so a printer that compared views lost tricks and results and printed some
-twice.  It returns when the match is over, with exit status 0.
+last trick, in a match of two sets (target ``"2x7"``) a line for each set won right after the
+result of the round that won it (with the sets won), then one "Match over" line, the last.
+They are made from the seat's records (``GET /events`` with its token: redacted for the seat,
+or public for a spectator) and the views the server sent, so nothing hidden can appear.  The
+records, not the views, are the story: the seat keeps only the newest view, and several records
+may happen between two views a slow reader gets, so a printer that compared views lost tricks
+and results and printed some twice.  It returns when the match is over, with exit status 0.
 """
 
 from __future__ import annotations
@@ -23,8 +24,8 @@ from hokmclient.cards import SUIT_SYMBOL
 
 from .bot import LocalBot
 from .records import SeatRecords
-from .screen import (dashed, draw_text, final_score, first_round_untouched, per_side,
-                     result_text, seat_name, side_of, sides, team_subject)
+from .screen import (dashed, draw_text, final_score, final_sets, first_round_untouched,
+                     per_side, result_text, seat_name, side_of, sides, team_subject)
 
 View = dict[str, Any]
 Event = dict[str, Any]
@@ -80,6 +81,8 @@ class Printer:
         self.trick: list[dict[str, Any]] = []
         self.tricks: list[int] = []
         self.score: list[int] = []
+        self.sets: list[int] = []
+        """The sets won by side (target ``"2x7"``; else zeros, never told)."""
 
     def say(self, text: str) -> None:
         print(text, file=self.out, flush=True)
@@ -96,6 +99,7 @@ class Printer:
         self.trick = list(view.get("trick") or [])
         self.tricks = list(view.get("tricks") or _zeros(view))
         self.score = list(view.get("score") or _zeros(view))
+        self.sets = list(view.get("sets") or _zeros(view))
         if first_round_untouched(view):  # (a draw after this view is told by its record)
             self.say(draw_text(view) or "")
         if view.get("trump"):
@@ -105,6 +109,11 @@ class Printer:
             self._trick_line(last["cards"], last["winner"])
         if view.get("result") and view.get("phase") in ("round_over", "match_over"):
             self.say(f"{result_text(view)}; score {per_side(view, 'score')}")
+            winner = view["result"].get("winner")
+            per_set = _set_points(view)
+            if per_set is not None and winner is not None \
+                    and self.score[int(winner)] >= per_set:  # (this round won a set)
+                self._set_line(int(winner))
         if over(view):
             self._over(int(view.get("winner") or 0), self.score)
 
@@ -150,6 +159,9 @@ class Printer:
             self.trick = []
         elif kind == "round_ended":
             self._round_ended(event)
+        elif kind == "set_won":
+            self.sets[int(event["winner"])] += 1
+            self._set_line(int(event["winner"]))
         elif kind == "match_ended":
             self._over(int(event["winner"]), list(event["score"]))
         elif kind == "hakem_drawn":
@@ -182,10 +194,19 @@ class Printer:
                          "tricks": list(event["tricks"])}}
         self.say(f"{result_text(at)}; score {per_side(at, 'score')}")
 
+    def _set_line(self, winner: int) -> None:
+        """A set won (target ``"2x7"``): its number, its winner and the sets won by side (the
+        round's result line before it gave the set's points)."""
+        at = {**self.view, "sets": self.sets}
+        self.say(f"Set {sum(self.sets)}: {team_subject(at, winner)} won the set; sets "
+                 f"{per_side(at, 'sets')}")
+
     def _over(self, winner: int, score: list[int]) -> None:
-        at = {**self.view, "score": score}
-        self.say(f"Match over: {team_subject(at, winner)} won, "
-                 f"{final_score(at, winner)}.")  # the winner's points first
+        at = {**self.view, "score": score, "sets": self.sets}
+        told = final_score(at, winner)  # the winner's points first
+        if _set_points(self.view) is not None:  # (the sets decide: the points are the last set's)
+            told = f"sets {final_sets(at, winner)} (the last set {told})"
+        self.say(f"Match over: {team_subject(at, winner)} won, {told}.")
 
 
 async def run_lines(seat: AsyncSeat, bot: LocalBot | None, out: IO[str] = sys.stdout) -> int:

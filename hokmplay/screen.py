@@ -15,7 +15,8 @@ with its marks is one word), never inside one.  On a screen too small for everyt
 player needs to play stays (whose turn it is, trump and Hakem, the score and tricks, the trick
 on the table, the hand and the choice to make, what was typed, the message) and the rest gives
 way first: the blank lines, then the dim lines under the status (the keys' line, the last
-round's result), the keys' words of the turn line (cut to its first row), the dim lines above
+round's result), the keys' words of the turn line (cut to its first row; at the match's end the
+line of keys under the result, which stays whole), the dim lines above
 (the last trick, the card out of play and the talon), the header's first line and the seats
 around the table.  A screen too small even for that says so in one line.
 """
@@ -141,6 +142,27 @@ def final_score(view: View, first: int) -> str:
     return per_side(view, "score")
 
 
+def set_won_now(view: View) -> int | None:
+    """The side whose round just won a set (target ``"2x7"``: the view at the round's end, its
+    winner at a set's points, ``sets`` already counting it), else None."""
+    result = view.get("result") or {}
+    winner = result.get("winner")
+    if view.get("sets") is None or winner is None \
+            or view.get("phase") not in ("round_over", "match_over"):
+        return None
+    score = list(view.get("score") or [])
+    points = int(view.get("target") or 7)
+    return int(winner) if int(winner) < len(score) and score[int(winner)] >= points else None
+
+
+def final_sets(view: View, first: int) -> str:
+    """The sets won, as :func:`final_score` gives the points: ``first``'s first (``2-1``)."""
+    sets = list(view.get("sets") or [0, 0])
+    if len(sets) == 2:
+        return f"{sets[first]}-{sets[1 - first]}"
+    return per_side(view, "sets")
+
+
 def header(view: View, cursor: Cursor) -> list[Line]:
     state = "● connected" if cursor.connected else "○ reconnecting…"
     me = view.get("seat")
@@ -160,8 +182,13 @@ def header(view: View, cursor: Cursor) -> list[Line]:
     hakem = view.get("hakem")
     hakem_text = f"   Hakem: {seat_name(view, hakem)}" if hakem is not None else ""
     lines.append([*trump_text, ("", hakem_text)])
+    # double_sar: the tricks won but not banked yet wait in a pile (none counted: it said
+    # "us 0 · them 0" under a trick just won, with nothing to say why)
+    pile = int(view.get("pile") or 0)
+    waiting = (f" · {pile} trick{'s' if pile != 1 else ''} waiting in the pile"
+               if pile else "")
     lines.append([("", f"Score  {per_side(view, 'score')}      Tricks this round  "
-                       f"{per_side(view, 'tricks')}")])
+                       f"{per_side(view, 'tricks')}{waiting}")])
     return lines
 
 
@@ -412,8 +439,10 @@ def status(view: View, cursor: Cursor) -> list[Line]:
         who = (f"{team_subject(view, winner)} won" if me is None else
                ("you won" if winner == side_of(view, me) else "you lost"))
         first = winner if me is None else side_of(view, me)  # your points (or the winner's)
-        lines.append([("class:turn", f"Match over: {who} the match, "
-                                     f"{final_score(view, first)}.")])
+        # target "2x7": the sets decide (the points are the last set's alone)
+        told = (f"sets {final_sets(view, first)} (the last set {final_score(view, first)})"
+                if view.get("sets") is not None else final_score(view, first))
+        lines.append([("class:turn", f"Match over: {who} the match, {told}.")])
         lines.append([("", "Press R to play again at this table, Ctrl+C to leave."
                            if me is not None else "Press Ctrl+C to leave.")])
     elif is_deciding(view):
@@ -453,7 +482,11 @@ def status(view: View, cursor: Cursor) -> list[Line]:
         lines.append([("", f"Waiting for {seat_name(view, view.get('turn'))} to draw from the "
                            "talon.")])
     elif phase == "round_over":
-        lines.append([("", "The round is over; the next deal is coming.")])
+        won = set_won_now(view)
+        lines.append([("", "The round is over; the next deal is coming." if won is None else
+                       f"The round is over and {team_subject(view, won)} won set "
+                       f"{sum(view.get('sets') or [])} (sets won: {per_side(view, 'sets')}): "
+                       "the next deal starts the points again at 0.")])
     if view.get("result") and phase != "match_over":
         lines.append([("class:dim", "Last round: " + result_text(view))])
     elif view.get("result"):
@@ -617,8 +650,11 @@ def render(view: View | None, cursor: Cursor, width: int | None = None,
     parts += [Part(line, BLANK if not line else KEPT) for line in lines]
     foot = status(view, cursor)
     # the line whose keys may be cut: the turn line (after the turn limit's countdown, which
-    # stays whole), else the first
+    # stays whole), else the first; at the match's end the line of keys after the result
+    # (the result was cut: "Match over: you lost the…")
     keys = next((i for i, line in enumerate(foot) if line and line[0][0] == "class:turn"), 0)
+    if view.get("phase") == "match_over" and keys + 1 < len(foot):
+        keys += 1
     parts += [Part(line, FOOT_NOTE if dim(line) else KEYS if i == keys else KEPT)
               for i, line in enumerate(foot)]
     return fit(parts, width, height)

@@ -1,7 +1,8 @@
 """``hokm play --bot`` without a terminal tells the whole match, in order: one line per trick
-(with the running trick counts), one result line per round right after its last trick, and one
-"Match over" line, last.  The oracle is the match's true history, read from the public
-``GET /events`` once the match is over, never from the printer's own code.
+(with the running trick counts), one result line per round right after its last trick (in a
+match of two sets, a line per set won right after it), and one "Match over" line, last.  The
+oracle is the match's true history, read from the public ``GET /events`` once the match is over,
+never from the printer's own code.
 
 The first tests run the command (a solo match of each game); the last ones give the printer
 (``run_lines``) a seat whose views skip almost everything, as a slow consumer's do: the lines
@@ -26,7 +27,8 @@ from .test_play_terminal import run
 
 Line = tuple[Any, ...]
 """A printed line as data: ("draw", cards, hakem), ("round", n, hakem, suit), ("trick", cards,
-winner, counts), ("result", n, counts, scores), ("over", winner, points) or ("other", text)."""
+winner, counts), ("result", n, counts, scores), ("set", n, winner, sets), ("over", winner,
+points) (in sets: ("over", winner, points of the last set, sets)) or ("other", text)."""
 
 GAMES = {"four": [], "two": ["--players", "2"], "talon": ["--game", "talon"],
          "three": ["--players", "3"],
@@ -46,6 +48,13 @@ def parse(line: str) -> Line:
     if found := re.fullmatch(r"Round (\d+): .* \(tricks ([^()]+)\); score (.+)", line):
         scores = tuple(int(n) for n in re.findall(r" (\d+)(?= · |$)", " " + found[3]))
         return ("result", int(found[1]), found[2], scores)
+    if found := re.fullmatch(r"Set (\d+): (.+) won the set; sets (.+)", line):
+        return ("set", int(found[1]), found[2],
+                tuple(int(n) for n in re.findall(r" (\d+)(?= · |$)", " " + found[3])))
+    # (a match of two sets: the sets, then the last set's points, the winner's first)
+    if found := re.fullmatch(
+            r"Match over: (.+) won, sets (\d+)-(\d+) \(the last set (\d+)-(\d+)\)\.", line):
+        return ("over", found[1], (int(found[4]), int(found[5])), (int(found[2]), int(found[3])))
     if found := re.fullmatch(r"Match over: (.+) won, (\d+)-(\d+)\.", line):
         return ("over", found[1], (int(found[2]), int(found[3])))
     if found := re.fullmatch(r"Match over: (.+) won, (.+ \d+)\.", line):  # (three sides)
@@ -69,6 +78,8 @@ class Story:
     score: list[int] = field(default_factory=list)
     trick: list[str] = field(default_factory=list)
     lines: list[Line] = field(default_factory=list)
+    sets: list[int] = field(default_factory=list)
+    """The sets won by side (target "2x7")."""
     set_won: bool = False
     first: int | None = None
     """The side whose score is told first (the played seat's), else None: in side order."""
@@ -95,8 +106,11 @@ class Story:
             self.counts, self.trick = [0] * len(self.sides), []
             if self.set_won:  # (target "2x7") the points start again with the next deal
                 self.score, self.set_won = [0] * len(self.sides), False
-        elif kind == "set_won":
+        elif kind == "set_won":  # told right after the round's result, with the sets won
             self.set_won = True
+            self.sets[e["winner"]] += 1
+            self.lines.append(("set", sum(self.sets), self.team(e["winner"]),
+                               tuple(self.sets[i] for i in self.order())))
         elif kind == "trump_chosen":
             self.lines.append(("round", self.round, self.name(self.hakem),
                                SUIT_SYMBOL[e["suit"]]))
@@ -124,9 +138,12 @@ class Story:
                                tuple(self.score[i] for i in order)))
         elif kind == "match_ended":
             won = e["winner"]
-            self.lines.append(("over", self.team(won), self.named(e["score"])
-                               if len(self.sides) > 2 else
-                               (e["score"][won], e["score"][1 - won])))
+            over: Line = ("over", self.team(won), self.named(e["score"])
+                          if len(self.sides) > 2 else (e["score"][won], e["score"][1 - won]))
+            if any(self.sets):  # (target "2x7": the sets too, the winner's first; the finding:
+                # "they won, 7-2" gave the last set's points alone)
+                over += ((self.sets[won], self.sets[1 - won]),)
+            self.lines.append(over)
 
     def order(self) -> list[int]:
         """The sides in the order the lines tell them: the played seat's first."""
@@ -190,7 +207,7 @@ def seat_story(played: Played) -> Story:
             return "we" if played.seat in sides[side] else "they"  # (subjects)
         return name(sides[side][0])
 
-    return Story(name, team, sides, score=[0] * len(sides),
+    return Story(name, team, sides, score=[0] * len(sides), sets=[0] * len(sides),
                  first=next(i for i, side in enumerate(sides) if played.seat in side))
 
 
@@ -204,6 +221,8 @@ def test_hokm_play_without_a_terminal_prints_every_trick_and_round_once_in_order
     expected = seat_story(played).tell(played.records)
     assert [line for line in printed if line[0] == "other"] == []
     assert sum(1 for line in expected if line[0] == "trick") >= 13
+    if played.game == "sets":  # a set line each (the finding: nothing said a set was won)
+        assert sum(1 for line in expected if line[0] == "set") >= 2
     assert printed == expected
 
 
@@ -212,6 +231,11 @@ def test_hokm_play_without_a_terminal_ends_with_the_matchs_winner_and_score(
     won, score = played.summary["winner"], played.summary["score"]
     last = parse(played.lines[-1])
     assert last[0] == "over"
+    if played.summary["sets"] is not None:  # the sets decide a match of two sets
+        sets = played.summary["sets"]
+        assert last[3:] == ((sets[won], sets[1 - won]),) and sets[won] == 2
+    else:
+        assert len(last) == 3
     if len(score) == 2:
         assert last[2] == (score[won], score[1 - won])
     else:  # every side named, the seat's own first
@@ -265,6 +289,7 @@ def spectator_story(summary: dict[str, Any], view: dict[str, Any]) -> Story:
     return Story(names.__getitem__, team, sides, round=view["round"],
                  hakem=view["hakem"] if view["hakem"] is not None else 0,
                  counts=list(view["tricks"]), score=list(view["score"]),
+                 sets=list(view["sets"] or [0] * len(sides)),
                  trick=[f"{names[c['seat']]} {card_text(c['card'])}" for c in view["trick"]])
 
 
@@ -317,6 +342,45 @@ def test_the_printer_started_in_the_middle_of_a_trick_goes_on_from_there(
          "-".join(map(str, view["tricks"])))]
     assert printed == opening + story.tell([r for r in played.records if r["version"] > start])
     assert len(seat.asked) <= len(steps)  # one read of the records per view at most
+
+
+def test_the_printer_started_at_the_end_of_a_round_tells_its_result_and_set(
+        server: LocalServer, played: Played) -> None:
+    """Started at the view right after a round's last trick (the first round that won a set
+    in a match of two sets, else the first round): that round's header, last trick and
+    result, the set it won (from the view: its record is before it), then the rest."""
+    client = Client(server.url)
+
+    def has(record: dict[str, Any], kind: str) -> bool:
+        return any(e["type"] == kind for e in record["events"])
+
+    ended = next((r for r in played.records if has(r, "set_won")), None) \
+        or next(r for r in played.records if has(r, "round_ended"))
+    start = int(ended["version"])
+    seat = SkippingSeat(client, played.match_id, [start, played.records[-1]["version"]])
+    view = seat.shown[0]
+    assert view["phase"] in ("round_over", "match_over")
+    printed = [parse(line) for line in told(seat)[1:]]
+    story = spectator_story(played.summary, view)
+    story.set_won = has(ended, "set_won")  # (the next deal starts the points again)
+    last = ", ".join(f"{story.name(c['seat'])} {card_text(c['card'])}"
+                     for c in view["last_trick"]["cards"])
+    # the round's own lines, as the records tell them (its counts and score were before it)
+    before = spectator_story(played.summary, view)
+    before.counts = [0] * len(before.sides)
+    before.score = list(view["score"])
+    result = view["result"]
+    if result["winner"] is not None:
+        before.score[result["winner"]] -= result["points"]
+    if has(ended, "set_won"):
+        before.sets[next(e["winner"] for e in ended["events"] if e["type"] == "set_won")] -= 1
+    closing = [line for line in before.tell([ended]) if line[0] in ("result", "set")]
+    assert [line[0] for line in closing] == ["result"] + ["set"] * has(ended, "set_won")
+    opening: list[Line] = [
+        ("round", view["round"], story.name(view["hakem"]), SUIT_SYMBOL[view["trump"]]),
+        ("trick", last, story.name(view["last_trick"]["winner"]),
+         "-".join(map(str, view["tricks"]))), *closing]
+    assert printed == opening + story.tell([r for r in played.records if r["version"] > start])
 
 
 # -- the printer and a local bot share their reads ---------------------------------------------

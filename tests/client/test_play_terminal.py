@@ -396,3 +396,29 @@ def test_plus_says_no_turn_limit_runs_in_a_solo_match(server: LocalServer,
     term.type("+")
     wait_for(lambda: "No turn limit runs here" in term.screen(), timeout=30,
              what="the answer to +", seen=term.screen)
+
+
+def test_ctrl_c_without_a_terminal_prints_the_token_that_takes_the_seat_back(
+        server: LocalServer, terminal: list[Terminal]) -> None:
+    """``hokm play --bot`` with no terminal for input (lines on the screen, the keyboard's
+    Ctrl+C as the only key) stopped by Ctrl+C: as at the table, it says how to take the seat
+    back (it ended with nothing: the seat left without its token)."""
+    client = Client(server.url)
+    created = client.create(seats=["human", "human", "human", "bot:easy"], name="Host")
+    mid = created["match_id"]
+    # a seat of a match that waits for its third player: the local bot has nothing to play
+    term = Terminal([HOKM, "play", created["invite_url"], "--bot", "easy", "--name", "Piped"],
+                    env={"NO_COLOR": "1"}, stdin="/dev/null")
+    terminal.append(term)
+    wait_for(lambda: f"hokm play: seat 1 in match {mid}" in term.screen(), timeout=60,
+             what="the first line", seen=term.screen)
+    term.keys("C-c")
+    wait_for(lambda: term.exit_status() is not None, timeout=30, what="hokm play quitting",
+             seen=term.history)
+    assert term.exit_status() == 130
+    told = term._run("capture-pane", "-p", "-J", "-S", "-", "-t", "play")  # (lines unwrapped)
+    said = re.search(rf"To take this seat back: hokm play {re.escape(server.url)}/m/{mid} "
+                     r"--token=(\S+)", told)
+    assert said, told
+    assert "Traceback" not in told
+    assert client.view(mid, said.group(1))["view"]["seat"] == 1  # the token takes it back

@@ -150,3 +150,52 @@ def test_a_match_in_two_sets_says_so_and_counts_the_sets() -> None:
     assert " · two sets of 7 points (sets won: us 0 · them 1) · " in first, first
     plain = "".join(text for _, text in header({**view, "sets": None}, Cursor())[0])
     assert " · to 7 points · " in plain and "sets" not in plain, plain
+
+
+def test_a_set_won_and_a_match_won_in_sets_are_said() -> None:
+    """Target ``"2x7"``: at the end of the round that wins a set, the status says which side
+    won which set and that the points start again; at the end of the match it gives the sets,
+    then the last set's points (it said "you lost the match, 0-7" after a match of two sets:
+    the points of the last set alone, read as the whole match's).  A match of one set
+    unchanged."""
+    from hokmplay.screen import Cursor, status
+
+    def said(view: dict[str, Any]) -> str:
+        return "\n".join("".join(text for _, text in line) for line in status(view, Cursor()))
+
+    seats = [{"name": f"P{s}"} for s in range(4)]
+    ended = {"match_id": "m", "players": 4, "seat": 1, "round": 8, "target": 7, "sets": [1, 0],
+             "score": [7, 4], "phase": "round_over", "seats": seats,
+             "result": {"winner": 0, "points": 1, "kind": "normal", "tricks": [7, 3]}}
+    assert ("The round is over and they won set 1 (sets won: us 0 · them 1): the next deal "
+            "starts the points again at 0.") in said(ended), said(ended)
+    # a round that won no set, and a match of one set: no set is named
+    assert "The round is over; the next deal is coming." in said({**ended, "score": [6, 4]})
+    assert "The round is over; the next deal is coming." in said({**ended, "sets": None})
+    over = {**ended, "phase": "match_over", "winner": 0, "sets": [2, 1], "score": [7, 2]}
+    assert "Match over: you lost the match, sets 1-2 (the last set 2-7)." in said(over)
+    spectator = {**over, "seat": None}
+    assert "Match over: team 0 (seats 0, 2) won the match, sets 2-1 (the last set 7-2)." \
+        in said(spectator), said(spectator)
+    assert "Match over: you lost the match, 2-7." in said({**over, "sets": None})
+
+
+def test_the_double_sar_pile_is_shown_beside_the_tricks() -> None:
+    """``double_sar`` (rules.md): a trick won by a side that did not win the one before waits
+    in a pile, counted for nobody yet.  The browser says so ("2 trick(s) waiting in the
+    pile"); the terminal showed only the banked counts, "us 0 · them 0" under a trick just
+    won."""
+    from hokmplay.screen import Cursor, header
+
+    view = {"match_id": "m", "players": 4, "seat": 1, "round": 2, "target": 7, "sets": None,
+            "score": [0, 1], "tricks": [0, 0], "pile": 2, "trump": "S", "hakem": 0,
+            "seats": [{"name": f"P{s}"} for s in range(4)]}
+
+    def score_line(view: dict[str, Any]) -> str:
+        return "".join(text for _, text in header(view, Cursor())[2])
+
+    assert score_line(view).endswith("Tricks this round  us 0 · them 0 · 2 tricks waiting in "
+                                     "the pile"), score_line(view)
+    assert score_line({**view, "pile": 1}).endswith(" · 1 trick waiting in the pile")
+    for none in (0, None):  # an empty pile, or a room without double_sar
+        assert score_line({**view, "pile": none}).endswith("us 0 · them 0")

@@ -128,6 +128,34 @@ def test_the_turn_limits_countdown_stays_whole_on_a_short_screen() -> None:
         raise AssertionError("no screen is too small")
 
 
+@pytest.mark.parametrize("width", [40, 30])
+def test_the_matchs_result_stays_whole_on_a_short_screen(width: int) -> None:
+    """At the end of a match the result is what the screen is for: it is the line of keys
+    under it ("Press R to play again...") that is cut, never the result (it was cut to
+    "Match over: you lost the…" at 30 columns, and at 40 in a match of two sets)."""
+    view = {**three_player_turn(), "phase": "match_over", "turn": None, "legal": [],
+            "hand": [], "hand_counts": [0, 0, 0, 0], "trick": [], "removed": [], "winner": 1,
+            "players": 4, "sides": [[0, 2], [1, 3]], "score": [2, 7], "sets": [1, 2],
+            "seats": [{"name": n, "bot": "easy", "connected": True, "empty": False}
+                      for n in ("A very long name indeed, longer than any", "Roxana", "Kian",
+                                "Shirin")],
+            "result": {"winner": 1, "points": 1, "kind": "normal", "tricks": [5, 7]}}
+    result = "Match over: you lost the match, sets 1-2 (the last set 2-7)."
+    cursor = Cursor(connected=True)
+    full = render(view, cursor, width=width)
+    assert result in " ".join(plain(full).split())
+    cut = False
+    for height in range(len(full), 0, -1):
+        text = " ".join(plain(render(view, cursor, width=width, height=height)).split())
+        if text == "Make the window larger to play.":
+            break
+        assert result in text, (height, text)
+        cut = cut or "Press R to play again at this table, Ctrl+C to leave." not in text
+    else:
+        raise AssertionError("no screen is too small")
+    assert cut  # the keys did give way
+
+
 def test_a_screen_too_small_to_play_says_so() -> None:
     cursor = Cursor(connected=True, message="Refused (bad): no.")
     assert plain(render(three_player_turn(), cursor, width=60, height=2)) == (

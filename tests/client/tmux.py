@@ -22,7 +22,10 @@ class Terminal:
     """One tmux server of our own (its own socket, one a terminal) running one command in a
     110x36 pane."""
 
-    def __init__(self, command: list[str], env: dict[str, str] | None = None) -> None:
+    def __init__(self, command: list[str], env: dict[str, str] | None = None,
+                 stdin: str | None = None) -> None:
+        """``stdin``: a file the command reads instead of the terminal (its output still goes
+        to the terminal)."""
         tmux = shutil.which("tmux")
         if tmux is None:
             pytest.fail("tmux is not installed (.ci/run installs it)")
@@ -34,8 +37,13 @@ class Terminal:
         self.socket = Path(os.environ.get("TMUX_TMPDIR") or "/tmp") / f"tmux-{os.getuid()}" / name
         base = {k: v for k, v in os.environ.items() if not k.startswith(("HOKM_", "TMUX"))}
         self.status_file = Path(tempfile.mkdtemp(prefix="hokm-tmux-")) / "status"
-        # the exit status goes to a file (tmux's pane_dead_status is not always filled in)
-        line = f"{shlex.join(command)}; echo $? > {shlex.quote(str(self.status_file))}"
+        # the exit status goes to a file (tmux's pane_dead_status is not always filled in);
+        # the shell traps SIGINT (a Ctrl+C the command gets as a signal, reading no terminal,
+        # reaches the shell too, which died of it before writing the status); the command
+        # gets the default disposition back (a handler, unlike an ignored signal, is reset)
+        redirect = f" < {shlex.quote(stdin)}" if stdin is not None else ""
+        line = (f"trap : INT; {shlex.join(command)}{redirect}; "
+                f"echo $? > {shlex.quote(str(self.status_file))}")
         self._run("new-session", "-d", "-s", "play", "-x", "110", "-y", "36", "sh", "-c", line,
                   ";", "set-option", "-t", "play", "remain-on-exit", "on",
                   env={**base, **(env or {})})

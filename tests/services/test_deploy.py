@@ -4,6 +4,9 @@
   exactly what ``deploy/Dockerfile`` copies, and must hold every package ``pyproject.toml``
   finds in the checkout, the ``hokm`` command's module among them (the image used to leave out
   ``hokm``, ``hokmclient`` and ``hokmplay``: its ``hokm`` command could not start);
+* the build stage installs what mypyc's C needs: with ``--no-install-recommends``, gcc comes
+  without the C library's headers (Debian's gcc only recommends ``libc6-dev``), and the image's
+  build failed compiling the bots' modules;
 * the image's HEALTHCHECK command passes against a running gateway and fails without one;
 * ``deploy/compose.yaml`` restarts its services and starts the gateways and workers once Redis
   is healthy (parsed with PyYAML, which ``uvicorn[standard]`` installs).
@@ -96,6 +99,35 @@ def test_the_image_builds_a_wheel_with_every_declared_package(tmp_path: Path) ->
     static = {str(p.relative_to(ROOT)) for p in (ROOT / "services/gateway/static").rglob("*")
               if p.is_file()}
     assert static and static <= set(names)  # the web client too (package data)
+
+
+def build_stage_packages(dockerfile: str) -> tuple[set[str], set[str]]:
+    """The words of the first stage's ``apt-get install`` commands: (options, packages)."""
+    options: set[str] = set()
+    packages: set[str] = set()
+    stages = 0
+    for keyword, rest in instructions(dockerfile):
+        if keyword == "FROM":
+            stages += 1
+            if stages > 1:
+                break
+        elif keyword == "RUN":
+            for command in re.split(r"&&|;|\|\|", rest):
+                words = shlex.split(command)
+                if words[:2] == ["apt-get", "install"]:
+                    options |= {w for w in words[2:] if w.startswith("-")}
+                    packages |= {w for w in words[2:] if not w.startswith("-")}
+    return options, packages
+
+
+def test_the_build_stage_installs_a_c_compiler_with_the_c_librarys_headers() -> None:
+    """mypyc's modules include Python.h, which includes <stdio.h>: libc6-dev.  Debian's gcc
+    only recommends it, so with ``--no-install-recommends`` it must be named (or
+    build-essential, which depends on it); setup.py compiles whenever a compiler is there."""
+    options, packages = build_stage_packages((DEPLOY / "Dockerfile").read_text())
+    assert "gcc" in packages or "build-essential" in packages, packages
+    if "--no-install-recommends" in options:
+        assert packages & {"libc6-dev", "build-essential"}, packages
 
 
 def healthcheck_command(dockerfile: str) -> list[str]:
