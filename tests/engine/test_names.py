@@ -16,7 +16,10 @@ from engine.names import BLANKS, MAX_MARKS, MAX_NAME, check_name
 
 @pytest.mark.parametrize("name", [
     "Ann", "  Bob  ", "Zoë", "Nguyễn", "دارا", "Ширин", "山田", "ナナ", "❤️", "Ann ❤️",
-    "A" * MAX_NAME, "a\u0301\u0302\u0303", "क्षत्रिय", "ผู้เล่น", "🂡 Ace"])
+    "A" * MAX_NAME, "a\u0301\u0302\u0303", "क्षत्रिय", "ผู้เล่น", "🂡 Ace",
+    # the Persian half-space (a QA finding: "علی‌رضا" was refused), joined emoji
+    "علی\u200cرضا", "می\u200cخواهم", "👨\u200d👩\u200d👧", "❤\ufe0f\u200d🔥", "🏳\ufe0f\u200d🌈",
+    "👍🏽\u200d👍"])
 def test_names_players_write_are_taken(name: str) -> None:
     assert check_name(name) == name.strip()
 
@@ -25,7 +28,10 @@ def test_names_players_write_are_taken(name: str) -> None:
     "", "   ", "\u3164", "Ann\u3164", "\u2800", "\u115f\u1160", "\uffa0", "x\ufe0f", "\ufe0f",
     "❤\ufe0f\ufe0f", "a" + "\u0301" * (MAX_MARKS + 1), "a" + "\u0301" * 39, "\u0301",
     "\u0301\u0302", "A" * (MAX_NAME + 1), "Ann\u200b", "\u202eAnn", "a\nb", "x\U000e0100", None,
-    7])
+    7,
+    # a joiner where it joins nothing: a second "Kian" unequal to the first, at an end, twice
+    "Ki\u200can", "a\u200db", "\u200cعلی", "علی\u200c", "علی\u200c\u200cرضا", "👨\u200d",
+    "\u200d", "❤\u200da", "Ann \u200c"])
 def test_names_that_look_blank_or_hide_characters_are_refused(name: object) -> None:
     with pytest.raises(InvalidCommand):
         check_name(name)
@@ -37,6 +43,11 @@ def test_a_taken_name_has_a_visible_character_and_no_blank(name: str) -> None:
         taken = check_name(name)
     except InvalidCommand:
         return
-    assert 0 < len(taken) <= MAX_NAME and taken.isprintable()
+    assert 0 < len(taken) <= MAX_NAME and taken.replace("\u200c", "").replace(
+        "\u200d", "").isprintable()
+    for i, c in enumerate(taken):  # a joiner only between two characters that show
+        if c in "\u200c\u200d":
+            assert 0 < i < len(taken) - 1
+            assert unicodedata.category(taken[i + 1])[0] in "LS", taken
     assert not BLANKS & set(taken)
     assert any(unicodedata.category(c)[0] not in "MZ" for c in taken)
