@@ -184,7 +184,13 @@ class BotWorker(SimpleWorker):
 
     def teardown(self) -> None:
         """RQ's, tolerating a Redis that does not answer: the worker's death is then registered
-        by ``_work`` once it does (``_retire``)."""
+        by ``_work`` once it does (``_retire``).  The pool's idle connections are closed first:
+        a stop signal to an idle worker raises inside its blocking dequeue (RQ's warm
+        shutdown), and redis-py gives that connection back to the pool with the dequeue's
+        answer still to come, which the death's MULTI/EXEC would read as their own ("Wrong
+        number of response items from pipeline execution", a traceback at the stop)."""
+        with contextlib.suppress(Exception):  # (closing a socket: nothing to report)
+            self.connection.connection_pool.disconnect(inuse_connections=False)
         try:
             super().teardown()  # type: ignore[no-untyped-call]
         except REDIS_DOWN as exc:

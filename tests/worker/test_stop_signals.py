@@ -212,3 +212,27 @@ def test_the_processes_of_a_killed_worker_end_with_it(run: Callable[..., Run],
              "the match played on by a new worker")
     again.proc.send_signal(signal.SIGTERM)
     wait_for(again.stopped, WAIT_S, STEP, "the new worker's end")
+
+
+def test_a_worker_stopped_in_its_blocking_dequeue_registers_its_death(
+        server: PrivateRedis) -> None:
+    """A stop signal to an idle RQ worker raises inside its blocking dequeue, and redis-py gives
+    that connection back to its pool with the dequeue's answer still to come; the death's
+    MULTI/EXEC then read it as their own: "Wrong number of response items from pipeline
+    execution" and a traceback at the stop (a clean-clone-run failure of
+    ``test_an_idle_worker_stops_with_every_process``).  Here the pool holds such a connection,
+    made by hand: the worker's teardown closes the pool's idle connections first."""
+    from rq import Queue
+
+    from worker.main import BotWorker
+
+    client = redis.Redis.from_url(server.url)
+    worker = BotWorker([Queue(QUEUE, connection=client, serializer=JSONSerializer)],
+                       connection=client, serializer=JSONSerializer)
+    worker.register_birth()  # type: ignore[no-untyped-call]
+    conn = client.connection_pool.get_connection()
+    conn.send_command("BLPOP", f"{QUEUE}-nothing", 1)  # its answer comes in a second
+    client.connection_pool.release(conn)
+    worker.teardown()
+    assert client.hget(worker.key, "death") is not None
+    assert worker.name not in {w.name for w in Worker.all(connection=client)}
