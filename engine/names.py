@@ -13,8 +13,11 @@ them printable (no control, format or zero-width character: ``str.isprintable``)
   symbol, as in "❤️"); anywhere else they are invisible and refused;
 * the two joiners, invisible themselves, only where they change how the characters around
   them are drawn: the zero-width non-joiner (U+200C, the Persian half-space of "علی‌رضا")
-  between two letters of a script that joins them, never next to a Latin letter, where it
-  changes nothing and would only make a second "Kian" that is not equal to the first; the
+  after a letter of a joining script (Arabic, Syriac, N'Ko, Mongolian...) that joins the
+  letter after it (not after "ا", "د", "ر", "و": they never join the next letter) and before
+  another letter of such a script, or after a virama (the Indic scripts' half forms, "क्‌ष");
+  never elsewhere, where it changes nothing and would only make a second name that looks
+  like another one and is not equal to it ("Ki‌an", "Łó", "Бо‌рис", "د‌ارا"); the
   zero-width joiner (U+200D) between two emoji ("👨‍👩‍👧", "❤️‍🔥"), its first one possibly with its
   presentation selector or skin tone.
 """
@@ -39,16 +42,55 @@ def _variation_selector(char: str) -> bool:
     return "\ufe00" <= char <= "\ufe0f" or "\U000e0100" <= char <= "\U000e01ef"
 
 
+_JOINING_SCRIPTS = ((0x0600, 0x06FF), (0x0700, 0x074F), (0x0750, 0x077F), (0x07C0, 0x07FF),
+                    (0x0840, 0x085F), (0x0860, 0x086F), (0x0870, 0x089F), (0x08A0, 0x08FF),
+                    (0x1800, 0x18AF), (0x10AC0, 0x10AFF), (0x10D00, 0x10D3F),
+                    (0x10F30, 0x10F6F))
+"""The scripts whose letters join their neighbours (Arabic and its supplements, Syriac, N'Ko,
+Mandaic, Mongolian, Manichaean, Hanifi Rohingya, Sogdian; not their presentation forms,
+already shaped)."""
+_NOT_JOINING_AFTER = frozenset(
+    "\u0621\u0622\u0623\u0624\u0625\u0627\u0629\u062f\u0630\u0631\u0632\u0648\u0671\u0672"
+    "\u0673\u0674\u0675\u0676\u0677\u06c0\u06c3\u06c4\u06c5\u06c6\u06c7\u06c8\u06c9\u06ca"
+    "\u06cb\u06cd\u06cf\u06d2\u06d3\u06d5\u06ee\u06ef\u0759\u075a\u075b\u076b\u076c\u0771"
+    "\u0773\u0774\u0778\u0779\u08aa\u08ab\u08ac\u08ad\u08ae\u08b1\u08b2\u08b9"
+    "\u0710\u0715\u0716\u0717\u0718\u0719\u071e\u0728\u072a\u072c\u072f\u074d"
+    + "".join(map(chr, range(0x0688, 0x069A))) + "".join(map(chr, range(0x0870, 0x0883))))
+"""Letters of those scripts that never join the letter after them (Unicode's joining types R
+and U: alef, dal, reh, waw, hamza... and their variants): a non-joiner after one changes
+nothing."""
+
+
+def _joining(char: str) -> bool:
+    code = ord(char)
+    return unicodedata.category(char)[0] == "L" and any(
+        low <= code <= high for low, high in _JOINING_SCRIPTS)
+
+
+def _breaks_a_join(name: str, i: int) -> bool:
+    """Whether the non-joiner at ``name[i]`` separates two letters that would join (or stops
+    an Indic conjunct): see the module."""
+    after = name[i + 1:i + 2]
+    if not after or unicodedata.category(after)[0] != "L" or after.isascii():
+        return False
+    base = i - 1
+    while base >= 0 and unicodedata.category(name[base])[0] == "M":
+        if unicodedata.combining(name[base]) == 9:  # a virama: a half form instead of a conjunct
+            return True
+        base -= 1
+    if base < 0:
+        return False
+    before = name[base]
+    return _joining(before) and before not in _NOT_JOINING_AFTER and _joining(after)
+
+
 def _joins(before: str, after: str, joiner: str) -> bool:
-    """Whether ``joiner`` (``ZWNJ`` or ``ZWJ``) between ``before`` and ``after`` (either may be
-    "": the name's ends) is one a script or an emoji needs (see the module)."""
+    """Whether the emoji joiner ``joiner`` between ``before`` and ``after`` (either may be "":
+    the name's ends) is one an emoji needs (see the module)."""
     if not before or not after:
         return False
-    if joiner == ZWNJ:  # a letter (or its mark) before, a letter after, neither Latin
-        return (unicodedata.category(before)[0] in "LM" and unicodedata.category(after)[0] == "L"
-                and not before.isascii() and not after.isascii())
     emoji_before = unicodedata.category(before) in ("So", "Sk") or before in _EMOJI_PRESENTATION
-    return emoji_before and unicodedata.category(after) == "So"
+    return joiner == ZWJ and emoji_before and unicodedata.category(after) == "So"
 
 
 def check_name(raw: object) -> str:
@@ -66,7 +108,11 @@ def check_name(raw: object) -> str:
         category = unicodedata.category(char)
         if char in BLANKS:
             raise InvalidCommand(RULE)
-        if char in (ZWNJ, ZWJ):
+        if char == ZWNJ:
+            if not _breaks_a_join(name, i):
+                raise InvalidCommand(RULE)
+            marks = 0
+        elif char == ZWJ:
             if not _joins(previous, name[i + 1:i + 2], char):
                 raise InvalidCommand(RULE)
             marks = 0

@@ -19,7 +19,7 @@ from engine.names import BLANKS, MAX_MARKS, MAX_NAME, check_name
     "A" * MAX_NAME, "a\u0301\u0302\u0303", "क्षत्रिय", "ผู้เล่น", "🂡 Ace",
     # the Persian half-space (a QA finding: "علی‌رضا" was refused), joined emoji
     "علی\u200cرضا", "می\u200cخواهم", "👨\u200d👩\u200d👧", "❤\ufe0f\u200d🔥", "🏳\ufe0f\u200d🌈",
-    "👍🏽\u200d👍"])
+    "👍🏽\u200d👍", "کتاب\u200cها", "خانه\u200cها", "مِ\u200cی", "क्\u200cष"])
 def test_names_players_write_are_taken(name: str) -> None:
     assert check_name(name) == name.strip()
 
@@ -31,7 +31,12 @@ def test_names_players_write_are_taken(name: str) -> None:
     7,
     # a joiner where it joins nothing: a second "Kian" unequal to the first, at an end, twice
     "Ki\u200can", "a\u200db", "\u200cعلی", "علی\u200c", "علی\u200c\u200cرضا", "👨\u200d",
-    "\u200d", "❤\u200da", "Ann \u200c"])
+    "\u200d", "❤\u200da", "Ann \u200c",
+    # a non-joiner where nothing would join (a QA finding: each looked like the name without
+    # it): letters of scripts that never join (non-ASCII Latin, Cyrillic, Greek, Han), after a
+    # Persian letter that never joins the next one, between two scripts, after a mere accent
+    "\u0141\u200c\u00f3", "Бо\u200cрис", "Ζω\u200cή", "山\u200c田", "د\u200cارا",
+    "کار\u200cها", "و\u200cلی", "علی\u200cé", "a\u0301\u200c\u00e9"])
 def test_names_that_look_blank_or_hide_characters_are_refused(name: object) -> None:
     with pytest.raises(InvalidCommand):
         check_name(name)
