@@ -17,6 +17,7 @@ import hmac
 import json
 import re
 import secrets
+import unicodedata
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -40,12 +41,17 @@ BOT_LEVELS = LEVELS
 BOT_NAMES = ("Dara", "Roxana", "Kian", "Shirin")
 
 
+def _reads_as(name: str) -> str:
+    """``name`` as it reads: its compatibility form ("ＫＩＡＮ" is "KIAN"), in any case."""
+    return unicodedata.normalize("NFKC", name).casefold()
+
+
 def bot_name(seat: int, taken: set[str]) -> str:
     """A bot's name at ``seat``: the seat's own in ``BOT_NAMES`` unless a player at the table
-    has it (``taken``, in any case), then the first of them nobody has (four names, at most
-    three others)."""
-    had = {n.casefold() for n in taken}
-    return next((n for n in (BOT_NAMES[seat % 4], *BOT_NAMES) if n.casefold() not in had),
+    has it (``taken``, as it reads: in any case, in fullwidth letters...), then the first of
+    them nobody has (four names, at most three others)."""
+    had = {_reads_as(n) for n in taken}
+    return next((n for n in (BOT_NAMES[seat % 4], *BOT_NAMES) if _reads_as(n) not in had),
                 BOT_NAMES[seat % 4])
 
 

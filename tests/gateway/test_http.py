@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import random
+import unicodedata
 
 import pytest
 
@@ -533,6 +534,16 @@ def test_a_bot_never_takes_the_name_of_a_player_at_the_table(gw: Gateway) -> Non
                    json={"level": "easy"}).status_code == 200
     assert r.summary()["seats"][1]["bot"] == "easy"
     assert len(set(names(r))) == 2, names(r)
+
+
+def test_a_bot_never_takes_a_name_that_reads_as_a_players(gw: Gateway) -> None:
+    """QA: a player named "ＫＩＡＮ" (the fullwidth letters a phone's keyboard may give) met a
+    bot "Kian": unequal in any case, the same name to whoever reads the table.  Names are
+    compared as they read (NFKC, then in any case)."""
+    solo = room(gw, seats=["human", "bot:easy", "bot:easy", "bot:easy"],
+                name="\uff2b\uff29\uff21\uff2e")
+    names = [s["name"] for s in solo.summary()["seats"]]
+    assert len({unicodedata.normalize("NFKC", n).casefold() for n in names}) == 4, names
 
 
 def test_seat_to_a_bot(gw: Gateway) -> None:
