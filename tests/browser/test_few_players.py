@@ -130,6 +130,7 @@ def test_a_round_result_on_a_persian_phone(new_client: Any, gateway: str, player
         assert not p["broken"], p
         if players == 3:  # "شما ۳ · Roxana ۴ · Kian ۵": the player, then seats 1 and 2
             for line in (p["lines"][0], p["scoreLine"]):
+                line = line.replace("\u2068", "").replace("\u2069", "")  # names isolated
                 found = [re.search(re.escape(who) + r" [\u06F0-\u06F9]+", line)
                          for who in (fa["seat.you"], names[1], names[2])]
                 assert all(found), (line, names)

@@ -63,3 +63,34 @@ def test_the_start_page_lists_recent_matches(new_client: Any, gateway: str) -> N
     gone = [e for e in c.errors if "Failed to load resource" in e and "404" in e]
     assert len(gone) == 1, c.errors
     c.errors[:] = [e for e in c.errors if e not in gone]
+
+
+@pytest.mark.timeout(120)
+def test_a_right_to_left_name_keeps_its_score_after_it(new_client: Any, gateway: str) -> None:
+    """QA: a player named in Persian letters read "0 علی · Roxana 0 · Kian 0" in the list of an
+    English page (the digits after right-to-left letters joined their run and were drawn
+    before them), and one named "دارا 7" read "0 7 دارا": the score and the name's own digit
+    swapped.  Each name is isolated: its score is drawn after it, on its right."""
+    ids = [http(gateway, "POST", "/api/matches", {
+        "players": 3, "seats": ["human", "bot:easy", "bot:easy"], "name": name,
+        "disconnect_timeout": 0})["match_id"] for name in ("علی", "دارا 7")]
+    page = new_client(viewport=DESKTOP).page
+    page.goto("/")
+    page.evaluate("(ids) => localStorage.setItem('hokm.recent', JSON.stringify(ids))", ids)
+    page.goto("/")
+    items = page.locator("#recent-list li")
+    items.nth(1).wait_for()
+    for i, name in enumerate(("علی", "دارا 7")):
+        # where the name is drawn, and the first digit after it in reading order: its score
+        left_of_score, name_right = items.nth(i).locator(".recent-score").evaluate(
+            """(el, name) => {
+              const node = el.firstChild, text = node.textContent, at = text.indexOf(name);
+              const box = (from, to) => {
+                const r = document.createRange(); r.setStart(node, from); r.setEnd(node, to);
+                return r.getBoundingClientRect();
+              };
+              let digit = at + name.length;
+              while (!/[0-9]/.test(text[digit])) digit++;
+              return [box(digit, digit + 1).left, box(at, at + name.length).right];
+            }""", name)
+        assert left_of_score >= name_right - 0.5, (name, items.nth(i).inner_text())

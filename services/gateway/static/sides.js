@@ -18,9 +18,21 @@ export function mySide(v) {
 /** The sides with `first` first, then the others in order. */
 export const sideOrder = (v, first) => [first, ...sidesOf(v).map((_, i) => i).filter((i) => i !== first)];
 
+/** Letters written right to left (Hebrew, Arabic, Syriac, Thaana, N'Ko... and their
+ *  presentation forms). */
+const RTL = /[\u0590-\u08FF\uFB1D-\uFDFF\uFE70-\uFEFF\u{10800}-\u{10FFF}\u{1E800}-\u{1EFFF}]/u;
+
+/** `label` (a name, a pair of names) as a first-strong isolate where its direction may differ
+ *  from the page's, so that the number after it stays after it: in a left-to-right page
+ *  "علی 3 · Roxana 2" was drawn "3 علی · Roxana 2" (the digits after right-to-left letters
+ *  join their run), and a name ending in digits, "دارا 7", swapped them with the score ("0 7
+ *  دارا").  Unchanged where it cannot differ (a Latin name in a left-to-right page). */
+export const isolated = (label) => (document.documentElement.dir === "rtl" || RTL.test(label)
+  ? `\u2068${label}\u2069` : label);
+
 /** `arr`'s numbers (one a side, or a seat), each after its name `label(i)`, in `order`, in the
- *  page's digits: "Dara 1 · Roxana 0 · Kian 0". */
-export const named = (order, arr, label) => order.map((i) => `${label(i)} ${num((arr || [])[i] ?? 0)}`).join(" · ");
+ *  page's digits: "Dara 1 · Roxana 0 · Kian 0" (each name isolated: `isolated`). */
+export const named = (order, arr, label) => order.map((i) => `${isolated(String(label(i)))} ${num((arr || [])[i] ?? 0)}`).join(" · ");
 
 /** Every side named with its number, the viewer's side first (`mySide`), then the others in
  *  seat order; `label(i)` names side `i` ("You", a name).  More than two sides are never said
