@@ -230,3 +230,33 @@ def test_the_summary_rows_show_the_whole_label_on_a_phone(
         assert [r["text"] for r in rows if r["clipped"]] == [], lang
         width = page.evaluate("() => document.documentElement.scrollWidth")
         assert width <= PHONE["width"], f"{lang}: the page is {width}px wide"
+
+
+@pytest.mark.timeout(120)
+def test_a_costly_talon_decision_says_what_was_done(
+        new_client: Any, four: tuple[str, dict[str, Any]]) -> None:
+    """The round's costly moves named the talon's decisions by their cards alone ("Sara: Four
+    of hearts, cost a trick" for the card she kept, the same words as for playing it): a kept
+    card and the cards laid aside are said so, as the move shown says them."""
+    match_id, canned = four
+    answer = copy.deepcopy(canned)
+    moves = answer["rounds"][0]["moves"]
+    kept, laid = moves[3], moves[6]  # the canned costly moves (the round, a kot)
+    assert kept["cost"] == "round" and laid["cost"] == "kot"
+    kept.update(kind="draw", played="4H", best=["9D"],
+                alternatives=[{"card": "4H", "tricks": 3, "wins": False, "kot": False},
+                              {"card": "9D", "tricks": 7, "wins": True, "kot": False}])
+    laid.update(kind="discard", played="2C 3C", best=["2C 4D"],
+                alternatives=[{"card": "2C 3C", "tricks": 7, "wins": True, "kot": False},
+                              {"card": "2C 4D", "tricks": 7, "wins": True, "kot": True}])
+    page = opened(new_client, match_id, answer, moves[0]["version"])
+    jump = page.locator(".an-costly button.an-jump")
+    jump.first.wait_for()
+    said = {b.get_attribute("data-version"): b.inner_text() for b in jump.all()}
+    assert "kept the Four of hearts" in said[str(kept["version"])], said
+    assert "laid aside Two of clubs, Three of clubs" in said[str(laid["version"])], said
+    page.locator("#lang-select").select_option("fa")
+    page.get_by_role("button", name="پنهان کردن تحلیل").wait_for()
+    said = {b.get_attribute("data-version"): b.inner_text() for b in jump.all()}
+    assert "نگه داشت" in said[str(kept["version"])], said
+    assert "کنار گذاشت" in said[str(laid["version"])], said
