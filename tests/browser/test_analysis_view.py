@@ -16,7 +16,7 @@ from typing import Any
 
 import pytest
 
-from .conftest import DESKTOP
+from .conftest import DESKTOP, PHONE
 from .helpers import finish_humans_match, http
 from .test_analysis import bots_only_match, canned_analysis, serve_canned
 
@@ -197,3 +197,66 @@ def test_a_player_sees_the_graph_from_their_own_side(new_client: Any, gateway: s
     other.goto(f"/replay/{match_id}?analysis=1&step={moves[4]['version']}")
     other.locator("svg.an-chart[data-here='5']").wait_for()
     assert [c if c == "" else f"{1 - float(c):.3f}" for c in chances(other)] == got
+
+
+ROW_LABELS_JS = """() => [...document.querySelectorAll('table.an-seats th[scope=row]')]
+  .map((th) => ({ text: th.innerText, clipped: th.scrollWidth > th.clientWidth }))"""
+"""Each row of the summary per player: its label and whether part of it is cut off (an ellipsis:
+``innerText`` still gives the whole label, the screen does not)."""
+
+
+@pytest.mark.timeout(120)
+def test_the_summary_rows_show_the_whole_label_on_a_phone(
+        new_client: Any, four: tuple[str, dict[str, Any]]) -> None:
+    """A row is named "Kian (bot), seat 2": on a phone, in Persian, the label ended in an
+    ellipsis that cut off the seat ("Roxana (ربات)، جایگ…"), the one part that tells two players
+    of a seat apart; a long name ("up to 40 characters") lost it in English too.  Each label
+    is shown whole, on as many lines as it needs, and the page keeps to the phone's width."""
+    match_id, canned = four
+    answer = copy.deepcopy(canned)
+    zero = {"moves": 0, "cost_trick": 0, "cost_round": 0, "cost_kot": 0}
+    names = ["Roxana", "Shirin", "Kian", "Aleksandrakonstantinopolskayaova"]
+    for s in answer["seats"]:
+        s["players"] = [{"name": names[s["seat"]], "bot": "hard",
+                         **{k: s[k] for k in zero}}]
+    for locale, lang in (("fa-IR", "fa"), ("en-US", "en")):
+        page = new_client(viewport=PHONE, locale=locale).page
+        serve_canned(page, answer, pending=0)
+        page.goto(f"/replay/{match_id}?analysis=1&step=1")
+        page.wait_for_function(f"() => document.documentElement.lang === '{lang}'")
+        page.locator("table.an-seats tbody tr").first.wait_for()
+        rows = page.evaluate(ROW_LABELS_JS)
+        assert len(rows) == 4
+        assert [r["text"] for r in rows if r["clipped"]] == [], lang
+        width = page.evaluate("() => document.documentElement.scrollWidth")
+        assert width <= PHONE["width"], f"{lang}: the page is {width}px wide"
+
+
+@pytest.mark.timeout(120)
+def test_a_costly_talon_decision_says_what_was_done(
+        new_client: Any, four: tuple[str, dict[str, Any]]) -> None:
+    """The round's costly moves named the talon's decisions by their cards alone ("Sara: Four
+    of hearts, cost a trick" for the card she kept, the same words as for playing it): a kept
+    card and the cards laid aside are said so, as the move shown says them."""
+    match_id, canned = four
+    answer = copy.deepcopy(canned)
+    moves = answer["rounds"][0]["moves"]
+    kept, laid = moves[3], moves[6]  # the canned costly moves (the round, a kot)
+    assert kept["cost"] == "round" and laid["cost"] == "kot"
+    kept.update(kind="draw", played="4H", best=["9D"],
+                alternatives=[{"card": "4H", "tricks": 3, "wins": False, "kot": False},
+                              {"card": "9D", "tricks": 7, "wins": True, "kot": False}])
+    laid.update(kind="discard", played="2C 3C", best=["2C 4D"],
+                alternatives=[{"card": "2C 3C", "tricks": 7, "wins": True, "kot": False},
+                              {"card": "2C 4D", "tricks": 7, "wins": True, "kot": True}])
+    page = opened(new_client, match_id, answer, moves[0]["version"])
+    jump = page.locator(".an-costly button.an-jump")
+    jump.first.wait_for()
+    said = {b.get_attribute("data-version"): b.inner_text() for b in jump.all()}
+    assert "kept the Four of hearts" in said[str(kept["version"])], said
+    assert "laid aside Two of clubs, Three of clubs" in said[str(laid["version"])], said
+    page.locator("#lang-select").select_option("fa")
+    page.get_by_role("button", name="پنهان کردن تحلیل").wait_for()
+    said = {b.get_attribute("data-version"): b.inner_text() for b in jump.all()}
+    assert "نگه داشت" in said[str(kept["version"])], said
+    assert "کنار گذاشت" in said[str(laid["version"])], said

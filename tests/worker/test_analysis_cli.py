@@ -117,6 +117,23 @@ def test_a_seat_that_changed_hands_has_a_row_per_player(rt: Runtime,
     assert {len(line) for line in lines[head:head + 3]} == {len(lines[head])}, lines
 
 
+def test_a_costly_move_names_who_made_it(rt: Runtime, analyze: Callable[..., Ran]) -> None:
+    """The summary is per player, but its costly moves said "seat 2" alone: which of the seat's
+    players (Babak, or the bot that took his seat over) made the move is named as in the
+    summary's rows ("Babak, seat 2", "Kian (bot), seat 2")."""
+    match_id, rounds = finished_match(rt, 3)
+    assert rounds >= 2
+    for r in range(rounds):
+        by = {"name": "Babak", "bot": None} if r == 0 else {"name": "Kian", "bot": "medium"}
+        rt.store.put_analysis(match_id, r, stored(r, "round" if r < 2 else None, by=by))
+    done = analyze(match_id)
+    assert done.returncode == 0, done.stderr
+    costly = done.stdout.split("Costly moves:\n", 1)[1].splitlines()
+    assert costly[0].startswith("  round 1, record 10, Babak, seat 2: Q♥ cost the round"), costly
+    assert costly[1].startswith("  round 2, record 11, Kian (bot), seat 2: Q♥ cost the round"), \
+        costly
+
+
 def test_an_analysis_stored_without_its_movers_keeps_a_row_per_seat(
         rt: Runtime, analyze: Callable[..., Ran]) -> None:
     """A round stored before moves named their mover: one of them unnamed is enough for the

@@ -197,7 +197,7 @@ def _report(match_id: str, rounds: list[dict[str, Any]], tty: bool, seats: int) 
     print("Costly moves:")
     for round_no, move in costly:
         best = ", ".join(text(move, b) for b in move["best"])
-        print(f"  round {round_no + 1}, record {move['version']}, seat {move['seat']}: "
+        print(f"  round {round_no + 1}, record {move['version']}, {_mover(move)}: "
               f"{text(move, move['played'])} cost {COST_WORDS[move['cost']]} (best: {best}; "
               f"the bot chose {text(move, move['bot']['choice'])}"
               f"{_chance(move['bot']['win_chance'])})")
@@ -214,9 +214,7 @@ def _summary(moves: list[dict[str, Any]], seats: int) -> None:
     if not split:
         rows = {str(s): {"moves": 0, "trick": 0, "round": 0, "kot": 0} for s in range(seats)}
     for move in sorted(moves, key=lambda m: int(m["seat"])):  # stable: each seat's in order
-        by = move.get("by") or {}
-        who = f"{by.get('name') or '?'}{' (bot)' if by.get('bot') else ''}, seat {move['seat']}"
-        row = rows.setdefault(who if split else str(move["seat"]),
+        row = rows.setdefault(_mover(move) if split else str(move["seat"]),
                               {"moves": 0, "trick": 0, "round": 0, "kot": 0})
         row["moves"] += 1
         if move["cost"]:
@@ -229,6 +227,15 @@ def _summary(moves: list[dict[str, Any]], seats: int) -> None:
     for label, row in rows.items():
         print(f"{label:{align}{width}}  {row['moves']:>9}  {row['trick']:>12}  "
               f"{row['round']:>14}  {row['kot']:>10}")
+
+
+def _mover(move: dict[str, Any]) -> str:
+    """Who made ``move``, as the summary's rows name them ("Kian (bot), seat 2"); a move
+    stored before moves named their mover (no ``by``): its seat alone ("seat 2")."""
+    by = move.get("by")
+    if not by:
+        return f"seat {move['seat']}"
+    return f"{by.get('name') or '?'}{' (bot)' if by.get('bot') else ''}, seat {move['seat']}"
 
 
 def _chance(chance: float | None) -> str:

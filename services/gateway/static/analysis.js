@@ -19,6 +19,9 @@ export const MARKS = { trick: "?!", kot: "?", round: "??" };
  *  line would put it on the far side and glue the mark to the word. */
 const mark = (cost, cls = "") => h(`bdi.an-mark${cls}`, { dir: "ltr", "aria-hidden": "true", text: MARKS[cost] });
 const COSTS = ["trick", "kot", "round"];
+/** A costly talon decision's words say what was done (a kept card, the cards laid aside): its
+ *  cards alone read as cards played. */
+const COSTLY_KEY = { draw: "an.costly_kept", discard: "an.costly_laid" };
 const POLL_MS = 1000;
 const TRANSIENT = new Set(["network", "unavailable", "rate_limited"]);
 const RETRIES = 5; // transient failures in a row before giving up (opening it again retries)
@@ -347,7 +350,8 @@ export class AnalysisPanel {
     const items = round.moves.filter((m) => m.cost).map((m) => {
       const b = h("button.an-jump", { type: "button", "data-focus": `v${m.version}`, "data-version": String(m.version), "data-cost": m.cost },
         mark(m.cost, `.cost-${m.cost}`), " ",
-        t("an.costly_item", { name: this.nameOf(m.seat), card: choiceName(m, m.played), cost: t(`an.cost.${m.cost}`) }));
+        t(COSTLY_KEY[m.kind] || "an.costly_item", { name: this.nameOf(m.seat), card: choiceName(m, m.played),
+          cards: choiceName(m, m.played), cost: t(`an.cost.${m.cost}`) }));
       b.addEventListener("click", () => this.jump(m.version));
       return h("li", {}, b);
     });
