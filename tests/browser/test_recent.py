@@ -12,7 +12,7 @@ import pytest
 from hokmclient import Seat
 
 from .conftest import DESKTOP
-from .helpers import http, start_solo
+from .helpers import http, open_room, start_solo
 
 pytestmark = pytest.mark.browser
 
@@ -63,3 +63,23 @@ def test_the_start_page_lists_recent_matches(new_client: Any, gateway: str) -> N
     gone = [e for e in c.errors if "Failed to load resource" in e and "404" in e]
     assert len(gone) == 1, c.errors
     c.errors[:] = [e for e in c.errors if e not in gone]
+
+
+@pytest.mark.timeout(120)
+def test_a_room_still_waiting_is_listed_as_waiting(new_client: Any, gateway: str) -> None:
+    """A room waiting for its friends (one created on this page, or a rematch not yet taken
+    up) is no match "in play, round 1": the list says it waits for players and names those
+    seated, not two teams that the ace draw has yet to make ("Seat 1 & Seat 3 0 · …")."""
+    c = new_client(viewport=DESKTOP)
+    page = c.page
+    invite = open_room(page, "Ava", {"Seat 2": "human", "Seat 3": "human", "Seat 4": "bot:easy"})
+    room = invite.rsplit("/", 1)[1]
+    page.get_by_role("link", name="Start page", exact=True).click()
+    item = page.locator(f"#recent-list li[data-match='{room}']")
+    item.wait_for()
+    assert item.get_attribute("data-phase") == "waiting"
+    bot = http(gateway, "GET", f"/api/matches/{room}")["seats"][3]["name"]
+    assert item.locator(".recent-score").inner_text() == f"Ava, {bot}"
+    assert item.locator(".recent-state").inner_text() == "waiting for players"
+    assert item.get_by_role("link", name="Back to the table").get_attribute("href") == \
+        f"/m/{room}"

@@ -3,7 +3,7 @@
 // layout, join through an invite link, or go back to a recent match (its table, replay, analysis).
 import { api, store, GAMES, MAX_NAME } from "./api.js";
 import { h, fill } from "./cards.js";
-import { t, num, nums } from "./i18n.js";
+import { t, num, nums, listOf } from "./i18n.js";
 import { named } from "./sides.js";
 import { announce, errorText, navigate, toast } from "./ui.js";
 
@@ -43,9 +43,13 @@ function recentPanel() {
       const sides = sidesOfSummary(s);
       const sideName = (w) => (sides[w] || []).map(name).reduce((a, b) => t("team.pair", { a, b }));
       const over = s.phase === "match_over";
-      const score = named(sides.map((_, i) => i), s.score, sideName);
+      // a room still waiting for its players (a rematch not yet taken up, too) has no teams
+      // yet (the ace draw makes them) and no round: those seated, and that it waits
+      const waiting = s.phase === "waiting";
+      const score = waiting ? listOf((s.seats || []).filter((x) => x && !x.empty && x.name).map((x) => x.name))
+        : named(sides.map((_, i) => i), s.score, sideName);
       const state = over ? (s.winner != null && sides[s.winner] ? t("start.recent_won", { team: sideName(s.winner) }) : t("start.recent_over"))
-        : t("start.recent_playing", { round: num(s.round || 1) });
+        : waiting ? t("phase.waiting") : t("start.recent_playing", { round: num(s.round || 1) });
       const links = over
         ? [h("a", { href: `/replay/${id}`, "data-link": true, text: t("start.recent_replay") }),
           h("a", { href: `/replay/${id}?analysis=1`, "data-link": true, text: t("start.recent_analysis") })]
