@@ -54,6 +54,10 @@ function recentPanel() {
         ? [h("a", { href: `/replay/${id}`, "data-link": true, text: t("start.recent_replay") }),
           h("a", { href: `/replay/${id}?analysis=1`, "data-link": true, text: t("start.recent_analysis") })]
         : [h("a", { href: `/m/${id}`, "data-link": true, text: t(store.token(id) ? "start.recent_back" : "start.recent_watch") })];
+      // a friend asked for the rematch while this player was away: its seat there is held for
+      // the player (api.md, POST .../rematch), joined from here as from the match-over panel
+      const token = store.token(id);
+      if (over && s.rematch && token && !store.token(s.rematch)) links.unshift(rematchButton(id, token));
       items[k] = h("li", { "data-match": id, "data-phase": s.phase },
         h("span.recent-score", { text: score }), " ", h("span.recent-state", { text: state }), " ",
         h("span.recent-links", {}, ...links.flatMap((a, i) => (i ? [" · ", a] : [a]))));
@@ -61,6 +65,22 @@ function recentPanel() {
     }).catch((e) => { if (e.status === 404) store.forget(id); });
   });
   return panel;
+}
+
+/** "Join the rematch" of the finished match `id` for the seat of `token` (the table's button
+ *  on the match-over panel does the same): to its seat there, or a toast (full, say). */
+function rematchButton(id, token) {
+  const btn = h("button.recent-rematch", { type: "button", text: t("over.rematch_join") });
+  btn.addEventListener("click", async () => {
+    btn.disabled = true;
+    try {
+      const r = await api.rematch(id, token);
+      store.setToken(r.match_id, r.token);
+      if (store.solo() === id) store.setSolo(r.match_id);
+      navigate(`/m/${r.match_id}`);
+    } catch (e) { toast(errorText(e)); btn.disabled = false; }
+  });
+  return btn;
 }
 
 function select(options, value) {
