@@ -463,7 +463,9 @@ class Api:
             except BadToken:
                 seat = None
         records = await run_in_threadpool(self.service.store.read, match_id, 0, step)
-        state = State()
+        # step 0, before the match's first record, is its own table empty (its rules, public
+        # in its summary): a default State was a match of four, two teams, whatever the game
+        state = State(loaded.state.rules)
         last_events: list[dict[str, Any]] = []
         for record in records:
             last_events = []

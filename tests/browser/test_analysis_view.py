@@ -260,3 +260,26 @@ def test_a_costly_talon_decision_says_what_was_done(
     said = {b.get_attribute("data-version"): b.inner_text() for b in jump.all()}
     assert "نگه داشت" in said[str(kept["version"])], said
     assert "کنار گذاشت" in said[str(laid["version"])], said
+
+
+@pytest.mark.timeout(240)
+def test_a_players_replay_sits_them_at_the_bottom(new_client: Any, gateway: str) -> None:
+    """The replay a player opens (the page holds the seat's token: "Watch the replay" on the
+    match-over panel) is theirs: their seat at the bottom of the board, as at the table (it was
+    always seat 1's place, so the player of seat 2 found themselves on the right).  Nobody's
+    replay keeps seat 1 there."""
+    match_id, tokens = finish_humans_match(gateway, 4, ["Ana", "Babak", "Dara", "Kian"])
+    names = [s["name"] for s in http(gateway, "GET", f"/api/matches/{match_id}")["seats"]]
+    page = new_client(viewport=DESKTOP).page
+    page.goto("/")
+    page.evaluate("([id, tok]) => localStorage.setItem(`hokm.token.${id}`, tok)",
+                  [match_id, tokens[1]])
+    page.goto(f"/replay/{match_id}?step=40")
+    where = {pos: page.locator(f".replay .seat.pos-{pos} .name")
+             for pos in ("bottom", "right", "top", "left")}
+    where["bottom"].get_by_text(names[1], exact=True).wait_for()
+    assert [where[p].inner_text() for p in ("bottom", "right", "top", "left")] == \
+        [names[1], names[2], names[3], names[0]]
+    other = new_client(viewport=DESKTOP).page
+    other.goto(f"/replay/{match_id}?step=40")
+    other.locator(".replay .seat.pos-bottom .name").get_by_text(names[0], exact=True).wait_for()

@@ -20,7 +20,7 @@ import pytest
 from hokmclient import Client, Seat
 
 from .conftest import DESKTOP
-from .helpers import click_one_move, http, open_table, state, wait_phase
+from .helpers import click_one_move, finish_humans_match, http, open_table, state, wait_phase
 
 PHONE_SE = {"width": 375, "height": 667}
 STATIC = Path(__file__).resolve().parents[2] / "services" / "gateway" / "static"
@@ -331,3 +331,20 @@ def test_the_start_pages_resume_line_names_three_sides(new_client: Any, gateway:
     names = [s["name"] for s in summary["seats"]]
     tally = " · ".join(f"{n} {p}" for n, p in zip(names, summary["score"], strict=True))
     page.locator("#resume-solo").get_by_text(f"(score {tally})").wait_for()
+
+
+@pytest.mark.timeout(150)
+def test_the_replay_opens_at_a_table_of_three(new_client: Any, gateway: str) -> None:
+    """The replay opens at step 0 (the match-over panel's "Watch the replay" leads there):
+    before its first record the answer's view was a default match's, four seats and two teams,
+    so a match of three opened at a table of four with "Seat 1 & Seat 3" and "Seat 2 & Seat 4"
+    in its score table.  Step 0 is the match's own table, empty: three seats, a row each."""
+    match_id, _ = finish_humans_match(gateway, 3, ["Ana", "Babak", "Dara"])
+    page = new_client(viewport=DESKTOP).page
+    page.goto(f"/replay/{match_id}")
+    page.get_by_text("Step 0 of").wait_for()
+    rows = page.locator("table.score tbody th")
+    page.wait_for_function("() => document.querySelectorAll('table.score tbody tr').length > 0")
+    assert [rows.nth(i).inner_text() for i in range(rows.count())] == \
+        ["Seat 1", "Seat 2", "Seat 3"]
+    assert page.locator(".board .seat:visible").count() == 3

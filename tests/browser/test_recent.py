@@ -12,7 +12,7 @@ import pytest
 from hokmclient import Seat
 
 from .conftest import DESKTOP
-from .helpers import http, start_solo
+from .helpers import finish_humans_match, http, open_room, start_solo
 
 pytestmark = pytest.mark.browser
 
@@ -94,3 +94,52 @@ def test_a_right_to_left_name_keeps_its_score_after_it(new_client: Any, gateway:
               return [box(digit, digit + 1).left, box(at, at + name.length).right];
             }""", name)
         assert left_of_score >= name_right - 0.5, (name, items.nth(i).inner_text())
+
+
+@pytest.mark.timeout(120)
+def test_a_room_still_waiting_is_listed_as_waiting(new_client: Any, gateway: str) -> None:
+    """A room waiting for its friends (one created on this page, or a rematch not yet taken
+    up) is no match "in play, round 1": the list says it waits for players and names those
+    seated, not two teams that the ace draw has yet to make ("Seat 1 & Seat 3 0 · …")."""
+    c = new_client(viewport=DESKTOP)
+    page = c.page
+    invite = open_room(page, "Ava", {"Seat 2": "human", "Seat 3": "human", "Seat 4": "bot:easy"})
+    room = invite.rsplit("/", 1)[1]
+    page.get_by_role("link", name="Start page", exact=True).click()
+    item = page.locator(f"#recent-list li[data-match='{room}']")
+    item.wait_for()
+    assert item.get_attribute("data-phase") == "waiting"
+    bot = http(gateway, "GET", f"/api/matches/{room}")["seats"][3]["name"]
+    assert item.locator(".recent-score").inner_text() == f"Ava, {bot}"
+    assert item.locator(".recent-state").inner_text() == "waiting for players"
+    assert item.get_by_role("link", name="Back to the table").get_attribute("href") == \
+        f"/m/{room}"
+
+
+@pytest.mark.timeout(240)
+def test_a_finished_match_offers_its_rematch_to_a_player_not_in_it(
+        new_client: Any, gateway: str) -> None:
+    """A friend asked for the rematch while this player was away from the table: the start
+    page's finished match offers to join it (the seat the rematch holds for this player), not
+    only its replay.  Once joined, the rematch is listed first and the offer is gone."""
+    match_id, tokens = finish_humans_match(gateway, 4, ["Ana", "Babak", "Dara", "Kian"])
+    page = new_client(viewport=DESKTOP).page
+    page.goto("/")
+    page.evaluate("([id, tok]) => localStorage.setItem('hokm.token.' + id, tok)",
+                  [match_id, tokens[1]])
+    page.reload()
+    item = page.locator(f"#recent-list li[data-match='{match_id}']")
+    item.wait_for()
+    assert item.get_by_role("button", name="Join the rematch").count() == 0  # none asked yet
+    rematch = http(gateway, "POST", f"/api/matches/{match_id}/rematch", {}, tokens[0])["match_id"]
+    page.reload()
+    item.get_by_role("button", name="Join the rematch").click()
+    page.wait_for_url(re.compile(rf"/m/{rematch}$"))
+    page.wait_for_function("() => document.querySelector('.table-page')?.dataset.seat === '1'")
+    assert page.evaluate(f"() => !!localStorage.getItem('hokm.token.{rematch}')")
+    page.goto("/")
+    items = page.locator("#recent-list li")
+    items.nth(1).wait_for()
+    assert [items.nth(i).get_attribute("data-match") for i in range(items.count())] == \
+        [rematch, match_id]
+    assert items.nth(1).get_by_role("button", name="Join the rematch").count() == 0

@@ -200,8 +200,14 @@ export function mount(root, [matchId]) {
     const side = sidesOf(v)[w] || [];
     return side.length > 1 ? t("team.pair", { a: name(v, side[0]), b: name(v, side[1]) }) : name(v, side[0]);
   }
-  const PLACE = { 2: [0, 2], 3: [0, 1, 3], 4: [0, 1, 2, 3] }; // seat -> index of POS
-  const place = (v, s) => (PLACE[v.players || 4] || PLACE[4])[s];
+  // The replay of a seat (`view.seat`: a live match's, or a finished one's opened by one of its
+  // players) sits that seat at the bottom, as the table does; nobody's replay, seat 1.
+  const PLACE = { 2: [0, 2], 3: [0, 1, 3], 4: [0, 1, 2, 3] }; // seat after the viewer -> index of POS
+  const place = (v, s) => {
+    const n = PLACE[v.players] ? v.players : 4;
+    const me = Number.isInteger(v.seat) && v.seat >= 0 && v.seat < n ? v.seat : 0;
+    return PLACE[n][(s - me + n) % n];
+  };
 
   /** The event in words; `card` writes a card (`face` on the line shown, `cardWords` for the
    *  screen reader's copy in the live counter).  Cards are named only as the answer gives them:

@@ -3,7 +3,7 @@
 // layout, join through an invite link, or go back to a recent match (its table, replay, analysis).
 import { api, store, GAMES, MAX_NAME } from "./api.js";
 import { h, fill } from "./cards.js";
-import { t, num, nums } from "./i18n.js";
+import { t, num, nums, listOf } from "./i18n.js";
 import { named } from "./sides.js";
 import { announce, errorText, navigate, toast } from "./ui.js";
 
@@ -43,13 +43,21 @@ function recentPanel() {
       const sides = sidesOfSummary(s);
       const sideName = (w) => (sides[w] || []).map(name).reduce((a, b) => t("team.pair", { a, b }));
       const over = s.phase === "match_over";
-      const score = named(sides.map((_, i) => i), s.score, sideName);
+      // a room still waiting for its players (a rematch not yet taken up, too) has no teams
+      // yet (the ace draw makes them) and no round: those seated, and that it waits
+      const waiting = s.phase === "waiting";
+      const score = waiting ? listOf((s.seats || []).filter((x) => x && !x.empty && x.name).map((x) => x.name))
+        : named(sides.map((_, i) => i), s.score, sideName);
       const state = over ? (s.winner != null && sides[s.winner] ? t("start.recent_won", { team: sideName(s.winner) }) : t("start.recent_over"))
-        : t("start.recent_playing", { round: num(s.round || 1) });
+        : waiting ? t("phase.waiting") : t("start.recent_playing", { round: num(s.round || 1) });
       const links = over
         ? [h("a", { href: `/replay/${id}`, "data-link": true, text: t("start.recent_replay") }),
           h("a", { href: `/replay/${id}?analysis=1`, "data-link": true, text: t("start.recent_analysis") })]
         : [h("a", { href: `/m/${id}`, "data-link": true, text: t(store.token(id) ? "start.recent_back" : "start.recent_watch") })];
+      // a friend asked for the rematch while this player was away: its seat there is held for
+      // the player (api.md, POST .../rematch), joined from here as from the match-over panel
+      const token = store.token(id);
+      if (over && s.rematch && token && !store.token(s.rematch)) links.unshift(rematchButton(id, token));
       items[k] = h("li", { "data-match": id, "data-phase": s.phase },
         h("span.recent-score", { text: score }), " ", h("span.recent-state", { text: state }), " ",
         h("span.recent-links", {}, ...links.flatMap((a, i) => (i ? [" · ", a] : [a]))));
@@ -57,6 +65,22 @@ function recentPanel() {
     }).catch((e) => { if (e.status === 404) store.forget(id); });
   });
   return panel;
+}
+
+/** "Join the rematch" of the finished match `id` for the seat of `token` (the table's button
+ *  on the match-over panel does the same): to its seat there, or a toast (full, say). */
+function rematchButton(id, token) {
+  const btn = h("button.recent-rematch", { type: "button", text: t("over.rematch_join") });
+  btn.addEventListener("click", async () => {
+    btn.disabled = true;
+    try {
+      const r = await api.rematch(id, token);
+      store.setToken(r.match_id, r.token);
+      if (store.solo() === id) store.setSolo(r.match_id);
+      navigate(`/m/${r.match_id}`);
+    } catch (e) { toast(errorText(e)); btn.disabled = false; }
+  });
+  return btn;
 }
 
 function select(options, value) {
