@@ -47,16 +47,21 @@ def instructions(dockerfile: str) -> list[tuple[str, str]]:
     return found
 
 
+def build_stage(dockerfile: str) -> list[tuple[str, str]]:
+    """The instructions of the first stage (the build stage), its ``FROM`` included."""
+    stage: list[tuple[str, str]] = []
+    for keyword, rest in instructions(dockerfile):
+        if keyword == "FROM" and stage:
+            break
+        stage.append((keyword, rest))
+    return stage
+
+
 def build_stage_copies(dockerfile: str) -> list[str]:
     """The paths the first stage copies from the build context."""
     sources: list[str] = []
-    stages = 0
-    for keyword, rest in instructions(dockerfile):
-        if keyword == "FROM":
-            stages += 1
-            if stages > 1:
-                break
-        elif keyword == "COPY":
+    for keyword, rest in build_stage(dockerfile):
+        if keyword == "COPY":
             words = [w for w in shlex.split(rest) if not w.startswith("--")]
             sources += words[:-1]
     return sources
@@ -105,13 +110,8 @@ def build_stage_packages(dockerfile: str) -> tuple[set[str], set[str]]:
     """The words of the first stage's ``apt-get install`` commands: (options, packages)."""
     options: set[str] = set()
     packages: set[str] = set()
-    stages = 0
-    for keyword, rest in instructions(dockerfile):
-        if keyword == "FROM":
-            stages += 1
-            if stages > 1:
-                break
-        elif keyword == "RUN":
+    for keyword, rest in build_stage(dockerfile):
+        if keyword == "RUN":
             for command in re.split(r"&&|;|\|\|", rest):
                 words = shlex.split(command)
                 if words[:2] == ["apt-get", "install"]:

@@ -147,6 +147,15 @@ export const store = {
   dropSolo: () => safeDel("hokm.solo"),
 };
 
+/** Take the seat of `token` in the rematch of the finished match `id` (POST .../rematch): the
+ *  new match's token is kept (and it becomes the solo match if `id` was); its answer. */
+export async function takeRematch(id, token) {
+  const r = await api.rematch(id, token);
+  store.setToken(r.match_id, r.token);
+  if (store.solo() === id) store.setSolo(r.match_id);
+  return r;
+}
+
 let counter = 0;
 /** A unique command id, so a retried command is never applied twice. */
 export const commandId = () => `c-${Date.now().toString(36)}-${(counter++).toString(36)}-${Math.random().toString(36).slice(2, 8)}`;

@@ -1,7 +1,7 @@
 // The start page: your name, the game (four players, two simple, two with the talon, three),
 // play solo (with a level), resume a solo match, create a room with house rules and a seat
 // layout, join through an invite link, or go back to a recent match (its table, replay, analysis).
-import { api, store, GAMES, MAX_NAME } from "./api.js";
+import { api, store, takeRematch, GAMES, MAX_NAME } from "./api.js";
 import { h, fill } from "./cards.js";
 import { t, num, nums, listOf } from "./i18n.js";
 import { named } from "./sides.js";
@@ -74,9 +74,7 @@ function rematchButton(id, token) {
   btn.addEventListener("click", async () => {
     btn.disabled = true;
     try {
-      const r = await api.rematch(id, token);
-      store.setToken(r.match_id, r.token);
-      if (store.solo() === id) store.setSolo(r.match_id);
+      const r = await takeRematch(id, token);
       navigate(`/m/${r.match_id}`);
     } catch (e) { toast(errorText(e)); btn.disabled = false; }
   });

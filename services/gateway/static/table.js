@@ -4,7 +4,7 @@
 // Views are whole snapshots.  They are queued and shown one after another with short pauses
 // (a completed trick, the ace draw, the deal, a round result stay visible for a moment), so the
 // game can be followed even when bots answer instantly, with reduced motion too.
-import { api, store, MatchSocket, commandId, gameOf, MAX_NAME } from "./api.js";
+import { api, store, MatchSocket, commandId, gameOf, takeRematch, MAX_NAME } from "./api.js";
 import { h, fill, fillAfter, cardButton, cardImage, cardBack, suitButton, suitBadge } from "./cards.js";
 import { t, cardName, suitName, capitalize, isRtl, safeGet, num, nums, listOf, hintReason } from "./i18n.js";
 import { announce, toast, copyText, errorText, focusPage, navigate, placeToast, setToastAvoid } from "./ui.js";
@@ -853,9 +853,7 @@ function mountTable(root, matchId, token, ctl) {
     btn.addEventListener("click", async () => {
       btn.disabled = true;
       try {
-        const r = await api.rematch(matchId, token);
-        store.setToken(r.match_id, r.token);
-        if (store.solo() === matchId) store.setSolo(r.match_id);
+        const r = await takeRematch(matchId, token);
         navigate(`/m/${r.match_id}`);
       } catch (e) {
         if (e.code === "match_full") { rematchFull(btn); return; }
