@@ -19,8 +19,8 @@ function field(id, label, control, hint) {
     hint ? h("p.hint", { id: `${id}-hint`, text: hint }) : null);
 }
 
-/** The players of a match's public summary `s`, side by side ("Dara & Kian — Roxana &
- *  Bahram"), the sides in their order; `name(i)` names seat i. */
+/** The sides of a match's public summary `s` as seat tuples, in the order of its `score`:
+ *  the teams (seats 0 and 2, 1 and 3) with four players, a seat a side with two or three. */
 const sidesOfSummary = (s) => (s.players === 4 ? [[0, 2], [1, 3]] : [...Array(s.players || 0).keys()].map((i) => [i]));
 
 /** "Your recent matches": the matches this browser took a seat in (`store.recent`), the latest
@@ -50,13 +50,13 @@ function recentPanel() {
         : named(sides.map((_, i) => i), s.score, sideName);
       const state = over ? (s.winner != null && sides[s.winner] ? t("start.recent_won", { team: sideName(s.winner) }) : t("start.recent_over"))
         : waiting ? t("phase.waiting") : t("start.recent_playing", { round: num(s.round || 1) });
+      const token = store.token(id);
       const links = over
         ? [h("a", { href: `/replay/${id}`, "data-link": true, text: t("start.recent_replay") }),
           h("a", { href: `/replay/${id}?analysis=1`, "data-link": true, text: t("start.recent_analysis") })]
-        : [h("a", { href: `/m/${id}`, "data-link": true, text: t(store.token(id) ? "start.recent_back" : "start.recent_watch") })];
+        : [h("a", { href: `/m/${id}`, "data-link": true, text: t(token ? "start.recent_back" : "start.recent_watch") })];
       // a friend asked for the rematch while this player was away: its seat there is held for
       // the player (api.md, POST .../rematch), joined from here as from the match-over panel
-      const token = store.token(id);
       if (over && s.rematch && token && !store.token(s.rematch)) links.unshift(rematchButton(id, token));
       items[k] = h("li", { "data-match": id, "data-phase": s.phase },
         h("span.recent-score", { text: score }), " ", h("span.recent-state", { text: state }), " ",
