@@ -84,13 +84,13 @@ def _breaks_a_join(name: str, i: int) -> bool:
     return _joining(before) and before not in _NOT_JOINING_AFTER and _joining(after)
 
 
-def _joins(before: str, after: str, joiner: str) -> bool:
-    """Whether the emoji joiner ``joiner`` between ``before`` and ``after`` (either may be "":
-    the name's ends) is one an emoji needs (see the module)."""
+def _joins_emoji(before: str, after: str) -> bool:
+    """Whether a zero-width joiner between ``before`` and ``after`` (either may be "": the
+    name's ends) joins two emoji (see the module)."""
     if not before or not after:
         return False
     emoji_before = unicodedata.category(before) in ("So", "Sk") or before in _EMOJI_PRESENTATION
-    return joiner == ZWJ and emoji_before and unicodedata.category(after) == "So"
+    return emoji_before and unicodedata.category(after) == "So"
 
 
 def check_name(raw: object) -> str:
@@ -113,7 +113,7 @@ def check_name(raw: object) -> str:
                 raise InvalidCommand(RULE)
             marks = 0
         elif char == ZWJ:
-            if not _joins(previous, name[i + 1:i + 2], char):
+            if not _joins_emoji(previous, name[i + 1:i + 2]):
                 raise InvalidCommand(RULE)
             marks = 0
         elif _variation_selector(char):

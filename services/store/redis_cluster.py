@@ -34,7 +34,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-from collections.abc import Callable
+from collections.abc import Callable, Container
 from typing import Any
 
 import redis
@@ -221,8 +221,6 @@ class ShardedFollower:
         """Matches whose next read checks that their log still holds the record at their
         position: those whose subscription was lost or moved (``_resubscribe``), where the
         node may have restarted or been replaced without the newest records."""
-        self._checked: dict[str, int] = {}
-        """The matches the read under way checks (``_verify``), with their positions."""
         self._event = asyncio.Event()
         self._feeds: dict[str, _Feed] = {}
         """Node name -> its feed."""
@@ -263,8 +261,9 @@ class ShardedFollower:
         while True:
             dirty = [m for m in self._dirty if m in self.positions]
             self._dirty.clear()
-            self._checked = checked = {m: self.positions[m] for m in dirty
-                                       if m in self._verify and self.positions[m] > 0}
+            # the matches this read checks (``_verify``), with their positions
+            checked = {m: self.positions[m] for m in dirty
+                       if m in self._verify and self.positions[m] > 0}
             if not dirty:
                 self._event.clear()
                 self.waiting = True
@@ -274,7 +273,7 @@ class ShardedFollower:
                     self.waiting = False
                 continue
             self.commands += len(dirty)
-            results = await self._read_all(dirty)
+            results = await self._read_all(dirty, checked)
             batch: list[tuple[str, Entries]] = []
             failed = False
             for match_id, result in zip(dirty, results, strict=True):
@@ -340,14 +339,13 @@ class ShardedFollower:
 
     # -- reading -----------------------------------------------------------------------------
 
-    async def _read_all(self, matches: list[str]) -> list[Entries | BaseException]:
+    async def _read_all(self, matches: list[str], checked: Container[str]
+                        ) -> list[Entries | BaseException]:
         """The new records of ``matches``: one cluster pipeline per ``READ_CHUNK`` (a round
         trip per node, however many matches woke at once) rather than a command each in
         flight at the same time, which ran out of connections at a thousand matches.  The
-        matches ``next_batch`` checks (``_checked``) are read from the record at their position
-        itself, so that a log that lost it is told from one with nothing new in the same round
-        trip."""
-        checked = self._checked
+        ``checked`` ones are read from the record at their position itself, so that a log that
+        lost it is told from one with nothing new in the same round trip."""
         out: list[Entries | BaseException] = []
         for start in range(0, len(matches), READ_CHUNK):
             chunk = matches[start:start + READ_CHUNK]

@@ -4,8 +4,10 @@
 import { num, nums } from "./i18n.js";
 
 /** The sides, seat tuples in the order of `tricks` and `score`, as the view gives them (four
- *  players: the teams; two and three: a seat a side).  Nothing derives a side from a seat. */
-export const sidesOf = (v) => v.sides || [[0, 2], [1, 3]];
+ *  players: the teams; two and three: a seat a side).  Nothing derives a side from a seat;
+ *  a match's public summary, which names no sides, has them by its `players`. */
+export const sidesOf = (v) => v.sides
+  || (v.players && v.players !== 4 ? [...Array(v.players).keys()].map((i) => [i]) : [[0, 2], [1, 3]]);
 /** The side of `seat` (-1: none). */
 export const sideOf = (v, seat) => sidesOf(v).findIndex((side) => side.includes(seat));
 /** Whether a side has partners (the four-player game). */

@@ -4,7 +4,7 @@
 import { api, store, takeRematch, GAMES, MAX_NAME } from "./api.js";
 import { h, fill } from "./cards.js";
 import { t, num, nums, listOf } from "./i18n.js";
-import { named } from "./sides.js";
+import { named, sidesOf } from "./sides.js";
 import { announce, errorText, navigate, toast } from "./ui.js";
 
 const LEVELS = ["easy", "medium", "hard", "expert"];
@@ -18,10 +18,6 @@ function field(id, label, control, hint) {
   return h("div.field", {}, h("label", { for: id, text: label }), control,
     hint ? h("p.hint", { id: `${id}-hint`, text: hint }) : null);
 }
-
-/** The sides of a match's public summary `s` as seat tuples, in the order of its `score`:
- *  the teams (seats 0 and 2, 1 and 3) with four players, a seat a side with two or three. */
-const sidesOfSummary = (s) => (s.players === 4 ? [[0, 2], [1, 3]] : [...Array(s.players || 0).keys()].map((i) => [i]));
 
 /** "Your recent matches": the matches this browser took a seat in (`store.recent`), the latest
  *  first, each with its players, its score and where to go: back to the table while it is
@@ -40,7 +36,7 @@ function recentPanel() {
   ids.forEach((id, k) => {
     api.summary(id).then((s) => {
       const name = (i) => { const x = (s.seats || [])[i]; return x && x.name ? x.name : t("start.seat_n", { n: i + 1 }); };
-      const sides = sidesOfSummary(s);
+      const sides = sidesOf(s);
       const sideName = (w) => (sides[w] || []).map(name).reduce((a, b) => t("team.pair", { a, b }));
       const over = s.phase === "match_over";
       // a room still waiting for its players (a rematch not yet taken up, too) has no teams
