@@ -74,6 +74,7 @@ const look = () => {
     centres: [b, ...b.querySelectorAll(':scope > *')].map(centre),
     status: document.querySelector('#turn-status')?.textContent || '',
     round: document.querySelector('.table-page')?.dataset.round,
+    phase: document.querySelector('.table-page')?.dataset.phase,
   });
 };
 document.addEventListener('DOMContentLoaded', () => {
@@ -181,7 +182,11 @@ def test_the_higher_card_draw_is_centred_with_its_own_status(
     for p in panels(page, "draw"):
         assert all(abs(x - p["centres"][0]) <= 2 for x in p["centres"]), p
         assert waiting not in p["status"], p
-        assert p["status"] == strings(lang)["status.first_hakem"], p
+        # the draw's own status while the room is complete; a page whose first view of the
+        # full room is already the Hakem's choice (views come as snapshots: the one between
+        # may never reach it) shows the draw over that status, which is right too
+        if p["phase"] == "waiting":
+            assert p["status"] == strings(lang)["status.first_hakem"], p
 
 
 @pytest.mark.timeout(120)

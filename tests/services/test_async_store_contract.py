@@ -183,9 +183,9 @@ def test_a_read_that_finds_nothing_new_does_not_pause_the_follower(
         reads = asyncio.Event()
         read_all = follower._read_all
 
-        async def counted(matches: list[str]) -> Any:
+        async def counted(matches: list[str], *rest: Any) -> Any:
             try:
-                return await read_all(matches)
+                return await read_all(matches, *rest)
             finally:
                 reads.set()
 
