@@ -699,6 +699,14 @@ class Lobby:
         or a command of this token would then be about (a QA finding with two gateways).  A
         caller uses the seat with this match, or with records up to its version; one that
         reads the match again resolves the seat again (``handle``'s ``player``)."""
+        player = self.player_of(match_id, token)
+        loaded = self.load(match_id)
+        return self.seat_in(loaded.state, player), player, loaded
+
+    def player_of(self, match_id: str, token: str | None) -> str:
+        """The player id of a token of ``match_id``, seated or not (a player who left keeps
+        it: a keyed retry of a command applied before the leave is still answered, ``handle``);
+        ``bad_token`` for a token the match never gave, ``not_found`` for no match."""
         if not token:
             raise BadToken("a seat token is required")
         if len(token) > 128:  # no token is that long (not hashed: it could be 16 KiB)
@@ -707,8 +715,7 @@ class Lobby:
         if player is None:
             self.load(match_id)  # not_found for a match that does not exist (or no longer)
             raise BadToken("this token does not belong to a seat of this match")
-        loaded = self.load(match_id)
-        return self.seat_in(loaded.state, player), player, loaded
+        return player
 
     @classmethod
     def seat_in(cls, state: State, player: str) -> int:
@@ -749,7 +756,11 @@ class Lobby:
                 continue
         else:
             raise StaleVersion("the match is too busy; try again")
-        self.store.delete_meta_field(match_id, "tokens", token_hash(token))
+        # The token's hash stays: the player holds no seat now, so ``authenticate`` refuses the
+        # token everywhere (``bad_token``), and nothing seats a player who left again (a join's
+        # retry is ``seat_left``).  Only a keyed retry of a command applied before the leave
+        # still finds its player, and gets the original answer (``handle``): deleting it
+        # answered that retry 401 while the command itself was answered 200.
 
     def give_to_bot(self, match_id: str, token: str, seat: int, level: str,
                     owner: str | None = None) -> None:

@@ -208,7 +208,12 @@ class MatchService(Lobby):
         for _ in range(MAX_ATTEMPTS):
             try:
                 if player is not None:
-                    actor = self.seat_in(loaded.state, player)
+                    actor = self.seat_of_player(loaded.state, player)
+                    if actor is None and (command_id is None
+                                          or command_id not in loaded.commands):
+                        # (a retry of a command applied before its player left is answered
+                        # by ``prepare``'s ``Duplicate``, before the actor counts)
+                        raise BadToken("this token's seat was given up")
                 prepared = prepare(loaded, actor, command, time_ms=self._now_ms(),
                                    version=version, command_id=command_id)
             except Duplicate as done:

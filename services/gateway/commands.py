@@ -67,7 +67,9 @@ async def _apply(service: MatchService, hub: Hub, store: AsyncEventStore, match_
             return done
 
     def in_thread() -> Applied:
-        _, who, _ = service.authenticate(match_id, token)
+        # the player, seated or not: ``handle`` refuses one without a seat (``bad_token``)
+        # unless the command is the retry of one applied before its player left
+        who = service.player_of(match_id, token)
         key = None if client_id is None else command_key(who, client_id)
         # the seat is the player's in the match the command is prepared on (it may have moved
         # since the token was checked: the ace draw's swap)

@@ -88,3 +88,32 @@ def test_a_lone_surrogate_anywhere_is_bad_request_and_an_emoji_id_is_fine(gw: Ga
     emoji = gw.post(url, content=b'{"type": "choose_trump", "suit": "H", "id": '
                                  b'"\\ud83d\\ude00"}', headers=headers)
     assert emoji.status_code == 200, emoji.text  # a pair is a character like any other
+
+
+def test_a_retry_after_its_player_left_gets_the_original_answer(gw: Gateway) -> None:
+    """A command, its keyed retry and the seat's leave in flight at once (a hostile-client
+    finding): the leave could land between the two, and the retry was then ``401 bad_token``
+    while the command itself was answered ``200``.  The retry of a command applied before its
+    player left gets the original answer; anything else from the dead token is still refused
+    and changes nothing."""
+    r = stacked_room(gw, seed=23)
+    hakem = r.tokens[0]
+    command = {"type": "choose_trump", "suit": "H", "version": gw.version(r.match_id),
+               "id": "c-left"}
+    first = r.command(hakem, command)
+    assert first.status_code == 200
+    assert gw.post(r.base + "/leave", headers={"Authorization": f"Bearer {hakem}"},
+                   json={}).status_code == 200
+    after = gw.version(r.match_id)
+    again = r.command(hakem, command)
+    assert again.status_code == 200, again.text  # the finding: 401 bad_token
+    assert again.json() == first.json()
+    for other in ({"type": "choose_trump", "suit": "S", "id": "c-left"},  # another command
+                  {"type": "play", "card": first.json()["view"]["hand"][0], "id": "c-new"},
+                  {"type": "play", "card": first.json()["view"]["hand"][0]}):
+        refused = r.command(hakem, other)
+        assert refused.status_code == 401, (other, refused.text)
+        assert refused.json()["error"]["code"] == "bad_token"
+    assert gw.version(r.match_id) == after  # nothing applied
+    assert gw.get(r.base + "/view", headers={"Authorization": f"Bearer {hakem}"}
+                  ).status_code == 401
