@@ -384,8 +384,13 @@ class Api:
             await self.seat_of(request, match_id)
             raise
         seat = MatchService.seat_of_player(applied.state, applied.player)
-        if seat is not None:
-            await self.polled(match_id, seat)
+        here = seat
+        if applied.duplicate:  # the original's version: its player may have left since
+            latest = self.service.cached(match_id)
+            here = None if latest is None else MatchService.seat_of_player(latest.state,
+                                                                            applied.player)
+        if here is not None:
+            await self.polled(match_id, here)
         return await self.versioned_view(match_id, seat, applied.state, applied.version)
 
     async def versioned_view(self, match_id: str, seat: int | None, state: State,

@@ -7,6 +7,8 @@ from __future__ import annotations
 
 import json
 
+from services.store import keys
+
 from .helpers import Gateway, recv, recv_until, stacked_room
 
 REUSED = "this command id was used for another command"
@@ -117,3 +119,21 @@ def test_a_retry_after_its_player_left_gets_the_original_answer(gw: Gateway) -> 
     assert gw.version(r.match_id) == after  # nothing applied
     assert gw.get(r.base + "/view", headers={"Authorization": f"Bearer {hakem}"}
                   ).status_code == 401
+
+
+def test_a_retry_after_its_player_left_does_not_count_the_new_player_present(gw: Gateway
+                                                                             ) -> None:
+    """The retry's answer is of the original's version, where its player still held the seat;
+    the seat's presence is another player's now: the dead token's retry must not restart that
+    player's away clock (``Presence.polled``), or the stand-in for them came later."""
+    r = stacked_room(gw, seed=24, disconnect_timeout=3600)
+    hakem, name = r.tokens[0], f"{r.match_id}:0"
+    command = {"type": "choose_trump", "suit": "H", "id": "c-away"}
+    assert r.command(hakem, command).status_code == 200
+    assert gw.post(r.base + "/leave", headers={"Authorization": f"Bearer {hakem}"},
+                   json={}).status_code == 200
+    assert r.api.join(r.match_id, name="Newcomer", seat=0)["seat"] == 0
+    since = gw.rt.client.zscore(keys.AWAY, name)
+    assert since is not None  # the newcomer has no socket: away from when seated
+    assert r.command(hakem, command).status_code == 200
+    assert gw.rt.client.zscore(keys.AWAY, name) == since  # the finding: the retry's time
