@@ -353,6 +353,8 @@ class Api:
                            player: str | None) -> Applied:
         if token is None:
             raise BadToken("commands need a seat token")
+        if len(token) > params.MAX_TOKEN:  # no token is: never a bucket of its own (memory)
+            raise BadToken("this token does not belong to a seat of this match")
         if not self.by_token.allow(token):
             raise RetryLater("too many commands; slow down", self.by_token.wait_s(token))
         command, version, client_id = self.parse_command(data)

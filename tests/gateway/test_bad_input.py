@@ -229,3 +229,20 @@ def test_redis_down_is_503_never_500() -> None:
         assert down.get("/healthz").status_code == 200
         with down.websocket_connect("/api/matches/0123456789abcdef/ws") as ws:
             assert recv(ws)["code"] == "unavailable"
+
+
+def test_a_long_bearer_token_is_refused_before_the_rate_limit_keeps_it() -> None:
+    """The per-token rate limit keeps a bucket per token it sees, up to 100,000 of them; a
+    command's bearer token was read whole from a header (up to the 16 KiB head), so a client
+    sending commands with long made-up tokens made the gateway keep about 1.6 GB of them (a
+    hostile-client finding).  No token is longer than 128 characters: such a one is
+    ``bad_token`` before any bucket is made for it."""
+    with gateway(rate_per_token=5.0) as gw:
+        r = stacked_room(gw, seed=34)
+        buckets = gw.app.state.holder["api"].by_token._buckets  # type: ignore[attr-defined]
+        for filler in "ab":
+            answer = r.command(filler * 10_000, {"type": "choose_trump", "suit": "H"})
+            assert answer.status_code == 401
+            assert answer.json()["error"]["code"] == "bad_token"
+        assert all(len(key) <= 128 for key in buckets)  # the finding: two keys of 10,000
+        assert r.command(r.tokens[0], {"type": "choose_trump", "suit": "H"}).status_code == 200
