@@ -46,7 +46,11 @@ export function mount(root, [matchId]) {
     history.replaceState(history.state, "", location.pathname + location.search);
   }
   const token = store.token(matchId);
+  // /m/ID?watch=1 (the start page's "Watch" for a match this browser has no seat in, or left):
+  // the match as a spectator, not its join page.  A seat this browser holds comes first.
+  const watching = new URLSearchParams(location.search).get("watch") === "1";
   if (token) ctl.table(token);
+  else if (watching) ctl.table(null);
   else ctl.join();
   return {
     unmount() {
@@ -1447,7 +1451,9 @@ function mountTable(root, matchId, token, ctl) {
         if (st === "closed" && S.pendingOnSocket) noAnswer(); // its answer would have come there
       },
       onFatal: () => {
-        if (!token || S.leave === "sending") return; // (leaving: leaveTable goes on from here)
+        // a spectator refused (no such match, say): the join page says why, from the summary
+        if (!token) { if (alive) ctl.join(); return; }
+        if (S.leave === "sending") return; // (leaving: leaveTable goes on from here)
         api.view(matchId, token).catch((e) => {
           if (e.status === 401 || e.status === 403 || e.code === "bad_token") seatLost();
         });
