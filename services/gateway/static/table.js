@@ -7,7 +7,7 @@
 import { api, store, MatchSocket, commandId, gameOf, takeRematch, MAX_NAME } from "./api.js";
 import { h, fill, fillAfter, cardButton, cardImage, cardBack, suitButton, suitBadge } from "./cards.js";
 import { t, cardName, suitName, capitalize, isRtl, safeGet, num, nums, listOf, hintReason } from "./i18n.js";
-import { announce, toast, copyText, errorText, focusPage, navigate, placeToast, setToastAvoid } from "./ui.js";
+import { announce, toast, copyText, errorText, focusPage, navigate, placeToast, replacePath, setToastAvoid } from "./ui.js";
 import { sidesOf, sideOf, partnered, mySide, sideOrder, named, tally as tallyOf, points as pointsOf } from "./sides.js";
 
 const POS = ["bottom", "right", "top", "left"]; // relative to the player: seat+1 sits to the RIGHT
@@ -1222,6 +1222,8 @@ function mountTable(root, matchId, token, ctl) {
   function watchOn() {
     const ae = document.activeElement;
     const ours = !ae || ae === document.body || root.contains(ae);
+    // a reload (or the address opened again) watches on too, not the join page of a full room
+    replacePath(`/m/${matchId}?watch=1`);
     ctl.table(null);
     if (ours) focusPage();
   }
