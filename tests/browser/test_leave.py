@@ -168,3 +168,26 @@ def test_leaving_by_keyboard_leaves_the_focus_on_the_watching_table(new_client: 
     focused = page.evaluate("() => [document.activeElement.tagName, "
                             "document.activeElement.textContent]")
     assert focused == ["H1", "Hokm table"], focused
+
+
+@pytest.mark.timeout(120)
+def test_a_page_reloaded_after_leaving_watches_on(new_client: Any, gateway: str) -> None:
+    """QA: the table left, a reload (or the address kept and opened again) showed the match's
+    join page ("every seat is taken", a Watch button), not the match the player was watching:
+    the address says ``?watch=1`` once the page watches, and the skip link (an in-page anchor,
+    which fires popstate) does not build the page anew."""
+    match_id, token = alone_with_bots(gateway)
+    page = open_table(new_client(viewport=DESKTOP).page, match_id, token)
+    dealt(page)
+    page.get_by_role("button", name="Leave the table").click()
+    page.get_by_role("button", name="Leave and give my seat to a bot").click()
+    page.wait_for_function("() => document.querySelector('.table-page')?.dataset.seat === ''")
+    assert page.url.endswith(f"/m/{match_id}?watch=1"), page.url
+    page.evaluate("() => { document.querySelector('.table-page').dataset.mark = 'kept'; }")
+    page.locator("#skip-link").focus()
+    page.keyboard.press("Enter")
+    page.wait_for_function("() => location.hash === '#app'")
+    assert page.evaluate("() => document.querySelector('.table-page')?.dataset.mark") == "kept"
+    page.reload()
+    page.wait_for_function("() => document.querySelector('.table-page')?.dataset.seat === ''")
+    assert page.locator(".join-page").count() == 0

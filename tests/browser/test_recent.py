@@ -143,3 +143,114 @@ def test_a_finished_match_offers_its_rematch_to_a_player_not_in_it(
     assert [items.nth(i).get_attribute("data-match") for i in range(items.count())] == \
         [rematch, match_id]
     assert items.nth(1).get_by_role("button", name="Join the rematch").count() == 0
+
+
+def _bots_match(gateway: str, name: str) -> tuple[str, str]:
+    """A match of one human (its id and token) and three easy bots, in play."""
+    created = http(gateway, "POST", "/api/matches", {
+        "seats": ["human", "bot:easy", "bot:easy", "bot:easy"], "rules": {"target": 7},
+        "name": name})
+    return str(created["match_id"]), str(created["token"])
+
+
+@pytest.mark.timeout(120)
+def test_a_match_the_player_left_is_watched_from_the_list(new_client: Any,
+                                                          gateway: str) -> None:
+    """QA: after "Leave the table" (a computer player has the seat, the page watches on), the
+    start page's "Watch" led to the match's join page ("every seat is taken", a Watch button)
+    instead of the match: it opens the table as a spectator."""
+    match_id, token = _bots_match(gateway, "Leila")
+    page = new_client(viewport=DESKTOP).page
+    page.goto("/")
+    page.evaluate("([id, tok]) => { localStorage.setItem('hokm.token.' + id, tok); "
+                  "localStorage.setItem('hokm.recent', JSON.stringify([id])); }",
+                  [match_id, token])  # (as the page keeps a seat it took)
+    page.goto(f"/m/{match_id}")
+    page.get_by_role("button", name="Leave the table").click()
+    page.get_by_role("button", name="Leave and give my seat to a bot").click()
+    page.locator("#toast").filter(has_text="computer player").wait_for()
+    page.get_by_role("link", name="Start page", exact=True).click()
+    item = page.locator(f"#recent-list li[data-match='{match_id}']")
+    item.wait_for()
+    assert item.get_by_role("link", name="Back to the table").count() == 0
+    item.get_by_role("link", name="Watch").click()
+    page.wait_for_url(re.compile(rf"/m/{match_id}\?watch=1$"))
+    page.locator(".table-page").wait_for()
+    assert page.locator(".join-page").count() == 0
+    assert page.evaluate("() => document.querySelector('.table-page').dataset.seat ?? null") \
+        in (None, "")
+
+
+@pytest.mark.timeout(120)
+def test_a_stale_token_is_not_offered_as_a_way_back(new_client: Any, gateway: str) -> None:
+    """QA: a device whose seat was left on another device (the seat link shares the token,
+    and a leave ends it for good) still listed "Back to the table", which led to "your seat
+    was lost".  The list asks the server whether the token still holds a seat (the events
+    since the summary's version: no presence counted, nothing shown but to the seat itself),
+    forgets a token refused as bad and offers to watch."""
+    match_id, token = _bots_match(gateway, "Omid")
+    kept, kept_token = _bots_match(gateway, "Omid")
+    c = new_client(viewport=DESKTOP)
+    page = c.page
+    page.goto("/")
+    page.evaluate("(pairs) => { for (const [id, tok] of pairs) "
+                  "localStorage.setItem('hokm.token.' + id, tok); "
+                  "localStorage.setItem('hokm.recent', JSON.stringify(pairs.map((p) => p[0]))); }",
+                  [[match_id, token], [kept, kept_token]])
+    http(gateway, "POST", f"/api/matches/{match_id}/leave", {"replace_with": "bot:medium"},
+         token)  # the other device leaves the seat
+    page.goto("/")
+    item = page.locator(f"#recent-list li[data-match='{match_id}']")
+    item.get_by_role("link", name="Watch").wait_for()
+    assert item.get_by_role("link", name="Back to the table").count() == 0
+    assert item.get_by_role("link", name="Watch").get_attribute("href") == \
+        f"/m/{match_id}?watch=1"
+    assert page.evaluate(f"() => localStorage.getItem('hokm.token.{match_id}')") is None
+    # a token still good keeps its way back
+    other = page.locator(f"#recent-list li[data-match='{kept}']")
+    assert other.get_by_role("link", name="Back to the table").get_attribute("href") == \
+        f"/m/{kept}"
+    # the refused check is the one error the browser logs
+    refused = [e for e in c.errors if "401" in e]
+    assert len(refused) == 1, c.errors
+    c.errors[:] = [e for e in c.errors if e not in refused]
+
+
+@pytest.mark.timeout(120)
+def test_a_forgotten_match_leaves_the_list_stable(new_client: Any, gateway: str) -> None:
+    """QA: a match the server no longer keeps was forgotten, the list showing one fewer, and on
+    reload the next remembered match took its slot (the list keeps 8 and shows 5): the list
+    changed between two loads with nothing played.  The next one is shown at once instead, the
+    same list a reload shows, and the forgotten match's token goes with it (a browser from
+    before the list rebuilt it from its tokens: the match came back)."""
+    rooms = []
+    for i in range(6):  # rooms waiting for a second player: no bot plays meanwhile
+        created = http(gateway, "POST", "/api/matches", {
+            "players": 2, "seats": ["human", "human"], "name": f"P{i}"})
+        rooms.append((str(created["match_id"]), str(created["token"])))
+    gone = "abcdefabcdef0042"
+    ids = [rooms[0][0], rooms[1][0], gone, *[r[0] for r in rooms[2:]]]
+    c = new_client(viewport=DESKTOP)
+    page = c.page
+    page.goto("/")
+    page.evaluate("([pairs, ids]) => { for (const [id, tok] of pairs) "
+                  "localStorage.setItem('hokm.token.' + id, tok); "
+                  "localStorage.setItem('hokm.recent', JSON.stringify(ids)); }",
+                  [[*rooms, (gone, "t" * 24)], ids])
+    page.goto("/")
+    items = page.locator("#recent-list li")
+    shown = [rooms[k][0] for k in range(5)]
+    page.wait_for_function(
+        "(ids) => JSON.stringify([...document.querySelectorAll('#recent-list li')]"
+        ".map((li) => li.dataset.match)) === JSON.stringify(ids)", arg=shown)
+    assert page.evaluate("() => JSON.parse(localStorage.getItem('hokm.recent'))") == \
+        [r[0] for r in rooms]
+    assert page.evaluate(f"() => localStorage.getItem('hokm.token.{gone}')") is None
+    page.reload()
+    page.wait_for_function(
+        "(ids) => JSON.stringify([...document.querySelectorAll('#recent-list li')]"
+        ".map((li) => li.dataset.match)) === JSON.stringify(ids)", arg=shown)
+    assert items.count() == 5
+    missing = [e for e in c.errors if "404" in e]
+    assert len(missing) == 1, c.errors
+    c.errors[:] = [e for e in c.errors if e not in missing]

@@ -92,6 +92,6 @@ let lastPath = null;
 // a click on an in-page anchor (#section) also fires popstate: only re-render for a new page
 window.addEventListener("popstate", () => { if (location.pathname + location.search !== lastPath) render(true); });
 
-setRenderer(() => render(true));
+setRenderer(() => render(true), (path) => { lastPath = path; }); // (replacePath: no new page)
 await setLang(preferredLang());
 render();

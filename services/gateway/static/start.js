@@ -20,47 +20,89 @@ function field(id, label, control, hint) {
 }
 
 /** "Your recent matches": the matches this browser took a seat in (`store.recent`), the latest
- *  first, each with its players, its score and where to go: back to the table while it is
- *  played, its replay and its analysis once it is over.  A match the server no longer keeps
- *  (404) is forgotten; the panel stays hidden while it lists nothing. */
+ *  first, each with its players, its score and where to go: back to the table while its seat
+ *  is this browser's, else to watch it (a seat left, here or on the player's other device);
+ *  its replay and its analysis once it is over.  A match the server no longer keeps (404) is
+ *  forgotten with its token, and the next one remembered takes its place at once (the list a
+ *  reload shows); the panel stays hidden while it lists nothing. */
 function recentPanel() {
   const list = h("ol.recent-list", { id: "recent-list" });
   const panel = h("section.panel.recent", { "aria-labelledby": "recent-h", hidden: true },
     h("h2", { id: "recent-h", text: t("start.recent_title") }), list);
-  const ids = store.recent().slice(0, RECENT_SHOWN);
-  const items = ids.map(() => null);
+  const ids = store.recent(); // every match remembered: the first RECENT_SHOWN still kept are shown
+  const items = new Map(); // id -> its <li>, once its summary came
+  const gone = new Set(); // ids the server no longer keeps
+  let asked = 0;
   const show = () => {
-    fill(list, ...items.filter(Boolean));
+    const kept = ids.filter((id) => !gone.has(id)).slice(0, RECENT_SHOWN);
+    fill(list, ...kept.map((id) => items.get(id)).filter(Boolean));
     panel.hidden = !list.children.length;
   };
-  ids.forEach((id, k) => {
-    api.summary(id).then((s) => {
-      const name = (i) => { const x = (s.seats || [])[i]; return x && x.name ? x.name : t("start.seat_n", { n: i + 1 }); };
-      const sides = sidesOf(s);
-      const sideName = (w) => (sides[w] || []).map(name).reduce((a, b) => t("team.pair", { a, b }));
-      const over = s.phase === "match_over";
-      // a room still waiting for its players (a rematch not yet taken up, too) has no teams
-      // yet (the ace draw makes them) and no round: those seated, and that it waits
-      const waiting = s.phase === "waiting";
-      const score = waiting ? listOf((s.seats || []).filter((x) => x && !x.empty && x.name).map((x) => x.name))
-        : named(sides.map((_, i) => i), s.score, sideName);
-      const state = over ? (s.winner != null && sides[s.winner] ? t("start.recent_won", { team: sideName(s.winner) }) : t("start.recent_over"))
-        : waiting ? t("phase.waiting") : t("start.recent_playing", { round: num(s.round || 1) });
-      const token = store.token(id);
-      const links = over
-        ? [h("a", { href: `/replay/${id}`, "data-link": true, text: t("start.recent_replay") }),
-          h("a", { href: `/replay/${id}?analysis=1`, "data-link": true, text: t("start.recent_analysis") })]
-        : [h("a", { href: `/m/${id}`, "data-link": true, text: t(token ? "start.recent_back" : "start.recent_watch") })];
-      // a friend asked for the rematch while this player was away: its seat there is held for
-      // the player (api.md, POST .../rematch), joined from here as from the match-over panel
-      if (over && s.rematch && token && !store.token(s.rematch)) links.unshift(rematchButton(id, token));
-      items[k] = h("li", { "data-match": id, "data-phase": s.phase },
-        h("span.recent-score", { text: score }), " ", h("span.recent-state", { text: state }), " ",
-        h("span.recent-links", {}, ...links.flatMap((a, i) => (i ? [" · ", a] : [a]))));
+  // the summaries of the first RECENT_SHOWN not known gone; each one gone asks for the next
+  const ask = () => { while (asked < ids.length && asked - gone.size < RECENT_SHOWN) load(ids[asked++]); };
+  function load(id) {
+    api.summary(id).then(async (s) => {
+      const token = await heldToken(id, s);
+      items.set(id, recentItem(id, s, token));
       show();
-    }).catch((e) => { if (e.status === 404) store.forget(id); });
-  });
+    }).catch((e) => {
+      if (e.status !== 404) return; // (not now: listed again on the next visit)
+      gone.add(id);
+      store.forget(id);
+      store.dropToken(id); // (a browser from before the list rebuilt it from its tokens)
+      ask();
+      show();
+    });
+  }
+  ask();
   return panel;
+}
+
+/** This browser's token of match `id` (summary `s`) if it still holds a seat there, else null.
+ *  A token refused (left on the player's other device, which the seat link shares it with; a
+ *  seat given up in another browser's tab) is forgotten as the table forgets it.  The events
+ *  since the summary's version are asked: nothing but what that seat may see, and, unlike a
+ *  view, the seat is not counted present for it (api.md), which would keep its stand-in away. */
+async function heldToken(id, s) {
+  const token = store.token(id);
+  if (!token) return null;
+  try {
+    await api.events(id, token, s.version);
+    return token;
+  } catch (e) {
+    if (e.status !== 401) return token; // (not known now: the table finds out)
+    if (store.token(id) === token) store.dropToken(id); // (not a seat taken since)
+    return null;
+  }
+}
+
+/** The list's item of match `id` (summary `s`, this browser's seat `token` or null). */
+function recentItem(id, s, token) {
+  const name = (i) => { const x = (s.seats || [])[i]; return x && x.name ? x.name : t("start.seat_n", { n: i + 1 }); };
+  const sides = sidesOf(s);
+  const sideName = (w) => (sides[w] || []).map(name).reduce((a, b) => t("team.pair", { a, b }));
+  const over = s.phase === "match_over";
+  // a room still waiting for its players (a rematch not yet taken up, too) has no teams
+  // yet (the ace draw makes them) and no round: those seated, and that it waits
+  const waiting = s.phase === "waiting";
+  const score = waiting ? listOf((s.seats || []).filter((x) => x && !x.empty && x.name).map((x) => x.name))
+    : named(sides.map((_, i) => i), s.score, sideName);
+  const state = over ? (s.winner != null && sides[s.winner] ? t("start.recent_won", { team: sideName(s.winner) }) : t("start.recent_over"))
+    : waiting ? t("phase.waiting") : t("start.recent_playing", { round: num(s.round || 1) });
+  // without a seat: a room still waiting may be joined again (its join page); a match in
+  // play is watched (?watch=1: the table as a spectator, not the join page of a full room)
+  const links = over
+    ? [h("a", { href: `/replay/${id}`, "data-link": true, text: t("start.recent_replay") }),
+      h("a", { href: `/replay/${id}?analysis=1`, "data-link": true, text: t("start.recent_analysis") })]
+    : token ? [h("a", { href: `/m/${id}`, "data-link": true, text: t("start.recent_back") })]
+      : waiting ? [h("a", { href: `/m/${id}`, "data-link": true, text: t("join.take_seat") })]
+        : [h("a", { href: `/m/${id}?watch=1`, "data-link": true, text: t("start.recent_watch") })];
+  // a friend asked for the rematch while this player was away: its seat there is held for
+  // the player (api.md, POST .../rematch), joined from here as from the match-over panel
+  if (over && s.rematch && token && !store.token(s.rematch)) links.unshift(rematchButton(id, token));
+  return h("li", { "data-match": id, "data-phase": s.phase },
+    h("span.recent-score", { text: score }), " ", h("span.recent-state", { text: state }), " ",
+    h("span.recent-links", {}, ...links.flatMap((a, i) => (i ? [" · ", a] : [a]))));
 }
 
 /** "Join the rematch" of the finished match `id` for the seat of `token` (the table's button

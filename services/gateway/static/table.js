@@ -7,7 +7,7 @@
 import { api, store, MatchSocket, commandId, gameOf, takeRematch, MAX_NAME } from "./api.js";
 import { h, fill, fillAfter, cardButton, cardImage, cardBack, suitButton, suitBadge } from "./cards.js";
 import { t, cardName, suitName, capitalize, isRtl, safeGet, num, nums, listOf, hintReason } from "./i18n.js";
-import { announce, toast, copyText, errorText, focusPage, navigate, placeToast, setToastAvoid } from "./ui.js";
+import { announce, toast, copyText, errorText, focusPage, navigate, placeToast, replacePath, setToastAvoid } from "./ui.js";
 import { sidesOf, sideOf, partnered, mySide, sideOrder, named, tally as tallyOf, points as pointsOf } from "./sides.js";
 
 const POS = ["bottom", "right", "top", "left"]; // relative to the player: seat+1 sits to the RIGHT
@@ -46,7 +46,11 @@ export function mount(root, [matchId]) {
     history.replaceState(history.state, "", location.pathname + location.search);
   }
   const token = store.token(matchId);
+  // /m/ID?watch=1 (the start page's "Watch" for a match this browser has no seat in, or left):
+  // the match as a spectator, not its join page.  A seat this browser holds comes first.
+  const watching = new URLSearchParams(location.search).get("watch") === "1";
   if (token) ctl.table(token);
+  else if (watching) ctl.table(null);
   else ctl.join();
   return {
     unmount() {
@@ -1218,6 +1222,8 @@ function mountTable(root, matchId, token, ctl) {
   function watchOn() {
     const ae = document.activeElement;
     const ours = !ae || ae === document.body || root.contains(ae);
+    // a reload (or the address opened again) watches on too, not the join page of a full room
+    replacePath(`/m/${matchId}?watch=1`);
     ctl.table(null);
     if (ours) focusPage();
   }
@@ -1447,7 +1453,9 @@ function mountTable(root, matchId, token, ctl) {
         if (st === "closed" && S.pendingOnSocket) noAnswer(); // its answer would have come there
       },
       onFatal: () => {
-        if (!token || S.leave === "sending") return; // (leaving: leaveTable goes on from here)
+        // a spectator refused (no such match, say): the join page says why, from the summary
+        if (!token) { if (alive) ctl.join(); return; }
+        if (S.leave === "sending") return; // (leaving: leaveTable goes on from here)
         api.view(matchId, token).catch((e) => {
           if (e.status === 401 || e.status === 403 || e.code === "bad_token") seatLost();
         });

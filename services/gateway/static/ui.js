@@ -2,8 +2,17 @@ import { t } from "./i18n.js";
 
 // Shared page services: navigation without reload, screen-reader announcements, toasts.
 let renderHook = () => {};
-/** app.js registers its router here (kept apart so page modules do not import app.js). */
-export function setRenderer(fn) { renderHook = fn; }
+let pathHook = () => {};
+/** app.js registers its router here (kept apart so page modules do not import app.js), and
+ *  what it does when a page changes its own address (`replacePath`). */
+export function setRenderer(fn, onPath = () => {}) { renderHook = fn; pathHook = onPath; }
+
+/** The page's address becomes `path` (the same page: nothing is built anew), in place of the
+ *  current entry of the history, so a reload or the address kept opens the page as it is now. */
+export function replacePath(path) {
+  history.replaceState(history.state, "", path);
+  pathHook(location.pathname + location.search);
+}
 
 /** Go to an internal path without reloading the page. */
 export function navigate(path, { replace = false } = {}) {
