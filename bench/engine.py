@@ -70,7 +70,13 @@ def engine_rounds(n: int, seed: int = 1) -> tuple[float, float]:
 
 
 def load_bare_round() -> Callable[[random.Random], list[int]]:
-    """The reference loop's own ``round_`` function (its module body also times a short run)."""
+    """The reference loop's own ``round_`` function (its module body also times a short run).
+    Without it (a clone outside the workspace that holds ``shared/``) one line says what is
+    missing, not a ``FileNotFoundError`` traceback."""
+    if not BARE.is_file():
+        raise SystemExit(f"bench/engine.py: the reference loop {BARE} is missing: this benchmark "
+                         "compares the engine with the workspace's shared/bench/bare_round.py, "
+                         "next to this clone")
     sys_argv = sys.argv
     sys.argv = [str(BARE), "200"]
     try:

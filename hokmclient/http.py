@@ -300,14 +300,16 @@ def _request_args(call: Call) -> dict[str, Any]:
     return args
 
 
-def _unreachable(call: Call, exc: httpx.TransportError) -> NetworkError:
-    """The ``NetworkError`` of ``call`` failing with ``exc``, naming why: a timeout says so,
+def _unreachable(call: Call, exc: httpx.TransportError, base: str) -> NetworkError:
+    """The ``NetworkError`` of ``call`` to the server at ``base`` failing with ``exc``, naming
+    the address it could not reach (a bot's one line, ``bot.py: network: POST
+    http://host:port/api/...: ...``, tells which server to check) and why: a timeout says so,
     whatever its text (an asyncio timeout's is empty, a blocking one's "timed out"), and an
     exception without a text is named by its class (an exception is true even when its text
     is empty, so ``exc or ...`` printed nothing)."""
     reason = "timed out" if isinstance(exc, httpx.TimeoutException) else (
         str(exc) or type(exc).__name__)
-    return NetworkError(f"{call.method} {call.path}: {reason}")
+    return NetworkError(f"{call.method} {base.rstrip('/')}{call.path}: {reason}")
 
 
 class Client(_Calls[JSON]):
@@ -332,7 +334,7 @@ class Client(_Calls[JSON]):
                 try:
                     response = self.http.request(call.method, call.path, **_request_args(call))
                 except httpx.TransportError as exc:
-                    raise _unreachable(call, exc) from exc
+                    raise _unreachable(call, exc, str(self.http.base_url)) from exc
                 return _answer(response)
             except ApiError as error:
                 if not should_retry(error, call, attempt, self.retries):
@@ -369,7 +371,7 @@ class AsyncClient(_Calls[Awaitable[JSON]]):
                     response = await self.http.request(call.method, call.path,
                                                        **_request_args(call))
                 except httpx.TransportError as exc:
-                    raise _unreachable(call, exc) from exc
+                    raise _unreachable(call, exc, str(self.http.base_url)) from exc
                 return _answer(response)
             except ApiError as error:
                 if not should_retry(error, call, attempt, self.retries):

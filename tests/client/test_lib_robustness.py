@@ -257,8 +257,18 @@ def test_a_server_that_never_answers_gives_a_network_error_that_says_it_timed_ou
         raise AssertionError("no NetworkError")
 
     asynced = run_async(asynchronously(), 30)
-    assert sync.value.message == "POST /api/matches/abc/join: timed out"  # before: ends in ": "
-    assert asynced.message == "POST /api/matches: timed out"
+    assert sync.value.message == f"POST {silent}/api/matches/abc/join: timed out"  # not ": "
+    assert asynced.message == f"POST {silent}/api/matches: timed out"
+
+
+def test_a_server_that_cannot_be_reached_is_named_in_the_error() -> None:
+    """The finding (a new bot author following docs/bots.md): ``examples/bot.py`` on a link to
+    a server that is down printed ``bot.py: network: POST /api/matches/abc/join: All connection
+    attempts failed``, naming no server to check.  The error names the address it tried."""
+    down = f"http://127.0.0.1:{free_port()}"
+    with Client(down, retries=0) as client, pytest.raises(NetworkError) as refused:
+        client.join("abc", name="Bot")
+    assert str(refused.value).startswith(f"network: POST {down}/api/matches/abc/join: ")
 
 
 def test_a_create_and_a_join_are_retried_with_one_request_key_a_bounded_number_of_times(
