@@ -610,7 +610,7 @@ def _run(args: argparse.Namespace) -> int:
         if rt.settings.queue_url:
             connect.check_single(rt.scheduler.client, rt.settings.queue_url, "HOKM_QUEUE_URL")
     except ValueError as exc:
-        raise CliError(f"a HOKM_ setting is not valid ({exc})") from None
+        raise CliError(f"a HOKM_ setting is not valid ({exc})", 2) from None
     except redis.RedisError as exc:
         raise unreachable(where, exc) from None
     from .analysis.jobs import queue_name
