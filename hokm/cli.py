@@ -4,7 +4,8 @@
 Sub-commands import their modules lazily so ``hokm --help`` stays fast and a missing optional
 piece never breaks the others.
 
-Errors: one line on stderr and a non-zero exit, never a traceback (``services/clitools.py``);
+Errors: one line on stderr and a non-zero exit, never a traceback (``services/clitools.py``,
+which lists the exit statuses: 2 the command asks what cannot be, 1 it could not be carried out);
 ``main`` turns what a sub-command raises into that line.  Ctrl+C ends any command quietly with
 status 130 (or as the command itself handles it: ``hokm serve``, ``hokm worker``, ``hokm
 play``); while the command is starting (the parser imports the sub-commands' modules, about a

@@ -73,6 +73,20 @@ def _explain(error: ApiError, where: str) -> str:
     return words.get(error.code, f"the server refused: {error.code} ({error.message})")
 
 
+REFUSED_INPUT = frozenset({"not_found", "not_hokm", "bad_token", "bad_request", "match_full",
+                           "seat_taken"})
+"""The refusals of a match's opening that mean the command names what is not there or not
+open to it (exit status 2, as every ``hokm`` command's bad input: ``services/clitools.py``);
+any other (no answer, rate limited, a server error) is a failure to carry it out (1)."""
+
+
+def _status(error: ApiError) -> int:
+    """The exit status of ``hokm play`` whose opening request was refused with ``error``."""
+    from hokmclient import NetworkError
+
+    return 2 if not isinstance(error, NetworkError) and error.code in REFUSED_INPUT else 1
+
+
 def _held(summary: dict[str, Any], seat: int | None) -> str | None:
     """Why a join was refused when the open seats (or the seat asked) are kept for the players
     of the last match (a rematch's hold: the summary's ``held`` and ``held_for``), else None."""
@@ -166,7 +180,8 @@ async def _play(args: argparse.Namespace, tty: bool) -> int:
         bot = LocalBot(args.bot) if args.bot else None
         seat, invite = await _open(args)
     except ApiError as error:
-        raise PlayError(await _refused_join(error, args) or _explain(error, base)) from None
+        raise PlayError(await _refused_join(error, args) or _explain(error, base),
+                        _status(error)) from None
     finally:
         if note is not None:  # the table, or the error's line, in its place
             print("\r\x1b[K", end="", flush=True, file=note)

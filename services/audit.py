@@ -403,7 +403,8 @@ def _client(args: argparse.Namespace, match_id: str | None) -> Any:
         server = journal.load(folder, match_id)
     except FileNotFoundError:
         raise CliError(f"no matches in {folder}: it holds no journal (the embedded server "
-                       "keeps its matches there; set HOKM_REDIS_URL to read a Redis)") from None
+                       "keeps its matches there; set HOKM_REDIS_URL to read a Redis)",
+                       2) from None
     except journal.JournalError as exc:
         raise CliError(str(exc)) from None
     import fakeredis
@@ -426,6 +427,8 @@ def _records(args: argparse.Namespace) -> list[Record]:
             if not records:
                 raise CliError(f"{args.file} holds no records (hokm export writes one a line)")
             return records
+        except FileNotFoundError as exc:
+            raise CliError(f"{exc.strerror}: {args.file}", 2) from None
         except CorruptRecord:
             raise  # a record that does not decode: for verify, a failure like any other
         except json.JSONDecodeError:
@@ -434,12 +437,12 @@ def _records(args: argparse.Namespace) -> list[Record]:
         except (ValueError, KeyError, TypeError) as exc:
             raise CliError(f"{args.file} is not a file written by hokm export ({exc})") from None
     if not args.match:
-        raise CliError(_no_match_given(args))
+        raise CliError(_no_match_given(args), 2)
     from .store.redis_streams import RedisStore
 
     records = RedisStore(_client(args, args.match)).read(args.match)
     if not records:
-        raise CliError(f"no match {args.match!r} in {_where(args)}")
+        raise CliError(f"no match {args.match!r} in {_where(args)}", 2)
     return records
 
 

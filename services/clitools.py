@@ -1,8 +1,24 @@
 """What every ``hokm`` sub-command shares: its parser class, argument types and one-line errors.
 
 Contract: a CLI error is one line on stderr, ``hokm <command>: <what went wrong>``, and a
-non-zero exit (2 for a bad command line, 1 otherwise), never a traceback
-(``HOKM_DEBUG=1`` shows the traceback of an unexpected error).  Sub-commands raise
+non-zero exit, never a traceback (``HOKM_DEBUG=1`` shows the traceback of an unexpected error).
+The exit status, the same for every sub-command (argparse's 2 for a usage error, and what most
+sub-commands did already):
+
+- 0: done.
+- 2: the command asks what cannot be: a bad command line (argparse: an unknown option, a value
+  of the wrong kind or out of range), options that contradict each other, a ``HOKM_`` setting
+  that is not valid or missing, or something it names that is not there or not in a state the
+  command takes (a match id, well-formed or not, that names no match; a missing ``--file``; a
+  data folder that is not hokm's; a seat or step the match has not; a match not over for
+  ``export`` and ``analyze``; for ``hokm play`` the server's ``not_found``, ``bad_token``,
+  ``match_full``, ...; a server that is not a Hokm server).  Changing the command fixes it.
+- 1: the command could not be carried out: a Redis or server that does not answer (or rate
+  limits), a port in use, a damaged journal, log or file, ``hokm verify`` finding a problem,
+  workers that did not answer in time, an unexpected error.  Trying again later, or repairing
+  the data, may fix it.
+- 130: Ctrl+C; 141: the reader of stdout went away (``| head``).
+  Sub-commands raise
 ``CliError`` for what they detect; ``hokm.cli.main`` turns it, and the usual failures
 (Redis unreachable, a file that cannot be opened, a closed pipe), into that line.
 """

@@ -21,7 +21,10 @@ A Redis outage does not end a worker: a job that meets it logs one line and ends
 still pending, so the watchdog enqueues it again (``worker/jobs.py``: not a failed job, nor a
 traceback), and when RQ itself cannot reach the Redis its worker leaves its loop
 (``BotWorker``); the process logs one line, waits until the Redis answers and starts a new RQ
-worker (``_work``).  With ``--processes`` N a process that ends unexpectedly all the same
+worker (``_work``).  A Redis restarted from a snapshot older than the job in hand (RDB
+persistence after a crash) no longer knows that job when it ends: one line, nothing recorded
+(``BotWorker.handle_job_success``); the turns the restored matches wait for are enqueued by the
+watchdog as after any outage.  With ``--processes`` N a process that ends unexpectedly all the same
 (killed, a bug) is replaced, with a log line, at most once a second (``_pool``).
 
 Output: one line at start (processes, queues, Redis), then a line every ``PROGRESS_EVERY_S``
@@ -64,7 +67,7 @@ from typing import Any
 
 import redis
 from rq import SimpleWorker
-from rq.exceptions import StopRequested
+from rq.exceptions import InvalidJobOperation, StopRequested
 from rq.serializers import JSONSerializer
 from rq.timeouts import TimerDeathPenalty
 
@@ -221,13 +224,35 @@ class BotWorker(SimpleWorker):
         super().request_stop(signum, frame)  # type: ignore[no-untyped-call]
 
     def handle_job_success(self, job: Any, *args: Any, **kwargs: Any) -> None:
-        super().handle_job_success(job, *args, **kwargs)
+        """RQ's, but a job that the Redis no longer knows when it ends (the Redis restarted
+        from a snapshot older than the job, or lost its data) is one line in the log instead of
+        RQ's traceback (``InvalidJobOperation`` from its cleanup, then the job recorded as a
+        failure).  Its work is done: the move is in the match if the match is still there,
+        and whatever turn the restored match still waits for is enqueued by the watchdog."""
+        try:
+            super().handle_job_success(job, *args, **kwargs)
+        except InvalidJobOperation:
+            if job.connection.hexists(job.key, "status"):
+                raise  # the job is there: another failure, for RQ to report as it does
+            self._forget(job, kwargs.get("execution"))
         counter = _turns
         if counter is not None:
             played = turns_played(getattr(job, "_result", None))
             if played:
                 with counter.get_lock():
                     counter.value += played
+
+
+    def _forget(self, job: Any, execution: Any) -> None:
+        """One line for a job that ended once its Redis had forgotten it, and the traces of
+        it written since (RQ's heartbeats recreate a hash of the job with only its last
+        heartbeat, and an entry in the started registry)."""
+        log.warning("job %s ended, but the Redis no longer knows it (restarted from an older "
+                    "snapshot?): nothing to record, going on", job.id)
+        with self.connection.pipeline() as pipeline:
+            self.cleanup_execution(job, pipeline=pipeline, execution=execution)
+            pipeline.delete(job.key)
+            pipeline.execute()
 
 
 class ThreadWorker(BotWorker):
@@ -585,7 +610,7 @@ def _run(args: argparse.Namespace) -> int:
         if rt.settings.queue_url:
             connect.check_single(rt.scheduler.client, rt.settings.queue_url, "HOKM_QUEUE_URL")
     except ValueError as exc:
-        raise CliError(f"a HOKM_ setting is not valid ({exc})") from None
+        raise CliError(f"a HOKM_ setting is not valid ({exc})", 2) from None
     except redis.RedisError as exc:
         raise unreachable(where, exc) from None
     from .analysis.jobs import queue_name

@@ -82,7 +82,7 @@ def test_hokm_play_against_another_server_says_so_in_one_line(tmp_path: Path) ->
             run = subprocess.run([sys.executable, "-m", "hokm", "play", url, "--bot", "easy"],
                                  capture_output=True, text=True, timeout=60,
                                  stdin=subprocess.DEVNULL)
-            assert run.returncode == 1, run.stderr
+            assert run.returncode == 2, run.stderr  # a URL that is no Hokm server: bad input
             lines = run.stderr.strip().splitlines()
             assert len(lines) == 1 and "is not a Hokm server (it answered HTTP" in lines[0], \
                 run.stderr

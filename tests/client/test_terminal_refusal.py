@@ -59,15 +59,16 @@ def test_the_reason_follows_satat_and_must_trump() -> None:
 def test_hokm_play_at_a_rematchs_held_seat_says_it_is_kept_and_for_how_long(
         server: LocalServer) -> None:
     """M1 (terminal): on a rematch whose open seat is kept for a player of the last match,
-    ``hokm play LINK`` said "every seat of this match is taken" (exit 1) while the summary
-    showed an open seat.  It says the seat is kept for a player of the last match and how
-    many more seconds (the summary's ``held_for``), with the same exit status."""
+    ``hokm play LINK`` said "every seat of this match is taken" while the summary showed an
+    open seat.  It says the seat is kept for a player of the last match and how many more
+    seconds (the summary's ``held_for``), with the exit status of a taken seat (2: what the
+    command names is not open to it, ``services/clitools.py``)."""
     match_id, tokens = finish_humans_match(server.url, 2, ["Alice", "Bob"])
     with Client(server.url) as client:
         made = client.rematch(match_id, tokens[0])
         assert client.summary(made["match_id"])["held_for"] > 0
     done = run("play", made["invite_url"], "--bot", "easy", "--name", "Mallory", timeout=60)
-    assert done.returncode == 1, done.stderr
+    assert done.returncode == 2, done.stderr  # a seat not open to it: bad input
     lines = done.stderr.strip().splitlines()
     assert len(lines) == 1 and "Traceback" not in done.stderr, done.stderr
     found = re.fullmatch(r"hokm play: the open seat of this match is kept for a player of the "

@@ -8,6 +8,7 @@ second; an unreachable ``HOKM_QUEUE_URL`` is one line before the start line."""
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import os
 import signal
@@ -260,3 +261,56 @@ def test_an_unreachable_queue_redis_is_one_line_before_the_start_line(
     assert len(lines) == 1, queue_down.stderr
     assert "cannot reach Redis at redis://:***@127.0.0.1:1/0" in lines[0]
     assert queue_down.returncode == store_down.returncode != 0
+
+
+@pytest.mark.parametrize("how", ["crash", "shutdown"])
+def test_a_redis_restarted_from_a_snapshot_is_no_traceback_and_the_worker_plays_on(
+        private_redis: Callable[..., PrivateRedis], tmp_path: Path, how: str) -> None:
+    """A Redis with RDB persistence (a snapshot in its folder) restarted under a running
+    ``hokm worker`` while it plays a bot turn: ``shutdown``, SHUTDOWN SAVE, the snapshot holds
+    the job; ``crash``, SIGKILL, the Redis comes back from the last snapshot, taken before
+    the match was created, so the job the worker has in hand is gone from it.  The finding:
+    RQ's cleanup of that job, once played, raised ``InvalidJobOperation`` ("Failed to retrieve
+    status for job"), which RQ logged with a traceback and recorded as a failed job.  Now: one
+    line naming the job, no traceback, no failed job, and a match created after the restart
+    is played by the same worker, which then stops cleanly."""
+    server = private_redis("--appendonly", "no")
+    server.start()
+    service, client = service_on(server)
+    worker = Run(server, tmp_path, 1, HOKM_BOT_THINK_S="2", HOKM_BOT_TIMEOUT="2")
+    try:
+        wait_for(lambda: worker.idle(1), WAIT_S, STEP, "the RQ worker waiting")
+        client.save()  # the snapshot: the worker registered, no match yet
+        match_id, loaded, job = a_bot_turn_started(service, client)
+        if how == "crash":
+            server.kill()
+        else:
+            with contextlib.suppress(redis.ConnectionError):
+                client.shutdown(save=True)
+            assert server.proc is not None
+            server.proc.wait(timeout=WAIT_S)
+            server.proc = None
+        server.start()  # from the snapshot in its folder
+        if how == "crash":
+            assert not client.exists(job.key)  # the snapshot predates the job
+            wait_for(lambda: any(said in worker.err.read_text()
+                                 for said in ("no longer knows it", "Traceback")),
+                     WAIT_S, STEP, "the worker ending the job its Redis forgot")
+            assert "Traceback" not in worker.err.read_text(), worker.err.read_text()
+            lines = [line for line in worker.err.read_text().splitlines() if job.id in line]
+            assert len(lines) == 1 and "restarted from an older snapshot" in lines[0], lines
+        else:
+            wait_for(lambda: service.load(match_id).version > loaded.version, WAIT_S, STEP,
+                     "the turn in hand played after the restart")
+        after = service.create(seats=["bot:easy"] * 4)["match_id"]
+        version = service.load(after).version
+        wait_for(lambda: service.load(after).version > version, WAIT_S, STEP,
+                 "a bot turn of a match created after the restart played")
+        failed = FailedJobRegistry(QUEUE, connection=client, serializer=JSONSerializer)
+        assert failed.get_job_ids() == [], worker.err.read_text()
+        assert worker.proc.poll() is None, worker.err.read_text()
+        stop_cleanly(worker)
+        err = worker.err.read_text()
+        assert "Traceback" not in err and "unhandled exception" not in err, err
+    finally:
+        worker.kill()

@@ -233,7 +233,7 @@ def test_a_match_missing_from_redis_is_one_line() -> None:
     real_redis_client(11).flushdb()
     for name in ("replay", "export", "verify"):
         line = assert_one_line_error(run(name, "nosuchmatch",
-                                         env={"HOKM_REDIS_URL": redis_db_url(11)}), 1)
+                                         env={"HOKM_REDIS_URL": redis_db_url(11)}), 2)
         assert "no match 'nosuchmatch' in Redis at" in line
 
 
@@ -608,3 +608,48 @@ def test_serve_on_every_address_prints_one_to_open_and_says_when_no_browser_open
                         f"at this machine's address, port {port}.\n"), lines
     assert lines[2].startswith("Matches are kept in "), lines
     assert lines[3] == f"No browser could be opened here: open {url} in yours.\n", lines
+
+
+def test_exit_statuses_follow_one_convention(data: tuple[Path, str], tmp_path: Path) -> None:
+    """``services/clitools.py``'s convention, the same for every sub-command: 2 for what the
+    command line (or a setting) asks that cannot be: a match id, malformed or not, that names
+    no match, a missing ``--file``, no match id, a match not over (``hokm analyze`` exited 1
+    there and ``hokm export`` 2); 1 for a command that could not be carried out (a Redis that
+    does not answer); never a traceback."""
+    folder, match_id = data
+    server = fakeredis.FakeServer()
+    live = DataFolder.open(tmp_path / "live", server)
+    playing = MatchService(RedisStore(fakeredis.FakeRedis(server=server))).create(
+        seats=["bot:easy"] * 4)["match_id"]
+    live.close()
+    usage: list[tuple[str, ...]] = [
+        ("export", playing, "--data", str(tmp_path / "live")),
+        ("analyze", playing, "--data", str(tmp_path / "live")),
+        ("verify", "--file", str(tmp_path / "missing.jsonl")),
+        ("replay", "--file", str(tmp_path / "missing.jsonl")),
+        ("analyze", "--data", str(folder))]
+    for name in ("replay", "export", "verify", "analyze"):
+        usage += [(name, "nosuchmatch", "--data", str(folder)),
+                  (name, "{bad id}/../\u00e9", "--data", str(folder)),
+                  (name, "nosuchmatch", "--data", str(tmp_path / "nothing"))]
+    runtime = [(name, match_id) for name in ("replay", "export", "verify", "analyze")]
+    said = {tuple(r.args[1:]): assert_one_line_error(r, 2) for r in parallel(usage)}
+    assert "is not over" in said[usage[0]] and "is not over" in said[usage[1]]
+    for result in parallel(runtime, env={"HOKM_REDIS_URL": UNREACHABLE}):
+        assert "cannot reach Redis" in assert_one_line_error(result, 1)
+
+
+@pytest.mark.redis
+def test_exit_statuses_with_a_redis(tmp_path: Path) -> None:
+    """As with a data folder: a match id that names no match in the Redis is 2, and a
+    HOKM_ setting that is not valid is 2 for ``hokm worker`` and ``hokm analyze`` alike."""
+    real_redis_client(11).flushdb()
+    url = redis_db_url(11)
+    jobs = [(name, bad) for name in ("replay", "export", "verify", "analyze")
+            for bad in ("nosuchmatch", "{x}", "a b")]
+    for result in parallel(jobs, env={"HOKM_REDIS_URL": url}):
+        assert "no match" in assert_one_line_error(result, 2)
+    for name in ("worker", "analyze"):
+        result = run(name, *(("m",) if name == "analyze" else ()),
+                     env={"HOKM_REDIS_URL": url, "HOKM_BOT_TIMEOUT": "-1"})
+        assert "HOKM_BOT_TIMEOUT" in assert_one_line_error(result, 2)

@@ -77,7 +77,7 @@ def _analyze(args: argparse.Namespace) -> int:
     match_id = args.match
     whole_chain(records, f"match {match_id}")  # analysed, a gap would read as moves not made
     if not is_over(records):
-        raise CliError(f"match {match_id} is not over: its analysis opens at its end")
+        raise CliError(f"match {match_id} is not over: its analysis opens at its end", 2)
     rounds = rounds_of(records)
     tty, bar = sys.stdout.isatty(), sys.stderr.isatty()  # the report's colours; the progress
     url = os.environ.get("HOKM_REDIS_URL")
@@ -100,7 +100,7 @@ def _through_workers(match_id: str, rounds: int, wait_s: float, tty: bool
     try:
         rt = build_runtime()
     except ValueError as exc:
-        raise CliError(f"a HOKM_ setting is not valid ({exc})") from None
+        raise CliError(f"a HOKM_ setting is not valid ({exc})", 2) from None
     if rounds and not rt.store.analysis_results(match_id).keys() >= set(range(rounds)):
         _no_worker_yet(rt, wait_s)
     progress = Progress(rounds, "rounds", tty)
