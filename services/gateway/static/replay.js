@@ -225,6 +225,7 @@ export function mount(root, [matchId]) {
       case "match_created": return t("ev.match_created");
       case "seat_taken": return t("ev.seat_taken", { name: ev.name, n: ev.seat + 1 });
       case "seat_left": return t("ev.seat_left", { n: ev.seat + 1 });
+      case "seat_renamed": return t("ev.seat_renamed", { name: ev.name, n: ev.seat + 1 });
       case "hakem_drawn": {
         // the draw is public: every card turned, in order (as the table's draw shows them)
         const cards = cardsOf((ev.draw || []).map((d) => (Array.isArray(d) ? d[1] : d && d.card)), card);
