@@ -30,6 +30,9 @@ class TakeSeat:
     """An opaque public id of the occupant (never the secret token)."""
     bot: str | None = None
     """The bot level (``easy``/``medium``/``hard``/policy name) or ``None`` for a human."""
+    renames: tuple[tuple[int, str], ...] = ()
+    """Bots at the table shown under another name from this record on, ``(seat, name)``: the
+    lobby's choice when the newcomer's name reads as a bot's (``SeatRenamed``)."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -23,7 +23,8 @@ from .commands import (
 )
 from .events import (
     CardPlayed, CardsDiscarded, Event, HakemDrawn, MatchCreated, MatchEnded, RoundEnded,
-    RoundStarted, SecretRevealed, SeatLeft, SeatTaken, SetWon, TalonDrawn, TrickWon, TrumpChosen,
+    RoundStarted, SecretRevealed, SeatLeft, SeatRenamed, SeatTaken, SetWon, TalonDrawn, TrickWon,
+    TrumpChosen,
 )
 from .evolve import evolve
 from .fairness import commitment_of
@@ -320,7 +321,26 @@ def _take_seat(state: State, seat: int | None, command: TakeSeat) -> tuple[Event
         raise E.SeatTaken("this player has a seat here already")  # one seat a player
     if command.bot is not None and (type(command.bot) is not str or not command.bot):
         raise E.InvalidCommand("bot must be a level name or null")
-    return (SeatTaken(s, name, command.player, command.bot),)
+    return (SeatTaken(s, name, command.player, command.bot),
+            *_renames(state, s, command.renames))
+
+
+def _renames(state: State, s: int, renames: object) -> tuple[SeatRenamed, ...]:
+    """``TakeSeat.renames``: each names a bot's seat other than ``s``, once, and a good name."""
+    if not isinstance(renames, tuple):
+        raise E.InvalidCommand("renames is a list of (seat, name)")
+    events: list[SeatRenamed] = []
+    for rename in renames:
+        if not isinstance(rename, tuple) or len(rename) != 2:
+            raise E.InvalidCommand("renames is a list of (seat, name)")
+        r, name = rename
+        occupant = state.match.seats[r] if type(r) is int and 0 <= r < state.rules.players \
+            else None
+        if r == s or occupant is None or occupant.bot is None \
+                or any(e.seat == r for e in events):
+            raise E.InvalidCommand("only another seat's bot is renamed, once")
+        events.append(SeatRenamed(r, check_name(name if type(name) is str else None)))
+    return tuple(events)
 
 
 def _leave_seat(state: State, seat: int | None, command: LeaveSeat) -> tuple[Event, ...]:

@@ -37,6 +37,17 @@ class SeatLeft:
 
 
 @dataclass(frozen=True, slots=True)
+class SeatRenamed:
+    """The bot at ``seat`` is shown under ``name`` from now on: a player just took a seat under
+    a name that reads as the bot's (``names.reads_as``), and keeps it; the bot takes another,
+    in the same record (``TakeSeat.renames``), so a table never shows two of one name."""
+
+    TYPE: ClassVar[str] = "seat_renamed"
+    seat: int
+    name: str
+
+
+@dataclass(frozen=True, slots=True)
 class HakemDrawn:
     """The ace draw: ``draw`` are the face-up cards in the order turned, ``(seat, card)``.
 
@@ -149,12 +160,14 @@ class TalonDrawn:
 Event = (
     MatchCreated | SeatTaken | SeatLeft | HakemDrawn | RoundStarted | TrumpChosen | CardPlayed
     | TrickWon | RoundEnded | SetWon | MatchEnded | SecretRevealed | CardsDiscarded | TalonDrawn
+    | SeatRenamed
 )
 EVENT_TYPES: dict[str, type] = {
     cls.TYPE: cls
     for cls in (
         MatchCreated, SeatTaken, SeatLeft, HakemDrawn, RoundStarted, TrumpChosen, CardPlayed,
         TrickWon, RoundEnded, SetWon, MatchEnded, SecretRevealed, CardsDiscarded, TalonDrawn,
+        SeatRenamed,
     )
 }
 """Tag -> event class, for codecs."""

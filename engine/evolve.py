@@ -21,7 +21,8 @@ from .cards import CARD_INDEX, N_CARDS, SUIT_INDEX
 from .deal import FIRST_PACKET, deal_hands, hakem_five
 from .events import (
     CardPlayed, CardsDiscarded, Event, HakemDrawn, MatchCreated, MatchEnded, RoundEnded,
-    RoundStarted, SecretRevealed, SeatLeft, SeatTaken, SetWon, TalonDrawn, TrickWon, TrumpChosen,
+    RoundStarted, SecretRevealed, SeatLeft, SeatRenamed, SeatTaken, SetWon, TalonDrawn, TrickWon,
+    TrumpChosen,
 )
 from .state import (
     CHOOSING_TRUMP, DISCARDING, DRAWING, HELD_BIT, MATCH_OVER, PLAYING, ROUND_OVER, SEAT_SHIFT,
@@ -154,6 +155,14 @@ def _match_created(state: State, e: MatchCreated) -> State:
 def _seat_taken(state: State, e: SeatTaken) -> State:
     seats = list(state.match.seats)
     seats[e.seat] = Seat(e.name, e.player, e.bot)
+    return state.replace(match=replace(state.match, seats=tuple(seats)))
+
+
+def _seat_renamed(state: State, e: SeatRenamed) -> State:
+    seats = list(state.match.seats)
+    occupant = seats[e.seat]
+    assert occupant is not None
+    seats[e.seat] = replace(occupant, name=e.name)
     return state.replace(match=replace(state.match, seats=tuple(seats)))
 
 
@@ -310,6 +319,7 @@ def _secret_revealed(state: State, e: SecretRevealed) -> State:
 _HANDLERS: dict[type, Callable[[State, Any], State]] = {
     MatchCreated: _match_created,
     SeatTaken: _seat_taken,
+    SeatRenamed: _seat_renamed,
     SeatLeft: _seat_left,
     HakemDrawn: _hakem_drawn,
     RoundStarted: _round_started,

@@ -38,6 +38,12 @@ ZWJ = "\u200d"
 RULE = f"a name is 1 to {MAX_NAME} printable characters, at least one of them visible"
 
 
+def reads_as(name: str) -> str:
+    """``name`` as it reads: its compatibility form ("ＫＩＡＮ" is "KIAN"), in any case.  Two
+    names that read alike are one name to whoever reads the table."""
+    return unicodedata.normalize("NFKC", name.strip()).casefold()
+
+
 def _variation_selector(char: str) -> bool:
     return "\ufe00" <= char <= "\ufe0f" or "\U000e0100" <= char <= "\U000e01ef"
 

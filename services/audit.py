@@ -21,7 +21,7 @@ import binascii
 import json
 import os
 import sys
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import IO, Any
 
@@ -35,7 +35,8 @@ from engine.deal import hakem_five
 from engine.errors import HokmError
 from engine.events import (
     CardPlayed, CardsDiscarded, Event, HakemDrawn, MatchCreated, MatchEnded, RoundEnded,
-    RoundStarted, SecretRevealed, SeatLeft, SeatTaken, SetWon, TalonDrawn, TrickWon, TrumpChosen,
+    RoundStarted, SecretRevealed, SeatLeft, SeatRenamed, SeatTaken, SetWon, TalonDrawn, TrickWon,
+    TrumpChosen,
 )
 
 from .store.codec import CorruptRecord, decode, digest_of, encode
@@ -51,6 +52,12 @@ class Problem:
         return f"record {self.version}: {self.message}"
 
 
+def _take_seat(taken: SeatTaken, after: Sequence[Event]) -> TakeSeat:
+    """The ``TakeSeat`` of ``taken``, with the bots it renamed (the ``SeatRenamed`` after it)."""
+    renames = tuple((e.seat, e.name) for e in after if isinstance(e, SeatRenamed))
+    return TakeSeat(taken.seat, taken.name, taken.player, taken.bot, renames)
+
+
 def command_for(record: Record, state: State | None = None) -> Command | None:
     """The command that produced a record's events (None if the first event is not one a
     command starts with).  A talon draw needs ``state``, the match before the record: whether
@@ -59,11 +66,11 @@ def command_for(record: Record, state: State | None = None) -> Command | None:
     if isinstance(first, MatchCreated):
         return CreateMatch(first.match_id, first.rules, first.commitment, first.first_hakem)
     if isinstance(first, SeatTaken):
-        return TakeSeat(first.seat, first.name, first.player, first.bot)
+        return _take_seat(first, record.events[1:])
     if isinstance(first, SeatLeft):
         then = record.events[1] if len(record.events) > 1 else None
         if isinstance(then, SeatTaken):  # handed to a newcomer in the same record
-            return LeaveSeat(first.seat, TakeSeat(then.seat, then.name, then.player, then.bot))
+            return LeaveSeat(first.seat, _take_seat(then, record.events[2:]))
         return LeaveSeat(first.seat)
     if isinstance(first, HakemDrawn):
         # The draw only looks at the cards turned; any deck starting with them gives the same.
@@ -222,6 +229,8 @@ def _line(state: State, event: Event, seat: int | None, colour: bool, public: bo
         return f"{event.name} takes seat {event.seat} ({kind})"
     if isinstance(event, SeatLeft):
         return f"{_name(state, event.seat)} leaves"
+    if isinstance(event, SeatRenamed):
+        return f"{_name(state, event.seat)} is now {event.name}"
     if isinstance(event, HakemDrawn):
         turned = " ".join(f"{s}:{card_text(c, colour)}" for s, c in event.draw)
         swap = f", seats {event.swap[0]} and {event.swap[1]} swap" if event.swap else ""

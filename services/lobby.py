@@ -17,12 +17,12 @@ import hmac
 import json
 import re
 import secrets
-import unicodedata
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from engine import CreateMatch, LeaveSeat, Rules, State, TakeSeat, commitment_of
+from engine.names import reads_as
 from engine.decide import check_deck
 from engine.errors import HokmError, InvalidCommand, MatchFull, MatchOver, SeatTaken, WrongPhase
 from engine.events import SeatTaken as SeatTakenEvent
@@ -41,18 +41,32 @@ BOT_LEVELS = LEVELS
 BOT_NAMES = ("Dara", "Roxana", "Kian", "Shirin")
 
 
-def _reads_as(name: str) -> str:
-    """``name`` as it reads: its compatibility form ("ＫＩＡＮ" is "KIAN"), in any case."""
-    return unicodedata.normalize("NFKC", name).casefold()
-
-
 def bot_name(seat: int, taken: set[str]) -> str:
     """A bot's name at ``seat``: the seat's own in ``BOT_NAMES`` unless a player at the table
     has it (``taken``, as it reads: in any case, in fullwidth letters...), then the first of
     them nobody has (four names, at most three others)."""
-    had = {_reads_as(n) for n in taken}
-    return next((n for n in (BOT_NAMES[seat % 4], *BOT_NAMES) if _reads_as(n) not in had),
+    had = {reads_as(n) for n in taken}
+    return next((n for n in (BOT_NAMES[seat % 4], *BOT_NAMES) if reads_as(n) not in had),
                 BOT_NAMES[seat % 4])
+
+
+def bots_renamed(state: State, seat: int, name: str) -> tuple[tuple[int, str], ...]:
+    """The bots of ``state`` to show under another name when a player takes ``seat`` as
+    ``name`` (``TakeSeat.renames``): each bot whose name reads as it (``reads_as``) takes a
+    ``bot_name`` nobody else at the table has.  The player keeps the name they typed: it is
+    theirs (in every match they play, on their screen and their partner's), while a bot's
+    is only the table's label for it."""
+    if not isinstance(name, str):
+        return ()  # refused by the engine (``check_name``)
+    seats = state.match.seats
+    renames: list[tuple[int, str]] = []
+    for i, bot in enumerate(seats):
+        if i != seat and bot is not None and bot.bot is not None \
+                and reads_as(bot.name) == reads_as(name):
+            taken = {o.name for j, o in enumerate(seats) if j not in (i, seat) and o is not None}
+            taken |= {name, *(n for _, n in renames)}
+            renames.append((i, bot_name(i, taken)))
+    return tuple(renames)
 
 
 def creator_named(levels: Sequence[str | None], name: str) -> list[str | None]:
@@ -651,7 +665,11 @@ class Lobby:
                     self.store.put_meta(match_id, "tokens", {digest: player})
                     stored = True
                 try:
-                    self.seat_command(match_id, TakeSeat(seat, name, player))
+                    # (the bots renamed are of this look: a bot never leaves its seat; a bot
+                    # given an empty seat at this very moment is named from its own look, a
+                    # race left open, as between two such bots)
+                    self.seat_command(match_id, TakeSeat(seat, name, player,
+                                                         renames=bots_renamed(state, seat, name)))
                     break
                 except SeatTaken:
                     if asked is not None:

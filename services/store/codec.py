@@ -38,6 +38,7 @@ TAGS: dict[str, int] = {
     "match_created": 1, "seat_taken": 2, "seat_left": 3, "hakem_drawn": 4, "round_started": 5,
     "trump_chosen": 6, "card_played": 7, "trick_won": 8, "round_ended": 9, "set_won": 10,
     "match_ended": 11, "secret_revealed": 12, "cards_discarded": 13, "talon_drawn": 14,
+    "seat_renamed": 15,
 }
 """Stable forever: a tag, once used, never changes meaning (new events get new numbers)."""
 _BY_TAG: dict[int, type] = {tag: EVENT_TYPES[name] for name, tag in TAGS.items()}

@@ -9,7 +9,7 @@ from engine import (
     Rules, State, TakeSeat, commitment_of, decide, pending_system_action,
 )
 from engine.errors import ERROR_CODES, HokmError
-from engine.events import SeatLeft, SeatTaken
+from engine.events import SeatLeft, SeatRenamed, SeatTaken
 
 from .helpers import Match, deck_for
 
@@ -87,6 +87,27 @@ def test_a_seat_handed_to_a_bot_in_one_record() -> None:
     assert m.run(None, LeaveSeat(2, bot)) == (SeatLeft(2), SeatTaken(2, "Kian", "bot-2", "hard"))
     occupant = m.state.match.seats[2]
     assert occupant is not None and occupant.player == "bot-2" and occupant.bot == "hard"
+
+
+def test_a_newcomer_renames_a_bot_in_one_record() -> None:
+    """``TakeSeat.renames``: the bots shown under another name from the newcomer's record on
+    (the lobby's choice when the newcomer's name reads as a bot's).  Only another seat's bot,
+    once, under a good name: anything else refuses the whole command."""
+    m = Match.__new__(Match)
+    m.state, m.log = State(), []
+    m.run(None, CreateMatch("m", Rules(), COMMIT, 0))
+    m.run(None, TakeSeat(0, "Ali", "id0"))
+    m.run(None, TakeSeat(2, "Kian", "bot-2", "easy"))
+    for renames in (((0, "Dara"),), ((1, "Dara"),), ((2, "Dara"), (2, "Roxana")),
+                    ((2, "\u3164"),), ((2, 5),), ((9, "Dara"),), ((True, "Dara"),),
+                    ((2,),), [(2, "Dara")], "Dara"):
+        bad = TakeSeat(1, "KIAN", "id1", None, renames)  # type: ignore[arg-type]
+        assert code(m.state, None, bad) == "bad_request", renames
+    assert code(m.state, None, TakeSeat(2, "KIAN", "id1", None, ((2, "Dara"),))) == "seat_taken"
+    assert m.run(None, TakeSeat(1, "KIAN", "id1", None, ((2, " Dara "),))) == (
+        SeatTaken(1, "KIAN", "id1", None), SeatRenamed(2, "Dara"))
+    bot = m.state.match.seats[2]
+    assert bot is not None and (bot.name, bot.player, bot.bot) == ("Dara", "bot-2", "easy")
 
 
 @pytest.mark.parametrize("deck", [

@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 from engine import EVENT_TYPES, NAMES, Event, Rules, from_plain, to_plain
 from engine.events import (
     CardPlayed, CardsDiscarded, HakemDrawn, MatchCreated, MatchEnded, RoundEnded, RoundStarted,
-    SecretRevealed, SeatLeft, SeatTaken, SetWon, TalonDrawn, TrickWon, TrumpChosen,
+    SecretRevealed, SeatLeft, SeatRenamed, SeatTaken, SetWon, TalonDrawn, TrickWon, TrumpChosen,
 )
 
 from .playout import play_match
@@ -24,6 +24,7 @@ EXAMPLES: list[Event] = [
     SeatTaken(0, "Ana", "id-0", None),
     SeatTaken(3, "Bot", "id-3", "hard"),
     SeatLeft(2),
+    SeatRenamed(3, "Roxana"),
     HakemDrawn(((0, "2C"), (1, "AS"), (2, "AH")), 1, 2, (2, 3)),
     HakemDrawn(((0, "AS"),), 0, None, None),
     RoundStarted(1, 0, 3, NAMES, False),

@@ -546,6 +546,21 @@ def test_a_bot_never_takes_a_name_that_reads_as_a_players(gw: Gateway) -> None:
     assert len({unicodedata.normalize("NFKC", n).casefold() for n in names}) == 4, names
 
 
+def test_a_player_who_joins_under_a_bots_name_keeps_it(gw: Gateway) -> None:
+    """The reverse: a player joining as "kian" where a bot is called "Kian" keeps the name
+    typed; the bot is shown under another from the join's record on (``seat_renamed``)."""
+    r = room(gw, fill=False, seats=["human", "human", "bot:easy", "bot:easy"], name="Ali")
+    assert [s["name"] for s in r.summary()["seats"]][2] == "Kian"
+    joined = gw.post(r.base + "/join", json={"name": "kian"})
+    assert joined.status_code == 200, joined.text
+    seats = r.summary()["seats"]
+    assert sorted(s["name"] for s in seats) == ["Ali", "Dara", "Shirin", "kian"], seats
+    records = gw.get(r.base + "/events", headers=bearer(r.tokens[0])).json()["events"]
+    events = [e for record in records for e in record["events"]]
+    renamed = [e for e in events if e["type"] == "seat_renamed"]
+    assert renamed == [{"type": "seat_renamed", "seat": 2, "name": "Dara"}], renamed
+
+
 def test_seat_to_a_bot(gw: Gateway) -> None:
     r = room(gw, fill=False)
     token = r.tokens[0]

@@ -12,7 +12,8 @@ from hypothesis import strategies as st
 from engine import NAMES, Rules
 from engine.events import (
     EVENT_TYPES, CardPlayed, CardsDiscarded, HakemDrawn, MatchCreated, MatchEnded, RoundEnded,
-    RoundStarted, SecretRevealed, SeatLeft, SeatTaken, SetWon, TalonDrawn, TrickWon, TrumpChosen,
+    RoundStarted, SecretRevealed, SeatLeft, SeatRenamed, SeatTaken, SetWon, TalonDrawn, TrickWon,
+    TrumpChosen,
 )
 from services.store.codec import TAGS, CorruptRecord, decode, encode, sealed
 from services.store.port import Record
@@ -23,6 +24,7 @@ SAMPLES = [
     SeatTaken(1, "Dara (hard)", "bot-1", "hard"),
     SeatTaken(0, "پریسا", "p1", None),
     SeatLeft(3),
+    SeatRenamed(2, "Roxana"),
     HakemDrawn(((0, "4H"), (1, "AS"), (2, "KD"), (0, "AC")), 1, 0, (0, 3)),
     HakemDrawn(((0, "AS"),), 0, None, None),
     RoundStarted(3, 2, 1, tuple(random.Random(1).sample(NAMES, 52)), True),

@@ -30,7 +30,8 @@ import pytest
 from engine import Event, Rules
 from engine.events import (
     EVENT_TYPES, CardPlayed, CardsDiscarded, HakemDrawn, MatchCreated, MatchEnded, RoundEnded,
-    RoundStarted, SecretRevealed, SeatLeft, SeatTaken, SetWon, TalonDrawn, TrickWon, TrumpChosen,
+    RoundStarted, SecretRevealed, SeatLeft, SeatRenamed, SeatTaken, SetWon, TalonDrawn, TrickWon,
+    TrumpChosen,
 )
 from services.store.codec import apply_payloads, decode, decode_light, encode, sealed
 from services.store.port import Record
@@ -112,6 +113,10 @@ EXPECTED: list[Record] = [
     Record(25, (RoundEnded(None, 0, "no_winner", (6, 6, 5)),
                 RoundEnded(2, 1, "normal", (7, 4, 6))),
            None, None, T0 + 305_000, bytes.fromhex("d986469246021772")),
+    # appended with seat_renamed (tag 15): a player takes a seat under a bot's name, and the
+    # bot is shown under another in the same record
+    Record(26, (SeatTaken(1, "ＫＩＡＮ", "p-9c1e", None), SeatRenamed(2, "Dara")), None,
+           "Zq8-_x1P", T0 + 306_000, bytes.fromhex("9afa7eacb07e9434")),
 ]
 
 
@@ -130,7 +135,7 @@ STORED = _stored()
 
 
 def test_the_file_holds_one_record_per_expected_one() -> None:
-    assert [v for v, _ in STORED] == [r.version for r in EXPECTED] == list(range(1, 26))
+    assert [v for v, _ in STORED] == [r.version for r in EXPECTED] == list(range(1, 27))
 
 
 def test_every_event_type_and_record_shape_is_covered() -> None:

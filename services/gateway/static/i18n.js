@@ -68,11 +68,31 @@ const LIST_SEP = { fa: "، " };
  *  lists shown are choices and facts side by side, not a conjunction. */
 export const listOf = (items) => items.join(LIST_SEP[current] ?? ", ");
 
+/** Letters written right to left (Hebrew, Arabic, Syriac, Thaana, N'Ko... and their
+ *  presentation forms). */
+const RTL = /[\u0590-\u08FF\uFB1D-\uFDFF\uFE70-\uFEFF\u{10800}-\u{10FFF}\u{1E800}-\u{1EFFF}]/u;
+
+/** `label` (a name, a pair of names) as a first-strong isolate where its direction may differ
+ *  from the page's, so that the number after it stays after it: in a left-to-right page
+ *  "علی 3 · Roxana 2" was drawn "3 علی · Roxana 2" (the digits after right-to-left letters
+ *  join their run), and a name ending in digits, "دارا 7", swapped them with the score ("0 7
+ *  دارا").  Unchanged where it cannot differ (a Latin name in a left-to-right page). */
+export const isolated = (label) => (document.documentElement.dir === "rtl" || RTL.test(label)
+  ? `\u2068${label}\u2069` : label);
+
+/** Whether `{k}` of the text `key` names a player or a side (their names, "You"): a name,
+ *  or a pair of them ("team.pair"'s two). */
+const names = (key, k) => k === "name" || k === "team" || (key === "team.pair" && (k === "a" || k === "b"));
+
 /** t("key", {name: "Ali"}) -> the string with {name} replaced (a number in the language's
- *  digits); the key itself if missing. */
+ *  digits; a name isolated, `isolated`: "علی plays the 7♠" keeps its order in any page); the
+ *  key itself if missing. */
 export function t(key, vars) {
   let s = strings[key] ?? fallback[key] ?? key;
-  if (vars) s = s.replace(/\{(\w+)\}/g, (m, k) => (k in vars ? num(vars[k]) : m));
+  if (vars) {
+    s = s.replace(/\{(\w+)\}/g, (m, k) => (!(k in vars) ? m
+      : names(key, k) && typeof vars[k] === "string" ? isolated(vars[k]) : num(vars[k])));
+  }
   return s;
 }
 

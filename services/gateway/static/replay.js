@@ -6,7 +6,7 @@ import { h, fill, cardImage, suitBadge, RANK_FACE } from "./cards.js";
 import { t, cardName, cardWords, suitName, isRtl, num, listOf, SUIT_SYMBOL } from "./i18n.js";
 import { toast, copyText, errorText } from "./ui.js";
 import { AnalysisPanel } from "./analysis.js";
-import { sidesOf, partnered, points } from "./sides.js";
+import { sidesOf, partnered, points, isolated } from "./sides.js";
 
 const POS = ["bottom", "right", "top", "left"];
 /** How often the public summary is asked for while the match is live (the page learns that it
@@ -225,6 +225,7 @@ export function mount(root, [matchId]) {
       case "match_created": return t("ev.match_created");
       case "seat_taken": return t("ev.seat_taken", { name: ev.name, n: ev.seat + 1 });
       case "seat_left": return t("ev.seat_left", { n: ev.seat + 1 });
+      case "seat_renamed": return t("ev.seat_renamed", { name: ev.name, n: ev.seat + 1 });
       case "hakem_drawn": {
         // the draw is public: every card turned, in order (as the table's draw shows them)
         const cards = cardsOf((ev.draw || []).map((d) => (Array.isArray(d) ? d[1] : d && d.card)), card);
@@ -281,7 +282,7 @@ export function mount(root, [matchId]) {
       el.classList.toggle("turn", v.turn === s);
       el.classList.toggle("hakem", v.hakem === s);
       const cards = hands[s] || (v.seat === s ? v.hand : []) || [];
-      fill(el, h("div.seat-head", {}, h("span.name", { text: name(v, s) }),
+      fill(el, h("div.seat-head", {}, h("span.name", { text: name(v, s), dir: "auto" }),
         v.hakem === s ? h("span.badge.hakem", {}, h("span", { "aria-hidden": "true", text: "♛ " }), t("seat.hakem")) : null),
       h("div.revealed", { role: "list", "aria-label": t("table.hand_of", { name: name(v, s) }) },
         ...cards.map((c) => h("span", { role: "listitem" }, cardImage(c, "mini")))),
@@ -300,8 +301,8 @@ export function mount(root, [matchId]) {
       if (seat === winner) sl.classList.add("winner");
       const img = cardImage(card);
       img.setAttribute("aria-hidden", "true");
-      sl.append(img, h("span.slot-name", { text: name(v, seat), "aria-hidden": "true" }));
-      sl.setAttribute("aria-label", `${name(v, seat)}: ${cardName(card)}${seat === winner ? " — " + t("table.wins_trick") : ""}`);
+      sl.append(img, h("span.slot-name", { text: name(v, seat), "aria-hidden": "true", dir: "auto" }));
+      sl.setAttribute("aria-label", `${isolated(name(v, seat))}: ${cardName(card)}${seat === winner ? " — " + t("table.wins_trick") : ""}`);
       sl.setAttribute("aria-hidden", "false");
     }
     const team = (w) => sideName(v, w);
@@ -309,7 +310,7 @@ export function mount(root, [matchId]) {
       h("dl.facts", {},
         // trump as the table shows it: the suit's sign in its colour, and its name
         h("dt", { text: t("table.trump") }), h("dd", { id: "rp-trump" }, v.trump ? suitBadge(v.trump) : t("table.no_trump")),
-        h("dt", { text: t("table.hakem") }), h("dd", { text: v.hakem != null ? name(v, v.hakem) : "—" }),
+        h("dt", { text: t("table.hakem") }), h("dd", {}, h("bdi", { text: v.hakem != null ? name(v, v.hakem) : "—" })),
         // the three-player game's 2♣, out of play in every deal (public: the view's `removed`)
         ...((v.removed || []).length ? [h("dt", { text: t("replay.removed") }),
           h("dd", { id: "rp-removed" }, listOf(v.removed.map(face)),

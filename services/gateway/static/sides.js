@@ -1,7 +1,7 @@
 // The sides of a match's view (who plays with whom) and how their numbers are said: shared by
 // the table (table.js) and the replay viewer (replay.js), so that a tally of three reads the
 // same on both pages ("You 6 · Roxana 7 · Bahram 1"), never bare numbers in a changing order.
-import { num, nums } from "./i18n.js";
+import { isolated, num, nums } from "./i18n.js";
 
 /** The sides, seat tuples in the order of `tricks` and `score`, as the view gives them (four
  *  players: the teams; two and three: a seat a side).  Nothing derives a side from a seat;
@@ -20,17 +20,9 @@ export function mySide(v) {
 /** The sides with `first` first, then the others in order. */
 export const sideOrder = (v, first) => [first, ...sidesOf(v).map((_, i) => i).filter((i) => i !== first)];
 
-/** Letters written right to left (Hebrew, Arabic, Syriac, Thaana, N'Ko... and their
- *  presentation forms). */
-const RTL = /[\u0590-\u08FF\uFB1D-\uFDFF\uFE70-\uFEFF\u{10800}-\u{10FFF}\u{1E800}-\u{1EFFF}]/u;
-
-/** `label` (a name, a pair of names) as a first-strong isolate where its direction may differ
- *  from the page's, so that the number after it stays after it: in a left-to-right page
- *  "علی 3 · Roxana 2" was drawn "3 علی · Roxana 2" (the digits after right-to-left letters
- *  join their run), and a name ending in digits, "دارا 7", swapped them with the score ("0 7
- *  دارا").  Unchanged where it cannot differ (a Latin name in a left-to-right page). */
-export const isolated = (label) => (document.documentElement.dir === "rtl" || RTL.test(label)
-  ? `\u2068${label}\u2069` : label);
+/** A name isolated where its direction may differ from the page's: `isolated` (i18n.js,
+ *  which isolates the names a text names too). */
+export { isolated };
 
 /** `arr`'s numbers (one a side, or a seat), each after its name `label(i)`, in `order`, in the
  *  page's digits: "Dara 1 · Roxana 0 · Kian 0" (each name isolated: `isolated`). */

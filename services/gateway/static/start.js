@@ -4,7 +4,7 @@
 import { api, store, takeRematch, GAMES, MAX_NAME } from "./api.js";
 import { h, fill } from "./cards.js";
 import { t, num, nums, listOf } from "./i18n.js";
-import { named, sidesOf } from "./sides.js";
+import { named, sidesOf, isolated } from "./sides.js";
 import { announce, errorText, navigate, toast } from "./ui.js";
 
 const LEVELS = ["easy", "medium", "hard", "expert"];
@@ -85,7 +85,7 @@ function recentItem(id, s, token) {
   // a room still waiting for its players (a rematch not yet taken up, too) has no teams
   // yet (the ace draw makes them) and no round: those seated, and that it waits
   const waiting = s.phase === "waiting";
-  const score = waiting ? listOf((s.seats || []).filter((x) => x && !x.empty && x.name).map((x) => x.name))
+  const score = waiting ? listOf((s.seats || []).filter((x) => x && !x.empty && x.name).map((x) => isolated(x.name)))
     : named(sides.map((_, i) => i), s.score, sideName);
   const state = over ? (s.winner != null && sides[s.winner] ? t("start.recent_won", { team: sideName(s.winner) }) : t("start.recent_over"))
     : waiting ? t("phase.waiting") : t("start.recent_playing", { round: num(s.round || 1) });

@@ -8,7 +8,7 @@ import { api, store, MatchSocket, commandId, gameOf, takeRematch, MAX_NAME } fro
 import { h, fill, fillAfter, cardButton, cardImage, cardBack, suitButton, suitBadge } from "./cards.js";
 import { t, cardName, suitName, capitalize, isRtl, safeGet, num, nums, listOf, hintReason } from "./i18n.js";
 import { announce, toast, copyText, errorText, focusPage, navigate, placeToast, replacePath, setToastAvoid } from "./ui.js";
-import { sidesOf, sideOf, partnered, mySide, sideOrder, named, tally as tallyOf, points as pointsOf } from "./sides.js";
+import { sidesOf, sideOf, partnered, mySide, sideOrder, named, isolated, tally as tallyOf, points as pointsOf } from "./sides.js";
 
 const POS = ["bottom", "right", "top", "left"]; // relative to the player: seat+1 sits to the RIGHT
 /** The places around the table by seats after the player in playing order: two players face
@@ -213,7 +213,7 @@ function mountJoin(root, matchId, ctl, note) {
     // a list of "Seat 1: …" items, not an <ol>: the numbers are in the text already
     const seats = h("ul.seat-list", { "aria-label": t("join.seats") }, ...(s.seats || []).map((x, i) =>
       h("li", {}, h("span.seat-no", { text: t("start.seat_n", { n: i + 1 }) + ": " }),
-        x.empty ? h("em", { text: t(x.held ? "seat.held" : "seat.open") }) : x.name,
+        x.empty ? h("em", { text: t(x.held ? "seat.held" : "seat.open") }) : h("bdi", { text: x.name }),
         x.bot ? h("span.badge.bot", { text: t("seat.bot_level", { level: t(`level.${botLevel(x.bot)}`) }) }) : null)));
     const body = [
       note ? h("p.note", { role: "alert", text: note }) : null,
@@ -692,7 +692,7 @@ function mountTable(root, matchId, token, ctl) {
     const name = seatName(v, named[1]);
     const [before, after] = t(named[0], { name: "\u0000" }).split("\u0000");
     if (after === undefined) return [statusText(v)];
-    return [before, h("span.who", { text: name, title: name }), after].filter(Boolean);
+    return [before, h("span.who", { text: name, title: name, dir: "auto" }), after].filter(Boolean);
   }
 
   // ---- rendering ----
@@ -738,11 +738,11 @@ function mountTable(root, matchId, token, ctl) {
       if (el.dataset.card !== it.card || el.dataset.lang !== document.documentElement.lang) {
         const img = cardImage(it.card);
         img.setAttribute("aria-hidden", "true");
-        el.replaceChildren(img, h("span.slot-name", { text: seatName(v, it.seat), "aria-hidden": "true" }));
+        el.replaceChildren(img, h("span.slot-name", { text: seatName(v, it.seat), "aria-hidden": "true", dir: "auto" }));
         el.dataset.card = it.card;
         el.dataset.lang = document.documentElement.lang;
       }
-      el.setAttribute("aria-label", `${seatName(v, it.seat)}: ${cardName(it.card)}${win ? " — " + t("table.wins_trick") : ""}`);
+      el.setAttribute("aria-label", `${isolated(seatName(v, it.seat))}: ${cardName(it.card)}${win ? " — " + t("table.wins_trick") : ""}`);
     });
     E.trick.classList.toggle("empty", !(shown && shown.length));
     renderPile(v);
@@ -791,7 +791,7 @@ function mountTable(root, matchId, token, ctl) {
       badges.push(h(`span.dot.${seat.connected ? "on" : "off"}`, { role: "img", "aria-label": t(seat.connected ? "seat.online" : "seat.offline"), title: t(seat.connected ? "seat.online" : "seat.offline") }));
     }
     const count = (v.hand_counts || [])[s] || 0;
-    const parts = [h("div.seat-head", {}, h("span.name", { text: seatName(v, s), title: seatName(v, s) }), ...badges)];
+    const parts = [h("div.seat-head", {}, h("span.name", { text: seatName(v, s), title: seatName(v, s), dir: "auto" }), ...badges)];
     if (v.hands && v.hands[s] && s !== me) {
       parts.push(h("div.revealed", { role: "list", "aria-label": t("table.hand_of", { name: seatName(v, s) }) },
         ...v.hands[s].map((c) => h("span", { role: "listitem" }, cardImage(c, "mini")))));
@@ -818,7 +818,7 @@ function mountTable(root, matchId, token, ctl) {
       fill(E.banner, h("h2", { text: t(highCardDraw(v) ? "draw.title_high" : "draw.title") }),
         // every card turned, in order; the name of who got it under the aces only (it can be long)
         h("ol.draw", {}, ...v.draw.map((d, i) => h("li", { style: `--i:${i}`, class: aces.includes(d.card) ? "ace" : "" },
-          cardImage(d.card, "mini"), aces.includes(d.card) ? h("span", { text: seatName(v, drawSeat(v, d.seat)) }) : null))),
+          cardImage(d.card, "mini"), aces.includes(d.card) ? h("span", { text: seatName(v, drawSeat(v, d.seat)), dir: "auto" }) : null))),
         h("p", { text: drawText(v) }));
     } else if (b.kind === "result" && v.result) {
       const lost = v.result.kind === "normal" && v.seat != null && v.result.winner != null
@@ -1096,7 +1096,7 @@ function mountTable(root, matchId, token, ctl) {
       h("h2", { text: t("table.round_n", { n: v.round || 1 }) }),
       h("dl.facts", {},
         h("dt", { text: t("table.trump") }), h("dd", { id: "trump-info" }, v.trump ? suitBadge(v.trump) : t("table.no_trump")),
-        h("dt", { text: t("table.hakem") }), h("dd", { text: hakem }), ...facts),
+        h("dt", { text: t("table.hakem") }), h("dd", {}, h("bdi", { text: hakem })), ...facts),
       h("table.score", {},
         h("caption", { text: t("table.target", { n: v.target }) + (v.sets ? " · " + t("table.two_sets") : "") }),
         h("thead", {}, h("tr", {}, h("th", { scope: "col", text: t(partnered(v) ? "table.team" : "table.player") }), h("th", { scope: "col", text: t("table.tricks") }),
@@ -1114,7 +1114,7 @@ function mountTable(root, matchId, token, ctl) {
     if (!lt || !lt.cards || !lt.cards.length) { E.lastTrick.replaceChildren(); return; }
     fill(E.lastTrick, h("h2", { text: t("table.last_trick") }),
       h("ul.mini-trick", {}, ...lt.cards.map(({ seat, card }) => h("li", { class: seat === lt.winner ? "winner" : "" },
-        cardImage(card, "mini"), h("span", { text: seatName(v, seat) })))),
+        cardImage(card, "mini"), h("span", { text: seatName(v, seat), dir: "auto" })))),
       h("p", { text: trickWonText(v, lt.winner) }));
   }
 
@@ -1132,7 +1132,7 @@ function mountTable(root, matchId, token, ctl) {
     E.waiting.dataset.key = key;
     const list = h("ul.seat-list");
     (v.seats || []).forEach((s, i) => {
-      const li = h("li", {}, h("span.seat-no", { text: t("start.seat_n", { n: i + 1 }) + ": " }), s.empty ? h("em", { text: t("seat.open") }) : s.name);
+      const li = h("li", {}, h("span.seat-no", { text: t("start.seat_n", { n: i + 1 }) + ": " }), s.empty ? h("em", { text: t("seat.open") }) : h("bdi", { text: s.name }));
       if (s.empty && token) {
         const b = h("button", { type: "button", "data-bot-seat": String(i), text: t("waiting.give_bot") });
         // WCAG 2.5.3: the name starts with the words shown ("Give to a bot: Seat 3")
