@@ -36,8 +36,10 @@ reference measured in the same run, two processes of plain CPU work against one
 from __future__ import annotations
 
 import argparse
+import atexit
 import os
 import random
+import shutil
 import signal
 import statistics
 import subprocess
@@ -51,6 +53,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 import redis
 
+from benchcli import positive_int
 from engine import view_for
 from engine.cards import NAMES
 from engine.deal import deal_hands
@@ -63,6 +66,7 @@ from services.store import keys
 from services.store.memory import MemoryStore
 from worker.analysis.core import AnalysisConfig, analyse_round
 from worker.analysis.exact import Judge
+from worker.analysis.jobs import BOTS as ANALYSIS_BOTS
 from worker.analysis.jobs import config as config_from_env
 from worker.history import Histories
 from worker.policies import policy_for
@@ -73,6 +77,7 @@ from worker.policies.fast import FAST_TABLES, FastState
 def start_redis() -> tuple[subprocess.Popen[bytes], str]:
     port = free_port()
     folder = tempfile.mkdtemp(prefix="hokm-bench-analysis-")
+    atexit.register(shutil.rmtree, folder, True)  # the server's folder goes with this process
     proc = subprocess.Popen(["redis-server", "--port", str(port), "--save", "", "--appendonly",
                              "no", "--dir", folder], stdout=subprocess.DEVNULL)
     url = f"redis://127.0.0.1:{port}/0"
@@ -236,13 +241,15 @@ def pct(values: list[float], q: float) -> float:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--seed", type=int, default=1)
-    parser.add_argument("--deals", type=int, default=20, help="13-card deals for the solver")
-    parser.add_argument("--nodes", type=int, default=None,
+    parser.add_argument("--deals", type=positive_int, default=20,
+                        help="13-card deals for the solver")
+    parser.add_argument("--nodes", type=positive_int, default=None,
                         help="HOKM_ANALYSIS_NODES for the workers (default: the analysis's)")
-    parser.add_argument("--bot", default="hard", help="HOKM_ANALYSIS_BOT for the workers")
-    parser.add_argument("--repeats", type=int, default=2,
+    parser.add_argument("--bot", default="hard", choices=sorted(ANALYSIS_BOTS),
+                        help="HOKM_ANALYSIS_BOT for the workers")
+    parser.add_argument("--repeats", type=positive_int, default=2,
                         help="alternating runs with one and two workers (the best of each)")
-    parser.add_argument("--small", type=int, default=2,
+    parser.add_argument("--small", type=positive_int, default=2,
                         help="rounds of each game of two and three players (seeds from --seed)")
     args = parser.parse_args()
     env = {"HOKM_ANALYSIS_BOT": args.bot}

@@ -31,6 +31,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+from benchcli import positive_int
 from engine import (
     ChooseTrump, CreateMatch, DealRound, PlayCard, Rules, State, TakeSeat, commitment_of, decide,
     evolve, redact_event, view_for,
@@ -38,7 +39,7 @@ from engine import (
 from engine.state import CHOOSING_TRUMP, PLAYING
 from worker.analysis.bot import estimate
 from worker.arena import deck_for_deal
-from worker.policies import HARD, SearchPolicy, policy_for
+from worker.policies import HARD, LEVELS, POLICIES, SearchPolicy, policy_for
 
 Row = tuple[int, int, int, int, float, int]
 """(deal, seat, trick index, cards in the mover's hand, estimate, 1 if the mover's side won)."""
@@ -154,10 +155,11 @@ def partner_report(pairs: Sequence[Pair]) -> float:
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("--deals", type=int, default=48)
+    ap.add_argument("--deals", type=positive_int, default=48)
     ap.add_argument("--seed", type=int, default=7)
-    ap.add_argument("--players", default="heuristic", help="the bot level of every seat")
-    ap.add_argument("--jobs", type=int, default=2)
+    ap.add_argument("--players", default="heuristic", choices=sorted({*LEVELS, *POLICIES}),
+                    help="the bot level of every seat")
+    ap.add_argument("--jobs", type=positive_int, default=2)
     ap.add_argument("--analyst", default="hard", choices=sorted(ANALYSTS),
                     help="the search whose estimate is measured (hard: the analysis's)")
     args = ap.parse_args()

@@ -45,6 +45,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 import redis
 
+from benchcli import positive_float, positive_int
 from engine import NAMES, ChooseTrump, PlayCard, legal_choices, view_for
 from services.bots import RQScheduler
 from services.matches import MatchService
@@ -339,11 +340,11 @@ def search_budget(rounds: int = 2, max_ms: float = 20.0) -> float:
 
 def main() -> None:
     parser = argparse.ArgumentParser()
-    parser.add_argument("--moves", type=int, default=200)
-    parser.add_argument("--matches", type=int, default=16)
-    parser.add_argument("--slices", type=int, default=25,
+    parser.add_argument("--moves", type=positive_int, default=200)
+    parser.add_argument("--matches", type=positive_int, default=16)
+    parser.add_argument("--slices", type=positive_int, default=25,
                         help="alternating slices of 1 and 2 workers in the scale-out phase")
-    parser.add_argument("--slice-s", type=float, default=2.5)
+    parser.add_argument("--slice-s", type=positive_float, default=2.5)
     args = parser.parse_args()
     phase("set-up", lambda: redis.Redis.from_url(URL).flushdb(), None)
     from worker.policies import MODE

@@ -10,6 +10,7 @@ legal cards taken from the engine), and in the same run the bare loop of
 
 from __future__ import annotations
 
+import argparse
 import contextlib
 import io
 import random
@@ -22,6 +23,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+from benchcli import positive_int
 from engine import (
     NAMES, ChooseTrump, CreateMatch, DealRound, PlayCard, Rules, State, TakeSeat,
     commitment_of, decide, evolve,
@@ -96,8 +98,11 @@ def bare_rounds(round_: Callable[[random.Random], list[int]], n: int, seed: int)
 
 
 def main() -> None:
-    rounds = int(sys.argv[1]) if len(sys.argv) > 1 else 20000
-    repeats = int(sys.argv[2]) if len(sys.argv) > 2 else 3
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("rounds", type=positive_int, nargs="?", default=20000)
+    parser.add_argument("repeats", type=positive_int, nargs="?", default=3)
+    args = parser.parse_args()
+    rounds, repeats = args.rounds, args.repeats
     chunk = 1000  # interleave short chunks so both loops see the same machine load
     round_ = load_bare_round()
     ratios = []

@@ -30,6 +30,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+from benchcli import positive_float, positive_int
 from services.store.redis_cluster import AsyncClusterStore
 from tests.cluster_fixture import Cluster, start_cluster
 
@@ -86,16 +87,16 @@ async def loss(cluster: Cluster, acks: int, matches: int, writers: int, seconds:
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0],
                                      formatter_class=argparse.ArgumentDefaultsHelpFormatter)
-    parser.add_argument("--appends", type=int, default=2000)
-    parser.add_argument("--matches", type=int, default=60)
-    parser.add_argument("--writers", type=int, default=30)
-    parser.add_argument("--seconds", type=float, default=6.0)
+    parser.add_argument("--appends", type=positive_int, default=2000)
+    parser.add_argument("--matches", type=positive_int, default=60)
+    parser.add_argument("--writers", type=positive_int, default=30)
+    parser.add_argument("--seconds", type=positive_float, default=6.0)
     args = parser.parse_args()
     figures: dict[str, float] = {}
     cluster = start_cluster()
     try:
         for acks, name in ((0, "async"), (1, "acked"), (0, "async"), (1, "acked")):
-            us = asyncio.run(cost(cluster, acks, args.appends // 2))
+            us = asyncio.run(cost(cluster, acks, max(1, args.appends // 2)))
             figures.setdefault(f"append_us_{name}", 0.0)
             figures[f"append_us_{name}"] += us / 2
         print(f"per append (median, serial): asynchronous {figures['append_us_async']:.0f} us, "

@@ -1,6 +1,7 @@
 """Fair scheduling: a table with a human while bots-only matches flood the workers.
 
-One real ``hokm worker`` process on the real Redis.  A table (a human driven by this script and
+One real ``hokm worker`` process on the real Redis (DB 13, or ``HOKM_BENCH_REDIS_URL``; flushed
+before and after).  A table (a human driven by this script and
 three ``medium`` bots) plays ``--moves`` human moves; after each, the time until the first bot
 reply is visible on the stream.  Measured twice in one run, alternating blocks of moves:
 
@@ -35,6 +36,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 import redis
 
+from benchcli import nonnegative_float, positive_int, run
 from engine import ChooseTrump, PlayCard, legal_choices
 from services.bots import RQScheduler
 from services.matches import MatchService
@@ -100,16 +102,18 @@ def replies(svc: MatchService, moves: int, rng: random.Random, table: list[str],
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0],
                                      formatter_class=argparse.ArgumentDefaultsHelpFormatter)
-    parser.add_argument("--moves", type=int, default=60, help="human moves per setting")
-    parser.add_argument("--flood", type=int, default=5, help="bots-only hard matches")
-    parser.add_argument("--blocks", type=int, default=4, help="alternating blocks per setting")
-    parser.add_argument("--think", type=float, default=0.2, help="the human's thinking, s")
+    parser.add_argument("--moves", type=positive_int, default=60,
+                        help="human moves per setting")
+    parser.add_argument("--flood", type=positive_int, default=5, help="bots-only hard matches")
+    parser.add_argument("--blocks", type=positive_int, default=4,
+                        help="alternating blocks per setting")
+    parser.add_argument("--think", type=nonnegative_float, default=0.2,
+                        help="the human's thinking, s")
     args = parser.parse_args()
     client = redis.Redis.from_url(URL)
     client.flushdb()
     queue = f"bench-fair-{secrets.token_hex(3)}"
     svc = MatchService(RedisStore(client), scheduler=RQScheduler(client, queue))
-    worker = start_worker(queue)
     rng = random.Random(7)
     idle: list[float] = []
     flood: list[float] = []
@@ -117,6 +121,7 @@ def main() -> int:
     flooding: list[str] = []
     per_block = max(1, args.moves // args.blocks)
     played = started = 0
+    worker = start_worker(queue)  # (nothing that may fail between its start and the try)
     try:
         for block in range(2 * args.blocks):
             if block % 2 == 0:
@@ -142,6 +147,7 @@ def main() -> int:
             worker.wait(timeout=5)
         except subprocess.TimeoutExpired:
             worker.kill()
+        client.flushdb()  # the matches, the queues and the jobs left: nothing stays behind
     ms = {name: [v * 1000 for v in values] for name, values in (("idle", idle),
                                                                  ("flood", flood))}
     for name, values in ms.items():
@@ -153,12 +159,12 @@ def main() -> int:
     ratio = flood95 / idle95 if idle95 and math.isfinite(idle95) else NAN
     goal = "holds" if flood95 <= idle95 + 250 else "does not hold"
     print(f"goal flood_p95 <= idle_p95 + 250 ms: {goal}")
+    print(f"(mean of the flood replies {statistics.fmean(ms['flood']) if flood else NAN:.1f} ms)")
     print(f"RESULT idle_p50_ms={quantile(ms['idle'], 0.5):.1f} "
           f"flood_p50_ms={quantile(ms['flood'], 0.5):.1f} idle_p95_ms={idle95:.1f} "
           f"flood_p95_ms={flood95:.1f} p95_ratio={ratio:.2f}")
-    print(f"(mean of the flood replies {statistics.fmean(ms['flood']) if flood else NAN:.1f} ms)")
     return 0
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(run(main))

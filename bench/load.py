@@ -74,6 +74,7 @@ from typing import Any
 import redis
 import websockets
 
+from benchcli import positive_float, positive_int, run
 from hokmclient import NO_LIMITS, AsyncClient, LocalServer, free_port
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -81,6 +82,8 @@ SHARED_BENCH = ROOT.parent / "shared" / "bench"
 BIN = Path(sys.executable).parent
 VIEW_PREFIX = '{"type":"view","version":'
 GRACE_S = 5.0
+PHASES = ("latency", "throughput", "capacity")
+KINDS = ("ref", "project")
 
 
 # -- servers -----------------------------------------------------------------------------------
@@ -735,17 +738,18 @@ def main() -> int:
     parser.add_argument("--quick", action="store_true", help="short phases: a sanity run")
     parser.add_argument("--phases", default="latency,throughput,capacity")
     parser.add_argument("--kinds", default="ref,project", help="gateways to drive")
-    parser.add_argument("--tables", type=int, default=200)
-    parser.add_argument("--period", type=float, default=1.0)
-    parser.add_argument("--duration", type=float, default=20.0)
-    parser.add_argument("--fast-tables", type=int, default=50,
+    parser.add_argument("--tables", type=positive_int, default=200)
+    parser.add_argument("--period", type=positive_float, default=1.0)
+    parser.add_argument("--duration", type=positive_float, default=20.0)
+    parser.add_argument("--fast-tables", type=positive_int, default=50,
                         help="tables in the throughput phase (the reference fails with more "
                         "than 64 appends in flight: its pool of Redis connections is 64)")
-    parser.add_argument("--fast-duration", type=float, default=10.0)
-    parser.add_argument("--cap-tables", type=int, default=1000)
-    parser.add_argument("--cap-period", type=float, default=2.0)
-    parser.add_argument("--cap-duration", type=float, default=60.0)
-    parser.add_argument("--slices", type=int, default=4, help="alternating slices per phase")
+    parser.add_argument("--fast-duration", type=positive_float, default=10.0)
+    parser.add_argument("--cap-tables", type=positive_int, default=1000)
+    parser.add_argument("--cap-period", type=positive_float, default=2.0)
+    parser.add_argument("--cap-duration", type=positive_float, default=60.0)
+    parser.add_argument("--slices", type=positive_int, default=4,
+                        help="alternating slices per phase")
     parser.add_argument("--ref-capacity", action="store_true",
                         help="also run the capacity phase against the reference")
     parser.add_argument("--redis", default="redis://127.0.0.1:6379/12",
@@ -759,6 +763,11 @@ def main() -> int:
                         "bench/ref_cluster_gateway.py on that cluster (RQ on --redis)")
     parser.add_argument("--verbose", action="store_true")
     args = parser.parse_args()
+    for option, given, known in (("--phases", args.phases, PHASES), ("--kinds", args.kinds, KINDS)):
+        unknown = [v for v in given.split(",") if v not in known]
+        if unknown:
+            parser.error(f"argument {option}: unknown {', '.join(map(repr, unknown))} "
+                         f"(a comma-separated list of {', '.join(known)})")
     args.cluster_url = ""
     if args.quick:
         args.tables, args.duration = 50, 4.0
@@ -793,4 +802,4 @@ def main() -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(run(main))

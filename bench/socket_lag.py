@@ -72,6 +72,7 @@ sys.path.insert(0, str(ROOT))
 import websockets
 
 from analysis import start_redis
+from benchcli import positive_int
 from bots import NAN, median, percentile
 from hokmclient import NO_LIMITS, AsyncClient, LocalServer, command_for, my_turn, over
 from hokmclient.local import hokm_command
@@ -390,7 +391,7 @@ def _interrupted(signum: int, frame: FrameType | None) -> None:
 
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--moves", type=int, default=300,
+    parser.add_argument("--moves", type=positive_int, default=300,
                         help="bot records to measure (230 to 310 a match)")
     parser.add_argument("--cluster", action="store_true",
                         help="the matches on a private six-node Redis Cluster (the queue on a "

@@ -20,7 +20,9 @@
 cluster_fixture.py), the references (bare ``XADD`` / ``XRANGE``) through the same
 ``RedisCluster`` client, and the cluster's follower (``redis_cluster.ShardedFollower``).
 
-    python bench/store.py [MATCHES] [--cluster]
+Every key it wrote is gone at the end (its DB is flushed before and after).
+
+    python bench/store.py [MATCHES] [--cluster] [--idle-s 12]
 """
 
 from __future__ import annotations
@@ -42,6 +44,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 import msgpack
 import redis
 
+from benchcli import positive_float, positive_int, run
 from engine import (
     ChooseTrump, Command, DealRound, PlayCard, RevealSecret, Rules, State, decide, evolve,
     legal_choices,
@@ -140,7 +143,7 @@ async def _idle_cost(make: Any, counts: tuple[int, ...], seconds: float) -> dict
     return out
 
 
-def follower_idle(cluster: Any) -> dict[int, float]:
+def follower_idle(cluster: Any, seconds: float = 12.0) -> dict[int, float]:
     if cluster is not None:
         from services.store.redis_cluster import AsyncClusterStore
 
@@ -153,12 +156,15 @@ def follower_idle(cluster: Any) -> dict[int, float]:
 
         def make() -> Any:
             return AsyncRedisStore(aioredis.Redis.from_url(URL))
-    return asyncio.run(_idle_cost(make, (10, 100, 1000), 12.0))
+    return asyncio.run(_idle_cost(make, (10, 100, 1000), seconds))
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("matches", type=int, nargs="?", default=5)
+    parser.add_argument("matches", type=positive_int, nargs="?", default=5)
+    parser.add_argument("--idle-s", type=positive_float, default=12.0,
+                        help="seconds the idle follower is counted at each size (after 2 s "
+                        "to settle)")
     parser.add_argument("--cluster", action="store_true",
                         help="a private six-node Redis Cluster instead of one Redis")
     args = parser.parse_args()
@@ -173,13 +179,15 @@ def main() -> None:
         client = redis.Redis.from_url(URL)
         client.flushdb()
     try:
-        _run(client, matches, cluster)
+        _run(client, matches, cluster, args.idle_s)
     finally:
+        if cluster is None:
+            client.flushdb()  # the idle follower's matches too: nothing is left behind
         if cluster is not None:
             cluster.stop()
 
 
-def _run(client: Any, matches: int, cluster: Any) -> None:
+def _run(client: Any, matches: int, cluster: Any, idle_s: float) -> None:
     service = MatchService(RedisStore(client))
     append_rates, bare_append_rates, replay_ratios, sizes, lengths = [], [], [], [], []
     for m in range(matches):
@@ -256,7 +264,7 @@ def _run(client: Any, matches: int, cluster: Any) -> None:
     print(f"records per match: median {statistics.median(lengths):.0f}, "
           f"range {min(lengths)}-{max(lengths)}; bytes range {min(sizes)}-{max(sizes)}")
     wake = tail_wake(client)
-    idle = follower_idle(cluster)
+    idle = follower_idle(cluster, idle_s)
     print("an idle follower's commands per second: " + ", ".join(
         f"{n} matches {cps:.2f}" for n, cps in idle.items()))
     print(f"RESULT replay_ratio={replay_ratio:.2f} append_ratio={append_ratio:.2f} "
@@ -265,4 +273,4 @@ def _run(client: Any, matches: int, cluster: Any) -> None:
 
 
 if __name__ == "__main__":
-    main()
+    sys.exit(run(main))

@@ -1,0 +1,91 @@
+"""The benchmark scripts (bench/README.md) as a user meets them: a bad option or a Redis that
+does not answer is one clear line and exit status 2, never a traceback; a run ends with its
+``RESULT`` line and leaves no key behind.  The figures themselves are not checked here."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+import redis
+
+from tests.conftest import real_redis_client, redis_db_url
+
+ROOT = Path(__file__).resolve().parent.parent
+DB = 15
+UNREACHABLE = "redis://127.0.0.1:1/0"  # nothing listens on port 1
+
+
+def bench(*args: str, env: dict[str, str] | None = None,
+          timeout: float = 120) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, str(ROOT / "bench" / args[0]), *args[1:]],
+                          cwd=ROOT, env={**os.environ, **(env or {})}, capture_output=True,
+                          text=True, timeout=timeout)
+
+
+def last_line(text: str) -> str:
+    return text.strip().splitlines()[-1]
+
+
+@pytest.mark.parametrize("args", [
+    ("engine.py", "0"), ("engine.py", "100", "x"), ("store.py", "0"),
+    ("store.py", "--idle-s", "-1"), ("load.py", "--slices", "0"), ("load.py", "--kinds", "foo"),
+    ("load.py", "--phases", "lat"), ("failover.py", "--matches", "0"),
+    ("bots.py", "--moves", "0"), ("fairness.py", "--blocks", "0"),
+    ("socket_lag.py", "--moves", "0"), ("analysis.py", "--repeats", "0"),
+    ("analysis.py", "--bot", "nosuch"), ("analysis_calibration.py", "--jobs", "0"),
+    ("analysis_calibration.py", "--players", "nosuch"),
+])
+def test_a_bad_option_is_one_line_of_usage(args: tuple[str, ...]) -> None:
+    out = bench(*args, env={"HOKM_BENCH_REDIS_URL": UNREACHABLE})
+    assert out.returncode == 2, out
+    assert "Traceback" not in out.stderr
+    assert f"{args[0]}: error: argument" in last_line(out.stderr)
+
+
+@pytest.mark.parametrize("args", [
+    ("store.py", "1"), ("fairness.py", "--moves", "1"),
+    ("load.py", "--redis", UNREACHABLE, "--ref-redis", UNREACHABLE),
+])
+def test_an_unreachable_redis_is_one_line(args: tuple[str, ...]) -> None:
+    out = bench(*args, env={"HOKM_BENCH_REDIS_URL": UNREACHABLE})
+    assert out.returncode == 2, out
+    assert "Traceback" not in out.stderr
+    assert last_line(out.stderr).startswith(f"{args[0]}: cannot reach Redis: ")
+
+
+def test_engine_ends_with_its_result_line() -> None:
+    out = bench("engine.py", "50", "1")
+    assert out.returncode == 0, out
+    assert last_line(out.stdout).startswith("RESULT ratio=")
+
+
+def keys_left(client: redis.Redis) -> int:
+    return int(client.dbsize())
+
+
+def test_store_leaves_no_key_and_ends_with_its_result_line() -> None:
+    client = real_redis_client(DB)
+    client.flushdb()
+    out = bench("store.py", "1", "--idle-s", "0.2",
+                env={"HOKM_BENCH_REDIS_URL": redis_db_url(DB)})
+    assert out.returncode == 0, out
+    fields = [f.split("=")[0] for f in last_line(out.stdout).split()]
+    assert fields == ["RESULT", "replay_ratio", "append_ratio", "bytes_per_match",
+                      "tail_wake_ms", "follower_idle_cps"]
+    assert keys_left(client) == 0  # the idle follower's 1,110 matches were left
+
+
+def test_fairness_leaves_no_key_and_ends_with_its_result_line() -> None:
+    client = real_redis_client(DB)
+    client.flushdb()
+    out = bench("fairness.py", "--moves", "1", "--flood", "1", "--blocks", "1", "--think", "0",
+                env={"HOKM_BENCH_REDIS_URL": redis_db_url(DB)})
+    assert out.returncode == 0, out
+    fields = [f.split("=")[0] for f in last_line(out.stdout).split()]
+    assert fields == ["RESULT", "idle_p50_ms", "flood_p50_ms", "idle_p95_ms", "flood_p95_ms",
+                      "p95_ratio"]
+    assert keys_left(client) == 0
