@@ -370,7 +370,7 @@ def test_seat_is_the_creators_seat_of_a_solo_match_and_a_missing_seat_is_said(
     for args, code, words in [
             ((server.url, "--players", "2", "--seat", "3"), 2,
              "--seat 3: a match of 2 players has seats 0 to 1"),
-            ((link, "--seat", "3"), 1, "--seat 3: this match has seats 0 to 1")]:
+            ((link, "--seat", "3"), 2, "--seat 3: this match has seats 0 to 1")]:
         done = run("play", *args, "--bot", "easy", timeout=60)
         where = f"{args}: {done.returncode} {done.stderr!r}"
         assert done.returncode == code and done.stderr.strip().endswith(words), where
