@@ -320,3 +320,20 @@ def test_an_open_start_page_follows_a_rematch_joined_in_another_tab(
         ".map((li) => li.dataset.match)) === JSON.stringify(ids)", arg=[rematch, match_id])
     item.get_by_role("link", name="Replay").wait_for()
     assert item.get_by_role("button", name="Join the rematch").count() == 0
+
+
+@pytest.mark.timeout(120)
+def test_an_open_start_page_offers_to_resume_a_solo_match_started_in_another_tab(
+        new_client: Any, gateway: str) -> None:
+    """The same for "Resume your solo match": a solo match started in another tab is offered
+    by the start page left open, without a reload."""
+    c = new_client(viewport=DESKTOP)
+    start = c.page
+    start.goto("/")
+    start.locator("#solo-h").wait_for()
+    assert start.locator("#resume-solo").count() == 0
+    other = _second_tab(c)
+    start_solo(other, "Nika")
+    match_id = other.url.rsplit("/", 1)[1]
+    start.locator("#resume-solo").wait_for()
+    assert start.locator("#resume-solo").get_attribute("href") == f"/m/{match_id}"

@@ -319,20 +319,31 @@ export function mount(root) {
       h("p", { text: t("start.room_desc") }), form),
     recent.panel));
 
-  // offer to resume the last solo match if it is still going
-  const soloId = store.solo();
-  if (soloId && store.token(soloId)) {
-    api.summary(soloId).then((s) => {
-      if (s.phase === "match_over") { store.dropSolo(); return; }
-      // three players: each named with their points, in seat order (bare numbers named nobody)
-      const name = (i) => { const x = (s.seats || [])[i]; return x && x.name ? x.name : t("start.seat_n", { n: i + 1 }); };
-      const score = (s.score || []).length > 2 ? named(s.score.map((_, i) => i), s.score, name)
-        : nums(s.score || [0, 0]);
-      fill(resume, h("a.button.primary", { href: `/m/${soloId}`, "data-link": true, id: "resume-solo" },
-        t("start.resume_solo"), h("span.sub", { text: " " + t("start.resume_score", { score }) })));
-      resume.hidden = false;
-    }).catch((e) => { if (e.status === 404) store.dropSolo(); });
-  } else if (soloId) store.dropSolo();
+  // offer to resume the last solo match if it is still going (asked again when another tab
+  // of this browser starts one)
+  let soloAsked = 0;
+  const showResume = () => {
+    const mine = ++soloAsked;
+    resume.hidden = true;
+    resume.replaceChildren();
+    const soloId = store.solo();
+    if (soloId && store.token(soloId)) {
+      api.summary(soloId).then((s) => {
+        if (mine !== soloAsked) return;
+        if (s.phase === "match_over") { store.dropSolo(); return; }
+        // three players: each named with their points, in seat order (bare numbers named nobody)
+        const name = (i) => { const x = (s.seats || [])[i]; return x && x.name ? x.name : t("start.seat_n", { n: i + 1 }); };
+        const score = (s.score || []).length > 2 ? named(s.score.map((_, i) => i), s.score, name)
+          : nums(s.score || [0, 0]);
+        fill(resume, h("a.button.primary", { href: `/m/${soloId}`, "data-link": true, id: "resume-solo" },
+          t("start.resume_solo"), h("span.sub", { text: " " + t("start.resume_score", { score }) })));
+        resume.hidden = false;
+      }).catch((e) => { if (e.status === 404 && mine === soloAsked) store.dropSolo(); });
+    } else if (soloId) store.dropSolo();
+  };
+  showResume();
+  const onSolo = (ev) => { if (ev.storageArea === localStorage && (ev.key === null || ev.key === "hokm.solo")) showResume(); };
+  window.addEventListener("storage", onSolo);
 
-  return { unmount() { recent.stop(); } };
+  return { unmount() { recent.stop(); soloAsked++; window.removeEventListener("storage", onSolo); } };
 }
