@@ -254,3 +254,86 @@ def test_a_forgotten_match_leaves_the_list_stable(new_client: Any, gateway: str)
     missing = [e for e in c.errors if "404" in e]
     assert len(missing) == 1, c.errors
     c.errors[:] = [e for e in c.errors if e not in missing]
+
+
+def _second_tab(client: Any) -> Any:
+    """Another page (tab) of ``client``'s browser context, its console errors collected too."""
+    page = client.context.new_page()
+    page.on("console", client._console)
+    page.on("pageerror", lambda e: client.errors.append(f"pageerror: {e}"))
+    return page
+
+
+def _listed(page: Any) -> list[str]:
+    return list(page.evaluate(
+        "() => [...document.querySelectorAll('#recent-list li')].map((li) => li.dataset.match)"))
+
+
+@pytest.mark.timeout(120)
+def test_an_open_start_page_follows_a_seat_taken_and_left_in_another_tab(
+        new_client: Any, gateway: str) -> None:
+    """QA: a start page open in one tab kept its "Your recent matches" as it was loaded while
+    another tab of the browser took a seat, or left it: the match came (or its "Watch" in place
+    of "Back to the table") only on a reload.  The page follows the browser's storage."""
+    c = new_client(viewport=DESKTOP)
+    start = c.page
+    start.goto("/")
+    assert start.locator("section.recent").is_hidden()
+    other = _second_tab(c)
+    start_solo(other, "Nika")  # the other tab takes a seat (a solo match)
+    match_id = other.url.rsplit("/", 1)[1]
+    item = start.locator(f"#recent-list li[data-match='{match_id}']")
+    item.get_by_role("link", name="Back to the table").wait_for()
+    assert start.locator("section.recent").is_visible()
+    # the other tab leaves the seat: the open start page offers to watch it instead
+    other.get_by_role("button", name="Leave the table").click()
+    other.get_by_role("button", name="Leave and give my seat to a bot").click()
+    other.locator("#toast").filter(has_text="computer player").wait_for()
+    item.get_by_role("link", name="Watch").wait_for()
+    assert item.get_by_role("link", name="Back to the table").count() == 0
+    assert _listed(start) == [match_id]
+
+
+@pytest.mark.timeout(240)
+def test_an_open_start_page_follows_a_rematch_joined_in_another_tab(
+        new_client: Any, gateway: str) -> None:
+    """The same for a rematch joined from another tab: it is listed first at once, and the
+    finished match's "Join the rematch" (now joined) is gone."""
+    match_id, tokens = finish_humans_match(gateway, 4, ["Ana", "Babak", "Dara", "Kian"])
+    rematch = http(gateway, "POST", f"/api/matches/{match_id}/rematch", {}, tokens[0])["match_id"]
+    c = new_client(viewport=DESKTOP)
+    start = c.page
+    start.goto("/")
+    start.evaluate("([id, tok]) => { localStorage.setItem('hokm.token.' + id, tok); "
+                   "localStorage.setItem('hokm.recent', JSON.stringify([id])); }",
+                   [match_id, tokens[1]])
+    start.reload()
+    item = start.locator(f"#recent-list li[data-match='{match_id}']")
+    item.get_by_role("button", name="Join the rematch").wait_for()
+    other = _second_tab(c)
+    other.goto("/")
+    other.locator(f"#recent-list li[data-match='{match_id}']").get_by_role(
+        "button", name="Join the rematch").click()
+    other.wait_for_url(re.compile(rf"/m/{rematch}$"))
+    start.wait_for_function(
+        "(ids) => JSON.stringify([...document.querySelectorAll('#recent-list li')]"
+        ".map((li) => li.dataset.match)) === JSON.stringify(ids)", arg=[rematch, match_id])
+    item.get_by_role("link", name="Replay").wait_for()
+    assert item.get_by_role("button", name="Join the rematch").count() == 0
+
+
+@pytest.mark.timeout(120)
+def test_an_open_start_page_offers_to_resume_a_solo_match_started_in_another_tab(
+        new_client: Any, gateway: str) -> None:
+    """The same for "Resume your solo match": a solo match started in another tab is offered
+    by the start page left open, without a reload."""
+    c = new_client(viewport=DESKTOP)
+    start = c.page
+    start.goto("/")
+    start.locator("#solo-h").wait_for()
+    assert start.locator("#resume-solo").count() == 0
+    other = _second_tab(c)
+    start_solo(other, "Nika")
+    match_id = other.url.rsplit("/", 1)[1]
+    start.locator("#resume-solo").wait_for()
+    assert start.locator("#resume-solo").get_attribute("href") == f"/m/{match_id}"

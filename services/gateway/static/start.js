@@ -29,24 +29,44 @@ function recentPanel() {
   const list = h("ol.recent-list", { id: "recent-list" });
   const panel = h("section.panel.recent", { "aria-labelledby": "recent-h", hidden: true },
     h("h2", { id: "recent-h", text: t("start.recent_title") }), list);
-  const ids = store.recent(); // every match remembered: the first RECENT_SHOWN still kept are shown
-  const items = new Map(); // id -> its <li>, once its summary came
-  const gone = new Set(); // ids the server no longer keeps
+  let ids = []; // every match remembered: the first RECENT_SHOWN still kept are shown
+  let items = new Map(); // id -> its <li>, once its summary came
+  let before = new Map(); // the items of the list before a refresh, shown until theirs come
+  let gone = new Set(); // ids the server no longer keeps
+  const tokens = new Map(); // id -> the token its item was made with (its rematch button's)
   let asked = 0;
+  let round = 0; // a refresh ignores the summaries asked before it
   const show = () => {
     const kept = ids.filter((id) => !gone.has(id)).slice(0, RECENT_SHOWN);
-    fill(list, ...kept.map((id) => items.get(id)).filter(Boolean));
+    fill(list, ...kept.map((id) => items.get(id) || before.get(id)).filter(Boolean));
     panel.hidden = !list.children.length;
   };
   // the summaries of the first RECENT_SHOWN not known gone; each one gone asks for the next
   const ask = () => { while (asked < ids.length && asked - gone.size < RECENT_SHOWN) load(ids[asked++]); };
+  /** The list read again from the browser's storage and each summary asked anew. */
+  const refresh = () => {
+    round++;
+    ids = store.recent();
+    before = new Map([...before, ...items]);
+    items = new Map();
+    gone = new Set();
+    asked = 0;
+    ask();
+    show();
+  };
   function load(id) {
+    const mine = round;
     api.summary(id).then(async (s) => {
       const token = await heldToken(id, s);
-      items.set(id, recentItem(id, s, token));
+      if (mine !== round) return; // (a refresh asked again since)
+      // an item unchanged stays the same element (the keyboard focus may be on its link)
+      const li = recentItem(id, s, token), old = before.get(id);
+      items.set(id, old && old.outerHTML === li.outerHTML && tokens.get(id) === token ? old : li);
+      tokens.set(id, token);
+      before.delete(id);
       show();
     }).catch((e) => {
-      if (e.status !== 404) return; // (not now: listed again on the next visit)
+      if (e.status !== 404 || mine !== round) return; // (not now: listed again on the next visit)
       gone.add(id);
       store.forget(id);
       store.dropToken(id); // (a browser from before the list rebuilt it from its tokens)
@@ -54,8 +74,19 @@ function recentPanel() {
       show();
     });
   }
-  ask();
-  return panel;
+  refresh();
+  // another tab of this browser took a seat, left one (its token dropped), joined a rematch or
+  // forgot a match: the list follows at once, as a reload would show it (a burst of changes,
+  // a seat's token and then the list, is read once)
+  let later = null;
+  const onStorage = (ev) => {
+    if (ev.storageArea !== localStorage) return;
+    if (ev.key !== null && ev.key !== "hokm.recent" && !ev.key.startsWith("hokm.token.")) return;
+    clearTimeout(later);
+    later = setTimeout(refresh, 50);
+  };
+  window.addEventListener("storage", onStorage);
+  return { panel, stop() { clearTimeout(later); window.removeEventListener("storage", onStorage); round++; } };
 }
 
 /** This browser's token of match `id` (summary `s`) if it still holds a seat there, else null.
@@ -286,22 +317,33 @@ export function mount(root) {
         h("p", {}, h("a", { href: "/how-to-play", "data-link": true, text: t("start.learn") })))),
     h("section.panel", { "aria-labelledby": "room-h" }, h("h2", { id: "room-h", text: t("start.room_title") }),
       h("p", { text: t("start.room_desc") }), form),
-    recent));
+    recent.panel));
 
-  // offer to resume the last solo match if it is still going
-  const soloId = store.solo();
-  if (soloId && store.token(soloId)) {
-    api.summary(soloId).then((s) => {
-      if (s.phase === "match_over") { store.dropSolo(); return; }
-      // three players: each named with their points, in seat order (bare numbers named nobody)
-      const name = (i) => { const x = (s.seats || [])[i]; return x && x.name ? x.name : t("start.seat_n", { n: i + 1 }); };
-      const score = (s.score || []).length > 2 ? named(s.score.map((_, i) => i), s.score, name)
-        : nums(s.score || [0, 0]);
-      fill(resume, h("a.button.primary", { href: `/m/${soloId}`, "data-link": true, id: "resume-solo" },
-        t("start.resume_solo"), h("span.sub", { text: " " + t("start.resume_score", { score }) })));
-      resume.hidden = false;
-    }).catch((e) => { if (e.status === 404) store.dropSolo(); });
-  } else if (soloId) store.dropSolo();
+  // offer to resume the last solo match if it is still going (asked again when another tab
+  // of this browser starts one)
+  let soloAsked = 0;
+  const showResume = () => {
+    const mine = ++soloAsked;
+    resume.hidden = true;
+    resume.replaceChildren();
+    const soloId = store.solo();
+    if (soloId && store.token(soloId)) {
+      api.summary(soloId).then((s) => {
+        if (mine !== soloAsked) return;
+        if (s.phase === "match_over") { store.dropSolo(); return; }
+        // three players: each named with their points, in seat order (bare numbers named nobody)
+        const name = (i) => { const x = (s.seats || [])[i]; return x && x.name ? x.name : t("start.seat_n", { n: i + 1 }); };
+        const score = (s.score || []).length > 2 ? named(s.score.map((_, i) => i), s.score, name)
+          : nums(s.score || [0, 0]);
+        fill(resume, h("a.button.primary", { href: `/m/${soloId}`, "data-link": true, id: "resume-solo" },
+          t("start.resume_solo"), h("span.sub", { text: " " + t("start.resume_score", { score }) })));
+        resume.hidden = false;
+      }).catch((e) => { if (e.status === 404 && mine === soloAsked) store.dropSolo(); });
+    } else if (soloId) store.dropSolo();
+  };
+  showResume();
+  const onSolo = (ev) => { if (ev.storageArea === localStorage && (ev.key === null || ev.key === "hokm.solo")) showResume(); };
+  window.addEventListener("storage", onSolo);
 
-  return { unmount() {} };
+  return { unmount() { recent.stop(); soloAsked++; window.removeEventListener("storage", onSolo); } };
 }

@@ -207,8 +207,10 @@ function mountJoin(root, matchId, ctl, note) {
     const open = (s.seats || []).filter((x) => x.empty && !x.held).length;
     const held = (s.seats || []).some((x) => x.empty && x.held) && s.held_for > 0;
     const over = s.phase === "match_over";
-    // a finished match: nothing to join; the heading says so, the result and the replay follow
-    const title = over ? t("over.title") : t("join.title");
+    // a finished match: nothing to join; the heading says so, the result and the replay follow.
+    // Every seat taken (none kept for a player either): the match is there to watch
+    const full = !over && open === 0 && !held;
+    const title = over ? t("over.title") : full ? t("join.title_watch") : t("join.title");
     document.title = `${t("brand")} — ${title}`;
     // a list of "Seat 1: …" items, not an <ol>: the numbers are in the text already
     const seats = h("ul.seat-list", { "aria-label": t("join.seats") }, ...(s.seats || []).map((x, i) =>
@@ -217,7 +219,10 @@ function mountJoin(root, matchId, ctl, note) {
         x.bot ? h("span.badge.bot", { text: t("seat.bot_level", { level: t(`level.${botLevel(x.bot)}`) }) }) : null)));
     const body = [
       note ? h("p.note", { role: "alert", text: note }) : null,
-      h("p", { id: over ? "join-result" : null, text: over ? summaryResult(s) : t("join.phase", { phase: t(`phase.${s.phase}`), score: summaryScore(s) }) }),
+      // a room still waiting has no score yet (nobody's "Seat 2 0"): the seats say who is there
+      h("p", { id: over ? "join-result" : null, text: over ? summaryResult(s)
+        : s.phase === "waiting" ? t("join.status", { phase: t("phase.waiting") })
+          : t("join.phase", { phase: t(`phase.${s.phase}`), score: summaryScore(s) }) }),
       seats,
       h("details", {}, h("summary", { text: t("table.house_rules") }), h("ul", {}, ...ruleSummary(s.rules).map((r) => h("li", { text: r })))),
     ];
@@ -245,7 +250,7 @@ function mountJoin(root, matchId, ctl, note) {
         }
       });
       body.push(form);
-    } else if (!over && !held) body.push(h("p", { text: t("join.full") }));
+    } else if (full) body.push(h("p", { text: t("join.full") }));
     const watch = h("button", { type: "button", id: "watch", text: t("join.watch") });
     watch.addEventListener("click", () => enter(null));
     // a finished match whose players meet again: its invite link leads on to the rematch, as
