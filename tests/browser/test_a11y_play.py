@@ -122,6 +122,14 @@ def test_match_over_panel_takes_the_focus(new_client: Any, gateway: str) -> None
     assert page.evaluate("() => document.activeElement.id") == "rematch"
     page.keyboard.press("Tab")
     assert page.evaluate("() => document.activeElement.id") == "watch-replay"
+    # then the analysis: where each round was won or lost (it was reachable only from the
+    # start page's list or the replay)
+    page.keyboard.press("Tab")
+    assert page.evaluate("() => document.activeElement.id") == "see-analysis"
+    page.keyboard.press("Enter")
+    page.wait_for_url(re.compile(rf"/replay/{match_id}\?analysis=1"))
+    assert page.get_by_role("button", name="Hide the analysis").get_attribute(
+        "aria-expanded") == "true"
 
 
 @pytest.mark.timeout(180)

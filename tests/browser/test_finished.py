@@ -89,6 +89,8 @@ def test_the_invite_link_of_a_finished_match_shows_its_result(
     assert result == want, result
     assert page.get_by_role("link", name="Watch the replay").get_attribute(
         "href") == f"/replay/{match_id}"
+    assert page.get_by_role("link", name="Show the analysis").get_attribute(
+        "href") == f"/replay/{match_id}?analysis=1"
     assert page.get_by_role("button", name="Take a seat").count() == 0
     items = page.locator(".join-page .seat-list li")
     assert items.count() == GAMES[game] and items.first.inner_text().startswith("Seat 1: ")

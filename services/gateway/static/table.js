@@ -105,6 +105,12 @@ function unbroken(text) {
   if (at < text.length) out.push(text.slice(at));
   return out;
 }
+/** A finished match's analysis (its replay with the panel open, ?analysis=1): where each round
+ *  was won or lost, for its players and whoever watched (every hand is public by then). */
+function analysisLink(matchId) {
+  return h("a.button", { href: `/replay/${matchId}?analysis=1`, "data-link": true, id: "see-analysis", text: t("an.open") });
+}
+
 function inviteUrl(id) { return `${location.origin}/m/${id}`; }
 
 /** The link that opens this seat on the player's other device (the token in the fragment,
@@ -258,7 +264,7 @@ function mountJoin(root, matchId, ctl, note) {
     const toRematch = (id) => h("a.button", { href: `/m/${id}`, "data-link": true, id: "to-rematch", text: t("join.to_rematch") });
     const home = h("a.button", { href: "/", "data-link": true, text: t("table.home") });
     body.push(h("p.actions", {}, over ? h("a.button.primary", { href: `/replay/${matchId}`, "data-link": true, id: "watch-replay", text: t("table.watch_replay") }) : watch,
-      over && s.rematch ? toRematch(s.rematch) : null, home));
+      over ? analysisLink(matchId) : null, over && s.rematch ? toRematch(s.rematch) : null, home));
     if (over && !s.rematch) stopLook = lookForRematch(matchId, false, (id) => { if (alive) home.before(toRematch(id)); });
     heading.textContent = title;
     fillAfter(heading, body);
@@ -844,6 +850,7 @@ function mountTable(root, matchId, token, ctl) {
         // a player's likeliest next step is the next match: Play again comes first
         h("p.actions", {}, v.seat != null && token ? rematchButton() : null,
           h(v.seat != null && token ? "a.button" : "a.button.primary", { href: `/replay/${matchId}`, "data-link": true, id: "watch-replay", text: t("table.watch_replay") }),
+          analysisLink(matchId),
           h("a.button", { href: "/", "data-link": true, id: "new-match", text: t("table.new_match") })),
         v.seat != null && token ? h("p.rematch-note", { id: "rematch-note", role: "status", hidden: !S.rematchFull, text: t(S.rematchFull ? "over.rematch_full" : "over.rematch_waiting") })
           : h("p", {}, h("a.button", { id: "to-rematch", hidden: true, "data-link": true, href: "/", text: t("join.to_rematch") })));
