@@ -44,6 +44,11 @@ const pct = (p) => new Intl.NumberFormat(lang(), { style: "percent", maximumFrac
  *  choice, or the cards laid aside in the talon game (names one space apart). */
 const choiceName = (m, c) => (m.kind === "trump" ? capitalize(suitName(c))
   : m.kind === "discard" ? listOf(String(c).split(" ").map((x) => cardName(x))) : cardName(c));
+/** Choices told apart: each of the talon game's ways to lay aside is itself a list of cards,
+ *  so those are set apart by a semicolon (the language's own: Persian "؛"), not the list's
+ *  comma, which read as one list of every card named. */
+const CHOICE_SEP = { fa: "؛ " };
+const choicesOf = (m, list) => (m.kind === "discard" ? list.join(CHOICE_SEP[lang()] ?? "; ") : listOf(list));
 const isChance = (p) => typeof p === "number" && p >= 0 && p <= 1;
 /** The side of seat `g` (its pair, seats g and g+2, with four players; its player else), as a
  *  round's result numbers it (`winner_side`). */
@@ -216,7 +221,7 @@ export class AnalysisPanel {
       : m.kind === "draw" ? t("an.kept", { name: who, card: named })
       : m.kind === "discard" ? t("an.laid", { name: who, cards: named })
       : t("an.played", { name: who, card: named });
-    const best = listOf((m.best || []).map((c) => choiceName(m, c)));
+    const best = choicesOf(m, (m.best || []).map((c) => choiceName(m, c)));
     const verdict = m.cost
       ? h(`p.an-verdict.cost-${m.cost}`, { "data-cost": m.cost },
         mark(m.cost), " ", t(`an.costly.${m.cost}`))
