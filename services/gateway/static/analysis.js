@@ -95,7 +95,7 @@ export class AnalysisPanel {
     this.names = []; // the players' names from the summary: the replay's early steps have none
     this.replayName = () => null;
     this.viewer = null; // the seat whose replay it is (a token of the match's): the graph's side
-    this.nameOf = (s) => this.replayName(s) || this.names[s] || t("start.seat_n", { n: s + 1 });
+    this.nameOf = (s) => this.firstMover(s) || this.replayName(s) || this.names[s] || t("start.seat_n", { n: s + 1 });
     this.el = h("section.analysis", { id: "rp-analysis", "aria-labelledby": "an-h", hidden: true });
     this.opened = opened;
   }
@@ -115,6 +115,16 @@ export class AnalysisPanel {
   }
 
   stop() { this.alive = false; clearTimeout(this.timer); }
+
+  /** Before the match's first move, who first moved in seat `s` (the answer's `by`), else
+   *  null: the four-player ace draw reseats the table before the first round, so the replay's
+   *  names of those steps are not the pairs that played it. */
+  firstMover(s) {
+    const d = this.data;
+    if (!d || !d.flat.length || this.step >= d.flat[0].m.version) return null;
+    const first = d.flat.find((x) => x.m.seat === s);
+    return (first && first.m.by && first.m.by.name) || null;
+  }
 
   /** The replay shows `step`; nameOf(seat) is the name of the seat's player there, or null
    *  (before the seats are taken, at the replay's first steps: the summary's names then);
