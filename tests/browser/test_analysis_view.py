@@ -283,3 +283,52 @@ def test_a_players_replay_sits_them_at_the_bottom(new_client: Any, gateway: str)
     other = new_client(viewport=DESKTOP).page
     other.goto(f"/replay/{match_id}?step=40")
     other.locator(".replay .seat.pos-bottom .name").get_by_text(names[0], exact=True).wait_for()
+
+
+@pytest.mark.timeout(120)
+def test_the_best_ways_to_lay_aside_are_told_apart(
+        new_client: Any, four: tuple[str, dict[str, Any]]) -> None:
+    """The talon game's best discards, each two cards, were one flat list ("Best in hindsight:
+    Two of diamonds, Eight of diamonds, Two of diamonds, King of diamonds"), which read as four
+    cards to lay aside: each choice is set apart from the next (a semicolon; Persian's own)."""
+    match_id, canned = four
+    answer = copy.deepcopy(canned)
+    laid = answer["rounds"][0]["moves"][6]
+    laid.update(kind="discard", played="2C 3C", best=["2C 4D", "3C 4D"],
+                alternatives=[{"card": "2C 3C", "tricks": 6, "wins": True, "kot": False},
+                              {"card": "2C 4D", "tricks": 7, "wins": True, "kot": False},
+                              {"card": "3C 4D", "tricks": 7, "wins": True, "kot": False}])
+    page = opened(new_client, match_id, answer, laid["version"])
+    best = page.locator(f"#an-move[data-version='{laid['version']}'] .an-best")
+    best.wait_for()
+    assert best.inner_text() == ("Best in hindsight: Two of clubs, Four of diamonds; "
+                                 "Three of clubs, Four of diamonds")
+    page.locator("#lang-select").select_option("fa")
+    page.get_by_role("button", name="پنهان کردن تحلیل").wait_for()
+    text = page.locator("#an-move .an-best").inner_text()
+    assert text.count("؛ ") == 1 and text.count("، ") == 2, text
+
+
+@pytest.mark.timeout(120)
+def test_before_the_first_move_the_graph_names_who_played_the_round(
+        new_client: Any, four: tuple[str, dict[str, Any]]) -> None:
+    """The four-player ace draw reseats the table before the first round: opened at a step
+    before it, the graph of round 1 named its side by the seats' players of that step ("the
+    chance that Ali & Maryam win", seats 0 and 2 before the draw), who were not the pair that
+    played it.  Before the first move the side is named by who moved in those seats (the
+    answer's ``by``)."""
+    match_id, canned = four
+    answer = copy.deepcopy(canned)
+    movers = ["Nima", "Omid", "Parsa", "Roya"]  # as the answer names who moved in each seat
+    for r in answer["rounds"]:
+        for m in r["moves"]:
+            m["by"] = {"name": movers[m["seat"]], "bot": "easy"}
+    first = answer["rounds"][0]["moves"][0]["version"]
+    page = opened(new_client, match_id, answer, first - 1)
+    caption = page.locator("figure.an-graph figcaption strong")
+    caption.wait_for()
+    assert "Nima & Parsa" in caption.inner_text(), caption.inner_text()
+    # from the first move on: the replay's names of the step, as before
+    page.goto(f"/replay/{match_id}?analysis=1&step={first}")
+    page.locator(f"#an-move[data-version='{first}']").wait_for()
+    assert "Nima" not in page.locator("figure.an-graph figcaption strong").inner_text()

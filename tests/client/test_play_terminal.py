@@ -207,6 +207,25 @@ def test_a_spectator_without_colour_sees_the_public_table(
     assert not FOREGROUND.search(term.screen(colours=True))  # NO_COLOR: plain text
 
 
+
+def test_a_spectator_sees_a_bot_renamed_when_a_player_takes_its_name(
+        server: LocalServer, terminal: list[Terminal]) -> None:
+    """A player who joins under the name of a bot at the table keeps it and the bot is renamed
+    (``seat_renamed``): a spectator already watching sees the bot's new name, never two Kians."""
+    client = Client(server.url)
+    created = client.create(seats=["human", "human", "bot:easy", "bot:easy"], name="Ali",
+                            rules={"teams": "as_seated"})
+    term = Terminal([HOKM, "play", created["invite_url"], "--spectate"], env={"NO_COLOR": "1"})
+    terminal.append(term)
+    wait_for(lambda: "Kian (seat 2, bot" in term.screen(), timeout=30,
+             what="the bot Kian at seat 2", seen=term.screen)
+    client.join(created["match_id"], name="Kian")
+    screen = wait_for(lambda: (s := term.screen()) and "Kian (seat 1" in s and s, timeout=30,
+                      what="the player Kian at seat 1", seen=term.screen)
+    assert "Kian (seat 2" not in screen and screen.count("Kian (seat") == 1, screen
+    assert re.search(r"\w+ \(seat 2, bot", screen), screen
+
+
 def run(*args: str, timeout: float = 240) -> subprocess.CompletedProcess[str]:
     env = {k: v for k, v in os.environ.items() if not k.startswith("HOKM_")}
     return subprocess.run([HOKM, *args], env=env, cwd=ROOT, capture_output=True, text=True,

@@ -44,6 +44,11 @@ const pct = (p) => new Intl.NumberFormat(lang(), { style: "percent", maximumFrac
  *  choice, or the cards laid aside in the talon game (names one space apart). */
 const choiceName = (m, c) => (m.kind === "trump" ? capitalize(suitName(c))
   : m.kind === "discard" ? listOf(String(c).split(" ").map((x) => cardName(x))) : cardName(c));
+/** Choices told apart: each of the talon game's ways to lay aside is itself a list of cards,
+ *  so those are set apart by a semicolon (the language's own: Persian "؛"), not the list's
+ *  comma, which read as one list of every card named. */
+const CHOICE_SEP = { fa: "؛ " };
+const choicesOf = (m, list) => (m.kind === "discard" ? list.join(CHOICE_SEP[lang()] ?? "; ") : listOf(list));
 const isChance = (p) => typeof p === "number" && p >= 0 && p <= 1;
 /** The side of seat `g` (its pair, seats g and g+2, with four players; its player else), as a
  *  round's result numbers it (`winner_side`). */
@@ -90,7 +95,7 @@ export class AnalysisPanel {
     this.names = []; // the players' names from the summary: the replay's early steps have none
     this.replayName = () => null;
     this.viewer = null; // the seat whose replay it is (a token of the match's): the graph's side
-    this.nameOf = (s) => this.replayName(s) || this.names[s] || t("start.seat_n", { n: s + 1 });
+    this.nameOf = (s) => this.firstMover(s) || this.replayName(s) || this.names[s] || t("start.seat_n", { n: s + 1 });
     this.el = h("section.analysis", { id: "rp-analysis", "aria-labelledby": "an-h", hidden: true });
     this.opened = opened;
   }
@@ -110,6 +115,16 @@ export class AnalysisPanel {
   }
 
   stop() { this.alive = false; clearTimeout(this.timer); }
+
+  /** Before the match's first move, who first moved in seat `s` (the answer's `by`), else
+   *  null: the four-player ace draw reseats the table before the first round, so the replay's
+   *  names of those steps are not the pairs that played it. */
+  firstMover(s) {
+    const d = this.data;
+    if (!d || !d.flat.length || this.step >= d.flat[0].m.version) return null;
+    const first = d.flat.find((x) => x.m.seat === s);
+    return (first && first.m.by && first.m.by.name) || null;
+  }
 
   /** The replay shows `step`; nameOf(seat) is the name of the seat's player there, or null
    *  (before the seats are taken, at the replay's first steps: the summary's names then);
@@ -216,7 +231,7 @@ export class AnalysisPanel {
       : m.kind === "draw" ? t("an.kept", { name: who, card: named })
       : m.kind === "discard" ? t("an.laid", { name: who, cards: named })
       : t("an.played", { name: who, card: named });
-    const best = listOf((m.best || []).map((c) => choiceName(m, c)));
+    const best = choicesOf(m, (m.best || []).map((c) => choiceName(m, c)));
     const verdict = m.cost
       ? h(`p.an-verdict.cost-${m.cost}`, { "data-cost": m.cost },
         mark(m.cost), " ", t(`an.costly.${m.cost}`))
