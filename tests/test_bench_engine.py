@@ -14,7 +14,10 @@ import pytest
 ROOT = Path(__file__).resolve().parents[1]
 
 
-def test_a_missing_reference_loop_is_one_line_naming_it(tmp_path: Path) -> None:
+def test_a_missing_reference_loop_is_one_line_naming_it(tmp_path: Path,
+                                                         monkeypatch: pytest.MonkeyPatch) -> None:
+    # run as a script, bench/ is on the path (engine.py imports its neighbour benchcli)
+    monkeypatch.syspath_prepend(str(ROOT / "bench"))
     spec = importlib.util.spec_from_file_location("bench_engine", ROOT / "bench" / "engine.py")
     assert spec is not None and spec.loader is not None
     bench = importlib.util.module_from_spec(spec)
