@@ -18,7 +18,9 @@ way first: the blank lines, then the dim lines under the status (the keys' line,
 round's result), the keys' words of the turn line (cut to its first row; at the match's end the
 line of keys under the result, which stays whole), the dim lines above
 (the last trick, the card out of play and the talon), the header's first line and the seats
-around the table.  A screen too small even for that says so in one line.
+around the table, the seat to move last (the seats above and below it are indented less on a
+narrow screen).  A screen too small even for that says so in one line ("Make the window larger
+to play", or "to watch" to a spectator).
 """
 
 from __future__ import annotations
@@ -216,10 +218,16 @@ def _seat_label(view: View, seat: int) -> str:
     return f"{name} (seat {seat}{', ' + ', '.join(tags) if tags else ''}) {count} cards"
 
 
-def table(view: View) -> list[Line]:
+CENTRE = 22
+"""Columns the seats above and below the table are indented by (less on a narrow terminal)."""
+
+
+def table(view: View, width: int | None = None) -> list[Line]:
     """The seats around the table, as seen from one's own seat (or seat 0): with four the
     partner across, with three the others left and right, with two the opponent across.  Play
-    goes counter-clockwise (rules.md): the next seat sits on one's right, as in the browser."""
+    goes counter-clockwise (rules.md): the next seat sits on one's right, as in the browser.
+    Given the terminal's ``width``, the indent of the seats in the middle shrinks to fit it
+    (a 30-column terminal had them 22 columns in, wrapped into a narrow column)."""
     n = int(view.get("players", 4))
     me = view.get("seat") or 0
     phase = view.get("phase")
@@ -230,7 +238,14 @@ def table(view: View) -> list[Line]:
         text = _seat_label(view, seat)
         return ("class:turn" if seat == turn else "", ("▶ " if seat == turn else "") + text)
 
-    centre: Line = [("", " " * 22)]
+    # the seats above and below sit in the middle: 22 columns in, or on a terminal too narrow
+    # for that as far in as their widest label leaves room for (none if it wraps anyway)
+    centred = [me] if n == 3 else [(me + n // 2) % n, me]  # (the seat across, with 2 or 4)
+    widest = max(get_cwidth(label(seat)[1]) for seat in centred)
+    indent = CENTRE
+    if width is not None and indent + widest > width:
+        indent = max(0, (width - widest) // 2)
+    centre: Line = [("", " " * indent)]
     if n == 2:
         return [[*centre, label((me + 1) % n)], [], [*centre, label(me)]]
     if n == 3:
@@ -569,13 +584,18 @@ def _fragments(chars: list[tuple[str, str]]) -> Line:
     return out
 
 
-KEPT, BLANK, FOOT_NOTE, KEYS, NOTE, TITLE, SEATS = range(7)
+KEPT, BLANK, FOOT_NOTE, KEYS, NOTE, TITLE, SEATS, TURN_SEAT = range(8)
 """When a line gives way on a small screen (:func:`fit`): ``KEPT`` never; the others in this
 order, a rank's lowest line on the screen first: the blank lines, the dim lines of the status
 (the keys, the last round), the turn line's keys (cut to its first row), the dim lines above it
-(the last trick, the table's notes), the header's first line, the seats around the table."""
+(the last trick, the table's notes), the header's first line, the seats around the table, and
+last the table's line of the seat to move (a narrow spectator's screen kept the seat above and
+dropped the one below, whose turn it was)."""
 
 TOO_SMALL = "Make the window larger to play."
+TOO_SMALL_TO_WATCH = "Make the window larger to watch."
+TOO_SMALL_YET = "Make the window larger."
+"""What a screen too small says: to a player, to a spectator, before the first view."""
 
 
 @dataclass(frozen=True)
@@ -591,11 +611,12 @@ def dim(line: Line) -> bool:
     return bool(line) and "class:dim" in line[0][0].split()
 
 
-def fit(parts: list[Part], width: int, height: int | None) -> list[Line]:
+def fit(parts: list[Part], width: int, height: int | None,
+        too_small: str = TOO_SMALL) -> list[Line]:
     """``parts`` wrapped to ``width`` and, if they take more than ``height`` rows, reduced
     rank by rank (:data:`KEPT`) until they fit; a :data:`KEYS` line is cut to its first row
     (ending in "…") rather than dropped.  If what is kept does not fit either, the screen is
-    :data:`TOO_SMALL`."""
+    ``too_small`` (:data:`TOO_SMALL`)."""
     rows = [wrap(part.line, width) for part in parts]
     if height is None:
         return [row for wrapped in rows for row in wrapped]
@@ -609,7 +630,7 @@ def fit(parts: list[Part], width: int, height: int | None) -> list[Line]:
         else:
             rows[i] = []
     if sum(map(len, rows)) > height:
-        return wrap([("class:msg", TOO_SMALL)], width)[:max(height, 0)]
+        return wrap([("class:msg", too_small)], width)[:max(height, 0)]
     return [row for wrapped in rows for row in wrapped]
 
 
@@ -627,10 +648,13 @@ def render(view: View | None, cursor: Cursor, width: int | None = None,
     ``height`` rows high) by :func:`fit` when given."""
     if view is None:
         foot: list[Line] = [[("", "Connecting…")], [("class:msg", cursor.message)]]
-        return foot if width is None else fit([Part(line) for line in foot], width, height)
+        return (foot if width is None else
+                fit([Part(line) for line in foot], width, height, TOO_SMALL_YET))
     top = header(view, cursor)
     parts = [Part(top[0], TITLE), *map(Part, top[1:]), Part([], BLANK)]
-    parts += [Part(line, SEATS if line else BLANK) for line in table(view)]
+    parts += [Part(line, BLANK if not line else TURN_SEAT
+                   if any(style == "class:turn" for style, _ in line) else SEATS)
+              for line in table(view, width)]
     parts += [Part(line, NOTE) for line in table_notes(view)]
     parts.append(Part([], BLANK))
     parts += [Part(line, NOTE if dim(line) else KEPT) for line in trick_lines(view)]
@@ -657,7 +681,8 @@ def render(view: View | None, cursor: Cursor, width: int | None = None,
         keys += 1
     parts += [Part(line, FOOT_NOTE if dim(line) else KEYS if i == keys else KEPT)
               for i, line in enumerate(foot)]
-    return fit(parts, width, height)
+    return fit(parts, width, height,
+               TOO_SMALL if view.get("seat") is not None else TOO_SMALL_TO_WATCH)
 
 
 def plain(lines: list[Line]) -> str:

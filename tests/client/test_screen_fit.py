@@ -175,3 +175,60 @@ def test_a_line_that_fits_is_unchanged_and_styles_survive_a_wrap() -> None:
     # a word wider than a whole line is split where it must be, nothing lost
     assert plain(wrap([("", "abcdefghij")], 4)).replace("\n", "") == "abcdefghij"
     assert max(widths(wrap([("", "abcdefghij klm")], 4))) <= 4
+
+
+def two_player_spectator(turn: int) -> dict[str, Any]:
+    """A spectator's view of a two-player match, ``turn``'s seat to play (Dara is seat 0,
+    Roxana seat 1, the Hakem), a trick and the last trick on the table."""
+    return {"match_id": "05ef9c712caaf418", "round": 1, "target": 7, "players": 2,
+            "seat": None, "phase": "playing", "turn": turn, "hakem": 1, "trump": "H",
+            "version": 9, "sides": [[0], [1]], "score": [0, 0], "tricks": [2, 1],
+            "seats": [{"name": n, "bot": "easy", "connected": True, "empty": False}
+                      for n in ("Dara", "Roxana")],
+            "hand_counts": [12, 13], "hand": [], "legal": [],
+            "trick": [{"seat": 1 - turn, "card": "4D"}],
+            "last_trick": {"winner": 0, "cards": [{"seat": 0, "card": "QH"},
+                                                  {"seat": 1, "card": "2H"}]},
+            "result": None, "talon": None}
+
+
+@pytest.mark.parametrize("turn", [0, 1])
+def test_a_narrow_spectators_screen_keeps_the_seat_to_move(turn: int) -> None:
+    """A two-player spectator at 30 columns: the seat to move is the last of the table's
+    seats to give way, whether it sits above or below (it showed Roxana's line and dropped
+    Dara's, whose turn it was); the seats are no longer 22 columns in, so a label that fits
+    the width is one row; and a screen too small says "to watch", not "to play"."""
+    view, cursor = two_player_spectator(turn), Cursor(connected=True)
+    mover = ("▶ Dara (seat 0, bot) 12 cards" if turn == 0 else
+             "▶ Roxana (seat 1, bot, Hakem) 13 cards")
+    other = "Roxana (seat 1" if turn == 0 else "Dara (seat 0"
+    full = render(view, cursor, width=30)
+    assert max(widths(full)) <= 30
+    if turn == 0:  # (29 columns: it fits whole, and sits at the left of a 30-column screen)
+        assert mover in plain(full).splitlines(), plain(full)
+    seen_alone = False
+    for height in range(len(full), 0, -1):
+        lines = render(view, cursor, width=30, height=height)
+        text = " ".join(plain(lines).split())
+        if text == "Make the window larger to watch.":
+            break
+        assert "Waiting for" in text and "Trick: " in text, (height, plain(lines))
+        if other in text:
+            assert mover in text, (height, plain(lines))
+        seen_alone = seen_alone or (mover in text and other not in text)
+    else:
+        raise AssertionError("no screen is too small")
+    assert seen_alone  # the other seat did give way before the seat to move
+    assert plain(render(view, cursor, width=12, height=5)).split() == (
+        "Make the window larger to watch.".split())
+    assert plain(render(view, cursor, width=60, height=2)) == "Make the window larger to watch."
+
+
+def test_the_seats_keep_their_indent_where_it_fits() -> None:
+    """The seats above and below are 22 columns in on a screen wide enough (as before), and
+    without a width (the screen unfitted)."""
+    view, cursor = two_player_spectator(0), Cursor(connected=True)
+    for lines in (render(view, cursor), render(view, cursor, width=80, height=40)):
+        rows = plain(lines).splitlines()
+        assert " " * 22 + "▶ Dara (seat 0, bot) 12 cards" in rows, rows
+        assert " " * 22 + "Roxana (seat 1, bot, Hakem) 13 cards" in rows, rows

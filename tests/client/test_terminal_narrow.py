@@ -126,3 +126,29 @@ def test_a_small_window_keeps_the_trick_and_the_hand(
     term.keys("C-c")
     wait_for(lambda: term.exit_status() is not None, timeout=30, what="hokm play quitting")
     assert term.exit_status() == 0
+
+
+def test_a_small_spectators_window_keeps_the_seat_to_move(
+        server: LocalServer, terminal: list[Terminal]) -> None:
+    """A spectator of two players at 30x10 (Dara, the Hakem, to choose trump, in the seat a
+    spectator sees at the bottom): the table keeps Dara's line, the one to move, not 22 columns
+    in (it showed the other seat's line and dropped Dara's), and at 12x5 it asks for a larger
+    window "to watch"."""
+    client = Client(server.url)
+    created = client.create(players=2, rules={"players": 2}, seats=["human", "bot:easy"],
+                            name="Dara", first_hakem=0, decks=[deck(3)])
+    term = Terminal([HOKM, "play", created["invite_url"], "--spectate"], env={"NO_COLOR": "1"})
+    terminal.append(term)
+    until(term, lambda s: "Spectating" in s and "▶ Dara (seat 0" in s, "the spectator's table")
+    shrink(term, 30, 10)
+    screen = until(term, lambda s: "Spectating: no hand is shown." in s and "Hokm" not in s,
+                   "the table at 30x10")
+    lines = screen.rstrip("\n").splitlines()
+    assert len(lines) <= 10 and max(len(line) for line in lines) <= 30, screen
+    assert "▶ Dara (seat 0" in words(screen), screen
+    assert any(line.startswith("▶ Dara (seat 0") for line in lines), screen  # no wide indent
+    shrink(term, 12, 5)
+    until(term, lambda s: words(s) == "Make the window larger to watch.", "the one-line request")
+    term.keys("C-c")
+    wait_for(lambda: term.exit_status() is not None, timeout=30, what="hokm play quitting")
+    assert term.exit_status() == 0
