@@ -422,7 +422,7 @@ def _client(args: argparse.Namespace, match_id: str | None) -> Any:
 
 
 def _records(args: argparse.Namespace) -> list[Record]:
-    from .clitools import CliError
+    from .clitools import CliError, open_named
 
     if getattr(args, "data", None) and os.environ.get("HOKM_REDIS_URL"):
         raise CliError("--data is for the embedded server's data folder: with HOKM_REDIS_URL "
@@ -431,13 +431,11 @@ def _records(args: argparse.Namespace) -> list[Record]:
         if args.match:
             raise CliError("give a match id or --file, not both (the file names its match)", 2)
         try:
-            with open(args.file, encoding="utf-8") as f:
+            with open_named(args.file, "--file") as f:
                 records = read_export(f)
             if not records:
                 raise CliError(f"{args.file} holds no records (hokm export writes one a line)")
             return records
-        except FileNotFoundError as exc:
-            raise CliError(f"{exc.strerror}: {args.file}", 2) from None
         except CorruptRecord:
             raise  # a record that does not decode: for verify, a failure like any other
         except json.JSONDecodeError:
@@ -510,13 +508,13 @@ def _replay(args: argparse.Namespace) -> int:
 
 
 def _export(args: argparse.Namespace) -> int:
-    from .clitools import CliError
+    from .clitools import CliError, open_named
 
     records = _records(args)  # before creating the output file: no empty file on an error
     if not args.unfinished and not is_over(records):
         raise CliError(f"match {args.match} is not over: its log holds every hand and the "
                        "undealt deck; --unfinished exports it all the same", 2)
-    out: IO[str] = open(args.output, "w", encoding="utf-8") if args.output else sys.stdout
+    out: IO[str] = open_named(args.output, "-o", write=True) if args.output else sys.stdout
     try:
         for line in export_lines(records):
             out.write(line + "\n")

@@ -9,10 +9,12 @@ sub-commands did already):
 - 2: the command asks what cannot be: a bad command line (argparse: an unknown option, a value
   of the wrong kind or out of range), options that contradict each other, a ``HOKM_`` setting
   that is not valid or missing, or something it names that is not there or not in a state the
-  command takes (a match id, well-formed or not, that names no match; a missing ``--file``; a
-  data folder that is not hokm's; a seat or step the match has not; a match not over for
-  ``export`` and ``analyze``; for ``hokm play`` the server's ``not_found``, ``bad_token``,
-  ``match_full``, ...; a server that is not a Hokm server).  Changing the command fixes it.
+  command takes (a match id, well-formed or not, that names no match; a ``--file`` to read or
+  an ``-o`` to write that is missing, a folder, under a missing folder or not a file at all,
+  a socket: :func:`open_named`; a data folder that is not hokm's; a seat or step the match
+  has not; a match not over for ``export`` and ``analyze``; for ``hokm play`` the server's
+  ``not_found``, ``bad_token``, ``match_full``, ...; a server that is not a Hokm server).
+  Changing the command fixes it.
 - 1: the command could not be carried out: a Redis or server that does not answer (or rate
   limits), a port in use, a damaged journal, log or file, ``hokm verify`` finding a problem,
   workers that did not answer in time, an unexpected error.  Trying again later, or repairing
@@ -26,11 +28,12 @@ sub-commands did already):
 from __future__ import annotations
 
 import argparse
+import errno
 import json
 import re
 import sys
 from collections.abc import Iterable
-from typing import Any, NoReturn
+from typing import IO, Any, NoReturn
 from urllib.parse import urlsplit, urlunsplit
 
 
@@ -70,6 +73,27 @@ class HokmParser(argparse.ArgumentParser):
 def say(command: str, message: str) -> None:
     """Print the one line of a CLI error."""
     print(f"{command}: {message}", file=sys.stderr, flush=True)
+
+
+NOT_A_FILE = frozenset({errno.ENOENT, errno.EISDIR, errno.ENOTDIR, errno.ENXIO, errno.ENODEV,
+                        errno.ENAMETOOLONG, errno.ELOOP})
+"""Why a path cannot be opened that says the command line named no file there (missing, a
+folder, under a missing folder or a file, a socket): exit 2, as a missing ``--file`` was
+(a folder given as ``--file`` exited 1, as if the disk had failed)."""
+
+
+def open_named(path: str, option: str, write: bool = False) -> IO[str]:
+    """The text file ``path`` that the command line names with ``option`` (``--file``,
+    ``-o``), opened to read (or to ``write``).  A path that names no file to open is a
+    ``CliError`` (2) naming the option and the path; another failure (a disk error, say) is
+    left to ``hokm.cli.main`` (1)."""
+    try:
+        return open(path, "w" if write else "r", encoding="utf-8")
+    except OSError as exc:
+        if exc.errno in NOT_A_FILE:
+            raise CliError(f"cannot {'write' if write else 'read'} {option} {path}: "
+                           f"{exc.strerror}", 2) from None
+        raise
 
 
 # -- argument types --------------------------------------------------------------------------

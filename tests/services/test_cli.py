@@ -653,3 +653,30 @@ def test_exit_statuses_with_a_redis(tmp_path: Path) -> None:
         result = run(name, *(("m",) if name == "analyze" else ()),
                      env={"HOKM_REDIS_URL": url, "HOKM_BOT_TIMEOUT": "-1"})
         assert "HOKM_BOT_TIMEOUT" in assert_one_line_error(result, 2)
+
+
+def test_a_path_that_names_no_file_is_asked_for_what_cannot_be(data: tuple[Path, str],
+                                                              tmp_path: Path) -> None:
+    """``services/clitools.py``'s convention: a ``--file`` (``verify``, ``replay``,
+    ``export``) or ``-o`` (``export``) that is a folder, under a file or a missing folder, or a
+    socket exits 2 as a missing file does, in one line naming the option and the path (a
+    folder given as ``--file`` exited 1, "Is a directory", as if the disk had failed)."""
+    folder, match_id = data
+    afile = tmp_path / "afile"
+    afile.write_text("x")
+    sock = socket.socket(socket.AF_UNIX)
+    sock.bind(str(tmp_path / "sock"))
+    try:
+        paths = [tmp_path, afile / "x", tmp_path / "no" / "x", tmp_path / "sock"]
+        jobs = [(name, "--file", str(path)) for name in ("verify", "replay", "export")
+                for path in paths]
+        jobs += [("export", match_id, "--data", str(folder), "-o", str(path)) for path in paths]
+        for result in parallel(jobs):
+            line = assert_one_line_error(result, 2)
+            option, path = result.args[-2:]
+            verb = "write" if option == "-o" else "read"
+            assert line.startswith(f"hokm {result.args[1]}: cannot {verb} {option} {path}: "), \
+                line
+    finally:
+        sock.close()
+    assert afile.read_text() == "x" and not (tmp_path / "no").exists()  # nothing written
