@@ -217,6 +217,25 @@ def test_texts_fit_one_opponent_and_say_the_house_rules_are_standard() -> None:
         assert data["table.house_rules"].lower() in data["howto.room_standard"].lower(), lang
 
 
+def test_swedish_names_a_player_without_a_genitive_s() -> None:
+    """Swedish "{name}s hand" gave a name ending in s, x or z a wrong genitive ("Larss hand",
+    "Maxs hand"): no Swedish text puts an "s" after a name (a placeholder); they name the
+    player without a genitive ("Kort på hand: {name}")."""
+    def texts(value: Any) -> list[str]:
+        if isinstance(value, dict):
+            return [t for v in value.values() for t in texts(v)]
+        if isinstance(value, list):
+            return [t for v in value for t in texts(v)]
+        return [value] if isinstance(value, str) else []
+
+    for path in (STATIC / "i18n" / "sv.json", STATIC / "howto" / "sv.json"):
+        found = texts(json.loads(path.read_text()))
+        assert len(found) > 50, path
+        genitives = [text for text in found if re.search(r"\{\w+\}s\b", text)]
+        assert not genitives, (path.name, genitives)
+    assert "{name}" in json.loads((STATIC / "i18n" / "sv.json").read_text())["table.hand_of"]
+
+
 def test_each_language_names_a_game_concept_with_one_word_and_one_register() -> None:
     """A native review found one concept under two words in a file (Swedish "parti" and
     "match", "giv" and "runda"; Spanish "mano" and "ronda", "ordenador" and "computadora";
