@@ -146,10 +146,16 @@ def test_a_finished_match_offers_its_rematch_to_a_player_not_in_it(
 
 
 def _bots_match(gateway: str, name: str) -> tuple[str, str]:
-    """A match of one human (its id and token) and three easy bots, in play."""
+    """A match in play of the player (its id and token), two easy bots and a second player
+    who never plays: no turn limit and no time away, so nobody stands in for that seat and
+    the match waits at its turn.  It stays in play after the player leaves (the flake of the
+    two tests of a seat left: a match left to bots alone was played to its end before the
+    list showed it, on a loaded machine, and the list rightly offered its replay, not
+    "Watch")."""
     created = http(gateway, "POST", "/api/matches", {
-        "seats": ["human", "bot:easy", "bot:easy", "bot:easy"], "rules": {"target": 7},
-        "name": name})
+        "seats": ["human", "human", "bot:easy", "bot:easy"], "rules": {"target": 7},
+        "name": name, "disconnect_timeout": 0, "turn_timeout": 0})
+    http(gateway, "POST", f"/api/matches/{created['match_id']}/join", {"name": "Absent"})
     return str(created["match_id"]), str(created["token"])
 
 
