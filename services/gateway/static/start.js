@@ -54,10 +54,26 @@ function recentPanel() {
     ask();
     show();
   };
+  // One summary of a match asked at a time: a refresh while one is on its way takes its
+  // answer (a match gone was asked twice, its 404 logged twice); one asked before the refresh
+  // and found is asked again (it may predate what the other tab did).  A 404 is final.
+  const asking = new Map(); // id -> { round, req }
+  const summaryOf = (id) => {
+    const mine = round;
+    let a = asking.get(id);
+    if (!a) {
+      a = { round: mine, req: api.summary(id) };
+      asking.set(id, a);
+      const off = () => { if (asking.get(id) === a) asking.delete(id); };
+      a.req.then(off, off); // (before the answer's readers: a summary asked again is new)
+    }
+    return a.req.then((s) => (a.round === mine ? s : summaryOf(id)));
+  };
+  const checks = new Map(); // `${id} ${token}` -> that token's check on its way (heldToken)
   function load(id) {
     const mine = round;
-    api.summary(id).then(async (s) => {
-      const token = await heldToken(id, s);
+    summaryOf(id).then(async (s) => {
+      const token = await heldToken(id, s, checks);
       if (mine !== round) return; // (a refresh asked again since)
       // an item unchanged stays the same element (the keyboard focus may be on its link)
       const li = recentItem(id, s, token), old = before.get(id);
@@ -66,10 +82,13 @@ function recentPanel() {
       before.delete(id);
       show();
     }).catch((e) => {
-      if (e.status !== 404 || mine !== round) return; // (not now: listed again on the next visit)
-      gone.add(id);
+      if (e.status !== 404) return; // (not now: listed again on the next visit)
+      // gone for good: forgotten though the page moved on meanwhile (a refresh, or the page
+      // left for a table: it was asked again on the next visit, its 404 logged again)
       store.forget(id);
       store.dropToken(id); // (a browser from before the list rebuilt it from its tokens)
+      if (mine !== round) return;
+      gone.add(id);
       ask();
       show();
     });
@@ -94,17 +113,22 @@ function recentPanel() {
  *  seat given up in another browser's tab) is forgotten as the table forgets it.  The events
  *  since the summary's version are asked: nothing but what that seat may see, and, unlike a
  *  view, the seat is not counted present for it (api.md), which would keep its stand-in away. */
-async function heldToken(id, s) {
+async function heldToken(id, s, checks) {
   const token = store.token(id);
   if (!token) return null;
-  try {
-    await api.events(id, token, s.version);
-    return token;
-  } catch (e) {
-    if (e.status !== 401) return token; // (not known now: the table finds out)
-    if (store.token(id) === token) store.dropToken(id); // (not a seat taken since)
-    return null;
+  // a token's check on its way is not sent again (a refresh meanwhile): a token refused is
+  // refused for good, and its 401 is logged once
+  const key = `${id} ${token}`;
+  let check = checks.get(key);
+  if (!check) {
+    // (not known now, an error but 401: the token is kept, the table finds out)
+    check = api.events(id, token, s.version).then(() => true, (e) => e.status !== 401);
+    checks.set(key, check);
+    check.then(() => { if (checks.get(key) === check) checks.delete(key); });
   }
+  if (await check) return token;
+  if (store.token(id) === token) store.dropToken(id); // (not a seat taken since)
+  return null;
 }
 
 /** The list's item of match `id` (summary `s`, this browser's seat `token` or null). */
