@@ -18,6 +18,15 @@ from .helpers import finish_humans_match, http, open_room, start_solo
 pytestmark = pytest.mark.browser
 
 
+def remember(page: Any, tokens: list[tuple[str, str]], ids: list[str] | None = None) -> None:
+    """Store seat tokens and the recent list (the tokens' matches, or ``ids``) as the page does
+    for the seats it takes."""
+    page.evaluate("([pairs, ids]) => { for (const [id, tok] of pairs) "
+                  "localStorage.setItem('hokm.token.' + id, tok); "
+                  "localStorage.setItem('hokm.recent', JSON.stringify(ids)); }",
+                  [tokens, [m for m, _ in tokens] if ids is None else ids])
+
+
 @pytest.mark.timeout(240)
 def test_the_start_page_lists_recent_matches(new_client: Any, gateway: str) -> None:
     c = new_client(viewport=DESKTOP)
@@ -169,9 +178,7 @@ def test_a_match_the_player_left_is_watched_from_the_list(new_client: Any,
     match_id, token = _bots_match(gateway, "Leila")
     page = new_client(viewport=DESKTOP).page
     page.goto("/")
-    page.evaluate("([id, tok]) => { localStorage.setItem('hokm.token.' + id, tok); "
-                  "localStorage.setItem('hokm.recent', JSON.stringify([id])); }",
-                  [match_id, token])  # (as the page keeps a seat it took)
+    remember(page, [(match_id, token)])  # (as the page keeps a seat it took)
     page.goto(f"/m/{match_id}")
     page.get_by_role("button", name="Leave the table").click()
     page.get_by_role("button", name="Leave and give my seat to a bot").click()
@@ -200,10 +207,7 @@ def test_a_stale_token_is_not_offered_as_a_way_back(new_client: Any, gateway: st
     c = new_client(viewport=DESKTOP)
     page = c.page
     page.goto("/")
-    page.evaluate("(pairs) => { for (const [id, tok] of pairs) "
-                  "localStorage.setItem('hokm.token.' + id, tok); "
-                  "localStorage.setItem('hokm.recent', JSON.stringify(pairs.map((p) => p[0]))); }",
-                  [[match_id, token], [kept, kept_token]])
+    remember(page, [(match_id, token), (kept, kept_token)])
     http(gateway, "POST", f"/api/matches/{match_id}/leave", {"replace_with": "bot:medium"},
          token)  # the other device leaves the seat
     page.goto("/")
@@ -240,10 +244,7 @@ def test_a_forgotten_match_leaves_the_list_stable(new_client: Any, gateway: str)
     c = new_client(viewport=DESKTOP)
     page = c.page
     page.goto("/")
-    page.evaluate("([pairs, ids]) => { for (const [id, tok] of pairs) "
-                  "localStorage.setItem('hokm.token.' + id, tok); "
-                  "localStorage.setItem('hokm.recent', JSON.stringify(ids)); }",
-                  [[*rooms, (gone, "t" * 24)], ids])
+    remember(page, [*rooms, (gone, "t" * 24)], ids)
     page.goto("/")
     items = page.locator("#recent-list li")
     shown = [rooms[k][0] for k in range(5)]
@@ -311,9 +312,7 @@ def test_an_open_start_page_follows_a_rematch_joined_in_another_tab(
     c = new_client(viewport=DESKTOP)
     start = c.page
     start.goto("/")
-    start.evaluate("([id, tok]) => { localStorage.setItem('hokm.token.' + id, tok); "
-                   "localStorage.setItem('hokm.recent', JSON.stringify([id])); }",
-                   [match_id, tokens[1]])
+    remember(start, [(match_id, tokens[1])])
     start.reload()
     item = start.locator(f"#recent-list li[data-match='{match_id}']")
     item.get_by_role("button", name="Join the rematch").wait_for()
@@ -413,9 +412,7 @@ def test_a_change_in_another_tab_while_the_list_is_asked_asks_nothing_twice(
     start = c.page
     start.goto("/")
     start.get_by_role("button", name="Play solo").wait_for()  # (its list asked: an empty one)
-    start.evaluate("([id, tok, gone]) => { localStorage.setItem('hokm.token.' + id, tok); "
-                   "localStorage.setItem('hokm.recent', JSON.stringify([id, gone])); }",
-                   [left, left_token, gone])
+    remember(start, [(left, left_token)], [left, gone])
     held = _hold(start, rf"/api/matches/({gone}|{left}/events\?.*)$")
     start.goto("/")
     _until_held(start, held, 2)  # the summary of the match gone, the check of the token left
