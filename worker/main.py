@@ -242,7 +242,6 @@ class BotWorker(SimpleWorker):
                 with counter.get_lock():
                     counter.value += played
 
-
     def _forget(self, job: Any, execution: Any) -> None:
         """One line for a job that ended once its Redis had forgotten it, and the traces of
         it written since (RQ's heartbeats recreate a hash of the job with only its last
