@@ -48,8 +48,10 @@ class NetworkError(ApiError):
     request may or may not have been applied: only a command with an ``id`` is safe to
     send again)."""
 
-    def __init__(self, message: str) -> None:
+    def __init__(self, message: str, reason: str | None = None) -> None:
         super().__init__("network", message)
+        # why, without the request (``message`` names the server and the path as well)
+        self.reason = message if reason is None else reason
 
 
 class NotHokm(ApiError):

@@ -309,7 +309,7 @@ def _unreachable(call: Call, exc: httpx.TransportError, base: str) -> NetworkErr
     is empty, so ``exc or ...`` printed nothing)."""
     reason = "timed out" if isinstance(exc, httpx.TimeoutException) else (
         str(exc) or type(exc).__name__)
-    return NetworkError(f"{call.method} {base.rstrip('/')}{call.path}: {reason}")
+    return NetworkError(f"{call.method} {base.rstrip('/')}{call.path}: {reason}", reason)
 
 
 class Client(_Calls[JSON]):

@@ -61,8 +61,7 @@ def _explain(error: ApiError, where: str) -> str:
     from hokmclient import NetworkError
 
     if isinstance(error, NetworkError):
-        # the message is "METHOD URL: why"; the address is said once already
-        return f"cannot reach the server at {where} ({error.message.split(': ', 1)[-1]})"
+        return f"cannot reach the server at {where} ({error.reason})"  # (the address once)
     if error.code == "not_hokm":
         return f"the server at {where} is not a Hokm server (it answered HTTP {error.status})"
     words = {"not_found": "there is no such match (the link may have expired)",

@@ -167,6 +167,11 @@ def unseal_token(key: str, match_id: str, sealed: str) -> str:
     return base64.urlsafe_b64encode(raw).decode().rstrip("=")
 
 
+MAX_TOKEN = 128
+"""No token this server makes is longer (``new_token``: 32 characters); a longer one is
+``bad_token`` before anything is kept for it (not hashed: it could be 16 KiB)."""
+
+
 def new_token() -> str:
     """A fresh seat token (shown once; the store keeps its ``token_hash``)."""
     return secrets.token_urlsafe(TOKEN_BYTES)
@@ -727,7 +732,7 @@ class Lobby:
         ``bad_token`` for a token the match never gave, ``not_found`` for no match."""
         if not token:
             raise BadToken("a seat token is required")
-        if len(token) > 128:  # no token is that long (not hashed: it could be 16 KiB)
+        if len(token) > MAX_TOKEN:
             raise BadToken("this token does not belong to a seat of this match")
         player = self.store.get_meta_field(match_id, "tokens", token_hash(token))
         if player is None:

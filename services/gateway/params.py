@@ -13,10 +13,10 @@ import re
 from starlette.requests import HTTPConnection
 
 from services.errors import InvalidCommand, NotFound
+from services.lobby import MAX_TOKEN as MAX_TOKEN  # (the token checks of the routes)
 
 MAX_DIGITS = 12
 """Versions, steps and seats fit in 12 digits with room to spare."""
-MAX_TOKEN = 128
 
 MAX_MATCH_ID = 64
 """Characters of a match id the routes take (the server makes 16, and takes up to this many
