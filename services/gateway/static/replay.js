@@ -3,10 +3,10 @@
 // (analysis.js), which follows the step shown and can jump the replay.
 import { api, store, gameOf } from "./api.js";
 import { h, fill, cardImage, suitBadge, RANK_FACE } from "./cards.js";
-import { t, cardName, cardWords, suitName, isRtl, num, listOf, SUIT_SYMBOL } from "./i18n.js";
+import { t, cardName, cardWords, suitName, isRtl, num, listOf, SUIT_SYMBOL, isolated } from "./i18n.js";
 import { toast, copyText, errorText } from "./ui.js";
 import { AnalysisPanel } from "./analysis.js";
-import { sidesOf, partnered, points, isolated } from "./sides.js";
+import { sidesOf, partnered, points } from "./sides.js";
 
 const POS = ["bottom", "right", "top", "left"];
 /** How often the public summary is asked for while the match is live (the page learns that it

@@ -20,10 +20,6 @@ export function mySide(v) {
 /** The sides with `first` first, then the others in order. */
 export const sideOrder = (v, first) => [first, ...sidesOf(v).map((_, i) => i).filter((i) => i !== first)];
 
-/** A name isolated where its direction may differ from the page's: `isolated` (i18n.js,
- *  which isolates the names a text names too). */
-export { isolated };
-
 /** `arr`'s numbers (one a side, or a seat), each after its name `label(i)`, in `order`, in the
  *  page's digits: "Dara 1 · Roxana 0 · Kian 0" (each name isolated: `isolated`). */
 export const named = (order, arr, label) => order.map((i) => `${isolated(String(label(i)))} ${num((arr || [])[i] ?? 0)}`).join(" · ");

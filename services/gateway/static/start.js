@@ -3,8 +3,8 @@
 // layout, join through an invite link, or go back to a recent match (its table, replay, analysis).
 import { api, store, takeRematch, GAMES, MAX_NAME } from "./api.js";
 import { h, fill } from "./cards.js";
-import { t, num, nums, listOf } from "./i18n.js";
-import { named, sidesOf, isolated } from "./sides.js";
+import { t, num, nums, listOf, isolated } from "./i18n.js";
+import { named, sidesOf } from "./sides.js";
 import { announce, errorText, navigate, toast } from "./ui.js";
 
 const LEVELS = ["easy", "medium", "hard", "expert"];

@@ -6,9 +6,9 @@
 // game can be followed even when bots answer instantly, with reduced motion too.
 import { api, store, MatchSocket, commandId, gameOf, takeRematch, MAX_NAME } from "./api.js";
 import { h, fill, fillAfter, cardButton, cardImage, cardBack, suitButton, suitBadge } from "./cards.js";
-import { t, cardName, suitName, capitalize, isRtl, safeGet, num, nums, listOf, hintReason } from "./i18n.js";
+import { t, cardName, suitName, capitalize, isRtl, safeGet, num, nums, listOf, hintReason, isolated } from "./i18n.js";
 import { announce, toast, copyText, errorText, focusPage, navigate, placeToast, replacePath, setToastAvoid } from "./ui.js";
-import { sidesOf, sideOf, partnered, mySide, sideOrder, named, isolated, tally as tallyOf, points as pointsOf } from "./sides.js";
+import { sidesOf, sideOf, partnered, mySide, sideOrder, named, tally as tallyOf, points as pointsOf } from "./sides.js";
 
 const POS = ["bottom", "right", "top", "left"]; // relative to the player: seat+1 sits to the RIGHT
 /** The places around the table by seats after the player in playing order: two players face
