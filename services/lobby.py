@@ -646,7 +646,8 @@ class Lobby:
         stored = False
         try:
             for _ in range(JOIN_TRIES):
-                state = self.load(match_id).state
+                loaded = self.load(match_id)
+                state = loaded.state
                 if keyed and self.seat_of_player(state, player) is not None:
                     break  # another try of the same request took a seat for the player
                 if state.phase == MATCH_OVER:
@@ -670,12 +671,16 @@ class Lobby:
                     self.store.put_meta(match_id, "tokens", {digest: player})
                     stored = True
                 try:
-                    # (the bots renamed are of this look: a bot never leaves its seat; a bot
-                    # given an empty seat at this very moment is named from its own look, a
-                    # race left open, as between two such bots)
+                    # Of this look's version: the bots renamed are of this look, and a bot
+                    # given an empty seat meanwhile (named from what it saw, ``_to_bot``)
+                    # moves the match, so the join looks again rather than sit beside a bot
+                    # of its name.
                     self.seat_command(match_id, TakeSeat(seat, name, player,
-                                                         renames=bots_renamed(state, seat, name)))
+                                                         renames=bots_renamed(state, seat, name)),
+                                      version=loaded.version)
                     break
+                except StaleVersion:
+                    continue  # the match moved on (a move, a seat): look again
                 except SeatTaken:
                     if asked is not None:
                         raise
@@ -771,8 +776,7 @@ class Lobby:
                 if level is None:
                     self.seat_command(match_id, LeaveSeat(seat), version=loaded.version)
                 else:  # one record: the seat is never seen empty, a refusal changes nothing
-                    self._to_bot(match_id, seat,
-                                 LeaveSeat(seat, self._bot(seat, level, loaded.state)), owner,
+                    self._to_bot(match_id, seat, self._leave_to_bot(seat, level), owner,
                                  player)
                 break
             except StaleVersion:
@@ -792,7 +796,13 @@ class Lobby:
         self.authenticate(match_id, token)
         if level not in BOT_LEVELS:
             raise InvalidCommand(f"level is one of {', '.join(BOT_LEVELS)}")
-        self._to_bot(match_id, seat, self._bot(seat, level, self.load(match_id).state), owner)
+        self._to_bot(match_id, seat, lambda state: self._bot(seat, level, state), owner)
+
+    @classmethod
+    def _leave_to_bot(cls, seat: int, level: str) -> Callable[[State], LeaveSeat]:
+        """The leave of ``seat`` that seats a bot of ``level`` in the same record, of a
+        match as read (``_to_bot``)."""
+        return lambda state: LeaveSeat(seat, cls._bot(seat, level, state))
 
     @staticmethod
     def _bot(seat: int, level: str, state: State) -> TakeSeat:
@@ -804,10 +814,12 @@ class Lobby:
                  if i != seat and other is not None}
         return TakeSeat(seat, bot_name(seat, taken), f"bot-{seat}-{secrets.token_hex(4)}", level)
 
-    def _to_bot(self, match_id: str, seat: int, command: TakeSeat | LeaveSeat,
+    def _to_bot(self, match_id: str, seat: int, command: Callable[[State], TakeSeat | LeaveSeat],
                 owner: str | None, player: str | None = None) -> None:
-        """Apply ``command``, which gives ``seat`` to a bot (a ``TakeSeat`` of an empty seat,
-        or a ``LeaveSeat`` whose ``then`` seats the bot in the same record).  If that leaves
+        """Apply ``command`` of the match as read, which gives ``seat`` to a bot (a
+        ``TakeSeat`` of an empty seat, or a ``LeaveSeat`` whose ``then`` seats the bot in the
+        same record): made of the version it is written against, so the bot's name is none a
+        player took meanwhile (``bot_name``; a join is of one version too).  If that leaves
         the match, still in play, to bots alone, the match takes a bots-only slot first
         (``_bot_slot``: ``rate_limited`` when none is free, and nothing is done).  The check
         and the command are of one version (a change by anyone between them: look again), so
@@ -832,7 +844,7 @@ class Lobby:
                     self.store.release_slot(BOTS_ONLY, match_id, held)
                     held = None
                 try:
-                    self.seat_command(match_id, command, version=loaded.version)
+                    self.seat_command(match_id, command(state), version=loaded.version)
                     return
                 except StaleVersion:
                     continue  # the match moved (a move, a seat): check again

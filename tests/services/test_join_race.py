@@ -74,6 +74,35 @@ def test_a_seat_asked_for_or_given_to_a_bot_in_a_race_is_seat_taken(store: Redis
     assert a.load(match_id).version == version
 
 
+def _names(service: MatchService, match_id: str) -> list[str | None]:
+    return [s.name if s else None for s in service.load(match_id).state.match.seats]
+
+
+def test_a_bot_seated_in_a_race_with_a_join_under_its_name_takes_another(
+        store: RedisStore) -> None:
+    """A bot given seat 2 (it would be "Kian") right before the write of a join as "Kian":
+    the join looks again and renames the bot, rather than sit beside a bot of its name."""
+    a, b = MatchService(store), MatchService(store)
+    created = a.create(name="Ann")
+    match_id, token = created["match_id"], created["token"]
+    _before_first_commit(a, lambda: b.give_to_bot(match_id, token, 2, "easy"))
+    assert a.join(match_id, "Kian", seat=1)["seat"] == 1
+    names = _names(a, match_id)
+    assert names[1] == "Kian" and names[2] not in (None, "Kian")  # before: "Kian" twice
+
+
+def test_a_join_in_a_race_with_a_bot_under_its_name_keeps_it(store: RedisStore) -> None:
+    """The other way round: a join as "Kian" right before the write of the bot given seat 2:
+    the bot is named from the match it is written into, not the one it was asked of."""
+    a, b = MatchService(store), MatchService(store)
+    created = a.create(name="Ann")
+    match_id, token = created["match_id"], created["token"]
+    _before_first_commit(a, lambda: b.join(match_id, "Kian", seat=1))
+    a.give_to_bot(match_id, token, 2, "easy")
+    names = _names(a, match_id)
+    assert names[1] == "Kian" and names[2] not in (None, "Kian")  # before: "Kian" twice
+
+
 def test_a_burst_of_joiners_fills_every_open_seat(store: RedisStore) -> None:
     """Eight threads on four services join five rooms at once: every open seat is filled, each
     by one joiner, and every other joiner hears ``match_full``."""
