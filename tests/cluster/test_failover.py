@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import os
 import secrets
+import signal
 import subprocess
 import sys
 import threading
@@ -55,6 +56,36 @@ class Acknowledged(Players):
         return answer
 
 
+def _stepped(players: Players, applied: int) -> bool:
+    """One more step of ``players``; whether ``applied`` decisions have applied by now."""
+    players.step()
+    return players.applied >= applied
+
+
+def _worker(env: dict[str, str]) -> subprocess.Popen[bytes]:
+    base = {k: v for k, v in os.environ.items() if not k.startswith("HOKM_")}
+    return subprocess.Popen([HOKM, "worker"], env={**base, **env}, cwd=ROOT,
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+
+
+def _stop(worker: subprocess.Popen[bytes]) -> None:
+    worker.terminate()
+    try:
+        worker.wait(timeout=10)
+    except subprocess.TimeoutExpired:
+        worker.kill()
+        worker.wait(timeout=10)
+
+
+def _bots_on(cluster: Cluster, client: Client, primary: int) -> str:
+    """An all-bot match whose log is on ``primary`` (matches are created until one is)."""
+    for _ in range(40):
+        made: str = client.create(seats=BOTS, name="Bots")["match_id"]
+        if cluster.primary_of(keys.log(made))[1] == primary:
+            return made
+    raise AssertionError(f"no bot match landed on the primary on {primary}")
+
+
 def _over(store: RedisStore, match_id: str) -> bool:
     """Whether the match ended (its last record reveals the deck secret)."""
     last = store.read(match_id, after=store.version(match_id) - 1)
@@ -68,9 +99,7 @@ def test_a_primary_killed_in_play(private_cluster: Any, acks: str) -> None:
     env = {**env_for(cluster, f"hokm-fail-{secrets.token_hex(3)}"), "HOKM_REPLICA_ACKS": acks,
            "HOKM_BOT_THINK_S": "0.05"}
     gateway = LocalServer(env=env, cwd=ROOT).start()
-    base = {k: v for k, v in os.environ.items() if not k.startswith("HOKM_")}
-    worker = subprocess.Popen([HOKM, "worker"], env={**base, **env}, cwd=ROOT,
-                              stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    worker = _worker(env)
     store = RedisStore(connect.sync_client(connect.parse(cluster.url)))
     stop = threading.Event()
     crashed: list[BaseException] = []
@@ -78,14 +107,7 @@ def test_a_primary_killed_in_play(private_cluster: Any, acks: str) -> None:
         players = Acknowledged(gateway.url)
         victim = cluster.primary_of(keys.log(players.match_id))[1]
         # an all-bot match on the same primary, played by the worker through the failover
-        client = Client(gateway.url)
-        bots = ""
-        for _ in range(40):
-            made = client.create(seats=BOTS, name="Bots")["match_id"]
-            if cluster.primary_of(keys.log(made))[1] == victim:
-                bots = made
-                break
-        assert bots, "no bot match landed on the primary to kill"
+        bots = _bots_on(cluster, Client(gateway.url), victim)
         for _ in range(6):
             players.step()
         assert players.errors == [] and players.applied >= 4, players.errors
@@ -142,9 +164,65 @@ def test_a_primary_killed_in_play(private_cluster: Any, acks: str) -> None:
     finally:
         stop.set()
         gateway.stop()
-        worker.terminate()
-        try:
-            worker.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            worker.kill()
-            worker.wait(timeout=10)
+        _stop(worker)
+
+
+def test_a_failover_that_loses_acknowledged_records(private_cluster: Any) -> None:
+    """Asynchronous replication (``HOKM_REPLICA_ACKS=0``, the default) acknowledges a command
+    its primary holds alone; a primary that dies then takes it along.  Made certain here: the
+    replica is stopped (SIGSTOP) and its link cut while two commands are acknowledged, the
+    primary killed, the replica resumed and promoted without them.  The log went back; the
+    same gateway, which answered those commands and holds the newer match in its cache, must
+    carry on from the promoted log (no 500, the players' next decisions apply, the chain is
+    intact), and so must the worker playing an all-bot match on the same primary."""
+    cluster: Cluster = private_cluster()
+    real_redis_client(QUEUE_DB).flushdb()
+    env = {**env_for(cluster, f"hokm-fail-{secrets.token_hex(3)}"), "HOKM_REPLICA_ACKS": "0",
+           "HOKM_BOT_THINK_S": "0.05"}
+    gateway = LocalServer(env=env, cwd=ROOT).start()
+    worker = _worker(env)
+    store = RedisStore(connect.sync_client(connect.parse(cluster.url)))
+    stopped: subprocess.Popen[bytes] | None = None
+    try:
+        players = Acknowledged(gateway.url)
+        for _ in range(6):
+            players.step()
+        assert players.errors == [] and players.applied >= 4, players.errors
+        victim = cluster.primary_of(keys.log(players.match_id))[1]
+        bots = _bots_on(cluster, Client(gateway.url), victim)
+        wait_for(lambda: store.version(bots) > 20, 30, what="the bots playing")
+        replica = cluster.node(cluster.replica_of(victim)[1]).proc
+        assert replica is not None
+        held = store.version(players.match_id)
+        replica.send_signal(signal.SIGSTOP)
+        stopped = replica
+        # (a stopped replica still receives into its socket's buffer: cut its link too)
+        with cluster.node(victim).client() as primary:
+            primary.execute_command("CLIENT", "KILL", "TYPE", "replica")
+        before = players.applied
+        wait_for(lambda: _stepped(players, before + 2), 20,
+                 what="two commands acknowledged", seen=lambda: players.errors)
+        assert store.version(players.match_id) > held
+        bots_at = store.version(bots)
+        cluster.kill(victim)
+        replica.send_signal(signal.SIGCONT)
+        stopped = None
+        cluster.wait_failover(victim)
+        assert store.version(players.match_id) == held  # the acknowledged records are gone
+        after = players.applied
+        wait_for(lambda: _stepped(players, after + 8), 45,
+                 what="eight decisions after the log went back",
+                 seen=lambda: (players.answers[-5:], players.errors))
+        assert players.errors == [], players.errors
+        assert check(store.read(players.match_id)) == []
+        # the worker plays on past where the bots were when the primary was killed
+        wait_for(lambda: store.version(bots) > bots_at + 10 or _over(store, bots), 45,
+                 what="the bots playing on after the log went back")
+        assert worker.poll() is None and check(store.read(bots)) == []
+        assert not [line for line in gateway.output if "Traceback" in line], \
+            list(gateway.output)[-20:]
+    finally:
+        if stopped is not None:
+            stopped.send_signal(signal.SIGCONT)
+        gateway.stop()
+        _stop(worker)
