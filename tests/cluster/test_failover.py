@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from redis.crc import key_slot
 
 from engine import RevealSecret
 from hokmclient import Client, LocalServer
@@ -30,7 +31,7 @@ from services.matches import MatchService, command_key
 from services.store import connect, keys
 from services.store.redis_streams import RedisStore
 from tests.cluster.test_play import QUEUE_DB, env_for
-from tests.cluster.test_topology import Players
+from tests.cluster.test_topology import Players, _migrate
 from tests.cluster_fixture import Cluster
 from tests.conftest import real_redis_client, wait_for
 
@@ -224,5 +225,41 @@ def test_a_failover_that_loses_acknowledged_records(private_cluster: Any) -> Non
     finally:
         if stopped is not None:
             stopped.send_signal(signal.SIGCONT)
+        gateway.stop()
+        _stop(worker)
+
+
+@pytest.mark.parametrize("acks", ["0", "1"], ids=["async-replication", "replica-acks"])
+def test_bots_play_on_while_their_slot_migrates(private_cluster: Any, acks: str) -> None:
+    """Resharding moves an all-bot match's slot, key by key, while the worker plays it: the
+    bots advance at every stage (the slot marked, each key moved, the slot handed over)."""
+    cluster: Cluster = private_cluster()
+    real_redis_client(QUEUE_DB).flushdb()
+    env = {**env_for(cluster, f"hokm-fail-{secrets.token_hex(3)}"), "HOKM_REPLICA_ACKS": acks,
+           "HOKM_BOT_THINK_S": "0.1"}
+    gateway = LocalServer(env=env, cwd=ROOT).start()
+    worker = _worker(env)
+    store = RedisStore(connect.sync_client(connect.parse(cluster.url)))
+    try:
+        bots = Client(gateway.url).create(seats=BOTS, name="Bots")["match_id"]
+        wait_for(lambda: store.version(bots) > 10, 30, what="the bots playing")
+        log_key = keys.log(bots)
+        source = cluster.primary_of(log_key)[1]
+        target = next(p for _, p in cluster.primaries if p != source)
+        stages: list[str] = []
+
+        def advance(stage: str) -> None:
+            at = store.version(bots)
+            wait_for(lambda: store.version(bots) >= at + 3 or _over(store, bots), 20,
+                     what=f"three bot turns with {stage}")
+            stages.append(stage)
+
+        _migrate(cluster, key_slot(log_key.encode()), source, target, advance)
+        assert not _over(store, bots), "the match ended before the migration did"
+        assert f"{log_key} moved" in stages, stages
+        assert cluster.primary_of(log_key)[1] == target
+        advance("the slot handed over")
+        assert worker.poll() is None and check(store.read(bots)) == []
+    finally:
         gateway.stop()
         _stop(worker)
