@@ -29,6 +29,7 @@ from hokmclient import Client, LocalServer
 from services.audit import check
 from services.matches import MatchService, command_key
 from services.store import connect, keys
+from services.store.port import Record
 from services.store.redis_streams import RedisStore
 from tests.cluster.test_play import QUEUE_DB, env_for
 from tests.cluster.test_topology import Players, _migrate
@@ -55,6 +56,14 @@ class Acknowledged(Players):
         if answer is not None:
             self.acknowledged.append((token, body["id"]))
         return answer
+
+
+def _lost(store: RedisStore, players: Acknowledged, records: list[Record]) -> list[str]:
+    """The ids of the commands answered 200 that ``records`` lack."""
+    stored = {r.command_id for r in records}
+    service = MatchService(store)
+    return [cid for token, cid in players.acknowledged
+            if command_key(service.player_of(players.match_id, token), cid) not in stored]
 
 
 def _stepped(players: Players, applied: int) -> bool:
@@ -154,11 +163,7 @@ def test_a_primary_killed_in_play(private_cluster: Any, acks: str) -> None:
         records = store.read(players.match_id)
         assert check(records) == [] and check(store.read(bots)) == []
         if acks == "1":  # nothing acknowledged is lost
-            stored = {r.command_id for r in records}
-            service = MatchService(store)
-            lost = [cid for token, cid in players.acknowledged
-                    if command_key(service.player_of(players.match_id, token), cid)
-                    not in stored]
+            lost = _lost(store, players, records)
             assert lost == [], (lost, len(players.acknowledged))
         assert not [line for line in gateway.output if "Traceback" in line], \
             list(gateway.output)[-20:]
@@ -263,3 +268,53 @@ def test_bots_play_on_while_their_slot_migrates(private_cluster: Any, acks: str)
     finally:
         gateway.stop()
         _stop(worker)
+
+
+def test_replica_acks_acknowledge_nothing_a_failover_loses(private_cluster: Any) -> None:
+    """The same failover with ``HOKM_REPLICA_ACKS=1``: the command stored on the primary alone
+    is refused (``503``), not acknowledged; the promoted replica lacks it and, with no replica
+    of its own, refuses it again; once the killed node has rejoined as its replica the same
+    command (same id) is applied, once, and every command answered 200 is in the log."""
+    cluster: Cluster = private_cluster()
+    real_redis_client(QUEUE_DB).flushdb()
+    env = {**env_for(cluster, f"hokm-fail-{secrets.token_hex(3)}"), "HOKM_REPLICA_ACKS": "1"}
+    gateway = LocalServer(env=env, cwd=ROOT).start()
+    store = RedisStore(connect.sync_client(connect.parse(cluster.url)))
+    stopped: subprocess.Popen[bytes] | None = None
+    try:
+        players = Acknowledged(gateway.url)
+        for _ in range(6):
+            players.step()
+        assert players.errors == [] and players.applied >= 4, players.errors
+        victim = cluster.primary_of(keys.log(players.match_id))[1]
+        replica = cluster.node(cluster.replica_of(victim)[1]).proc
+        assert replica is not None
+        held = store.version(players.match_id)
+        assert players.prepare() and players.waiting is not None
+        replica.send_signal(signal.SIGSTOP)
+        stopped = replica
+        with cluster.node(victim).client() as primary:
+            primary.execute_command("CLIENT", "KILL", "TYPE", "replica")
+        assert players.send() is None and players.answers[-1] == 503, players.errors
+        assert store.version(players.match_id) == held + 1  # on the primary alone
+        cluster.kill(victim)
+        replica.send_signal(signal.SIGCONT)
+        stopped = None
+        cluster.wait_failover(victim)
+        assert store.version(players.match_id) == held  # gone, but never acknowledged
+        assert players.send() is None and players.answers[-1] == 503, players.errors
+        cluster.restart(victim)
+        answer = wait_for(players.send, 30, what="the command applied once a replica is back",
+                          seen=lambda: (players.answers[-3:], players.errors))
+        assert answer["version"] == held + 1
+        after = players.applied
+        wait_for(lambda: _stepped(players, after + 4), 30, what="four more decisions",
+                 seen=lambda: (players.answers[-5:], players.errors))
+        assert players.errors == [], players.errors
+        records = store.read(players.match_id)
+        assert check(records) == []
+        assert _lost(store, players, records) == []
+    finally:
+        if stopped is not None:
+            stopped.send_signal(signal.SIGCONT)
+        gateway.stop()
