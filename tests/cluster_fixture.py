@@ -158,6 +158,8 @@ class Cluster:
     primary_of_replica: dict[int, int] = field(default_factory=dict)
     """Replica port -> its primary's port, as of the last check."""
     _owned: dict[int, list[tuple[int, int]]] = field(default_factory=dict)
+    launch: Callable[[Node], None] | None = None
+    """Starts a node's ``redis-server`` as at start-up (``restart``)."""
     """Slot ranges a killed primary owned when it was killed, by its port."""
     _stopped: bool = False
 
@@ -320,6 +322,19 @@ class Cluster:
                 self._owned.setdefault(port, []).append((shard.start, shard.end))
         node.kill()
 
+    def restart(self, port: int, timeout: float = FAILOVER_TIMEOUT_S) -> None:
+        """Start the killed node on ``port`` again in its folder (its ``nodes.conf`` and
+        append-only file): it rejoins the cluster, as a replica of whoever took its slots, and
+        this returns once every primary has its replica again (``ClusterError`` after
+        ``timeout`` seconds)."""
+        node = self.nodes[port]
+        if node.alive or self.launch is None:
+            raise ClusterError(f"{HOST}:{port} is not a killed node of this cluster")
+        self.launch(node)
+        _wait_answering([node], time.monotonic() + timeout)
+        self.wait_ok(timeout, what=f"{HOST}:{port} back as a replica",
+                     replicas=NODES - PRIMARIES)
+
     def kill_primary_of(self, key: str | bytes) -> int:
         """SIGKILL the primary owning ``key``'s slot; its port."""
         _, port = self.primary_of(key)
@@ -384,7 +399,7 @@ class Cluster:
 
 
 def _launch(server: str, node: Node, node_timeout_ms: int, pdeathsig: list[str]) -> None:
-    node.folder.mkdir()
+    node.folder.mkdir(exist_ok=True)  # (a restart: the node's files are there already)
     args = [
         *pdeathsig, server,
         "--port", str(node.port), "--bind", HOST, "--dir", str(node.folder),
@@ -436,9 +451,10 @@ def _start_once(server: str, cli: str, node_timeout_ms: int, deadline: float) ->
     atexit.register(cluster.stop)
     setpriv = shutil.which("setpriv")
     pdeathsig = [setpriv, "--pdeathsig", "KILL"] if setpriv else []
+    cluster.launch = lambda node: _launch(server, node, node_timeout_ms, pdeathsig)
     try:
         for node in nodes.values():
-            _launch(server, node, node_timeout_ms, pdeathsig)
+            cluster.launch(node)
         _wait_answering(list(nodes.values()), deadline)
         create = [cli, "--cluster", "create", *(f"{HOST}:{p}" for p in nodes),
                   "--cluster-replicas", "1", "--cluster-yes"]
