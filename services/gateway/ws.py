@@ -175,6 +175,7 @@ async def _handle_frame(text: str, sub: Subscriber, api: Api, address: str, toke
         data = parse_object(text, "the frame")
         command_id = data.get("id")
         if data.get("type") == "ping":
+            only_fields(data, {"type", "id"})  # (as every frame: a misspelt field is told)
             sub.send(dumps({"type": "pong"}))
             return True
         if data.get("type") not in FRAME_TYPES:  # (the commands' own list omits the socket's)
