@@ -141,6 +141,9 @@ class Api:
         if not raw:
             return {}
         json_media_type(request.headers.get("content-type"))
+        coding = request.headers.get("content-encoding", "identity").strip().lower()
+        if coding not in ("", "identity"):  # (RFC 9110 8.4: 415 for a coding not taken)
+            raise UnsupportedMediaType("bodies are sent without a Content-Encoding")
         return parse_object(raw, "the body")
 
     async def token_body(self, request: Request, match_id: str,

@@ -28,7 +28,7 @@ from services.errors import HokmError
 from services.runtime import Runtime, build_runtime
 from services.store.replicas import ReplicaCheck
 
-from . import analysis, openapi, ws
+from . import analysis, openapi, params, ws
 from .analysis import Analyst
 from .api import Api, Unavailable, error_response
 from .hub import Hub
@@ -97,6 +97,7 @@ def create_app(runtime: Runtime | None = None, *,
             start = time.perf_counter()
             code = ""
             try:
+                params.only_query(request, name)
                 response: Response = await (own or getattr(api(), name))(request)
             except HokmError as refusal:
                 code = refusal.code

@@ -3,9 +3,9 @@
 A number is 1 to ``MAX_DIGITS`` ASCII digits without a leading zero (``str.isdigit`` also
 accepts superscripts and other scripts' digits, which ``int`` refuses; ``int`` refuses more than
 4,300 digits, and takes ``"01"``, ``" 1"`` and ``"1_0"``): anything else is ``bad_request``
-before any work is done, as is a query parameter given twice.  A match id that the service
-could not have made is ``not_found`` without a look-up (ids are short lowercase hex; see
-``MatchService.create``).
+before any work is done, as is a query parameter given twice or one the route does not take.
+A match id that the service could not have made is ``not_found`` without a look-up (ids are
+short lowercase hex; see ``MatchService.create``).
 """
 
 from __future__ import annotations
@@ -42,6 +42,22 @@ def _one(conn: HTTPConnection, name: str) -> str | None:
     if len(values) > 1:
         raise InvalidCommand(f"{name} is given more than once")
     return values[0] if values else None
+
+
+QUERIES: dict[str, frozenset[str]] = {
+    "events": frozenset({"since"}), "replay": frozenset({"step"}), "hint": frozenset({"since"}),
+    "socket": frozenset({"token", "since"}),
+}
+"""The query parameters each route takes (by handler name; a route not named takes none)."""
+
+
+def only_query(conn: HTTPConnection, route: str) -> None:
+    """``bad_request`` naming the first query parameter ``route`` does not take: a misspelt
+    ``sinse=3`` would otherwise be ignored and answer every record from 0 (as a body's
+    unknown field is refused, ``jsonbody.only_fields``)."""
+    unknown = sorted(set(conn.query_params) - QUERIES.get(route, frozenset()))
+    if unknown:
+        raise InvalidCommand(f"unknown query parameter {unknown[0][:40]!r}")
 
 
 def int_query(conn: HTTPConnection, name: str, default: int) -> int:

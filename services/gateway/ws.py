@@ -62,6 +62,7 @@ async def endpoint(ws: WebSocket, api: Api, hub: Hub) -> None:
     seat: int | None = None
     try:
         match_id = params.match_id(ws)
+        params.only_query(ws, "socket")
         token = params.token_query(ws)
         since = params.int_query(ws, "since", -1)
         if token is not None:

@@ -10,6 +10,8 @@ from typing import Any
 
 import pytest
 
+from services.store import keys
+
 from .helpers import Gateway, bearer, create, recv, recv_until
 
 JSON = {"content-type": "application/json"}
@@ -18,6 +20,11 @@ JSON = {"content-type": "application/json"}
 def _room(gw: Gateway) -> tuple[str, str]:
     created = create(gw, seats=["human"] * 4, name="Ann")
     return created["match_id"], created["token"]
+
+
+def _matches(gw: Gateway) -> int:
+    """How many matches the store holds (their logs)."""
+    return len(list(gw.rt.client.scan_iter(keys.log("*"))))
 
 
 def _refused(answer: Any, status: int, code: str) -> None:
@@ -36,10 +43,10 @@ def test_a_body_not_declared_json_is_415_and_changes_nothing(gw: Gateway,
     match_id, token = _room(gw)
     before = gw.version(match_id)
     headers = {} if content_type is None else {"content-type": content_type}
-    matches = len(list(gw.rt.client.scan_iter("*")))
+    matches = _matches(gw)
     _refused(gw.post("/api/matches", content=json.dumps({"name": "Bob"}), headers=headers),
              415, "unsupported_media_type")
-    assert len(list(gw.rt.client.scan_iter("*"))) == matches  # no match was created
+    assert _matches(gw) == matches  # no match was created
     base = f"/api/matches/{match_id}"
     for path, body in (("/join", {"name": "Bob"}), ("/seats/1/bot", {"level": "easy"}),
                        ("/commands", {"type": "play", "card": "AS"}), ("/leave", {})):
@@ -48,6 +55,14 @@ def test_a_body_not_declared_json_is_415_and_changes_nothing(gw: Gateway,
         _refused(answer, 415, "unsupported_media_type")
     assert gw.version(match_id) == before
     assert all(seat["empty"] for seat in gw.get(base).json()["seats"][1:])
+
+
+def test_a_compressed_body_is_415(gw: Gateway) -> None:
+    import gzip
+
+    answer = gw.post("/api/matches", content=gzip.compress(b'{"name": "Bob"}'),
+                     headers={**JSON, "content-encoding": "gzip"})
+    _refused(answer, 415, "unsupported_media_type")
 
 
 def test_a_bad_token_is_told_before_the_media_type(gw: Gateway) -> None:
@@ -138,3 +153,35 @@ def test_health_answers_are_not_cached(gw: Gateway) -> None:
         answer = gw.get(path)
         assert answer.status_code == 200
         assert answer.headers.get("cache-control") == "no-store", path
+
+
+def test_a_query_parameter_the_route_does_not_take_is_bad_request(gw: Gateway) -> None:
+    """A misspelt ``sinse=3`` was ignored (every record from 0 answered), as a body's unknown
+    field is not."""
+    match_id, token = _room(gw)
+    before = gw.version(match_id)
+    base = f"/api/matches/{match_id}"
+    for method, path, body in (("GET", "/events?sinse=3", None), ("GET", "?x=1", None),
+                               ("GET", "/view?since=1", None), ("GET", "/replay?since=1", None),
+                               ("GET", "/hint?step=1", None),
+                               ("POST", "/join?seat=1", {"name": "Bob"}),
+                               ("POST", "/seats/1/bot?level=easy", {})):
+        answer = gw.request(method, base + path, json=body, headers=bearer(token))
+        _refused(answer, 400, "bad_request")
+        assert "unknown query parameter" in answer.json()["error"]["message"], path
+    _refused(gw.post("/api/matches?players=2", json={"name": "Bob"}), 400, "bad_request")
+    assert gw.version(match_id) == before
+    assert gw.get(f"{base}/events?since=", headers=bearer(token)).status_code == 200
+
+
+@pytest.mark.parametrize("query", ["since=01", "since=1&since=2", "sinse=1", "token=a&token=b"])
+def test_a_socket_with_a_bad_query_is_refused_with_4400(gw: Gateway, query: str) -> None:
+    from starlette.websockets import WebSocketDisconnect
+
+    match_id, _ = _room(gw)
+    with gw.websocket_connect(f"/api/matches/{match_id}/ws?{query}") as ws:
+        frame = recv(ws)
+        assert frame["type"] == "error" and frame["code"] == "bad_request", frame
+        with pytest.raises(WebSocketDisconnect) as closed:
+            recv(ws)
+    assert closed.value.code == 4400
