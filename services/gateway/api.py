@@ -140,7 +140,8 @@ class Api:
                 raise TooLarge(f"bodies are at most {self.max_body} bytes")
         if not raw:
             return {}
-        json_media_type(request.headers.get("content-type"))
+        types = request.headers.getlist("content-type")
+        json_media_type(types[0] if len(types) == 1 else None)
         coding = request.headers.get("content-encoding", "identity").strip().lower()
         if coding not in ("", "identity"):  # (RFC 9110 8.4: 415 for a coding not taken)
             raise UnsupportedMediaType("bodies are sent without a Content-Encoding")
@@ -167,7 +168,10 @@ class Api:
 
     @staticmethod
     def token_of(request: Request) -> str | None:
-        header = request.headers.get("authorization", "")
+        given = request.headers.getlist("authorization")
+        if len(given) > 1:  # which one a proxy or the server reads is anyone's guess
+            raise BadToken("send one 'Authorization: Bearer <token>' header")
+        header = given[0] if given else ""
         if header[:7].lower() == "bearer ":
             return header[7:].strip() or None
         return None

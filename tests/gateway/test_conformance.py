@@ -185,3 +185,21 @@ def test_a_socket_with_a_bad_query_is_refused_with_4400(gw: Gateway, query: str)
         with pytest.raises(WebSocketDisconnect) as closed:
             recv(ws)
     assert closed.value.code == 4400
+
+
+def test_a_header_given_twice_is_refused(gw: Gateway) -> None:
+    """Two ``Authorization`` (or ``Content-Type``) headers: which one counts depends on who
+    reads them; the first was taken silently."""
+    match_id, token = _room(gw)
+    before = gw.version(match_id)
+    url = f"/api/matches/{match_id}"
+    twice = [("authorization", f"Bearer {token}"), ("authorization", "Bearer " + "x" * 32)]
+    _refused(gw.get(url + "/view", headers=twice), 401, "bad_token")
+    _refused(gw.get(url + "/events", headers=twice), 401, "bad_token")
+    answer = gw.post(url + "/commands", content=b'{"type": "play", "card": "AS"}',
+                     headers=[twice[0], *[("content-type", "application/json")] * 2])
+    _refused(answer, 415, "unsupported_media_type")
+    _refused(gw.post(url + "/join", content=b'{"name": "Bob"}',
+                     headers=[("content-type", "application/json"),
+                              ("content-type", "text/plain")]), 415, "unsupported_media_type")
+    assert gw.version(match_id) == before
