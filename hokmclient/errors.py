@@ -16,7 +16,7 @@ CODES = (
     "must_follow_suit", "must_trump", "wrong_phase", "stale_version", "match_over",
     "seat_taken", "match_full", "not_found", "rate_limited", "too_large", "hints_exhausted",
     "unavailable", "match_not_over", "analysis_unavailable", "method_not_allowed",
-    "match_damaged", "seat_left",
+    "match_damaged", "seat_left", "unsupported_media_type",
 )
 """Every error code of API v1 (``docs/api.md``)."""
 

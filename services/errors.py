@@ -7,7 +7,7 @@ from engine.errors import HokmError, InvalidCommand
 __all__ = [
     "BadToken", "HintsExhausted", "HokmError", "InvalidCommand", "MatchNotOver", "NotFound",
     "RateLimited",
-    "SeatLeft", "StaleVersion", "TooLarge", "STATUS",
+    "SeatLeft", "StaleVersion", "TooLarge", "UnsupportedMediaType", "STATUS",
 ]
 
 
@@ -38,6 +38,14 @@ class TooLarge(HokmError):
     code = "too_large"
 
 
+class UnsupportedMediaType(InvalidCommand):
+    """A request body that is not declared ``application/json`` (UTF-8): a body sent as
+    ``text/plain`` or form data is refused unread (``415``).  A subclass of ``InvalidCommand``
+    so a route that needs a seat token says ``bad_token`` first, as for any bad body."""
+
+    code = "unsupported_media_type"
+
+
 class HintsExhausted(HokmError):
     code = "hints_exhausted"
 
@@ -50,7 +58,8 @@ class MatchNotOver(HokmError):
 
 STATUS: dict[str, int] = {
     "bad_request": 400, "bad_rules": 400, "bad_token": 401, "not_found": 404,
-    "too_large": 413, "rate_limited": 429, "stale_version": 409, "seat_taken": 409,
+    "too_large": 413, "unsupported_media_type": 415, "rate_limited": 429,
+    "stale_version": 409, "seat_taken": 409,
     "match_full": 409, "hints_exhausted": 409, "not_your_turn": 409, "illegal_card": 409,
     "must_follow_suit": 409, "must_trump": 409, "wrong_phase": 409, "match_over": 409,
     "match_not_over": 409, "analysis_unavailable": 409, "seat_left": 409,

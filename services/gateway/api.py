@@ -25,6 +25,7 @@ from engine.views import TALON_CHOICES
 from services.bots import LEVELS
 from services.errors import (
     STATUS, BadToken, HintsExhausted, HokmError, InvalidCommand, NotFound, TooLarge,
+    UnsupportedMediaType,
 )
 from services.lobby import DISCONNECT_TIMEOUT_S, stand_in_key
 from services.matches import Loaded, MatchService, token_hash
@@ -63,6 +64,22 @@ def checked_id(data: dict[str, Any]) -> str | None:
                                    or not 0 < len(command_id) <= MAX_ID):
         raise InvalidCommand(f"id must be a string of 1 to {MAX_ID} characters")
     return command_id
+
+
+def json_media_type(header: str | None) -> None:
+    """``unsupported_media_type`` (415) unless ``header`` (a request's ``Content-Type``) says
+    ``application/json``, with no ``charset`` or ``utf-8`` (RFC 8259: JSON is UTF-8).  A body
+    sent as ``text/plain`` or a form, or with no type at all, is refused unread: every client
+    of the API declares its JSON, and only those types let another site's page post to the API
+    without the browser asking the server first (a CORS "simple request")."""
+    media, _, rest = (header or "").partition(";")
+    if media.strip().lower() != "application/json":
+        raise UnsupportedMediaType("send the body as JSON with 'Content-Type: application/json'")
+    for parameter in rest.split(";"):
+        name, _, value = parameter.partition("=")
+        if name.strip().lower() == "charset" and \
+                value.strip().strip('"').lower() not in ("utf-8", "utf8"):
+            raise UnsupportedMediaType("a JSON body is UTF-8 ('charset=utf-8' or none)")
 
 
 def error_response(error: HokmError) -> JSONResponse:
@@ -123,6 +140,11 @@ class Api:
                 raise TooLarge(f"bodies are at most {self.max_body} bytes")
         if not raw:
             return {}
+        types = request.headers.getlist("content-type")
+        json_media_type(types[0] if len(types) == 1 else None)
+        coding = request.headers.get("content-encoding", "identity").strip().lower()
+        if coding not in ("", "identity"):  # (RFC 9110 8.4: 415 for a coding not taken)
+            raise UnsupportedMediaType("bodies are sent without a Content-Encoding")
         return parse_object(raw, "the body")
 
     async def token_body(self, request: Request, match_id: str,
@@ -146,7 +168,10 @@ class Api:
 
     @staticmethod
     def token_of(request: Request) -> str | None:
-        header = request.headers.get("authorization", "")
+        given = request.headers.getlist("authorization")
+        if len(given) > 1:  # which one a proxy or the server reads is anyone's guess
+            raise BadToken("send one 'Authorization: Bearer <token>' header")
+        header = given[0] if given else ""
         if header[:7].lower() == "bearer ":
             return header[7:].strip() or None
         return None

@@ -28,7 +28,7 @@ from services.errors import HokmError
 from services.runtime import Runtime, build_runtime
 from services.store.replicas import ReplicaCheck
 
-from . import analysis, openapi, ws
+from . import analysis, openapi, params, ws
 from .analysis import Analyst
 from .api import Api, Unavailable, error_response
 from .hub import Hub
@@ -40,6 +40,11 @@ from .subscriber import RawSend
 
 log = logging.getLogger("hokm.gateway")
 STATIC = Path(__file__).resolve().parent / "static"
+
+NO_STORE = {"cache-control": "no-store"}
+"""The health answers are the process's state now: a proxy or client that kept one (a 200
+shown while the store is down) would hide an outage (``/api/`` answers get the same from
+``headers.py``)."""
 
 _PLACEHOLDER = (
     "<!doctype html><html lang=en><meta charset=utf-8><title>Hokm</title>"
@@ -92,6 +97,7 @@ def create_app(runtime: Runtime | None = None, *,
             start = time.perf_counter()
             code = ""
             try:
+                params.only_query(request, name)
                 response: Response = await (own or getattr(api(), name))(request)
             except HokmError as refusal:
                 code = refusal.code
@@ -139,7 +145,7 @@ def create_app(runtime: Runtime | None = None, *,
         return HTMLResponse(_PLACEHOLDER)
 
     async def healthz(request: Request) -> Response:
-        return JSONResponse({"ok": True})
+        return JSONResponse({"ok": True}, headers=NO_STORE)
 
     async def readyz(request: Request) -> Response:
         """Ready when the match store and the bot queue's Redis (``HOKM_QUEUE_URL``, which may
@@ -158,7 +164,7 @@ def create_app(runtime: Runtime | None = None, *,
         ok = store and queue
         return JSONResponse({"ok": ok, "store": store, "queue": queue},
                             status_code=200 if ok else 503,
-                            headers=None if ok else {"Retry-After": "1"})
+                            headers=NO_STORE if ok else {**NO_STORE, "Retry-After": "1"})
 
     async def metrics_text(request: Request) -> Response:
         """The Prometheus exposition (``metrics.py``); ``HOKM_METRICS=off``: 404 like any

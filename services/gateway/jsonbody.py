@@ -5,6 +5,9 @@ Python's ``json`` recurses once per nesting level: ten thousand ``[`` raise ``Re
 levels (``decks`` in a stacked create is a list of lists inside the body: depth 3), so anything
 deeper than ``MAX_DEPTH`` is refused with ``bad_request`` before the parser sees it.
 
+A key given twice in one object (``{"card": "AS", "card": "2C"}``) is ``bad_request``: parsers
+disagree on which copy counts.
+
 JSON may also spell a lone UTF-16 surrogate (``"\\ud800"``), which Python decodes into a ``str``
 that no UTF-8 encoder takes: a command id holding one made a 500 where it was hashed.  No field
 of the API needs one, so an object holding one anywhere (a key or a string) is ``bad_request``.
@@ -64,13 +67,34 @@ def parse_object(raw: str | bytes, what: str = "the body") -> dict[str, Any]:
     if text.count("[") + text.count("{") > MAX_DEPTH and depth(text) > MAX_DEPTH:
         raise InvalidCommand(f"{what} nests deeper than {MAX_DEPTH} levels")
     try:
-        data = json.loads(text)
+        data = json.loads(text, object_pairs_hook=_no_twins)
+    except _Twin as twin:
+        raise InvalidCommand(f"{what} gives the field {twin.args[0]!r} more than once") \
+            from None
     except (ValueError, RecursionError):
         raise InvalidCommand(f"{what} is not valid JSON") from None
     if not isinstance(data, dict):
         raise InvalidCommand(f"{what} must be a JSON object")
     if _SURROGATE_ESCAPE.search(text) and not _encodable(data):
         raise InvalidCommand(f"{what} holds a lone UTF-16 surrogate (\\ud800 to \\udfff)")
+    return data
+
+
+class _Twin(Exception):
+    """A JSON object naming one key twice (not a ``ValueError``: told apart from bad JSON)."""
+
+
+def _no_twins(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    """A JSON object as a dict, refusing a key given twice: ``json`` keeps the last, another
+    parser (a proxy's, a log's) the first, so ``{"card": "AS", "card": "2C"}`` would mean two
+    things; nothing is done instead."""
+    data = dict(pairs)
+    if len(data) != len(pairs):
+        seen: set[str] = set()
+        for key, _ in pairs:
+            if key in seen:
+                raise _Twin(key)
+            seen.add(key)
     return data
 
 

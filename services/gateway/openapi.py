@@ -26,6 +26,8 @@ ERRORS: dict[str, tuple[int, str]] = {
                        "commands)"),
     "not_found": (404, "no such match (or it expired)"),
     "too_large": (413, "a body or frame over 16 KiB"),
+    "unsupported_media_type": (415, "a body not sent as `Content-Type: application/json` "
+                                    "(a `charset`, if given, is `utf-8`): nothing is done"),
     "method_not_allowed": (405, "the path exists but does not take this method (its "
                                 "`Allow` header lists those it takes)"),
     "rate_limited": (429, "too many requests; Retry-After says in how many seconds one "
@@ -551,7 +553,8 @@ def document() -> dict[str, Any]:
                     "id": REQUEST_KEY,
                 }}),
                 "responses": {**_ok("created", _ref("Created"), code="201"),
-                              **_errors("bad_request", "bad_rules", "too_large", "seat_left")},
+                              **_errors("bad_request", "bad_rules", "too_large",
+                                        "unsupported_media_type", "seat_left")},
             }},
             "/api/matches/{match_id}": {"get": {
                 "summary": "Public summary: seats, phase, score, version",
@@ -568,7 +571,7 @@ def document() -> dict[str, Any]:
                 "responses": {**_ok("seat and token", _ref("Joined")),
                               **_errors("bad_request", "not_found", "seat_taken",
                                         "match_full", "match_over", "too_large",
-                                        "seat_left")},
+                                        "unsupported_media_type", "seat_left")},
             }},
             "/api/matches/{match_id}/view": {"get": {
                 "summary": "The seat's view", "parameters": [MATCH_ID], "security": TOKEN,
@@ -582,7 +585,7 @@ def document() -> dict[str, Any]:
                               **_errors("bad_request", "bad_token", "not_found",
                                         "stale_version", "not_your_turn", "illegal_card",
                                         "must_follow_suit", "must_trump", "wrong_phase",
-                                        "match_over", "too_large")},
+                                        "match_over", "too_large", "unsupported_media_type")},
             }},
             "/api/matches/{match_id}/events": {"get": {
                 "summary": "Records after a version, redacted for the caller",
@@ -639,7 +642,7 @@ def document() -> dict[str, Any]:
                                              "additionalProperties": False, "properties": {
                                                  "left": {"const": True}}}),
                               **_errors("bad_request", "bad_token", "not_found",
-                                        "match_over", "too_large")},
+                                        "match_over", "too_large", "unsupported_media_type")},
             }},
             "/api/matches/{match_id}/rematch": {"post": {
                 "summary": "The next match of a finished one, for one of its players",
@@ -654,7 +657,8 @@ def document() -> dict[str, Any]:
                               **_ok("the rematch (created before), and the caller's seat "
                                     "and token there", _ref("Created")),
                               **_errors("bad_request", "bad_token", "not_found",
-                                        "match_not_over", "match_full", "too_large")},
+                                        "match_not_over", "match_full", "too_large",
+                                        "unsupported_media_type")},
             }},
             "/api/matches/{match_id}/seats/{seat}/bot": {"post": {
                 "summary": "Give an empty seat to a bot",
@@ -672,7 +676,7 @@ def document() -> dict[str, Any]:
                                    "bot": {"type": "string", "enum": list(LEVELS)}}}),
                               **_errors("bad_request", "bad_token", "not_found",
                                         "seat_taken", "wrong_phase", "match_over",
-                                        "too_large")},
+                                        "too_large", "unsupported_media_type")},
             }},
             "/api/matches/{match_id}/ws": {"get": {
                 "summary": "WebSocket: live views of the match (see x-websocket)",

@@ -1,9 +1,11 @@
 """Every path and query parameter of the API is read here, strictly, one way.
 
-A number is 1 to ``MAX_DIGITS`` ASCII digits (``str.isdigit`` also accepts superscripts and
-other scripts' digits, which ``int`` refuses, and ``int`` refuses more than 4,300 digits): anything
-else is ``bad_request`` before any work is done.  A match id that the service could not have made
-is ``not_found`` without a look-up (ids are short lowercase hex; see ``MatchService.create``).
+A number is 1 to ``MAX_DIGITS`` ASCII digits without a leading zero (``str.isdigit`` also
+accepts superscripts and other scripts' digits, which ``int`` refuses; ``int`` refuses more than
+4,300 digits, and takes ``"01"``, ``" 1"`` and ``"1_0"``): anything else is ``bad_request``
+before any work is done, as is a query parameter given twice or one the route does not take.
+A match id that the service could not have made is ``not_found`` without a look-up (ids are
+short lowercase hex; see ``MatchService.create``).
 """
 
 from __future__ import annotations
@@ -25,15 +27,43 @@ _MATCH_ID = re.compile(rf"[0-9a-z]{{1,{MAX_MATCH_ID}}}")
 
 
 def _number(raw: str, name: str) -> int:
-    if not (0 < len(raw) <= MAX_DIGITS and raw.isascii() and raw.isdigit()):
-        raise InvalidCommand(f"{name} must be a whole number (0 to {10 ** MAX_DIGITS - 1})")
+    # one spelling per number, as JSON writes it: "01" (or "00") is not a seat, nor 1 or 0
+    if not (0 < len(raw) <= MAX_DIGITS and raw.isascii() and raw.isdigit()) \
+            or (raw[0] == "0" and raw != "0"):
+        raise InvalidCommand(f"{name} must be a whole number (0 to {10 ** MAX_DIGITS - 1}, "
+                             f"without leading zeros)")
     return int(raw)
+
+
+def _one(conn: HTTPConnection, name: str) -> str | None:
+    """The query parameter ``name``, given at most once (``since=1&since=x`` would be read as
+    whichever copy some layer picks: ``bad_request``)."""
+    values = conn.query_params.getlist(name)
+    if len(values) > 1:
+        raise InvalidCommand(f"{name} is given more than once")
+    return values[0] if values else None
+
+
+QUERIES: dict[str, frozenset[str]] = {
+    "events": frozenset({"since"}), "replay": frozenset({"step"}), "hint": frozenset({"since"}),
+    "socket": frozenset({"token", "since"}),
+}
+"""The query parameters each route takes (by handler name; a route not named takes none)."""
+
+
+def only_query(conn: HTTPConnection, route: str) -> None:
+    """``bad_request`` naming the first query parameter ``route`` does not take: a misspelt
+    ``sinse=3`` would otherwise be ignored and answer every record from 0 (as a body's
+    unknown field is refused, ``jsonbody.only_fields``)."""
+    unknown = sorted(set(conn.query_params) - QUERIES.get(route, frozenset()))
+    if unknown:
+        raise InvalidCommand(f"unknown query parameter {unknown[0][:40]!r}")
 
 
 def int_query(conn: HTTPConnection, name: str, default: int) -> int:
     """The query parameter ``name`` as a non-negative integer; ``default`` when absent or
     empty; ``bad_request`` otherwise."""
-    raw = conn.query_params.get(name)
+    raw = _one(conn, name)
     if raw is None or raw == "":
         return default
     return _number(raw, name)
@@ -54,7 +84,7 @@ def match_id(conn: HTTPConnection) -> str:
 
 def token_query(conn: HTTPConnection) -> str | None:
     """The ``token`` query parameter (WebSocket connections); None when absent or empty."""
-    raw = conn.query_params.get("token")
+    raw = _one(conn, "token")
     if not raw:
         return None
     if len(raw) > MAX_TOKEN or not raw.isascii() or not raw.isprintable():

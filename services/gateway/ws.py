@@ -62,6 +62,7 @@ async def endpoint(ws: WebSocket, api: Api, hub: Hub) -> None:
     seat: int | None = None
     try:
         match_id = params.match_id(ws)
+        params.only_query(ws, "socket")
         token = params.token_query(ws)
         since = params.int_query(ws, "since", -1)
         if token is not None:
@@ -175,6 +176,7 @@ async def _handle_frame(text: str, sub: Subscriber, api: Api, address: str, toke
         data = parse_object(text, "the frame")
         command_id = data.get("id")
         if data.get("type") == "ping":
+            only_fields(data, {"type", "id"})  # (as every frame: a misspelt field is told)
             sub.send(dumps({"type": "pong"}))
             return True
         if data.get("type") not in FRAME_TYPES:  # (the commands' own list omits the socket's)
