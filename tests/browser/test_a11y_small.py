@@ -1,4 +1,5 @@
-"""Small screens: a phone held upright (360 x 640) and sideways (640 x 360)."""
+"""Small screens (a phone held upright, 360 x 640, and sideways, 640 x 360) and what a screen
+reader is given of the analysis's graph."""
 
 from __future__ import annotations
 
@@ -7,6 +8,7 @@ from typing import Any
 import pytest
 
 from .test_a11y_play import finished_with_token
+from .test_analysis import bots_only_match, canned_analysis, serve_canned
 
 pytestmark = pytest.mark.browser
 
@@ -36,3 +38,21 @@ def test_the_match_over_panel_fits_a_phone_upright_and_sideways(
         assert seen["wide"] <= 0, (how, seen)
         assert not seen["tall"], (how, seen)
         assert page.locator(".banner.over .actions .button").count() == 4, how
+
+
+@pytest.mark.timeout(180)
+def test_the_graphs_marks_are_seen_not_read_as_the_sliders_content(
+        new_client: Any, gateway: str) -> None:
+    match_id = bots_only_match(gateway)
+    page = new_client(viewport=PHONES["upright"]).page
+    serve_canned(page, canned_analysis(gateway, match_id), pending=0)
+    page.goto(f"/replay/{match_id}?analysis=1&step=40")
+    chart = page.locator("svg.an-chart")
+    chart.wait_for()
+    assert page.locator("svg.an-chart .an-pt-mark").count() > 0  # the marks are drawn
+    # the slider is read by its name and value ("Now: 42% for …"), not as "? ?! ??" (the
+    # costly moves' buttons below name each mark's move)
+    snap = chart.aria_snapshot()
+    assert "?" not in snap, snap
+    assert page.get_by_role("slider", name="Round 1").count() == 1
+    assert page.locator(".an-costly button.an-jump").count() > 0
