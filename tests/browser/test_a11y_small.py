@@ -19,13 +19,15 @@ PHONES = {"upright": {"width": 360, "height": 640}, "sideways": {"width": 640, "
 def test_the_match_over_panel_fits_a_phone_upright_and_sideways(
         new_client: Any, gateway: str) -> None:
     match_id, token = finished_with_token(gateway)
-    for how, viewport in PHONES.items():
-        page = new_client(viewport=viewport).page
+    for how, viewport, locale in [(how, vp, loc) for how, vp in PHONES.items()
+                                  for loc in ("en-US", "de-DE", "fa-IR")]:
+        page = new_client(viewport=viewport, locale=locale).page
         page.goto("/")
         page.evaluate("([id, tok]) => localStorage.setItem(`hokm.token.${id}`, tok)",
                       [match_id, token])
         page.goto(f"/m/{match_id}")
         page.locator(".banner.over #watch-replay").wait_for()
+        page.wait_for_function("l => document.documentElement.lang === l", arg=locale[:2])
         seen = page.evaluate("""() => ({
           panel: document.querySelector('.banner.over').getBoundingClientRect().height,
           screen: innerHeight,
@@ -34,10 +36,10 @@ def test_the_match_over_panel_fits_a_phone_upright_and_sideways(
           tall: [...document.querySelectorAll('.banner.over .actions .button')]
             .filter((b) => b.getBoundingClientRect().height > 50).map((b) => b.textContent) })""")
         # the heading and every button of the panel in sight at once, nothing sideways
-        assert seen["panel"] <= seen["screen"], (how, seen)
-        assert seen["wide"] <= 0, (how, seen)
-        assert not seen["tall"], (how, seen)
-        assert page.locator(".banner.over .actions .button").count() == 4, how
+        assert seen["panel"] <= seen["screen"], (how, locale, seen)
+        assert seen["wide"] <= 0, (how, locale, seen)
+        assert not seen["tall"], (how, locale, seen)
+        assert page.locator(".banner.over .actions .button").count() == 4, (how, locale)
 
 
 @pytest.mark.timeout(180)
