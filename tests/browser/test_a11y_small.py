@@ -7,6 +7,7 @@ from typing import Any
 
 import pytest
 
+from .helpers import play_until, start_solo
 from .test_a11y_play import finished_with_token
 from .test_analysis import bots_only_match, canned_analysis, serve_canned
 
@@ -58,3 +59,28 @@ def test_the_graphs_marks_are_seen_not_read_as_the_sliders_content(
     assert "?" not in snap, snap
     assert page.get_by_role("slider", name="Round 1").count() == 1
     assert page.locator(".an-costly button.an-jump").count() > 0
+
+
+# Each time a round's result panel shows: the most lines any of its paragraphs takes.
+RESULT_LINES = """
+window.__resultLines = [];
+document.addEventListener('DOMContentLoaded', () => new MutationObserver(() => {
+  const b = document.querySelector('.board > .banner.result:not([hidden])');
+  if (!b || !b.querySelector('p')) return;
+  const lines = (p) => { const r = document.createRange(); r.selectNodeContents(p);
+    return new Set([...r.getClientRects()].map((q) => Math.round(q.bottom))).size; };
+  window.__resultLines.push(Math.max(...[...b.querySelectorAll('p')].map(lines)));
+}).observe(document.body, { childList: true, subtree: true, attributes: true }));
+"""
+
+
+@pytest.mark.timeout(240)
+def test_a_rounds_result_on_a_phone_is_not_broken_word_by_word(new_client: Any) -> None:
+    c = new_client(viewport=PHONES["upright"])
+    c.context.add_init_script(RESULT_LINES)
+    page = c.page
+    start_solo(page, "Ana")
+    play_until(page, lambda p: p.evaluate("() => window.__resultLines.length > 0"), 180)
+    # "They win the round 7–3: 1 point" took three or four lines of the middle column
+    lines = page.evaluate("() => window.__resultLines")
+    assert max(lines) <= 2, lines
