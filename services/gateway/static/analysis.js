@@ -324,7 +324,8 @@ export class AnalysisPanel {
       const ring = p == null ? { fill: "none", stroke: "#8a8a8a", "stroke-width": j === here ? 3 : 1.5, "stroke-dasharray": "3 2" } : {};
       return svg("g", {}, svg("circle", { class: cls, cx: X(j).toFixed(1), cy: y.toFixed(1), r: k * (j === here ? 7 : cost ? 5.5 : 3.5), "data-j": j,
         "data-chance": p == null ? "" : p.toFixed(3), ...ring }),
-        cost ? svg("text", { class: `an-pt-mark cost-${cost}`, x: X(j).toFixed(1), y: (y > H / 2 ? y - 10 * k : y + 20 * k).toFixed(1), "text-anchor": "middle", direction: "ltr" }, MARKS[cost]) : null);
+        // (the mark is seen; read, it is the slider's content "?? ?! ?": the costly moves' buttons below say them)
+        cost ? svg("text", { class: `an-pt-mark cost-${cost}`, x: X(j).toFixed(1), y: (y > H / 2 ? y - 10 * k : y + 20 * k).toFixed(1), "text-anchor": "middle", direction: "ltr", "aria-hidden": "true" }, MARKS[cost]) : null);
     });
     const valueText = vals[here] == null ? t("an.now_none", { team }) : t("an.now_next", { team, pct: pct(vals[here]) });
     // a slider for the keyboard: arrows go point by point, Home and End to the round's ends
