@@ -1159,20 +1159,32 @@ function mountTable(root, matchId, token, ctl) {
     });
     fill(E.waiting, h("h2", { id: "waiting-h", text: t(waiting ? "waiting.title" : "empty.title") }),
       // (mid-match the invite link is in the side panel's "Invite link": one field of that id)
-      h("p", { text: t(waiting ? "waiting.desc" : "empty.desc") }), waiting ? invitePanel(matchId) : null, list);
+      h("p", { text: t(waiting ? "waiting.desc" : "empty.desc") }),
+      waiting ? (token ? invitePanel(matchId) : joinPath()) : null, list);
+  }
+
+  /** A spectator's way to a free seat: the join page (the invite panel is for the players,
+   *  who send it to their friends; a spectator takes a seat there, with a name). */
+  function joinPath() {
+    return h("p.join-path", {}, h("a.button", { href: `/m/${matchId}`, "data-link": true, id: "join-free-seat", text: t("join.take_seat") }));
   }
 
   function renderInfo(v) {
     // the invite link while the match goes on (the waiting panel has its own), the seat's link
     // to another device until it ends: a finished match has nothing to join or to play on
     const stage = v.phase === "waiting" ? "waiting" : v.phase === "match_over" ? "over" : "on";
-    const key = `${document.documentElement.lang}:${stage}`;
+    // the invite link is for a player of a room with a free seat (a player left it); a
+    // spectator of such a room is offered the join page instead, of a full room neither
+    const player = !!token && v.seat != null;
+    const free = stage === "on" && (v.seats || []).some((s) => s.empty);
+    const key = `${document.documentElement.lang}:${stage}:${player}:${free}`;
     if (E.info.dataset.key === key) return; // built already (keeps an open <details> open)
     E.info.dataset.key = key;
     const rules = ruleSummary(v.rules);
     fill(E.info, ...[
       h("details", {}, h("summary", { text: t("table.house_rules") }), h("ul", {}, ...rules.map((r) => h("li", { text: r })))),
-      stage === "on" ? h("details.invite-details", {}, h("summary", { text: t("invite.title") }), invitePanel(matchId)) : null,
+      free && player ? h("details.invite-details", {}, h("summary", { text: t("invite.title") }), invitePanel(matchId)) : null,
+      free && !player ? joinPath() : null,
       token && v.seat != null && stage !== "over" ? h("details.seat-details", {}, h("summary", { text: t("seatlink.title") }), seatPanel(matchId, token)) : null,
       h("p.links", {}, h("a", { href: `/how-to-play?match=${matchId}`, "data-link": true, text: t("nav.howto") }), " · ",
         h("a", { href: "/", "data-link": true, text: t("table.home") })),
