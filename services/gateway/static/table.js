@@ -1476,10 +1476,14 @@ function mountTable(root, matchId, token, ctl) {
         if (lost && S.view) announce(t("conn.closed"));
         if (st === "closed" && S.pendingOnSocket) noAnswer(); // its answer would have come there
       },
-      onFatal: () => {
+      onFatal: (why, code) => {
         // a spectator refused (no such match, say): the join page says why, from the summary
         if (!token) { if (alive) ctl.join(); return; }
         if (S.leave === "sending") return; // (leaving: leaveTable goes on from here)
+        // 4401 (api.md): the token holds no seat (left on the player's other device while
+        // this socket was away).  Asking the view with it again only earned a 401, which the
+        // browser logs as an error
+        if (code === 4401) { if (alive) seatLost(); return; }
         api.view(matchId, token).catch((e) => {
           if (e.status === 401 || e.status === 403 || e.code === "bad_token") seatLost();
         });
