@@ -96,3 +96,25 @@ def test_a_spectator_watches_a_match_to_its_end_and_on_to_its_rematch(
     watcher.locator("#rp-next").wait_for()
     watcher.goto(f"/replay/{match_id}?analysis=1")
     watcher.locator("#rp-analysis").wait_for()
+
+
+@pytest.mark.timeout(120)
+def test_a_spectator_of_a_waiting_room_is_sent_to_the_join_page(new_client: Any,
+                                                                gateway: str) -> None:
+    """A room waiting for its players, watched (?watch=1): its waiting panel offered the
+    spectator the invite link meant for the players; it offers the join page instead."""
+    created = http(gateway, "POST", "/api/matches", {
+        "players": 4, "seats": ["human", "human", "bot:easy", "bot:easy"], "name": "Ana"})
+    match_id = created["match_id"]
+    watcher = new_client(viewport=DESKTOP).page
+    watcher.goto(f"/m/{match_id}?watch=1")
+    watcher.get_by_role("heading", name="Waiting for players").wait_for()
+    join = watcher.locator("#join-free-seat")
+    join.wait_for()
+    assert watcher.locator(INVITE).count() == 0
+    join.click()
+    watcher.locator("#take-seat").wait_for()
+    # the host's own page keeps its invite link
+    host = new_client(viewport=DESKTOP).page
+    open_table(host, match_id, created["token"])
+    host.locator("#invite-link").wait_for()
