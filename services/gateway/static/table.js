@@ -1224,9 +1224,19 @@ function mountTable(root, matchId, token, ctl) {
   async function leaveTable() {
     S.leave = "sending";
     if (S.view) renderLeave(S.view);
+    // the token leaves this browser's storage before the leave is sent: a start page of this
+    // browser checking its seats meanwhile was refused once the leave was done (a 401, which
+    // the browser logs as an error); a leave refused keeps it again
+    const seen = store.seen(matchId);
+    const mine = store.token(matchId) === token;
+    if (mine) store.dropToken(matchId);
     try {
       await api.leave(matchId, token, "bot:medium");
     } catch (e) {
+      if (mine && !store.token(matchId)) {
+        store.setToken(matchId, token);
+        if (seen) store.setSeen(matchId, seen);
+      }
       if (!alive) return;
       // 429: the match would be left to bots alone and no bots-only slot is free; nothing
       // changed, the player keeps the seat
