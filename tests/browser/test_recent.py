@@ -6,9 +6,11 @@ from __future__ import annotations
 
 import re
 import time
+from pathlib import Path
 from typing import Any
 
 import pytest
+from playwright.sync_api import expect
 
 from hokmclient import Seat
 
@@ -438,3 +440,89 @@ def test_a_change_in_another_tab_while_the_list_is_asked_asks_nothing_twice(
     refused = [e for e in c.errors if "401" in e or "404" in e]
     assert len(refused) == 2, c.errors
     c.errors[:] = [e for e in c.errors if e not in refused]
+
+
+def look_ms() -> tuple[int, int]:
+    """start.js's RECENT_LOOK_MS and RECENT_LOOK_MAX_MS."""
+    text = (Path(__file__).resolve().parents[2] / "services/gateway/static/start.js").read_text()
+    found = [int(re.search(rf"const {name} = (\d+);", text).group(1))  # type: ignore[union-attr]
+             for name in ("RECENT_LOOK_MS", "RECENT_LOOK_MAX_MS")]
+    return found[0], found[1]
+
+
+def play_to_round(gateway: str, match_id: str, token: str, n: int) -> None:
+    """The seat of ``token`` plays (legal[0]) until the match is at its round ``n``."""
+    with Seat.resume(f"{gateway}/m/{match_id}", token) as seat:
+        for view in seat.turns(timeout=60):
+            if int(view["round"]) >= n:
+                return
+            seat.decide(view["legal"][0], view)
+    raise AssertionError(f"the match ended before its round {n}")
+
+
+def set_visible(page: Any, state: str) -> None:
+    """The page hidden or back in sight (another tab, another window), as the browser says it."""
+    page.evaluate("(s) => { Object.defineProperty(document, 'visibilityState', "
+                  "{ value: s, configurable: true }); "
+                  "document.dispatchEvent(new Event('visibilitychange')); }", state)
+
+
+def settle(page: Any, answered: list[str], asked: list[str], timeout: float = 15) -> None:
+    """Every request asked has its answer."""
+    deadline = time.monotonic() + timeout
+    while len(answered) < len(asked):
+        assert time.monotonic() < deadline, (asked, answered)
+        page.wait_for_timeout(50)  # (the page's events are delivered meanwhile)
+
+
+@pytest.mark.timeout(240)
+def test_the_list_follows_a_match_played_on_elsewhere(new_client: Any, gateway: str) -> None:
+    """QA: a match played on in another tab (a round ended) was still listed at its old round
+    until the start page was loaded again.  The list asks again when the page comes back in
+    sight, and, while it is in sight and lists a match in play, now and then (less often while
+    nothing changes); never while it is hidden."""
+    first, longest = look_ms()
+    created = http(gateway, "POST", "/api/matches", {
+        "players": 4, "seats": ["human"] + ["bot:easy"] * 3, "name": "Dara",
+        "rules": {"target": 7}})
+    match_id, token = str(created["match_id"]), str(created["token"])
+    page = new_client(viewport=DESKTOP).page
+    page.clock.install()
+    page.goto("/")
+    remember(page, [(match_id, token)])
+    asked: list[str] = []
+    answered: list[str] = []
+    page.on("request", lambda r: asked.append(r.url) if f"/api/matches/{match_id}" in r.url
+            else None)
+    page.on("requestfinished", lambda r: answered.append(r.url)
+            if f"/api/matches/{match_id}" in r.url else None)
+    page.on("requestfailed", lambda r: answered.append(r.url)
+            if f"/api/matches/{match_id}" in r.url else None)
+    page.goto("/")
+    state = page.locator(f"#recent-list li[data-match='{match_id}'] .recent-state")
+    expect(state).to_have_text("in play, round 1")
+    page.clock.pause_at(page.evaluate("() => Date.now()") + 1000)  # time stands still
+    # hidden, the page asks nothing however long it stays so
+    set_visible(page, "hidden")
+    play_to_round(gateway, match_id, token, 2)
+    settle(page, answered, asked)
+    before = len(asked)
+    page.clock.run_for(30 * 60 * 1000)
+    assert len(asked) == before, asked[before:]
+    assert state.inner_text() == "in play, round 1"
+    # back in sight: asked at once
+    set_visible(page, "visible")
+    page.clock.run_for(1000)
+    expect(state).to_have_text("in play, round 2")
+    # in sight: the next round is seen within the longest wait
+    play_to_round(gateway, match_id, token, 3)
+    page.clock.run_for(longest)
+    expect(state).to_have_text("in play, round 3")
+    # nothing new: asked less and less often (half an hour: not one look per first wait)
+    before = len(asked)
+    minutes = 30
+    for _ in range(minutes):
+        page.clock.run_for(60 * 1000)
+    looks = len([u for u in asked[before:] if u.endswith(f"/api/matches/{match_id}")])
+    assert 0 < looks <= minutes * 60 * 1000 // longest + 3, looks
+    assert looks < minutes * 60 * 1000 // first / 2, looks

@@ -171,7 +171,7 @@ export const CONNECT_DEADLINE = 15000;
 /**
  * A match socket.  handlers: onView(msg), onMissed(msg), onTurnLimit(msg), onError(msg),
  * onStatus("connecting"|"open"|"closed"),
- * onFatal(code) when the server refuses our token for good.  `since()` gives the version shown,
+ * onFatal(reason, code) when the server refuses us for good (code 4401: the token holds no seat).  `since()` gives the version shown,
  * so a reconnect asks only for what is new.  The socket is pinged every PING_EVERY ms, and at once
  * when the browser is back online or the page comes to the front (check()); one that stays
  * silent PONG_DEADLINE ms after it is asked is closed and replaced as after a close.
@@ -242,7 +242,7 @@ export class MatchSocket {
       // 1008 (policy) or 4xxx: the server refused us (bad token, unknown match): do not hammer it.
       if (ev.code === 1008 || (ev.code >= 4000 && ev.code < 5000)) {
         this.h.onStatus?.("closed");
-        this.h.onFatal?.(ev.reason || String(ev.code));
+        this.h.onFatal?.(ev.reason || String(ev.code), ev.code);
         return;
       }
       this.schedule();

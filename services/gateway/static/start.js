@@ -10,6 +10,13 @@ import { announce, errorText, navigate, toast } from "./ui.js";
 const LEVELS = ["easy", "medium", "hard", "expert"];
 const GAME_KEYS = Object.keys(GAMES); // four (the default), simple, talon, three
 const RECENT_SHOWN = 5; // of the matches the browser remembers, the latest shown (a summary each)
+// While the page is in sight and a match listed is not over, its summaries are asked again
+// (a match played in another tab or device moves on): first after RECENT_LOOK_MS, each look
+// that finds nothing new waits twice as long, up to RECENT_LOOK_MAX_MS; a change, or the page
+// back in sight, starts again from the shortest.  Nothing is asked while the page is hidden.
+export const RECENT_LOOK_MS = 15000;
+export const RECENT_LOOK_MAX_MS = 120000;
+const RECENT_BACK_MS = 3000; // the page back in sight (or focused) asks at most this often
 
 function field(id, label, control, hint) {
   control.id = id;
@@ -44,7 +51,9 @@ function recentPanel() {
   // the summaries of the first RECENT_SHOWN not known gone; each one gone asks for the next
   const ask = () => { while (asked < ids.length && asked - gone.size < RECENT_SHOWN) load(ids[asked++]); };
   /** The list read again from the browser's storage and each summary asked anew. */
+  let lastRefresh = 0;
   const refresh = () => {
+    lastRefresh = Date.now();
     round++;
     ids = store.recent();
     before = new Map([...before, ...items]);
@@ -77,7 +86,9 @@ function recentPanel() {
       if (mine !== round) return; // (a refresh asked again since)
       // an item unchanged stays the same element (the keyboard focus may be on its link)
       const li = recentItem(id, s, token), old = before.get(id);
-      items.set(id, old && old.outerHTML === li.outerHTML && tokens.get(id) === token ? old : li);
+      const same = old && old.outerHTML === li.outerHTML && tokens.get(id) === token;
+      items.set(id, same ? old : li);
+      if (!same && old) look(RECENT_LOOK_MS); // it moved on: looked at again soon
       tokens.set(id, token);
       before.delete(id);
       show();
@@ -105,7 +116,37 @@ function recentPanel() {
     later = setTimeout(refresh, 50);
   };
   window.addEventListener("storage", onStorage);
-  return { panel, stop() { clearTimeout(later); window.removeEventListener("storage", onStorage); round++; } };
+  // the summaries kept current while the page stays open (RECENT_LOOK_MS): a match in play
+  // listed is looked at again, less and less often while nothing changes
+  let timer = null, wait = RECENT_LOOK_MS;
+  const live = () => [...list.children].some((li) => li.dataset.phase !== "match_over");
+  function look(after) {
+    clearTimeout(timer);
+    timer = null;
+    wait = after;
+    if (document.visibilityState === "hidden") return; // (asked again once back in sight)
+    timer = setTimeout(() => {
+      timer = null;
+      if (live()) refresh();
+      look(Math.min(wait * 2, RECENT_LOOK_MAX_MS));
+    }, after);
+  }
+  look(RECENT_LOOK_MS);
+  // back in sight (another tab, another window): asked at once, then from the shortest wait
+  const onBack = () => {
+    if (document.visibilityState === "hidden") { clearTimeout(timer); timer = null; return; }
+    if (Date.now() - lastRefresh >= RECENT_BACK_MS) { clearTimeout(later); later = setTimeout(refresh, 50); }
+    look(RECENT_LOOK_MS);
+  };
+  document.addEventListener("visibilitychange", onBack);
+  window.addEventListener("focus", onBack);
+  return { panel, stop() {
+    clearTimeout(later); clearTimeout(timer);
+    window.removeEventListener("storage", onStorage);
+    document.removeEventListener("visibilitychange", onBack);
+    window.removeEventListener("focus", onBack);
+    round++;
+  } };
 }
 
 /** This browser's token of match `id` (summary `s`) if it still holds a seat there, else null.

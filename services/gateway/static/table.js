@@ -1159,20 +1159,32 @@ function mountTable(root, matchId, token, ctl) {
     });
     fill(E.waiting, h("h2", { id: "waiting-h", text: t(waiting ? "waiting.title" : "empty.title") }),
       // (mid-match the invite link is in the side panel's "Invite link": one field of that id)
-      h("p", { text: t(waiting ? "waiting.desc" : "empty.desc") }), waiting ? invitePanel(matchId) : null, list);
+      h("p", { text: t(waiting ? "waiting.desc" : "empty.desc") }),
+      waiting ? (token ? invitePanel(matchId) : joinPath()) : null, list);
+  }
+
+  /** A spectator's way to a free seat: the join page (the invite panel is for the players,
+   *  who send it to their friends; a spectator takes a seat there, with a name). */
+  function joinPath() {
+    return h("p.join-path", {}, h("a.button", { href: `/m/${matchId}`, "data-link": true, id: "join-free-seat", text: t("join.take_seat") }));
   }
 
   function renderInfo(v) {
     // the invite link while the match goes on (the waiting panel has its own), the seat's link
     // to another device until it ends: a finished match has nothing to join or to play on
     const stage = v.phase === "waiting" ? "waiting" : v.phase === "match_over" ? "over" : "on";
-    const key = `${document.documentElement.lang}:${stage}`;
+    // the invite link is for a player of a room with a free seat (a player left it); a
+    // spectator of such a room is offered the join page instead, of a full room neither
+    const player = !!token && v.seat != null;
+    const free = stage === "on" && (v.seats || []).some((s) => s.empty);
+    const key = `${document.documentElement.lang}:${stage}:${player}:${free}`;
     if (E.info.dataset.key === key) return; // built already (keeps an open <details> open)
     E.info.dataset.key = key;
     const rules = ruleSummary(v.rules);
     fill(E.info, ...[
       h("details", {}, h("summary", { text: t("table.house_rules") }), h("ul", {}, ...rules.map((r) => h("li", { text: r })))),
-      stage === "on" ? h("details.invite-details", {}, h("summary", { text: t("invite.title") }), invitePanel(matchId)) : null,
+      free && player ? h("details.invite-details", {}, h("summary", { text: t("invite.title") }), invitePanel(matchId)) : null,
+      free && !player ? joinPath() : null,
       token && v.seat != null && stage !== "over" ? h("details.seat-details", {}, h("summary", { text: t("seatlink.title") }), seatPanel(matchId, token)) : null,
       h("p.links", {}, h("a", { href: `/how-to-play?match=${matchId}`, "data-link": true, text: t("nav.howto") }), " · ",
         h("a", { href: "/", "data-link": true, text: t("table.home") })),
@@ -1212,9 +1224,19 @@ function mountTable(root, matchId, token, ctl) {
   async function leaveTable() {
     S.leave = "sending";
     if (S.view) renderLeave(S.view);
+    // the token leaves this browser's storage before the leave is sent: a start page of this
+    // browser checking its seats meanwhile was refused once the leave was done (a 401, which
+    // the browser logs as an error); a leave refused keeps it again
+    const seen = store.seen(matchId);
+    const mine = store.token(matchId) === token;
+    if (mine) store.dropToken(matchId);
     try {
       await api.leave(matchId, token, "bot:medium");
     } catch (e) {
+      if (mine && !store.token(matchId)) {
+        store.setToken(matchId, token);
+        if (seen) store.setSeen(matchId, seen);
+      }
       if (!alive) return;
       // 429: the match would be left to bots alone and no bots-only slot is free; nothing
       // changed, the player keeps the seat
@@ -1464,10 +1486,14 @@ function mountTable(root, matchId, token, ctl) {
         if (lost && S.view) announce(t("conn.closed"));
         if (st === "closed" && S.pendingOnSocket) noAnswer(); // its answer would have come there
       },
-      onFatal: () => {
+      onFatal: (why, code) => {
         // a spectator refused (no such match, say): the join page says why, from the summary
         if (!token) { if (alive) ctl.join(); return; }
         if (S.leave === "sending") return; // (leaving: leaveTable goes on from here)
+        // 4401 (api.md): the token holds no seat (left on the player's other device while
+        // this socket was away).  Asking the view with it again only earned a 401, which the
+        // browser logs as an error
+        if (code === 4401) { if (alive) seatLost(); return; }
         api.view(matchId, token).catch((e) => {
           if (e.status === 401 || e.status === 403 || e.code === "bad_token") seatLost();
         });
