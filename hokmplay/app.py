@@ -37,7 +37,8 @@ from prompt_toolkit.layout import Layout, Window
 from prompt_toolkit.layout.controls import FormattedTextControl
 from prompt_toolkit.styles import Style
 
-from hokmclient import ApiError, AsyncSeat, Choice, card_text, my_turn, parse_card, parse_suit
+from hokmclient import (ApiError, AsyncSeat, Choice, NetworkError, card_text, my_turn, parse_card,
+                        parse_suit)
 from hokmclient.cards import SUIT_NAME, SUIT_SYMBOL, suit_of
 
 from .bot import LocalBot
@@ -60,6 +61,11 @@ STYLE = Style.from_dict({
 
 REFUSED_AGAIN = {"stale_version": "The table moved on before your choice arrived: choose again.",
                  "not_your_turn": "It is not your turn any more."}
+NOT_SENT = ("The server does not answer: your choice may not have reached it. Choose again once "
+            "the header says connected.")
+"""A decision whose request failed for the network (QA: it said "Refused (network): POST
+http://...: All connection attempts failed", and kept saying it once back): nothing was
+refused, and the view after reconnecting tells whether it arrived."""
 
 
 
@@ -310,6 +316,8 @@ class PlayApp:
                 and int(view.get("version") or 0) > self._passing[1]:
             self._clear_passing()  # the player's next turn: what happened before is past
         self._passed_limit(view)
+        if self.cursor.message == NOT_SENT and self.seat.connected:
+            self.cursor.message = ""  # back: the view shows whether the choice arrived
         if self.cursor.message.startswith(INVITE) \
                 and not any(s.get("empty") for s in view.get("seats") or []):
             self.cursor.message = ""  # no seat is open to anyone (solo): the link only says so
@@ -597,8 +605,9 @@ class PlayApp:
         try:
             await self.seat.decide(choice, view)
         except ApiError as error:
-            self.cursor.message = REFUSED_AGAIN.get(error.code,
-                                                    f"Refused ({error.code}): {error.message}")
+            refused = f"Refused ({error.code}): {error.message}"
+            self.cursor.message = (NOT_SENT if isinstance(error, NetworkError)
+                                   else REFUSED_AGAIN.get(error.code, refused))
         finally:
             self.busy = False
             self.app.invalidate()
