@@ -42,7 +42,8 @@ from hokmclient import (ApiError, AsyncSeat, Choice, NetworkError, card_text, my
 from hokmclient.cards import SUIT_NAME, SUIT_SYMBOL, suit_of
 
 from .bot import LocalBot
-from .screen import COUNTDOWN_S, TALON_WORDS, Cursor, can_leave, render, to_discard
+from .screen import (COUNTDOWN_S, TALON_WORDS, Cursor, can_leave, cards_count, render,
+                     to_discard)
 
 STYLE = Style.from_dict({
     "title": "bold",
@@ -565,8 +566,8 @@ class PlayApp:
         if code in marked:
             marked.remove(code)
         elif len(marked) >= need:
-            self.cursor.message = (f"You already marked {need} cards: unmark one (Space on a "
-                                   f"marked card) before marking {card_text(code)}.")
+            self.cursor.message = (f"You already marked {cards_count(need)}: unmark one (Space "
+                                   f"on a marked card) before marking {card_text(code)}.")
             return
         else:
             marked.append(code)
@@ -585,7 +586,7 @@ class PlayApp:
             self._toggle(code, need)
             return
         if len(self.cursor.marked) != need:
-            self.cursor.message = (f"Mark exactly {need} cards with Space first "
+            self.cursor.message = (f"Mark exactly {cards_count(need)} with Space first "
                                    f"({len(self.cursor.marked)} marked).")
             return
         self.cursor.message = ""
