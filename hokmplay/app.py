@@ -116,6 +116,15 @@ HINT_REFUSED = {"hints_exhausted": "No hints left: hints accompany three of your
 """The message of ``?`` for the hint route's refusals (api.md), by error code."""
 
 
+def said(error: ApiError) -> str:
+    """A refusal's words for a message: the server's, or, when it did not answer, that it does
+    not (QA: "No hint: GET http://HOST/api/matches/.../hint?...: All connection attempts
+    failed", the request's address in a line about the table)."""
+    if isinstance(error, NetworkError):
+        return "the server does not answer"
+    return error.message or error.code
+
+
 def suggested(advice: dict[str, Any]) -> list[str]:
     """A hint's suggestion as the choices it names (api.md: a suit, a card, ``keep`` or
     ``discard``, or the cards to lay aside joined by spaces)."""
@@ -286,7 +295,7 @@ class PlayApp:
             try:
                 await self.seat.send({"type": "more_time"})
             except ApiError as error:
-                self.cursor.message = f"No more time: {error.message or error.code}."
+                self.cursor.message = f"No more time: {said(error)}."
                 self.app.invalidate()
 
         self._spawn(ask())
@@ -410,7 +419,7 @@ class PlayApp:
             try:
                 advice = await self.seat.hint(since)
             except ApiError as error:
-                told = HINT_REFUSED.get(error.code, f"No hint: {error.message or error.code}.")
+                told = HINT_REFUSED.get(error.code, f"No hint: {said(error)}.")
                 if self.cursor.message == ASKING_HINT:
                     self.cursor.message = told
                 self.app.invalidate()
@@ -489,7 +498,7 @@ class PlayApp:
                 "runs as many of those as it may. Try again in "
                 f"{math.ceil(error.retry_after or 60)} seconds; your seat is still yours."
                 if error.code == "rate_limited"
-                else f"You are still seated: {error.message or error.code}.")
+                else f"You are still seated: {said(error)}.")
             self.app.invalidate()
             return
         self.left = (f"You left the table: a computer player ({LEAVE_LEVEL}) has your seat "
@@ -518,7 +527,7 @@ class PlayApp:
         try:
             self.rematch = await self.seat.client.rematch(self.seat.match_id, self.seat.token)
         except ApiError as error:
-            self.cursor.message = f"No rematch: {error.message or error.code}."
+            self.cursor.message = f"No rematch: {said(error)}."
             self.busy = False
             self.app.invalidate()
             return

@@ -2,7 +2,8 @@
 while it was down said "Refused (network): POST http://HOST/api/matches/.../commands: All
 connection attempts failed", though nothing was refused, and kept saying it once the client
 was connected again).  Now the choice says the server does not answer and to choose again once
-connected; the words go when the view comes back, and the choice then works."""
+connected; the words go when the view comes back, and the choice then works.  A hint and
+leaving the seat say "the server does not answer" as well."""
 
 from __future__ import annotations
 
@@ -39,6 +40,17 @@ def test_a_choice_while_the_server_is_down_says_so_and_goes_when_back(
     until(term, lambda s: "Choose trump: " in s and "● connected" in s, "the choice of trump")
     proxy.cut()
     until(term, lambda s: "reconnecting" in s, "the header saying the socket is gone")
+    # a hint, and leaving the seat, say so too (not the request's method and address)
+    term.type("?")
+    screen = until(term, lambda s: "No hint: the server does not answer." in words(s),
+                   "the hint not answered")
+    assert "GET" not in screen and "/api/" not in words(screen), screen
+    term.type("L")
+    until(term, lambda s: "Press L again to leave" in words(s), "the question to leave")
+    term.type("L")
+    screen = until(term, lambda s: "You are still seated: the server does not answer."
+                   in words(s), "the leave not answered")
+    assert "POST" not in screen and "/api/" not in words(screen), screen
     term.type("S")
     term.keys("Enter")
     screen = until(term, lambda s: NOT_SENT in words(s), "the choice not sent")
