@@ -178,6 +178,8 @@ class PlayApp:
         self.rematch: dict[str, Any] | None = None
         """The answer of ``POST .../rematch`` once the player asked for the next match."""
         self.left: str | None = None
+        self.ended: ApiError | None = None
+        """Why the seat ended while the table was shown (the server refused its socket)."""
         """What to say once the app ends after the player left the seat to a bot (``L``)."""
         self._legal: list[str] = []
         self._limit: tuple[int, int, float] | None = None
@@ -641,6 +643,17 @@ class PlayApp:
 
     # -- running -------------------------------------------------------------------------------
 
+    async def _watch_end(self) -> None:
+        """End the app when the server refuses the seat's socket for good (QA: a server
+        restarted without the match, 4404, left the table saying "reconnecting…" for ever):
+        :meth:`run` raises that ``ApiError`` and ``hokm play`` says it in a line, status 1."""
+        try:
+            await self.seat.wait(lambda view: False)
+        except ApiError as error:
+            self.ended = error
+            if self.app.is_running:
+                self.app.exit(result=1)
+
     async def run(self) -> int:
         """Show the table until the player quits; returns the exit status."""
         self.seat.on_view = self._changed
@@ -650,7 +663,11 @@ class PlayApp:
         if self.seat.view is not None:
             self._changed(self.seat.view)
         try:
-            return await self.app.run_async() or 0
+            status = await self.app.run_async(
+                pre_run=lambda: self._spawn(self._watch_end())) or 0
+            if self.ended is not None:
+                raise self.ended
+            return status
         finally:
             for task in list(self._tasks):
                 task.cancel()

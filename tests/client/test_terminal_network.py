@@ -15,7 +15,7 @@ from hokmclient import Client, LocalServer
 from tests.conftest import wait_for
 
 from .proxy import Proxy
-from .test_play_terminal import HOKM, SOLO, deck
+from .test_play_terminal import HOKM, ROOT, SOLO, deck
 from .test_terminal_narrow import until, words
 from .tmux import Terminal
 
@@ -66,3 +66,28 @@ def test_a_choice_while_the_server_is_down_says_so_and_goes_when_back(
     wait_for(lambda: client.view(mid, token)["view"]["trump"] == "S", timeout=30,
              what="the trump chosen once back", seen=term.screen)
     assert "Traceback" not in term.history()
+
+
+def test_a_server_back_without_the_match_ends_hokm_play_in_a_line(
+        server: LocalServer, proxy: Proxy, terminal: list[Terminal]) -> None:
+    """The server comes back without the match (restarted with its data lost: here the proxy
+    goes on to another server): the socket is refused for good (4404), and ``hokm play`` ends
+    saying so in a line with status 1 (it said "reconnecting…" for ever)."""
+    client = Client(server.url)
+    created = client.create(seats=SOLO, name="Tess", first_hakem=0, decks=[deck(21)])
+    mid, token = str(created["match_id"]), str(created["token"])
+    term = Terminal([HOKM, "play", f"{proxy.url}/m/{mid}", f"--token={token}"],
+                    env={"NO_COLOR": "1"})
+    terminal.append(term)
+    until(term, lambda s: "Choose trump: " in s and "● connected" in s, "the choice of trump")
+    with LocalServer(cwd=ROOT) as other:
+        proxy.target_port = int(other.url.rsplit(":", 1)[1])
+        proxy.cut()
+        until(term, lambda s: "reconnecting" in s, "the header saying the socket is gone")
+        proxy.restore()
+        wait_for(lambda: term.exit_status() is not None, timeout=60,
+                 what="hokm play ending", seen=term.screen)
+    assert term.exit_status() == 1
+    said = words(term.history())
+    assert "hokm play: there is no such match" in said, said
+    assert "Traceback" not in said, said
