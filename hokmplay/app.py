@@ -19,7 +19,8 @@ suggestion and says why and how many hints are left, and the selection moves to 
 left, or not at the seat's turn, the message says so.  With a local bot the bot decides and
 the keys only quit or leave.
 The socket reconnects by itself (:class:`hokmclient.AsyncSeat`); the header shows whether it
-is connected.
+is connected, a request the server did not answer says so (never the request's address), and a
+socket the server refuses for good (the match gone) ends :meth:`PlayApp.run` with that error.
 """
 
 from __future__ import annotations
