@@ -19,7 +19,8 @@ suggestion and says why and how many hints are left, and the selection moves to 
 left, or not at the seat's turn, the message says so.  With a local bot the bot decides and
 the keys only quit or leave.
 The socket reconnects by itself (:class:`hokmclient.AsyncSeat`); the header shows whether it
-is connected.
+is connected, a request the server did not answer says so (never the request's address), and a
+socket the server refuses for good (the match gone) ends :meth:`PlayApp.run` with that error.
 """
 
 from __future__ import annotations
@@ -37,11 +38,13 @@ from prompt_toolkit.layout import Layout, Window
 from prompt_toolkit.layout.controls import FormattedTextControl
 from prompt_toolkit.styles import Style
 
-from hokmclient import ApiError, AsyncSeat, Choice, card_text, my_turn, parse_card, parse_suit
+from hokmclient import (ApiError, AsyncSeat, Choice, NetworkError, card_text, my_turn, parse_card,
+                        parse_suit)
 from hokmclient.cards import SUIT_NAME, SUIT_SYMBOL, suit_of
 
 from .bot import LocalBot
-from .screen import COUNTDOWN_S, TALON_WORDS, Cursor, can_leave, render, to_discard
+from .screen import (COUNTDOWN_S, TALON_WORDS, Cursor, can_leave, cards_count, render,
+                     to_discard)
 
 STYLE = Style.from_dict({
     "title": "bold",
@@ -60,6 +63,11 @@ STYLE = Style.from_dict({
 
 REFUSED_AGAIN = {"stale_version": "The table moved on before your choice arrived: choose again.",
                  "not_your_turn": "It is not your turn any more."}
+NOT_SENT = ("The server does not answer: your choice may not have reached it. Choose again once "
+            "the header says connected.")
+"""A decision whose request failed for the network (QA: it said "Refused (network): POST
+http://...: All connection attempts failed", and kept saying it once back): nothing was
+refused, and the view after reconnecting tells whether it arrived."""
 
 
 
@@ -107,6 +115,15 @@ HINT_REFUSED = {"hints_exhausted": "No hints left: hints accompany three of your
                 "not_your_turn": "A hint is for your turn: press ? when it is yours.",
                 "unavailable": "This server gives no hints."}
 """The message of ``?`` for the hint route's refusals (api.md), by error code."""
+
+
+def said(error: ApiError) -> str:
+    """A refusal's words for a message: the server's, or, when it did not answer, that it does
+    not (QA: "No hint: GET http://HOST/api/matches/.../hint?...: All connection attempts
+    failed", the request's address in a line about the table)."""
+    if isinstance(error, NetworkError):
+        return "the server does not answer"
+    return error.message or error.code
 
 
 def suggested(advice: dict[str, Any]) -> list[str]:
@@ -162,6 +179,8 @@ class PlayApp:
         self.rematch: dict[str, Any] | None = None
         """The answer of ``POST .../rematch`` once the player asked for the next match."""
         self.left: str | None = None
+        self.ended: ApiError | None = None
+        """Why the seat ended while the table was shown (the server refused its socket)."""
         """What to say once the app ends after the player left the seat to a bot (``L``)."""
         self._legal: list[str] = []
         self._limit: tuple[int, int, float] | None = None
@@ -279,7 +298,7 @@ class PlayApp:
             try:
                 await self.seat.send({"type": "more_time"})
             except ApiError as error:
-                self.cursor.message = f"No more time: {error.message or error.code}."
+                self.cursor.message = f"No more time: {said(error)}."
                 self.app.invalidate()
 
         self._spawn(ask())
@@ -310,6 +329,8 @@ class PlayApp:
                 and int(view.get("version") or 0) > self._passing[1]:
             self._clear_passing()  # the player's next turn: what happened before is past
         self._passed_limit(view)
+        if self.cursor.message == NOT_SENT and self.seat.connected:
+            self.cursor.message = ""  # back: the view shows whether the choice arrived
         if self.cursor.message.startswith(INVITE) \
                 and not any(s.get("empty") for s in view.get("seats") or []):
             self.cursor.message = ""  # no seat is open to anyone (solo): the link only says so
@@ -401,7 +422,7 @@ class PlayApp:
             try:
                 advice = await self.seat.hint(since)
             except ApiError as error:
-                told = HINT_REFUSED.get(error.code, f"No hint: {error.message or error.code}.")
+                told = HINT_REFUSED.get(error.code, f"No hint: {said(error)}.")
                 if self.cursor.message == ASKING_HINT:
                     self.cursor.message = told
                 self.app.invalidate()
@@ -480,7 +501,7 @@ class PlayApp:
                 "runs as many of those as it may. Try again in "
                 f"{math.ceil(error.retry_after or 60)} seconds; your seat is still yours."
                 if error.code == "rate_limited"
-                else f"You are still seated: {error.message or error.code}.")
+                else f"You are still seated: {said(error)}.")
             self.app.invalidate()
             return
         self.left = (f"You left the table: a computer player ({LEAVE_LEVEL}) has your seat "
@@ -509,7 +530,7 @@ class PlayApp:
         try:
             self.rematch = await self.seat.client.rematch(self.seat.match_id, self.seat.token)
         except ApiError as error:
-            self.cursor.message = f"No rematch: {error.message or error.code}."
+            self.cursor.message = f"No rematch: {said(error)}."
             self.busy = False
             self.app.invalidate()
             return
@@ -557,8 +578,8 @@ class PlayApp:
         if code in marked:
             marked.remove(code)
         elif len(marked) >= need:
-            self.cursor.message = (f"You already marked {need} cards: unmark one (Space on a "
-                                   f"marked card) before marking {card_text(code)}.")
+            self.cursor.message = (f"You already marked {cards_count(need)}: unmark one (Space "
+                                   f"on a marked card) before marking {card_text(code)}.")
             return
         else:
             marked.append(code)
@@ -577,7 +598,7 @@ class PlayApp:
             self._toggle(code, need)
             return
         if len(self.cursor.marked) != need:
-            self.cursor.message = (f"Mark exactly {need} cards with Space first "
+            self.cursor.message = (f"Mark exactly {cards_count(need)} with Space first "
                                    f"({len(self.cursor.marked)} marked).")
             return
         self.cursor.message = ""
@@ -597,8 +618,9 @@ class PlayApp:
         try:
             await self.seat.decide(choice, view)
         except ApiError as error:
-            self.cursor.message = REFUSED_AGAIN.get(error.code,
-                                                    f"Refused ({error.code}): {error.message}")
+            refused = f"Refused ({error.code}): {error.message}"
+            self.cursor.message = (NOT_SENT if isinstance(error, NetworkError)
+                                   else REFUSED_AGAIN.get(error.code, refused))
         finally:
             self.busy = False
             self.app.invalidate()
@@ -622,6 +644,17 @@ class PlayApp:
 
     # -- running -------------------------------------------------------------------------------
 
+    async def _watch_end(self) -> None:
+        """End the app when the server refuses the seat's socket for good (QA: a server
+        restarted without the match, 4404, left the table saying "reconnecting…" for ever):
+        :meth:`run` raises that ``ApiError`` and ``hokm play`` says it in a line, status 1."""
+        try:
+            await self.seat.wait(lambda view: False)
+        except ApiError as error:
+            self.ended = error
+            if self.app.is_running:
+                self.app.exit(result=1)
+
     async def run(self) -> int:
         """Show the table until the player quits; returns the exit status."""
         self.seat.on_view = self._changed
@@ -631,7 +664,11 @@ class PlayApp:
         if self.seat.view is not None:
             self._changed(self.seat.view)
         try:
-            return await self.app.run_async() or 0
+            status = await self.app.run_async(
+                pre_run=lambda: self._spawn(self._watch_end())) or 0
+            if self.ended is not None:
+                raise self.ended
+            return status
         finally:
             for task in list(self._tasks):
                 task.cancel()

@@ -8,8 +8,9 @@ policy of this machine play the seat.  Without a terminal
 (output to a pipe or a file) only ``--bot`` and ``--spectate`` run, printing a line per trick.
 
 Errors are one line and a non-zero exit (``services/clitools.py``'s contract): a link that is
-not one (2), a server that does not answer, a match that does not exist or has no open seat,
-a refused token (1).
+not one, a match that does not exist or has no open seat, a refused token, a server that is no
+Hokm server (2: :data:`REFUSED_INPUT`); a server that does not answer or rate limits, or a
+match the server no longer has once the table is shown (1).
 """
 
 from __future__ import annotations

@@ -66,6 +66,11 @@ COUNTDOWN_S = 20
 """The turn limit is shown once fewer seconds than this are left (as in the browser)."""
 
 
+def cards_count(n: int) -> str:
+    """``n`` cards in words: "1 card", "0 cards", "13 cards" (QA: "Kian (seat 2) 1 cards")."""
+    return f"{n} card{'' if n == 1 else 's'}"
+
+
 def card(code: str, style: str = "") -> Fragment:
     """A card with its colour class (red for hearts and diamonds)."""
     colour = "class:red" if code[1] in RED else "class:black"
@@ -215,7 +220,7 @@ def _seat_label(view: View, seat: int) -> str:
         tags.append("Hakem")
     name = seat_name(view, seat) if seat != view.get("seat") else (info.get("name") or "you")
     count = counts[seat] if seat < len(counts) else 0
-    return f"{name} (seat {seat}{', ' + ', '.join(tags) if tags else ''}) {count} cards"
+    return f"{name} (seat {seat}{', ' + ', '.join(tags) if tags else ''}) {cards_count(count)}"
 
 
 CENTRE = 22
@@ -309,7 +314,7 @@ def table_notes(view: View) -> list[Line]:
                       *[card(c, "class:dim") for c in removed]])
     talon = view.get("talon")
     if talon and (talon.get("left") or talon.get("discarded")):
-        line: Line = [("class:dim", f"Talon: {talon.get('left', 0)} cards")]
+        line: Line = [("class:dim", f"Talon: {cards_count(int(talon.get('left', 0)))}")]
         if talon.get("discarded"):
             line.append(("class:dim", " · your discards: "))
             for i, code in enumerate(talon["discarded"]):
@@ -471,7 +476,7 @@ def status(view: View, cursor: Cursor) -> list[Line]:
                                          "or type S, H, D or C and Enter.")])
         elif phase == "discarding":
             need = to_discard(view)
-            lines.append([("class:turn", f"Lay {need} cards aside face down: ←/→ and Space "
+            lines.append([("class:turn", f"Lay {cards_count(need)} aside face down: ←/→ and Space "
                                          "mark a card (or type one and Enter), Enter lays "
                                          f"them aside ({len(cursor.marked)} of {need} "
                                          "marked).")])
