@@ -26,7 +26,7 @@ from typing import Any
 
 import redis
 
-from services.clitools import CliError, host, port, redact_url, unreachable
+from services.clitools import NOT_A_FILE, CliError, host, port, redact_url, unreachable
 from services.runtime import Runtime, build_runtime
 from services.store.replicas import short_of_replicas
 from services.settings import Settings
@@ -73,7 +73,12 @@ def _run(args: argparse.Namespace) -> int:
             why = exc.strerror or str(exc)
             if isinstance(exc, FileExistsError):  # mkdir met a file where the folder should be
                 why = "a file is there, not a folder"
-            raise CliError(f"cannot use the data folder {settings.data_dir} ({why})") from None
+            # a path that names no folder to use (a file, under a file, too long) is the
+            # command line's (2, as ``open_named``); another failure (permissions, a full or
+            # failing disk) is 1
+            named = isinstance(exc, FileExistsError) or exc.errno in NOT_A_FILE
+            raise CliError(f"cannot use the data folder {settings.data_dir} ({why})",
+                           2 if named else 1) from None
         if not rt.embedded:
             assert settings.redis_url is not None
             where = settings.redis_url

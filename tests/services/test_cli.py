@@ -575,8 +575,12 @@ def test_serve_refuses_an_empty_address_and_names_a_file_in_the_data_folders_pla
     afile.write_text("x")
     taken = subprocess.run([HOKM, "serve", "--data", str(afile), "--port", "0"], env=env,
                            capture_output=True, text=True, timeout=60)
-    line = assert_one_line_error(taken, 1)
+    line = assert_one_line_error(taken, 2)  # the command line's: 2, as for ``--file``
     assert "a file is there, not a folder" in line, line
+    under = subprocess.run([HOKM, "serve", "--data", str(afile / "data"), "--port", "0"],
+                           env=env, capture_output=True, text=True, timeout=60)
+    line = assert_one_line_error(under, 2)
+    assert f"cannot use the data folder {afile / 'data'}" in line, line
 
 
 def test_serve_on_every_address_prints_one_to_open_and_says_when_no_browser_opens(
