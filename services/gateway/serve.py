@@ -8,7 +8,8 @@ several ``hokm serve --port ...`` behind a load balancer to scale out.
 
 Start-up, in this order, each failure being one line on stderr: the settings are read (a value
 that is not valid names its variable, exit status 2), the port is bound (a busy port fails here,
-exit status 1, before anything else happens), the runtime is built (the data folder locked,
+exit status 1, before anything else happens; a ``--host`` that is no address of this machine,
+2), the runtime is built (the data folder locked,
 replayed and its unfinished matches resumed; or the Redis pinged), and only then is the address
 printed and the server run.
 """
@@ -17,8 +18,10 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
+import errno
 import gc
 import logging
+import socket
 import threading
 import webbrowser
 from collections.abc import Callable
@@ -57,8 +60,8 @@ def _run(args: argparse.Namespace) -> int:
     try:
         sock = bind(args.host, args.port)
     except OSError as exc:
-        raise CliError(f"cannot listen on {args.host}:{args.port} "
-                       f"({exc.strerror or exc})") from None
+        raise CliError(f"cannot listen on {args.host}:{args.port} ({exc.strerror or exc})",
+                       2 if _no_such_address(exc) else 1) from None
     try:
         try:
             rt = build_runtime(settings)
@@ -138,6 +141,15 @@ def _run(args: argparse.Namespace) -> int:
         sock.close()
         rt.close()
     return 0
+
+
+def _no_such_address(exc: OSError) -> bool:
+    """Whether ``bind`` failed because ``--host`` names no address of this machine (a name
+    that does not resolve, another machine's address): the command line's, exit 2.  A port in
+    use or not allowed, or a name server that did not answer, is 1."""
+    if isinstance(exc, socket.gaierror):
+        return exc.errno in (socket.EAI_NONAME, getattr(socket, "EAI_NODATA", socket.EAI_NONAME))
+    return exc.errno == errno.EADDRNOTAVAIL
 
 
 LOOPBACK_OF = {"0.0.0.0": "127.0.0.1", "::": "::1"}  # noqa: S104 (names them, binds nothing)
