@@ -592,6 +592,11 @@ def test_serve_refuses_an_empty_address_and_names_a_file_in_the_data_folders_pla
                            env=env, capture_output=True, text=True, timeout=60)
     line = assert_one_line_error(under, 2)
     assert f"cannot use the data folder {afile / 'data'}" in line, line
+    for command in (["replay"], ["export", "x"], ["verify", "x"], ["analyze", "x"]):
+        read = subprocess.run([HOKM, *command, "--data", str(afile)], env=env,
+                              capture_output=True, text=True, timeout=60)
+        line = assert_one_line_error(read, 2)
+        assert f"no matches in {afile}: it is a file, not a data folder" in line, line
 
 
 def test_serve_on_every_address_prints_one_to_open_and_says_when_no_browser_opens(
