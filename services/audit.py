@@ -411,6 +411,8 @@ def _client(args: argparse.Namespace, match_id: str | None) -> Any:
     try:
         server = journal.load(folder, match_id)
     except FileNotFoundError:
+        if os.path.exists(folder) and not os.path.isdir(folder):  # ("holds no journal" misled)
+            raise CliError(f"no matches in {folder}: it is a file, not a data folder", 2) from None
         raise CliError(f"no matches in {folder}: it holds no journal (the embedded server "
                        "keeps its matches there; set HOKM_REDIS_URL to read a Redis)",
                        2) from None

@@ -11,8 +11,9 @@ sub-commands did already):
   that is not valid or missing, or something it names that is not there or not in a state the
   command takes (a match id, well-formed or not, that names no match; a ``--file`` to read or
   an ``-o`` to write that is missing, a folder, under a missing folder or not a file at all,
-  a socket: :func:`open_named`; a data folder that is not hokm's; a seat or step the match
-  has not; a match not over for ``export`` and ``analyze``; for ``hokm play`` the server's
+  a socket: :func:`open_named`; a data folder that is not hokm's, a file or under one; a
+  ``--host`` that is no address of this machine; a seat or step the match has not; a match
+  not over for ``export`` and ``analyze``; for ``hokm play`` the server's
   ``not_found``, ``bad_token``, ``match_full``, ...; a server that is not a Hokm server).
   Changing the command fixes it.
 - 1: the command could not be carried out: a Redis or server that does not answer (or rate

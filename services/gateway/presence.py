@@ -42,7 +42,15 @@ from services.store import keys
 from .outage import UNREACHABLE, one_line
 
 log = logging.getLogger("hokm.gateway")
-PRESENCE_TTL_MS = 30_000
+PRESENCE_TTL_MS = 15_000
+"""An entry's lease: three refresh periods (``PRESENCE_EVERY_S``), so two missed refreshes (a
+stalled loop, a Redis failover) do not flicker the seat away.  It is also how long a gateway
+killed with SIGKILL (no close, no ``left``) leaves its seats shown connected and out of the
+away set: up to the lease and one pass of another hub following the match, then they are
+away.  A restart of that gateway does not shorten it: it is a new gateway (a new id) that
+does not know which entries its predecessor held, and the player's socket, reconnecting to it
+or another, shows the seat connected at once whatever the old entry says.  It was 30 s (six
+periods); shorter means more refreshes (one pipelined write per followed match a period)."""
 PRESENCE_EVERY_S = 5.0
 PRESENCE_BATCH = 50
 

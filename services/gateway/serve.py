@@ -8,7 +8,8 @@ several ``hokm serve --port ...`` behind a load balancer to scale out.
 
 Start-up, in this order, each failure being one line on stderr: the settings are read (a value
 that is not valid names its variable, exit status 2), the port is bound (a busy port fails here,
-exit status 1, before anything else happens), the runtime is built (the data folder locked,
+exit status 1, before anything else happens; a ``--host`` that is no address of this machine,
+2), the runtime is built (the data folder locked,
 replayed and its unfinished matches resumed; or the Redis pinged), and only then is the address
 printed and the server run.
 """
@@ -17,8 +18,10 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
+import errno
 import gc
 import logging
+import socket
 import threading
 import webbrowser
 from collections.abc import Callable
@@ -26,7 +29,7 @@ from typing import Any
 
 import redis
 
-from services.clitools import CliError, host, port, redact_url, unreachable
+from services.clitools import NOT_A_FILE, CliError, host, port, redact_url, unreachable
 from services.runtime import Runtime, build_runtime
 from services.store.replicas import short_of_replicas
 from services.settings import Settings
@@ -57,8 +60,8 @@ def _run(args: argparse.Namespace) -> int:
     try:
         sock = bind(args.host, args.port)
     except OSError as exc:
-        raise CliError(f"cannot listen on {args.host}:{args.port} "
-                       f"({exc.strerror or exc})") from None
+        raise CliError(f"cannot listen on {args.host}:{args.port} ({exc.strerror or exc})",
+                       2 if _no_such_address(exc) else 1) from None
     try:
         try:
             rt = build_runtime(settings)
@@ -73,7 +76,12 @@ def _run(args: argparse.Namespace) -> int:
             why = exc.strerror or str(exc)
             if isinstance(exc, FileExistsError):  # mkdir met a file where the folder should be
                 why = "a file is there, not a folder"
-            raise CliError(f"cannot use the data folder {settings.data_dir} ({why})") from None
+            # a path that names no folder to use (a file, under a file, too long) is the
+            # command line's (2, as ``open_named``); another failure (permissions, a full or
+            # failing disk) is 1
+            named = isinstance(exc, FileExistsError) or exc.errno in NOT_A_FILE
+            raise CliError(f"cannot use the data folder {settings.data_dir} ({why})",
+                           2 if named else 1) from None
         if not rt.embedded:
             assert settings.redis_url is not None
             where = settings.redis_url
@@ -133,6 +141,15 @@ def _run(args: argparse.Namespace) -> int:
         sock.close()
         rt.close()
     return 0
+
+
+def _no_such_address(exc: OSError) -> bool:
+    """Whether ``bind`` failed because ``--host`` names no address of this machine (a name
+    that does not resolve, another machine's address): the command line's, exit 2.  A port in
+    use or not allowed, or a name server that did not answer, is 1."""
+    if isinstance(exc, socket.gaierror):
+        return exc.errno in (socket.EAI_NONAME, getattr(socket, "EAI_NODATA", socket.EAI_NONAME))
+    return exc.errno == errno.EADDRNOTAVAIL
 
 
 LOOPBACK_OF = {"0.0.0.0": "127.0.0.1", "::": "::1"}  # noqa: S104 (names them, binds nothing)

@@ -287,6 +287,17 @@ def test_serve_on_a_busy_port_says_so_in_one_line_and_does_not_claim_to_run(
     assert result.stdout == ""
 
 
+def test_serve_on_an_address_not_of_this_machine_is_the_command_lines(tmp_path: Path) -> None:
+    """A ``--host`` that resolves to no address here (a name that does not resolve, an address
+    of another machine) exited 1, as a busy port does; changing the command fixes it: 2."""
+    # (TEST-NET-1: nobody's address; a name is not tried: without a name server it fails as
+    # one that did not answer, 1)
+    result = run("serve", "--host", "192.0.2.1", "--port", "0", "--data", str(tmp_path))
+    line = assert_one_line_error(result, 2)
+    assert "cannot listen on 192.0.2.1:0 (Cannot assign requested address)" in line, line
+    assert result.stdout == ""
+
+
 def test_every_sub_commands_help_says_what_it_does_in_plain_words() -> None:
     """Each ``hokm X --help`` has a sentence under its usage, with no reStructuredText markup
     (``hokm arena``'s showed ````hokm arena A B````; ``demo``'s and ``analyze``'s had none)."""
@@ -575,8 +586,17 @@ def test_serve_refuses_an_empty_address_and_names_a_file_in_the_data_folders_pla
     afile.write_text("x")
     taken = subprocess.run([HOKM, "serve", "--data", str(afile), "--port", "0"], env=env,
                            capture_output=True, text=True, timeout=60)
-    line = assert_one_line_error(taken, 1)
+    line = assert_one_line_error(taken, 2)  # the command line's: 2, as for ``--file``
     assert "a file is there, not a folder" in line, line
+    under = subprocess.run([HOKM, "serve", "--data", str(afile / "data"), "--port", "0"],
+                           env=env, capture_output=True, text=True, timeout=60)
+    line = assert_one_line_error(under, 2)
+    assert f"cannot use the data folder {afile / 'data'}" in line, line
+    for command in (["replay"], ["export", "x"], ["verify", "x"], ["analyze", "x"]):
+        read = subprocess.run([HOKM, *command, "--data", str(afile)], env=env,
+                              capture_output=True, text=True, timeout=60)
+        line = assert_one_line_error(read, 2)
+        assert f"no matches in {afile}: it is a file, not a data folder" in line, line
 
 
 def test_serve_on_every_address_prints_one_to_open_and_says_when_no_browser_opens(
