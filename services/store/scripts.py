@@ -14,7 +14,7 @@ from __future__ import annotations
 from typing import Any
 
 from . import keys
-from .entries import entry_id
+from .entries import FIELD, entry_id
 
 APPEND = """
 local v = tonumber(string.match(ARGV[1], '^(%d+)-'))
@@ -70,7 +70,7 @@ def xadd_args(match_id: str, version: int, payload: bytes) -> tuple[Any, ...]:
     entry id, and the one field with the payload.  (The gap ``APPEND`` refuses is the
     caller's to check first: ``entries.reaches``.)"""
     start = () if version == 1 else ("NOMKSTREAM",)
-    return (keys.log(match_id), *start, entry_id(version), "d", payload)
+    return (keys.log(match_id), *start, entry_id(version), FIELD, payload)
 
 HELD = """
 if #redis.call('XRANGE', KEYS[1], ARGV[1], ARGV[1]) == 0 then return 0 end
