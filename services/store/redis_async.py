@@ -232,7 +232,12 @@ class _Appends:
             await self._discard(conn)
 
 
-_XREAD_HEAD = b"".join(b"$%d\r\n%s\r\n" % (len(w), w) for w in (
+def _bulk(word: bytes) -> bytes:
+    """``word`` as a RESP bulk string (one argument of a packed command)."""
+    return b"$%d\r\n%s\r\n" % (len(word), word)
+
+
+_XREAD_HEAD = b"".join(_bulk(w) for w in (
     b"XREAD", b"COUNT", b"%d" % COUNT, b"BLOCK", b"%d" % (BLOCK_S * 1000), b"STREAMS"))
 
 
@@ -355,9 +360,8 @@ class StreamsFollower:
             for match_id in positions:
                 key = keys.log(match_id).encode()
                 self._match_of[key] = match_id
-                parts.append(b"$%d\r\n%s\r\n" % (len(key), key))
-            wake = self._wake_bytes
-            parts.append(b"$%d\r\n%s\r\n" % (len(wake), wake))
+                parts.append(_bulk(key))
+            parts.append(_bulk(self._wake_bytes))
             self._keys_block = b"".join(parts)
             self._packed_gen = self._gen
         ids = self._ids
@@ -365,11 +369,9 @@ class StreamsFollower:
         for match_id, at in positions.items():
             cached = ids.get(match_id)
             if cached is None or cached[0] != at:
-                text = entry_id(at)
-                cached = ids[match_id] = (at, b"$%d\r\n%s\r\n" % (len(text), text))
+                cached = ids[match_id] = (at, _bulk(entry_id(at)))
             parts.append(cached[1])
-        wake_id = self._wake_id
-        parts.append(b"$%d\r\n%s\r\n" % (len(wake_id), wake_id))
+        parts.append(_bulk(self._wake_id))
         return b"".join(parts)
 
     async def _disconnect(self) -> None:

@@ -63,6 +63,11 @@ def _node_options(cluster: Any, wait_ms: int, client: type) -> dict[str, Any]:
     return options
 
 
+_LOST = (redis.ConnectionError, redis.TimeoutError, OSError)
+"""What a pipeline to a node raises when the node cannot be reached (``_redirect``: ask the
+cluster again, then retry)."""
+
+
 def _redirect(answer: Any) -> tuple[str, int] | bool:
     """Where a node's answer sends the command: ``(host, port)`` for an ``ASK`` (the slot is
     migrating and the key already moved: the command goes there once, after ``ASKING``),
@@ -75,13 +80,7 @@ def _redirect(answer: Any) -> tuple[str, int] | bool:
         return True
     if isinstance(answer, exceptions.AskError):
         return answer.host, int(answer.port)
-    return isinstance(answer, (exceptions.ClusterError, exceptions.TryAgainError,
-                               redis.ConnectionError, redis.TimeoutError, OSError))
-
-
-_LOST = (redis.ConnectionError, redis.TimeoutError, OSError)
-"""What a pipeline to a node raises when the node cannot be reached (``_redirect``: ask the
-cluster again, then retry)."""
+    return isinstance(answer, (exceptions.ClusterError, exceptions.TryAgainError, *_LOST))
 
 
 def _settle(stored: Any, acked: Any, replicas: int) -> bool:
