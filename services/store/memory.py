@@ -10,6 +10,7 @@ import time
 from collections.abc import Callable
 
 from .codec import decode, sealed
+from .parking import parked
 from .port import Conflict, Entries, Record, move_up
 
 
@@ -234,11 +235,8 @@ class MemoryFollower:
                     batch.append((match_id, entries))
             if batch:
                 return batch
-            self.waiting = True
-            try:
+            with parked(self):
                 await self._event.wait()
-            finally:
-                self.waiting = False
 
     async def close(self) -> None:
         if self._wake in self.store._listeners:

@@ -31,10 +31,11 @@ from typing import Any
 import redis
 
 from . import keys
-from .port import Entries, Follower, StoreUnavailable, move_up
-from .redis_streams import id_range, payloads_of, publishes, reaches, version_of
-from .scripts import APPEND, append_args, refused
-from .transient import UNAVAILABLE
+from .entries import entry_id, id_range, payload_of, payloads_of, reaches, version_of
+from .parking import parked
+from .port import Entries, Follower, move_up
+from .scripts import APPEND, append_answer, append_args, publishes, xadd_args
+from .transient import UNAVAILABLE, translated
 
 log = logging.getLogger("hokm.store")
 BLOCK_S = 5
@@ -53,7 +54,7 @@ class AsyncRedisStore:
         self._checks = asyncio.Semaphore(8)
 
     async def append(self, match_id: str, version: int, payload: bytes) -> bool:
-        try:
+        with translated(UNAVAILABLE):
             if not self.wakes and version > 1:
                 # fakeredis: the gap APPEND refuses on a real Redis (a few checks at a time:
                 # its pool raises, rather than waits, beyond its connections)
@@ -62,18 +63,10 @@ class AsyncRedisStore:
                 if not reaches(top, version):
                     return False
             return await self._appends.append(match_id, version, payload)
-        except UNAVAILABLE as exc:
-            raise StoreUnavailable(str(exc)) from exc
 
     async def read_raw(self, match_id: str, after: int = 0, upto: int | None = None
                        ) -> Entries:
-        bounds = id_range(after, upto)
-        if bounds is None:
-            return []
-        try:
-            return payloads_of(await self.client.xrange(keys.log(match_id), *bounds))
-        except UNAVAILABLE as exc:
-            raise StoreUnavailable(str(exc)) from exc
+        return await read_log(self.client, match_id, after, upto)
 
     def follower(self) -> Follower:
         if self.wakes:
@@ -90,6 +83,18 @@ class AsyncRedisStore:
         conn = self._appends.conn
         if conn is not None:
             await conn.disconnect()
+
+
+async def read_log(client: Any, match_id: str, after: int = 0, upto: int | None = None
+                   ) -> Entries:
+    """``AsyncEventStore.read_raw`` on an asyncio client, one Redis or a cluster: the match's
+    encoded records with ``after < version <= upto`` (one ``XRANGE``, none for an empty
+    range); ``StoreUnavailable`` when the store cannot be reached."""
+    bounds = id_range(after, upto)
+    if bounds is None:
+        return []
+    with translated(UNAVAILABLE):
+        return payloads_of(await client.xrange(keys.log(match_id), *bounds))
 
 
 class _Appends:
@@ -116,12 +121,9 @@ class _Appends:
         if self.wakes:
             self._unsent.extend(conn.pack_command(
                 "EVAL", APPEND, *append_args(match_id, version, payload)))
-        else:
-            # a log that expired (or was deleted) is not started anew in the middle of a
-            # match: NOMKSTREAM answers nil instead (fakeredis: one process, no script)
-            start = () if version == 1 else ("NOMKSTREAM",)
+        else:  # fakeredis: one process, no script
             self._unsent.extend(conn.pack_command(
-                "XADD", keys.log(match_id), *start, b"%d-0" % version, "d", payload))
+                "XADD", *xadd_args(match_id, version, payload)))
         self._answers.append(future)
         if not self._sending:
             self._sending = True
@@ -179,15 +181,16 @@ class _Appends:
     async def _read(self, conn: Any) -> None:
         try:
             while self._answers:
+                reply: Any
                 try:
-                    # nil: NOMKSTREAM found no log to append to
-                    answer: bool | Exception = await conn.read_response() is not None
+                    reply = await conn.read_response()
                 except redis.ResponseError as exc:  # a refusal: the next answers still come
-                    answer = False if refused(exc) else exc
+                    reply = exc
+                answer = append_answer(reply)
                 future = self._answers.popleft()
                 if future.done():
                     continue
-                if isinstance(answer, Exception):
+                if isinstance(answer, BaseException):
                     future.set_exception(answer)
                 else:
                     future.set_result(answer)
@@ -229,18 +232,13 @@ class _Appends:
             await self._discard(conn)
 
 
-_XREAD_HEAD = b"".join(b"$%d\r\n%s\r\n" % (len(w), w) for w in (
+def _bulk(word: bytes) -> bytes:
+    """``word`` as a RESP bulk string (one argument of a packed command)."""
+    return b"$%d\r\n%s\r\n" % (len(word), word)
+
+
+_XREAD_HEAD = b"".join(_bulk(w) for w in (
     b"XREAD", b"COUNT", b"%d" % COUNT, b"BLOCK", b"%d" % (BLOCK_S * 1000), b"STREAMS"))
-
-
-def _payload(fields: Any) -> bytes:
-    """The ``d`` field of a stream entry (a flat list, or a map under RESP3)."""
-    if isinstance(fields, dict):
-        return fields[b"d"]  # type: ignore[no-any-return]
-    for i in range(0, len(fields) - 1, 2):
-        if fields[i] == b"d":
-            return fields[i + 1]  # type: ignore[no-any-return]
-    raise KeyError("d")
 
 
 class StreamsFollower:
@@ -300,11 +298,8 @@ class StreamsFollower:
         while True:
             if not self.positions:
                 self._changed.clear()
-                self.waiting = True
-                try:
+                with parked(self):
                     await self._changed.wait()
-                finally:
-                    self.waiting = False
                 continue
             try:
                 found = await self._read()
@@ -330,11 +325,8 @@ class StreamsFollower:
         # longer than the BLOCK: the client's default socket timeout (5 s in redis-py 8)
         # would otherwise cut an idle read off just as Redis answers "nothing new"
         asked = time.monotonic()
-        self.waiting = True
-        try:
+        with parked(self):
             found: Any = await self._conn.read_response(timeout=BLOCK_S + 10)
-        finally:
-            self.waiting = False
         if found is None and time.monotonic() - asked > BLOCK_S + 5:
             raise redis.TimeoutError("no answer to the follower's read")
         return found
@@ -350,10 +342,10 @@ class StreamsFollower:
                 continue  # dropped while the read was out
             position = self.positions[match_id]
             fresh = []
-            for entry_id, fields in entries:
-                number = version_of(entry_id)
+            for raw_id, fields in entries:
+                number = version_of(raw_id)
                 if number > position:
-                    fresh.append((number, _payload(fields)))
+                    fresh.append((number, payload_of(fields)))
             if fresh:
                 self.positions[match_id] = fresh[-1][0]
                 batch.append((match_id, fresh))
@@ -368,9 +360,8 @@ class StreamsFollower:
             for match_id in positions:
                 key = keys.log(match_id).encode()
                 self._match_of[key] = match_id
-                parts.append(b"$%d\r\n%s\r\n" % (len(key), key))
-            wake = self._wake_bytes
-            parts.append(b"$%d\r\n%s\r\n" % (len(wake), wake))
+                parts.append(_bulk(key))
+            parts.append(_bulk(self._wake_bytes))
             self._keys_block = b"".join(parts)
             self._packed_gen = self._gen
         ids = self._ids
@@ -378,11 +369,9 @@ class StreamsFollower:
         for match_id, at in positions.items():
             cached = ids.get(match_id)
             if cached is None or cached[0] != at:
-                text = b"%d-0" % at
-                cached = ids[match_id] = (at, b"$%d\r\n%s\r\n" % (len(text), text))
+                cached = ids[match_id] = (at, _bulk(entry_id(at)))
             parts.append(cached[1])
-        wake_id = self._wake_id
-        parts.append(b"$%d\r\n%s\r\n" % (len(wake_id), wake_id))
+        parts.append(_bulk(self._wake_id))
         return b"".join(parts)
 
     async def _disconnect(self) -> None:

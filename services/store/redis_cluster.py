@@ -42,11 +42,13 @@ import redis.asyncio as aioredis
 from redis.crc import key_slot
 
 from . import keys
+from .entries import first_id, payloads_of, version_of
+from .parking import parked
 from .port import Entries, StoreUnavailable, move_up
-from .scripts import APPEND, TURN_NOTE, append_args, refused
-from .redis_streams import first_id, id_range, payloads_of, version_of
+from .redis_async import read_log
 from .replicas import AsyncAcked
-from .transient import UNAVAILABLE
+from .scripts import APPEND, TURN_NOTE, append_answer, append_args
+from .transient import UNAVAILABLE, translated
 
 log = logging.getLogger("hokm.store")
 QUIET_S = 15.0
@@ -79,10 +81,8 @@ class AsyncClusterStore:
         """Appends issued in the same turn of the event loop go out together: one cluster
         pipeline, which writes each node's share in one go and the nodes at once."""
         if self._acked is not None:
-            try:
+            with translated(UNAVAILABLE):
                 return await self._acked.append(match_id, version, payload)
-            except UNAVAILABLE as exc:
-                raise StoreUnavailable(str(exc)) from exc
         loop = asyncio.get_running_loop()
         future: asyncio.Future[bool] = loop.create_future()
         if not self._pending:
@@ -113,22 +113,15 @@ class AsyncClusterStore:
         for (*_, future), answer in zip(batch, answers, strict=True):
             if future.done():
                 continue
-            if isinstance(answer, redis.ResponseError) and refused(answer):
-                future.set_result(False)
-            elif isinstance(answer, BaseException):
-                future.set_exception(StoreUnavailable(str(answer)))
+            stored = append_answer(answer)
+            if isinstance(stored, BaseException):
+                future.set_exception(StoreUnavailable(str(stored)))
             else:
-                future.set_result(True)
+                future.set_result(stored)
 
     async def read_raw(self, match_id: str, after: int = 0, upto: int | None = None
                        ) -> Entries:
-        bounds = id_range(after, upto)
-        if bounds is None:
-            return []
-        try:
-            return payloads_of(await self.cluster.xrange(keys.log(match_id), *bounds))
-        except UNAVAILABLE as exc:
-            raise StoreUnavailable(str(exc)) from exc
+        return await read_log(self.cluster, match_id, after, upto)
 
     def follower(self) -> ShardedFollower:
         return ShardedFollower(self.cluster)
@@ -266,11 +259,8 @@ class ShardedFollower:
                        if m in self._verify and self.positions[m] > 0}
             if not dirty:
                 self._event.clear()
-                self.waiting = True
-                try:
+                with parked(self):
                     await self._event.wait()
-                finally:
-                    self.waiting = False
                 continue
             self.commands += len(dirty)
             results = await self._read_all(dirty, checked)

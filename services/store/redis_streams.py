@@ -21,10 +21,13 @@ from typing import Any
 import redis
 
 from . import keys
-from .codec import decode, sealed
-from .port import Conflict, Record, StoreUnavailable
-from .scripts import APPEND, append_args, refused
-from .transient import TRANSIENT
+from .codec import sealed
+from .entries import (entry_id, id_range, payloads_of, raw_payloads, reaches, records_of,
+                      top_version)
+from .entries import version_of as version_of  # (bench/ imports it from here)
+from .port import Conflict, Record
+from .scripts import APPEND, append_args, publishes, refused, xadd_args
+from .transient import translated
 
 META_NAMES = frozenset({"meta", "tokens", "presence"})
 
@@ -41,44 +44,6 @@ def _request_key(match_id: str | None, request: str) -> str:
     if match_id is None:
         return keys.create_request(request)
     return keys.join_request(match_id, request)
-
-
-def version_of(entry_id: bytes | str) -> int:
-    text = entry_id.decode() if isinstance(entry_id, bytes) else entry_id
-    return int(text.split("-", 1)[0])
-
-
-def publishes(client: Any) -> bool:
-    """Whether appends on ``client`` publish wake-ups (``scripts.APPEND``): on every real
-    Redis, single or Cluster, whose followers wait for them (``redis_wake.py``,
-    ``redis_cluster.py``); not on fakeredis, where the embedded server's follower reads the
-    streams themselves (``redis_async.StreamsFollower``) and the journal records plain
-    ``XADD``s."""
-    return not type(client).__module__.startswith("fakeredis")
-
-
-def reaches(top: list[Any], version: int) -> bool:
-    """Whether a log whose newest entry is ``top`` (``XREVRANGE ... COUNT 1``) holds the
-    version before ``version``: the append of ``version`` would leave no gap."""
-    return bool(top) and version_of(top[0][0]) >= version - 1
-
-
-def first_id(after: int) -> str:
-    """The entry id of the version after ``after`` (``XRANGE``'s start)."""
-    return f"{after + 1}-0"
-
-
-def id_range(after: int, upto: int | None) -> tuple[str, str] | None:
-    """The ``XRANGE`` bounds of the versions after ``after`` up to ``upto`` (None: the end);
-    None when that range is empty."""
-    if upto is not None and upto <= after:
-        return None
-    return first_id(after), "+" if upto is None else f"{upto}-0"
-
-
-def payloads_of(entries: Any) -> list[tuple[int, bytes]]:
-    """(version, payload) of parsed ``XRANGE`` entries."""
-    return [(version_of(entry_id), fields[b"d"]) for entry_id, fields in entries]
 
 
 def _raw_xrange(like: Any) -> Any:
@@ -139,41 +104,37 @@ class RedisStore:
 
     def append_sealed(self, match_id: str, version: int, payload: bytes) -> None:
         try:
-            if self._acked is not None:  # acknowledged once a replica has it (replicas.py)
-                if not self._acked.append(match_id, version, payload):
-                    raise Conflict(self.version(match_id))
-                return
-            if self.wakes:  # the wake-up of the match's followers goes with the record
-                self.client.eval(APPEND, *append_args(match_id, version, payload))
-            else:
-                # fakeredis (one process, no script): as APPEND, a log is never started anew
-                # nor continued after a gap (the check and the XADD are two commands, but the
-                # embedded server's logs only grow or vanish, and NOMKSTREAM sees it vanish)
-                log = keys.log(match_id)
-                if version > 1 and not reaches(self.client.xrevrange(log, count=1), version):
-                    raise Conflict(self.version(match_id))
-                if self.client.xadd(log, {"d": payload}, id=f"{version}-0",
-                                    nomkstream=version > 1) is None:
-                    raise Conflict(0)
-        except TRANSIENT as exc:  # (before ResponseError: TRYAGAIN, READONLY... are ones)
-            raise StoreUnavailable(str(exc)) from exc
+            # (the translation inside: TRYAGAIN, READONLY... are ResponseErrors too)
+            with translated():
+                if self._acked is not None:  # acknowledged once a replica has it (replicas.py)
+                    if not self._acked.append(match_id, version, payload):
+                        raise Conflict(self.version(match_id))
+                    return
+                if self.wakes:  # the wake-up of the match's followers goes with the record
+                    self.client.eval(APPEND, *append_args(match_id, version, payload))
+                else:
+                    # fakeredis (one process, no script): as APPEND, a log is never started
+                    # anew nor continued after a gap (the check and the XADD are two commands,
+                    # but the embedded server's logs only grow or vanish, and NOMKSTREAM sees
+                    # it vanish)
+                    if version > 1 and not reaches(
+                            self.client.xrevrange(keys.log(match_id), count=1), version):
+                        raise Conflict(self.version(match_id))
+                    if self.client.execute_command(
+                            "XADD", *xadd_args(match_id, version, payload)) is None:
+                        raise Conflict(0)
         except redis.ResponseError as exc:
             if not refused(exc):
                 raise
             raise Conflict(self.version(match_id)) from None
 
-    def _decode_entries(self, entries: list[Any]) -> list[Record]:
-        return [decode(version_of(entry_id), fields[b"d"]) for entry_id, fields in entries]
-
     def read(self, match_id: str, after: int = 0, upto: int | None = None) -> list[Record]:
         bounds = id_range(after, upto)
         if bounds is None:
             return []
-        try:
+        with translated():
             entries: Any = self.client.xrange(keys.log(match_id), *bounds)
-        except TRANSIENT as exc:
-            raise StoreUnavailable(str(exc)) from exc
-        return self._decode_entries(entries)
+        return records_of(entries)
 
     def read_raw(self, match_id: str, after: int = 0, upto: int | None = None
                  ) -> list[tuple[int, bytes]]:
@@ -182,7 +143,7 @@ class RedisStore:
             return []
         key = keys.log(match_id)
         entries: Any = None
-        try:
+        with translated():
             if self._raw is not None:
                 entries = self._raw.xrange(key, *bounds)
             else:
@@ -198,35 +159,22 @@ class RedisStore:
                         raw = None
                 if raw is None:
                     return payloads_of(self.client.xrange(key, *bounds))
-        except TRANSIENT as exc:
-            raise StoreUnavailable(str(exc)) from exc
         # each entry is [id, [b"d", payload]] (one field per entry, see the module docstring)
-        if not entries:
-            return []
-        first, last = version_of(entries[0][0]), version_of(entries[-1][0])
-        if last - first + 1 == len(entries):
-            # stream ids strictly increase, so first..last with that count has no gap: number
-            # the entries without parsing every id
-            return list(zip(range(first, last + 1), [fields[1] for _, fields in entries],
-                            strict=True))
-        return [(version_of(entry_id), fields[1]) for entry_id, fields in entries]
+        return raw_payloads(entries)
 
     def tail(self, match_id: str, after: int, block_ms: int) -> list[Record]:
-        found: Any = self.client.xread({keys.log(match_id): f"{after}-0"}, block=block_ms)
+        found: Any = self.client.xread({keys.log(match_id): entry_id(after)}, block=block_ms)
         if not found:
             return []
-        return self._decode_entries(found[0][1])
+        return records_of(found[0][1])
 
     def version(self, match_id: str) -> int:
-        last: Any = self.client.xrevrange(keys.log(match_id), "+", "-", count=1)
-        return version_of(last[0][0]) if last else 0
+        return top_version(self.client.xrevrange(keys.log(match_id), "+", "-", count=1))
 
     def confirm_stored(self, match_id: str, version: int) -> None:
         if self._acked is not None:
-            try:
+            with translated():
                 self._acked.held(match_id, version)
-            except TRANSIENT as exc:
-                raise StoreUnavailable(str(exc)) from exc
 
     def command_version(self, match_id: str, command_id: str) -> int | None:
         # Command ids live in the records themselves; the match service keeps the index in its
@@ -321,10 +269,8 @@ class RedisStore:
     # -- post-match analysis (port.AnalysisStore) ---------------------------------------------
 
     def analysis_results(self, match_id: str) -> dict[int, bytes]:
-        try:
+        with translated():
             raw = self.client.hgetall(keys.analysis(match_id))
-        except TRANSIENT as exc:
-            raise StoreUnavailable(str(exc)) from exc
         return {int(k): v for k, v in raw.items()}
 
     def put_analysis(self, match_id: str, round_no: int, payload: bytes) -> None:
@@ -341,19 +287,15 @@ class RedisStore:
             self.client.pexpireat(keys.analysis(match_id), int(at))
 
     def mark_analysis(self, match_id: str, round_no: int, ttl_s: float, *, new: bool) -> bool:
-        try:
+        with translated():
             done = self.client.set(keys.analysis_mark(match_id, round_no), 1, nx=new,
                                    px=max(1, int(ttl_s * 1000)))
-        except TRANSIENT as exc:
-            raise StoreUnavailable(str(exc)) from exc
         return bool(done)
 
     @staticmethod
     def _run(pipe: Any) -> list[Any]:
-        try:
+        with translated():
             return pipe.execute()  # type: ignore[no-any-return]
-        except TRANSIENT as exc:
-            raise StoreUnavailable(str(exc)) from exc
 
     def memory_usage(self, match_id: str) -> int:
         """Bytes Redis uses for every key of the match (``MEMORY USAGE``)."""

@@ -35,7 +35,8 @@ from redis import exceptions
 
 from . import keys
 from .port import StoreUnavailable
-from .scripts import APPEND, HELD, append_args, refused
+from .entries import entry_id
+from .scripts import APPEND, HELD, append_answer, append_args
 
 ATTEMPTS = 4
 
@@ -62,6 +63,11 @@ def _node_options(cluster: Any, wait_ms: int, client: type) -> dict[str, Any]:
     return options
 
 
+_LOST = (redis.ConnectionError, redis.TimeoutError, OSError)
+"""What a pipeline to a node raises when the node cannot be reached (``_redirect``: ask the
+cluster again, then retry)."""
+
+
 def _redirect(answer: Any) -> tuple[str, int] | bool:
     """Where a node's answer sends the command: ``(host, port)`` for an ``ASK`` (the slot is
     migrating and the key already moved: the command goes there once, after ``ASKING``),
@@ -74,15 +80,19 @@ def _redirect(answer: Any) -> tuple[str, int] | bool:
         return True
     if isinstance(answer, exceptions.AskError):
         return answer.host, int(answer.port)
-    return isinstance(answer, (exceptions.ClusterError, exceptions.TryAgainError,
-                               redis.ConnectionError, redis.TimeoutError, OSError))
+    return isinstance(answer, (exceptions.ClusterError, exceptions.TryAgainError, *_LOST))
 
 
 def _settle(stored: Any, acked: Any, replicas: int) -> bool:
-    if isinstance(stored, redis.ResponseError):
-        if refused(stored):
-            return False
-        raise stored
+    """What the last two answers of a pipeline of ``_Primaries._pipeline`` (errors as values:
+    a redirection already followed) say of an append: stored and held by ``replicas``
+    replicas, True; refused (``scripts.append_answer``), False; an error answer raised; too
+    few replicas in time, ``StoreUnavailable``."""
+    outcome = append_answer(stored)
+    if isinstance(outcome, BaseException):
+        raise outcome
+    if not outcome:
+        return False
     if isinstance(acked, BaseException) or int(acked) < replicas:
         raise StoreUnavailable(f"no replica acknowledged the record in time ({acked})")
     return True
@@ -129,18 +139,23 @@ class AsyncAcked(_Primaries):
         super().__init__(cluster, replicas, wait_ms, aioredis.Redis)
 
     async def append(self, match_id: str, version: int, payload: bytes) -> bool:
+        stored, acked = await self._waited(match_id, APPEND,
+                                           *append_args(match_id, version, payload))
+        return _settle(stored, acked, self.replicas)
+
+    async def _waited(self, match_id: str, script: str, *args: Any) -> tuple[Any, Any]:
+        """``Acked._waited`` on the event loop."""
         asked: tuple[str, int] | None = None
         for _ in range(ATTEMPTS):
             await self.cluster.initialize()
-            pipe = self._pipeline(match_id, asked, APPEND,
-                                  *append_args(match_id, version, payload))
+            pipe = self._pipeline(match_id, asked, script, *args)
             try:
-                stored, acked = (await pipe.execute(raise_on_error=False))[-2:]
-            except (redis.ConnectionError, redis.TimeoutError, OSError):
-                stored = redis.ConnectionError()
-            where = _redirect(stored)
+                answer, acked = (await pipe.execute(raise_on_error=False))[-2:]
+            except _LOST:
+                answer = redis.ConnectionError()
+            where = _redirect(answer)
             if where is False:
-                return _settle(stored, acked, self.replicas)
+                return answer, acked
             asked = where if isinstance(where, tuple) else None
             if asked is None:
                 await self.cluster.nodes_manager.initialize()
@@ -165,7 +180,7 @@ class Acked(_Primaries):
         """Return once ``replicas`` replicas hold the match's record ``version`` (read from the
         store by a caller that could not see its own append acknowledged); else
         ``StoreUnavailable``."""
-        found, acked = self._waited(match_id, HELD, 1, keys.log(match_id), f"{version}-0")
+        found, acked = self._waited(match_id, HELD, 1, keys.log(match_id), entry_id(version))
         if isinstance(found, BaseException):
             raise found
         if not found:
@@ -180,7 +195,7 @@ class Acked(_Primaries):
             pipe = self._pipeline(match_id, asked, script, *args)
             try:
                 answer, acked = pipe.execute(raise_on_error=False)[-2:]
-            except (redis.ConnectionError, redis.TimeoutError, OSError):
+            except _LOST:
                 answer = redis.ConnectionError()
             where = _redirect(answer)
             if where is False:

@@ -4,7 +4,9 @@ On a real Redis, one or a cluster, every writer — the gateway's event loop and
 threads, bot workers and system steps alike — appends through ``APPEND``, so that every stored
 record wakes the followers of its match (``redis_cluster.ShardedFollower``,
 ``redis_wake.WakeFollower``), whoever wrote it.  (fakeredis, the embedded server, appends plain
-``XADD``s: its follower reads the streams.)
+``XADD``s: its follower reads the streams.)  Beside the scripts, the I/O-free parts of an
+append that every store shares, threaded or on the event loop: its arguments (``append_args``,
+``xadd_args``) and what its answer means (``refused``, ``append_answer``).
 """
 
 from __future__ import annotations
@@ -12,6 +14,7 @@ from __future__ import annotations
 from typing import Any
 
 from . import keys
+from .entries import FIELD, entry_id
 
 APPEND = """
 local v = tonumber(string.match(ARGV[1], '^(%d+)-'))
@@ -48,7 +51,26 @@ runs the append while it holds the log and redirects it (``ASK``) once the log h
 def append_args(match_id: str, version: int, payload: bytes) -> tuple[Any, ...]:
     """What follows the script in ``EVAL APPEND ...``: one key, the log; the entry id, the
     payload and the wake channel."""
-    return (1, keys.log(match_id), b"%d-0" % version, payload, keys.wake_channel(match_id))
+    return (1, keys.log(match_id), entry_id(version), payload, keys.wake_channel(match_id))
+
+
+def publishes(client: Any) -> bool:
+    """Whether appends on ``client`` publish wake-ups (``APPEND``): on every real Redis,
+    single or Cluster, whose followers wait for them (``redis_wake.py``,
+    ``redis_cluster.py``); not on fakeredis, where the embedded server's follower reads the
+    streams themselves (``redis_async.StreamsFollower``) and appends are plain ``XADD``s
+    (``xadd_args``), which the journal records as they are."""
+    return not type(client).__module__.startswith("fakeredis")
+
+
+def xadd_args(match_id: str, version: int, payload: bytes) -> tuple[Any, ...]:
+    """What follows ``XADD`` in an append where ``APPEND`` is not run (fakeredis: one process,
+    no script): the log; past version 1 ``NOMKSTREAM``, so that a log that expired or was
+    deleted is not started anew in the middle of a match (the answer is nil instead); the
+    entry id, and the one field with the payload.  (The gap ``APPEND`` refuses is the
+    caller's to check first: ``entries.reaches``.)"""
+    start = () if version == 1 else ("NOMKSTREAM",)
+    return (keys.log(match_id), *start, entry_id(version), FIELD, payload)
 
 HELD = """
 if #redis.call('XRANGE', KEYS[1], ARGV[1], ARGV[1]) == 0 then return 0 end
@@ -72,6 +94,16 @@ def refused(answer: object) -> bool:
     thought: another writer first, or no log to follow), not a failure."""
     text = str(answer)
     return REFUSED in text or GAP in text
+
+
+def append_answer(answer: object) -> bool | BaseException:
+    """What the answer to one append (``EVAL APPEND``, or ``XADD``: ``xadd_args``), an error
+    taken as a value, says: True, stored; False, refused (``refused``: another writer was
+    first, or no log to continue; or nil, ``NOMKSTREAM`` finding no log); else the error
+    itself, for the caller to raise or pass on as its I/O does."""
+    if isinstance(answer, BaseException):
+        return False if refused(answer) else answer
+    return answer is not None
 
 
 TURN_NOTE = "turn"

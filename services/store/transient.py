@@ -11,8 +11,13 @@ among them."""
 
 from __future__ import annotations
 
+import contextlib
+from collections.abc import Iterator
+
 import redis
 from redis import exceptions
+
+from .port import StoreUnavailable
 
 TRANSIENT: tuple[type[Exception], ...] = (
     redis.ConnectionError, redis.TimeoutError, exceptions.ClusterError,
@@ -21,3 +26,16 @@ TRANSIENT: tuple[type[Exception], ...] = (
 
 UNAVAILABLE: tuple[type[Exception], ...] = (*TRANSIENT, OSError)
 """The same with the socket errors that the asyncio stores meet on connections of their own."""
+
+
+@contextlib.contextmanager
+def translated(kinds: tuple[type[Exception], ...] = TRANSIENT) -> Iterator[None]:
+    """Run the block; an error of ``kinds`` (``TRANSIENT``, or ``UNAVAILABLE`` on the asyncio
+    stores' own connections) leaves it as ``StoreUnavailable`` with the error's text, the
+    error chained as its cause.  Any other error, ``ResponseError`` refusals included, leaves
+    it as it is.  The one error translation of every Redis store, threaded or async (a
+    ``with`` inside a coroutine translates what its awaits raise)."""
+    try:
+        yield
+    except kinds as exc:
+        raise StoreUnavailable(str(exc)) from exc
