@@ -11,7 +11,9 @@ marked: the message says to unmark one first).  The screen is fitted to the term
 and height (:func:`hokmplay.screen.fit`): whose turn it is, trump, the score, the trick, the
 hand and the message stay in sight, the notes and the keys' help give way first, and a window
 too small for them asks to be made larger.  A refused command shows the server's words and
-the player chooses again.  Ctrl+C (or Ctrl+Q) quits.  ``L`` at a seat of a match under way
+the player chooses again.  Ctrl+C (or Ctrl+Q) quits.  A seat given up elsewhere (its token
+left in the browser or another client) is said in a line, as the browser says it, and the
+table watches on.  ``L`` at a seat of a match under way
 asks, and a second ``L`` leaves the seat to a medium bot and ends the app (``left`` says so;
 ``hokm play`` prints it).  ``?`` at the seat's turn asks for a hint (rules.md, "Hints for
 learners": three of the seat's decisions from its first ``?``): the message names the
@@ -110,6 +112,14 @@ INVITE = "Invite link: "
 ASKING_MORE = "Asking for more time…"
 MORE_GIVEN_ALREADY = "You had more time for this turn already."
 NO_LIMIT = "No turn limit runs here: take your time."
+SEAT_TO_BOT = ("You left the table in another tab or on another device: a computer player has "
+               "your seat. You are watching the match.")
+"""What the table says when the seat's token was given up elsewhere (another client with the
+same token left the seat, e.g. the browser's "Leave the table") and a bot has the seat: the
+browser's words (``leave.elsewhere``); the table watches on."""
+SEAT_OPEN = ("Your seat was given up in another tab or on another device: it is open now. You "
+             "are watching the match (hokm play {link} takes a seat again).")
+"""The same when the seat was left empty (the browser then offers its join page)."""
 ASKING_HINT = "Asking for a hint…"
 HINT_REFUSED = {"hints_exhausted": "No hints left: hints accompany three of your decisions.",
                 "not_your_turn": "A hint is for your turn: press ? when it is yours.",
@@ -198,6 +208,11 @@ class PlayApp:
         """A message about the turn limit (more time given, the stand-in's move) and the
         version it was told at: it goes once the player acts, at the player's next turn, or
         (more time) when the countdown shows again."""
+        self._last_seat: int | None = None
+        """The seat the token's last view showed (a later view without one is the seat given
+        up elsewhere: :meth:`_seat_lost`)."""
+        self._leaving = False
+        """``L L`` sent: the views without the seat that follow are this app's own leaving."""
         self._tasks: set[asyncio.Task[None]] = set()
         self.app: Application[int] = Application(
             # render() wraps the lines itself (between words, never inside a card)
@@ -325,6 +340,11 @@ class PlayApp:
         self._spawn(ask())
 
     def _changed(self, view: dict[str, Any]) -> None:
+        if self.seat.token is not None and not self._leaving:
+            if view.get("seat") is not None:
+                self._last_seat = int(view["seat"])
+            elif self._last_seat is not None:
+                self._seat_lost()
         if self._passing is not None and my_turn(view) \
                 and int(view.get("version") or 0) > self._passing[1]:
             self._clear_passing()  # the player's next turn: what happened before is past
@@ -474,6 +494,29 @@ class PlayApp:
 
         self._spawn(ask())
 
+    def _seat_lost(self) -> None:
+        """The seat's token no longer holds the seat: its player gave it up elsewhere (the
+        browser's "Leave the table", another ``hokm play``).  As the browser does, the table
+        says so in a line and watches on: the token, which no longer works, is dropped (the
+        socket then reconnects as a spectator's, and Ctrl+C offers no token to take the seat
+        back).  A bot at the seat last shown is said as the browser says it; a seat left empty
+        is open to anyone, this player too."""
+        seat, self._last_seat = self._last_seat, None
+        self.seat.token = None
+        self.busy = False
+        self.cursor.typed = ""
+        link = f"{self.seat.client.base}/m/{self.seat.match_id}"
+
+        async def tell() -> None:
+            bot = False
+            with contextlib.suppress(ApiError):
+                seats = (await self.seat.client.summary(self.seat.match_id)).get("seats") or []
+                bot = seat is not None and seat < len(seats) and bool(seats[seat].get("bot"))
+            self.cursor.message = SEAT_TO_BOT if bot else SEAT_OPEN.format(link=link)
+            self.app.invalidate()
+
+        self._spawn(tell())
+
     # -- leaving the seat to a bot --------------------------------------------------------------
 
     def _ask_leave(self) -> None:
@@ -487,7 +530,7 @@ class PlayApp:
             self.cursor.typed = ""
             self.cursor.message = LEAVE_ASK
             return
-        self.busy = True
+        self.busy = self._leaving = True
         self.cursor.message = "Leaving the table…"
         self._spawn(self._leave())
 
@@ -495,7 +538,7 @@ class PlayApp:
         try:
             await self.seat.leave(f"bot:{LEAVE_LEVEL}")
         except ApiError as error:  # nothing changed: the seat is still the player's
-            self.busy = False
+            self.busy = self._leaving = False
             self.cursor.message = (
                 "You cannot leave yet: the match would be left to bots alone and the server "
                 "runs as many of those as it may. Try again in "
