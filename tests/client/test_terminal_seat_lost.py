@@ -65,3 +65,4 @@ def test_a_seat_left_empty_elsewhere_is_said_open_and_the_table_watches_on(
     assert "it is open now. You are watching the match" in said, said
     assert f"hokm play {server.url}/m/{mid}" in said and "spectating" in screen, screen
     assert term.exit_status() is None
+
