@@ -121,6 +121,13 @@ SEAT_OPEN = ("Your seat was given up in another tab or on another device: it is 
              "are watching the match (hokm play {link} takes a seat again).")
 """The same when the seat was left empty (the browser then offers its join page)."""
 ASKING_HINT = "Asking for a hint…"
+REMATCH_LOOK_S = 4.0
+REMATCH_LOOK_FOR_S = 15 * 60.0
+"""At the end of a match, how often and for how long the summary is asked whether a player
+asked for the rematch (as the browser's match-over panel asks: table.js ``lookForRematch``)."""
+REMATCH_FULL = "The rematch is full: every seat is taken. You can watch it"
+"""R refused as ``match_full`` (the seat held for this player was given away): the browser's
+words (``over.rematch_full``), with the command that watches it."""
 HINT_REFUSED = {"hints_exhausted": "No hints left: hints accompany three of your decisions.",
                 "not_your_turn": "A hint is for your turn: press ? when it is yours.",
                 "unavailable": "This server gives no hints."}
@@ -182,7 +189,8 @@ class PlayApp:
                  invite: str | None = None) -> None:
         self.seat = seat
         self.bot = bot
-        self.cursor = Cursor(bot=bot.level if bot else None)
+        self.cursor = Cursor(bot=bot.level if bot else None,
+                             replay=f"{seat.client.base}/replay/{seat.match_id}")
         if invite:
             self.cursor.message = f"{INVITE}{invite}"
         self.busy = False
@@ -213,6 +221,8 @@ class PlayApp:
         up elsewhere: :meth:`_seat_lost`)."""
         self._leaving = False
         """``L L`` sent: the views without the seat that follow are this app's own leaving."""
+        self._looking = False
+        """Whether the summary is being asked for the finished match's rematch."""
         self._tasks: set[asyncio.Task[None]] = set()
         self.app: Application[int] = Application(
             # render() wraps the lines itself (between words, never inside a card)
@@ -354,6 +364,9 @@ class PlayApp:
         if self.cursor.message.startswith(INVITE) \
                 and not any(s.get("empty") for s in view.get("seats") or []):
             self.cursor.message = ""  # no seat is open to anyone (solo): the link only says so
+        if view.get("phase") == "match_over" and not self._looking:
+            self._looking = True
+            self._spawn(self._look_for_rematch())
         self.app.invalidate()
         if self.bot is not None and my_turn(view) and not self.busy:
             self._spawn(self._bot_move(view))
@@ -568,11 +581,41 @@ class PlayApp:
         self.cursor.message = "Asking for a rematch…"
         self._spawn(self._rematch())
 
+    async def _look_for_rematch(self) -> None:
+        """Ask the finished match's summary every :data:`REMATCH_LOOK_S` (for
+        :data:`REMATCH_LOOK_FOR_S` at most, not once the match is gone) whether a player asked
+        for its rematch; once one did, the screen says so (QA: the other player's terminal
+        kept offering "play again" with no word of the rematch waiting for them)."""
+        until = time.monotonic() + REMATCH_LOOK_FOR_S
+        while time.monotonic() < until:
+            try:
+                found = (await self.seat.client.summary(self.seat.match_id)).get("rematch")
+            except ApiError as error:
+                if error.code == "not_found":
+                    return
+                found = None
+            if found:
+                self.cursor.rematch = f"{self.seat.client.base}/m/{found}"
+                self.app.invalidate()
+                return
+            await asyncio.sleep(REMATCH_LOOK_S)
+
     async def _rematch(self) -> None:
         assert self.seat.token is not None
         try:
             self.rematch = await self.seat.client.rematch(self.seat.match_id, self.seat.token)
         except ApiError as error:
+            if error.code == "match_full":
+                self.cursor.rematch_full = True
+                with contextlib.suppress(ApiError):
+                    found = (await self.seat.client.summary(self.seat.match_id)).get("rematch")
+                    if found:
+                        self.cursor.rematch = f"{self.seat.client.base}/m/{found}"
+                self.cursor.message = (f"{REMATCH_FULL}: hokm play {self.cursor.rematch} "
+                                       "--spectate." if self.cursor.rematch
+                                       else f"{REMATCH_FULL}.")
+                self.app.invalidate()
+                return  # (busy stays: R has nothing more to do here)
             self.cursor.message = f"No rematch: {said(error)}."
             self.busy = False
             self.app.invalidate()
