@@ -463,13 +463,17 @@ def status(view: View, cursor: Cursor) -> list[Line]:
                            "taken.")])
     elif phase == "match_over":
         winner = int(view.get("winner") or 0)
-        who = (f"{team_subject(view, winner)} won" if me is None else
-               ("you won" if winner == side_of(view, me) else "you lost"))
+        who = (f"{team_subject(view, winner)} won the match" if me is None else
+               "you won the match" if winner == side_of(view, me) else
+               # more than two sides: the winner is not "the other" (the browser: "Match to
+               # Kian")
+               f"you lost the match to {team_subject(view, winner)}"
+               if len(sides(view)) > 2 else "you lost the match")
         first = winner if me is None else side_of(view, me)  # your points (or the winner's)
         # target "2x7": the sets decide (the points are the last set's alone)
         told = (f"sets {final_sets(view, first)} (the last set {final_score(view, first)})"
                 if view.get("sets") is not None else final_score(view, first))
-        lines.append([("class:turn", f"Match over: {who} the match, {told}.")])
+        lines.append([("class:turn", f"Match over: {who}, {told}.")])
         if cursor.rematch_full:
             lines.append([("", "Press Ctrl+C to leave.")])
         elif me is not None:
