@@ -45,6 +45,7 @@ from hokmclient import (ApiError, AsyncSeat, Choice, NetworkError, card_text, my
 from hokmclient.cards import SUIT_NAME, SUIT_SYMBOL, suit_of
 
 from .bot import LocalBot
+from .lost import seat_lost
 from .screen import (COUNTDOWN_S, TALON_WORDS, Cursor, can_leave, cards_count, render,
                      to_discard)
 
@@ -112,14 +113,6 @@ INVITE = "Invite link: "
 ASKING_MORE = "Asking for more time…"
 MORE_GIVEN_ALREADY = "You had more time for this turn already."
 NO_LIMIT = "No turn limit runs here: take your time."
-SEAT_TO_BOT = ("You left the table in another tab or on another device: a computer player has "
-               "your seat. You are watching the match.")
-"""What the table says when the seat's token was given up elsewhere (another client with the
-same token left the seat, e.g. the browser's "Leave the table") and a bot has the seat: the
-browser's words (``leave.elsewhere``); the table watches on."""
-SEAT_OPEN = ("Your seat was given up in another tab or on another device: it is open now. You "
-             "are watching the match (hokm play {link} takes a seat again).")
-"""The same when the seat was left empty (the browser then offers its join page)."""
 ASKING_HINT = "Asking for a hint…"
 REMATCH_LOOK_S = 4.0
 REMATCH_LOOK_FOR_S = 15 * 60.0
@@ -515,17 +508,12 @@ class PlayApp:
         back).  A bot at the seat last shown is said as the browser says it; a seat left empty
         is open to anyone, this player too."""
         seat, self._last_seat = self._last_seat, None
-        self.seat.token = None
+        self.seat.token = None  # (now: no key may use it while the summary is asked)
         self.busy = False
         self.cursor.typed = ""
-        link = f"{self.seat.client.base}/m/{self.seat.match_id}"
 
         async def tell() -> None:
-            bot = False
-            with contextlib.suppress(ApiError):
-                seats = (await self.seat.client.summary(self.seat.match_id)).get("seats") or []
-                bot = seat is not None and seat < len(seats) and bool(seats[seat].get("bot"))
-            self.cursor.message = SEAT_TO_BOT if bot else SEAT_OPEN.format(link=link)
+            self.cursor.message = await seat_lost(self.seat, seat)
             self.app.invalidate()
 
         self._spawn(tell())

@@ -7,10 +7,15 @@ and the socket goes on as a spectator's (the match is still followed)."""
 
 from __future__ import annotations
 
+import os
+import subprocess
+
+import pytest
+
 from hokmclient import Client, LocalServer
 from tests.conftest import wait_for
 
-from .test_play_terminal import HOKM, deck
+from .test_play_terminal import HOKM, ROOT, deck
 from .test_terminal_narrow import until, words
 from .tmux import Terminal
 
@@ -66,3 +71,34 @@ def test_a_seat_left_empty_elsewhere_is_said_open_and_the_table_watches_on(
     assert f"hokm play {server.url}/m/{mid}" in said and "spectating" in screen, screen
     assert term.exit_status() is None
 
+
+
+@pytest.mark.timeout(300)
+def test_without_a_terminal_a_seat_given_up_elsewhere_is_said_and_followed_to_the_end(
+        server: LocalServer) -> None:
+    """``hokm play --bot`` printing lines: the seat left to a bot elsewhere is said in a line
+    (QA: it ended with "the server does not know this token for this match", status 1), and
+    the match is told on to its end, status 0."""
+    client = Client(server.url)
+    created = client.create(seats=["human", "human", "bot:easy", "bot:easy"], name="Tess")
+    mid, token = str(created["match_id"]), str(created["token"])
+    ali = str(client.join(mid, name="Ali")["token"])
+    client.leave(mid, ali, "bot:easy")
+    env = {k: v for k, v in os.environ.items() if not k.startswith("HOKM_")}
+    lines: list[str] = []
+    with subprocess.Popen([HOKM, "play", created["invite_url"], f"--token={token}", "--bot",
+                           "easy"], env=env, cwd=ROOT, stdin=subprocess.DEVNULL,
+                          stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True) as run:
+        assert run.stdout is not None
+        for line in run.stdout:
+            lines.append(line.rstrip("\n"))
+            if line.startswith("Round 1: Hakem"):
+                break
+        client.leave(mid, token, "bot:medium")  # "Leave the table" in Tess's browser
+        lines.extend(line.rstrip("\n") for line in run.stdout)
+        status = run.wait(timeout=240)
+        err = run.stderr.read() if run.stderr else ""
+    assert status == 0, (status, err, lines[-5:])
+    assert f"hokm play: {TO_BOT}" in lines, lines
+    assert lines[-1].startswith("Match over: "), lines[-3:]
+    assert "Traceback" not in err and "--token" not in err, err
