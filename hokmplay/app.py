@@ -420,7 +420,12 @@ class PlayApp:
             if text in ("l", "L"):  # (no card's name has an L)
                 self._ask_leave()
                 return
-            if len(text) == 1 and text.isprintable() and not text.isspace():
+            view = self.seat.view
+            if len(text) == 1 and text.isprintable() and not text.isspace() \
+                    and self.bot is None and self.seat.token is not None \
+                    and view is not None and view.get("seat") is not None:
+                # (a spectator, or a seat the local bot plays, has nothing to type: it said
+                # "Typed: qh" under a table that takes no choice)
                 self.cursor.typed = (self.cursor.typed + text)[-3:]
 
         return kb

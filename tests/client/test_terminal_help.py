@@ -6,9 +6,12 @@ from __future__ import annotations
 
 import subprocess
 
+from hokmclient import Client, LocalServer
 from hokmplay.app import PlayApp
 
-from .test_play_terminal import HOKM
+from .test_play_terminal import HOKM, SOLO, deck
+from .test_terminal_narrow import until
+from .tmux import Terminal
 
 BOUND = {"Keys.ControlQ": "Ctrl+Q", "Keys.ControlC": "Ctrl+C", "Keys.Left": "←",
          "Keys.Right": "→", "Keys.ControlH": "Backspace", "Keys.Escape": "Esc",
@@ -33,3 +36,17 @@ def test_the_help_lists_every_key_the_table_binds() -> None:
         assert key in named, (key, keys[1])
     for key in ("?", "+", "L", "R", "Space"):
         assert key in listed, (key, listed)
+
+
+def test_a_spectator_types_nothing(server: LocalServer, terminal: list[Terminal]) -> None:
+    """A spectator's keys make no choice: what they type is not shown as typed (QA: "Typed:
+    qh" under a table that takes none); ``?`` says hints are for the players."""
+    client = Client(server.url)
+    created = client.create(seats=SOLO, name="Tess", first_hakem=0, decks=[deck(21)])
+    term = Terminal([HOKM, "play", created["invite_url"], "--spectate"], env={"NO_COLOR": "1"})
+    terminal.append(term)
+    until(term, lambda s: "spectating" in s, "the spectator's table")
+    term.type("qh")
+    term.type("?")
+    until(term, lambda s: "Hints are for the players." in s, "the hint refused")
+    assert "Typed:" not in term.screen(), term.screen()
