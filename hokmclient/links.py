@@ -4,7 +4,8 @@
 Contract: :func:`parse_link` returns a :class:`Link` with the server's base URL (scheme, host
 and port, no trailing slash) and the match id (None for a server URL), or raises ``ValueError``
 with a sentence saying what was expected.  A missing scheme means ``http://``.  Match ids are
-lowercase letters and digits (what the server makes).
+lowercase letters and digits (what the server makes); an id spelt with capitals (a link typed on
+a phone: ``http://host/m/ABC123``) is the same match, lowercased.
 """
 
 from __future__ import annotations
@@ -13,7 +14,7 @@ import re
 from dataclasses import dataclass
 from urllib.parse import urlsplit
 
-_MATCH_ID = re.compile(r"^[a-z0-9]{1,40}$")
+_MATCH_ID = re.compile(r"^[A-Za-z0-9]{1,40}$")
 _PATH = re.compile(r"^/(?:m|replay)/([^/]+)/?$")
 
 
@@ -64,12 +65,12 @@ def parse_link(text: str) -> Link:
     if not found or not _MATCH_ID.match(found.group(1)):
         raise ValueError(f"{text!r} is neither a server (http://HOST:PORT) nor a match link "
                          "(http://HOST/m/MATCH)")
-    return Link(base, found.group(1))
+    return Link(base, found.group(1).lower())
 
 
 def match_link(base: str, code: str) -> Link:
     """The link of match ``code`` on the server at ``base`` (a match code typed alone)."""
     server = parse_link(base)
     if not _MATCH_ID.match(code):
-        raise ValueError(f"{code!r} is not a match code (lowercase letters and digits)")
-    return Link(server.base, code)
+        raise ValueError(f"{code!r} is not a match code (letters and digits)")
+    return Link(server.base, code.lower())

@@ -11,7 +11,9 @@ marked: the message says to unmark one first).  The screen is fitted to the term
 and height (:func:`hokmplay.screen.fit`): whose turn it is, trump, the score, the trick, the
 hand and the message stay in sight, the notes and the keys' help give way first, and a window
 too small for them asks to be made larger.  A refused command shows the server's words and
-the player chooses again.  Ctrl+C (or Ctrl+Q) quits.  ``L`` at a seat of a match under way
+the player chooses again.  Ctrl+C (or Ctrl+Q) quits.  A seat given up elsewhere (its token
+left in the browser or another client) is said in a line, as the browser says it, and the
+table watches on.  ``L`` at a seat of a match under way
 asks, and a second ``L`` leaves the seat to a medium bot and ends the app (``left`` says so;
 ``hokm play`` prints it).  ``?`` at the seat's turn asks for a hint (rules.md, "Hints for
 learners": three of the seat's decisions from its first ``?``): the message names the
@@ -43,6 +45,7 @@ from hokmclient import (ApiError, AsyncSeat, Choice, NetworkError, card_text, my
 from hokmclient.cards import SUIT_NAME, SUIT_SYMBOL, suit_of
 
 from .bot import LocalBot
+from .lost import seat_lost
 from .screen import (COUNTDOWN_S, TALON_WORDS, Cursor, can_leave, cards_count, render,
                      to_discard)
 
@@ -111,6 +114,13 @@ ASKING_MORE = "Asking for more time…"
 MORE_GIVEN_ALREADY = "You had more time for this turn already."
 NO_LIMIT = "No turn limit runs here: take your time."
 ASKING_HINT = "Asking for a hint…"
+REMATCH_LOOK_S = 4.0
+REMATCH_LOOK_FOR_S = 15 * 60.0
+"""At the end of a match, how often and for how long the summary is asked whether a player
+asked for the rematch (as the browser's match-over panel asks: table.js ``lookForRematch``)."""
+REMATCH_FULL = "The rematch is full: every seat is taken. You can watch it"
+"""R refused as ``match_full`` (the seat held for this player was given away): the browser's
+words (``over.rematch_full``), with the command that watches it."""
 HINT_REFUSED = {"hints_exhausted": "No hints left: hints accompany three of your decisions.",
                 "not_your_turn": "A hint is for your turn: press ? when it is yours.",
                 "unavailable": "This server gives no hints."}
@@ -172,7 +182,8 @@ class PlayApp:
                  invite: str | None = None) -> None:
         self.seat = seat
         self.bot = bot
-        self.cursor = Cursor(bot=bot.level if bot else None)
+        self.cursor = Cursor(bot=bot.level if bot else None,
+                             replay=f"{seat.client.base}/replay/{seat.match_id}")
         if invite:
             self.cursor.message = f"{INVITE}{invite}"
         self.busy = False
@@ -198,6 +209,13 @@ class PlayApp:
         """A message about the turn limit (more time given, the stand-in's move) and the
         version it was told at: it goes once the player acts, at the player's next turn, or
         (more time) when the countdown shows again."""
+        self._last_seat: int | None = None
+        """The seat the token's last view showed (a later view without one is the seat given
+        up elsewhere: :meth:`_seat_lost`)."""
+        self._leaving = False
+        """``L L`` sent: the views without the seat that follow are this app's own leaving."""
+        self._looking = False
+        """Whether the summary is being asked for the finished match's rematch."""
         self._tasks: set[asyncio.Task[None]] = set()
         self.app: Application[int] = Application(
             # render() wraps the lines itself (between words, never inside a card)
@@ -325,6 +343,11 @@ class PlayApp:
         self._spawn(ask())
 
     def _changed(self, view: dict[str, Any]) -> None:
+        if self.seat.token is not None and not self._leaving:
+            if view.get("seat") is not None:
+                self._last_seat = int(view["seat"])
+            elif self._last_seat is not None:
+                self._seat_lost()
         if self._passing is not None and my_turn(view) \
                 and int(view.get("version") or 0) > self._passing[1]:
             self._clear_passing()  # the player's next turn: what happened before is past
@@ -334,6 +357,9 @@ class PlayApp:
         if self.cursor.message.startswith(INVITE) \
                 and not any(s.get("empty") for s in view.get("seats") or []):
             self.cursor.message = ""  # no seat is open to anyone (solo): the link only says so
+        if view.get("phase") == "match_over" and not self._looking:
+            self._looking = True
+            self._spawn(self._look_for_rematch())
         self.app.invalidate()
         if self.bot is not None and my_turn(view) and not self.busy:
             self._spawn(self._bot_move(view))
@@ -394,7 +420,12 @@ class PlayApp:
             if text in ("l", "L"):  # (no card's name has an L)
                 self._ask_leave()
                 return
-            if len(text) == 1 and text.isprintable() and not text.isspace():
+            view = self.seat.view
+            if len(text) == 1 and text.isprintable() and not text.isspace() \
+                    and self.bot is None and self.seat.token is not None \
+                    and view is not None and view.get("seat") is not None:
+                # (a spectator, or a seat the local bot plays, has nothing to type: it said
+                # "Typed: qh" under a table that takes no choice)
                 self.cursor.typed = (self.cursor.typed + text)[-3:]
 
         return kb
@@ -474,6 +505,24 @@ class PlayApp:
 
         self._spawn(ask())
 
+    def _seat_lost(self) -> None:
+        """The seat's token no longer holds the seat: its player gave it up elsewhere (the
+        browser's "Leave the table", another ``hokm play``).  As the browser does, the table
+        says so in a line and watches on: the token, which no longer works, is dropped (the
+        socket then reconnects as a spectator's, and Ctrl+C offers no token to take the seat
+        back).  A bot at the seat last shown is said as the browser says it; a seat left empty
+        is open to anyone, this player too."""
+        seat, self._last_seat = self._last_seat, None
+        self.seat.token = None  # (now: no key may use it while the summary is asked)
+        self.busy = False
+        self.cursor.typed = ""
+
+        async def tell() -> None:
+            self.cursor.message = await seat_lost(self.seat, seat)
+            self.app.invalidate()
+
+        self._spawn(tell())
+
     # -- leaving the seat to a bot --------------------------------------------------------------
 
     def _ask_leave(self) -> None:
@@ -487,7 +536,7 @@ class PlayApp:
             self.cursor.typed = ""
             self.cursor.message = LEAVE_ASK
             return
-        self.busy = True
+        self.busy = self._leaving = True
         self.cursor.message = "Leaving the table…"
         self._spawn(self._leave())
 
@@ -495,7 +544,7 @@ class PlayApp:
         try:
             await self.seat.leave(f"bot:{LEAVE_LEVEL}")
         except ApiError as error:  # nothing changed: the seat is still the player's
-            self.busy = False
+            self.busy = self._leaving = False
             self.cursor.message = (
                 "You cannot leave yet: the match would be left to bots alone and the server "
                 "runs as many of those as it may. Try again in "
@@ -525,11 +574,41 @@ class PlayApp:
         self.cursor.message = "Asking for a rematch…"
         self._spawn(self._rematch())
 
+    async def _look_for_rematch(self) -> None:
+        """Ask the finished match's summary every :data:`REMATCH_LOOK_S` (for
+        :data:`REMATCH_LOOK_FOR_S` at most, not once the match is gone) whether a player asked
+        for its rematch; once one did, the screen says so (QA: the other player's terminal
+        kept offering "play again" with no word of the rematch waiting for them)."""
+        until = time.monotonic() + REMATCH_LOOK_FOR_S
+        while time.monotonic() < until:
+            try:
+                found = (await self.seat.client.summary(self.seat.match_id)).get("rematch")
+            except ApiError as error:
+                if error.code == "not_found":
+                    return
+                found = None
+            if found:
+                self.cursor.rematch = f"{self.seat.client.base}/m/{found}"
+                self.app.invalidate()
+                return
+            await asyncio.sleep(REMATCH_LOOK_S)
+
     async def _rematch(self) -> None:
         assert self.seat.token is not None
         try:
             self.rematch = await self.seat.client.rematch(self.seat.match_id, self.seat.token)
         except ApiError as error:
+            if error.code == "match_full":
+                self.cursor.rematch_full = True
+                with contextlib.suppress(ApiError):
+                    found = (await self.seat.client.summary(self.seat.match_id)).get("rematch")
+                    if found:
+                        self.cursor.rematch = f"{self.seat.client.base}/m/{found}"
+                self.cursor.message = (f"{REMATCH_FULL}: hokm play {self.cursor.rematch} "
+                                       "--spectate." if self.cursor.rematch
+                                       else f"{REMATCH_FULL}.")
+                self.app.invalidate()
+                return  # (busy stays: R has nothing more to do here)
             self.cursor.message = f"No rematch: {said(error)}."
             self.busy = False
             self.app.invalidate()

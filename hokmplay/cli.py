@@ -270,6 +270,30 @@ def _run(args: argparse.Namespace) -> int:
         raise CliError(error.message, error.code) from None
 
 
+KEYS_HELP = """\
+keys at the table:
+  ←/→ and Enter    choose and make your choice (a card, the trump, keep or discard)
+  QH, 10d, S, K    type a card, a suit letter (the Hakem's trump) or K / D (the talon's
+                   top card) and Enter; Backspace and Esc edit what was typed
+  Space            the talon game: mark or unmark a card to lay aside (Enter lays them)
+  ?                a hint at your turn (three of your decisions from the first)
+  +                more time, once a turn, while the room's turn limit counts down
+  L                leave your seat to a computer player (a second L; Esc stays)
+  R                at the end of a match: play again at this table (or join the rematch)
+  Ctrl+C, Ctrl+Q   quit (the seat stays yours: the --token line printed takes it back)"""
+"""The keys of the table (``app.PlayApp``), for ``hokm play --help`` (QA: it named only the
+arrows, Enter and typing: ``?``, ``+``, ``L``, ``R`` and Space were on no list)."""
+
+
+class KeysHelp(argparse.HelpFormatter):
+    """The default help, but the keys' list (the epilog) kept as written."""
+
+    def _fill_text(self, text: str, width: int, indent: str) -> str:
+        if text.startswith("keys at the table:"):
+            return text
+        return super()._fill_text(text, width, indent)
+
+
 def register(sub: Any) -> None:
     """Add ``hokm play`` to the ``hokm`` command (``hokm.cli``'s plugin contract)."""
     from services.clitools import json_object, players
@@ -280,7 +304,7 @@ def register(sub: Any) -> None:
                     "(http://HOST/m/MATCH) or a server (http://HOST:PORT, a solo match "
                     "against bots; --players and --game for the two- and three-player "
                     "games). Choose with the arrows and Enter, or type a card (QH, 10D) and "
-                    "Enter.")
+                    "Enter.", epilog=KEYS_HELP, formatter_class=KeysHelp)
     parser.add_argument("url", metavar="URL", type=link,
                         help="an invite link, a match URL, or a server URL for a solo match")
     parser.add_argument("--name", default="Player", help="your name at the table")

@@ -23,6 +23,7 @@ from hokmclient import ApiError, AsyncSeat, card_text, my_turn, over
 from hokmclient.cards import SUIT_SYMBOL
 
 from .bot import LocalBot
+from .lost import seat_lost
 from .records import SeatRecords
 from .screen import (dashed, draw_text, final_score, final_sets, first_round_untouched,
                      per_side, result_text, seat_name, side_of, sides, team_subject)
@@ -217,14 +218,28 @@ async def run_lines(seat: AsyncSeat, bot: LocalBot | None, out: IO[str] = sys.st
     printer.say(f"hokm play: {who} in match {seat.match_id} on {seat.client.base}"
                 + (f", played by the local {bot.level} bot" if bot else ""))
     printer.begin(first)
+    last = first.get("seat")
     async for view in seat.views():
-        await printer.follow(seat, view)
+        if view.get("seat") is not None:
+            last = view["seat"]  # (the ace draw may move a seat)
+        elif seat.token is not None and last is not None:
+            bot = None  # the seat was given up elsewhere: said, and watched on (lost.py)
+            printer.say(f"hokm play: {await seat_lost(seat, last)}")
+        try:
+            await printer.follow(seat, view)
+        except ApiError as error:
+            # the token left its seat between this view and the read of its records: the
+            # view that says so follows, and the records are read again then
+            if error.code != "bad_token" or seat.token is None or last is None:
+                raise
+            continue
         if bot is not None and my_turn(view):
-            choice = await bot.choose(seat, view)
             try:
+                choice = await bot.choose(seat, view)
                 answer = await seat.decide(choice, view)
             except ApiError as error:
-                if error.code not in ("stale_version", "not_your_turn", "wrong_phase"):
+                if error.code not in ("stale_version", "not_your_turn", "wrong_phase",
+                                      "bad_token"):  # (bad_token: the seat given up, above)
                     raise
                 continue
             await printer.follow(seat, answer)

@@ -60,6 +60,13 @@ class Cursor:
     once fewer than ``COUNTDOWN_S``; None: nothing to show."""
     more_used: bool = False
     """This turn had its more time (``+`` asked, or the server extended it): not offered again."""
+    rematch: str | None = None
+    """The link of the finished match's rematch, once a player asked for it (the summary's
+    ``rematch``): a player's R joins it, a spectator is shown how to watch it."""
+    rematch_full: bool = False
+    """R was refused: the rematch's seats are all taken (the message says how to watch it)."""
+    replay: str | None = None
+    """The link of the match's replay page (the browser's), said once the match is over."""
 
 
 COUNTDOWN_S = 20
@@ -456,15 +463,31 @@ def status(view: View, cursor: Cursor) -> list[Line]:
                            "taken.")])
     elif phase == "match_over":
         winner = int(view.get("winner") or 0)
-        who = (f"{team_subject(view, winner)} won" if me is None else
-               ("you won" if winner == side_of(view, me) else "you lost"))
+        who = (f"{team_subject(view, winner)} won the match" if me is None else
+               "you won the match" if winner == side_of(view, me) else
+               # more than two sides: the winner is not "the other" (the browser: "Match to
+               # Kian")
+               f"you lost the match to {team_subject(view, winner)}"
+               if len(sides(view)) > 2 else "you lost the match")
         first = winner if me is None else side_of(view, me)  # your points (or the winner's)
         # target "2x7": the sets decide (the points are the last set's alone)
         told = (f"sets {final_sets(view, first)} (the last set {final_score(view, first)})"
                 if view.get("sets") is not None else final_score(view, first))
-        lines.append([("class:turn", f"Match over: {who} the match, {told}.")])
-        lines.append([("", "Press R to play again at this table, Ctrl+C to leave."
-                           if me is not None else "Press Ctrl+C to leave.")])
+        lines.append([("class:turn", f"Match over: {who}, {told}.")])
+        if cursor.rematch_full:
+            lines.append([("", "Press Ctrl+C to leave.")])
+        elif me is not None:
+            lines.append([("class:turn" if cursor.rematch else "",
+                           "A rematch is ready: press R to join it, Ctrl+C to leave."
+                           if cursor.rematch else
+                           "Press R to play again at this table, Ctrl+C to leave.")])
+        else:
+            if cursor.rematch:
+                lines.append([("class:turn", f"A rematch is ready: hokm play {cursor.rematch} "
+                                             "--spectate watches it.")])
+            lines.append([("", "Press Ctrl+C to leave.")])
+        if cursor.replay:
+            lines.append([("", f"The replay, in a browser: {cursor.replay}")])
     elif is_deciding(view):
         if cursor.limit_left is not None and not cursor.bot:
             lines.append([("class:limit", f"Your turn — a stand-in plays in "

@@ -19,7 +19,8 @@ from starlette.concurrency import run_in_threadpool
 from starlette.exceptions import HTTPException
 from starlette.middleware import Middleware
 from starlette.requests import ClientDisconnect, Request
-from starlette.responses import FileResponse, HTMLResponse, JSONResponse, Response
+from starlette.responses import (FileResponse, HTMLResponse, JSONResponse, RedirectResponse,
+                                 Response)
 from starlette.routing import Mount, Route, WebSocketRoute
 from starlette.staticfiles import StaticFiles
 from starlette.websockets import WebSocket
@@ -139,6 +140,14 @@ def create_app(runtime: Runtime | None = None, *,
                                  "must pass the upgrade on)")
 
     async def spa(request: Request) -> Response:
+        # a match's page asked with its id spelt in capitals (a link typed on a phone): the
+        # page of the id as the server made it, so the page's address, its stored token and
+        # its recent-matches entry are the match's one (api.md: Pages)
+        canonical = params.page_id(str(request.path_params.get("match_id", "")))
+        if canonical is not None:
+            where = request.url.path.rsplit("/", 1)[0] + "/" + canonical
+            query = f"?{request.url.query}" if request.url.query else ""
+            return RedirectResponse(where + query, status_code=308)
         index = STATIC / "index.html"
         if index.is_file():
             return FileResponse(index, headers={"cache-control": "no-cache"})

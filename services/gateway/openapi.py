@@ -62,7 +62,9 @@ ERRORS: dict[str, tuple[int, str]] = {
 ERROR = {"$ref": "#/components/schemas/Error"}
 TOKEN: list[dict[str, list[str]]] = [{"seat_token": []}]
 MATCH_ID = {"name": "match_id", "in": "path", "required": True,
-            "schema": {"type": "string", "pattern": f"^[a-z0-9]{{1,{MAX_MATCH_ID}}}$"}}
+            "description": "the server makes lowercase ids; one that differs only in case "
+                         "names the same match",
+            "schema": {"type": "string", "pattern": f"^[A-Za-z0-9]{{1,{MAX_MATCH_ID}}}$"}}
 
 
 READY = {"type": "object", "required": ["ok", "store", "queue"],

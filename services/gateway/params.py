@@ -23,7 +23,10 @@ MAX_DIGITS = 12
 MAX_MATCH_ID = 64
 """Characters of a match id the routes take (the server makes 16, and takes up to this many
 without harm); the OpenAPI document says the same."""
-_MATCH_ID = re.compile(rf"[0-9a-z]{{1,{MAX_MATCH_ID}}}")
+_MATCH_ID = re.compile(rf"[0-9A-Za-z]{{1,{MAX_MATCH_ID}}}")
+"""A match id as a route takes it: the server makes lowercase ones, and an id that differs only
+in case names the same match (a link typed on a phone is often capitalised: ``ABC123`` is
+``abc123``)."""
 
 
 def _number(raw: str, name: str) -> int:
@@ -75,11 +78,20 @@ def int_path(conn: HTTPConnection, name: str) -> int:
 
 
 def match_id(conn: HTTPConnection) -> str:
-    """The ``match_id`` path parameter; ``not_found`` for anything that cannot be a match id."""
+    """The ``match_id`` path parameter, lowercased (ids differ only in case name the same
+    match); ``not_found`` for anything that cannot be a match id."""
     raw = str(conn.path_params["match_id"])
     if _MATCH_ID.fullmatch(raw) is None:
         raise NotFound("no such match")
-    return raw
+    return raw.lower()
+
+
+def page_id(raw: str) -> str | None:
+    """The canonical (lowercase) id of a page's ``/m/{id}`` or ``/replay/{id}`` when ``raw``
+    is a match id spelt otherwise (``ABC123``), else None (the page as asked)."""
+    if _MATCH_ID.fullmatch(raw) is None or raw == raw.lower():
+        return None
+    return raw.lower()
 
 
 def token_query(conn: HTTPConnection) -> str | None:

@@ -225,7 +225,12 @@ def test_links() -> None:
     assert parse_link("https://hokm.example/replay/abc/").match_id == "abc"
     assert parse_link("localhost:9").base == "http://localhost:9"
     assert parse_link("http://[::1]:8000/").ws_base == "ws://[::1]:8000"
-    for bad in ("", "ftp://x/m/a", "http://h/m/ABC", "http://h/elsewhere", "http://h:99999/"):
+    # an id spelt with capitals (a link typed on a phone) is the server's lowercase one
+    assert parse_link("http://h/m/ABC123").match_id == "abc123"
+    assert parse_link("h/replay/AbC").match_id == "abc"
+    assert match_link("h", "ABC1").match_id == "abc1"
+    for bad in ("", "ftp://x/m/a", "http://h/m/a_b", "http://h/m/ÀB", "http://h/elsewhere",
+                "http://h:99999/"):
         with pytest.raises(ValueError):
             parse_link(bad)
     assert parse_card("10h") == "TH" and parse_card("q♠") == "QS" and parse_card("1H") is None

@@ -199,3 +199,27 @@ def test_the_double_sar_pile_is_shown_beside_the_tricks() -> None:
     assert score_line({**view, "pile": 1}).endswith(" · 1 trick waiting in the pile")
     for none in (0, None):  # an empty pile, or a room without double_sar
         assert score_line({**view, "pile": none}).endswith("us 0 · them 0")
+
+
+def test_a_match_of_three_lost_names_its_winner() -> None:
+    """Three players, each a side: the end of the match names who won it (QA: it said "you
+    lost the match, you 0 · Roxana 5 · Kian 7", the winner left to be worked out; the browser
+    says "Match to Kian"); two sides, where the other is the winner, unchanged."""
+    from hokmplay.screen import Cursor, status
+
+    def said(view: dict[str, Any]) -> str:
+        return "\n".join("".join(text for _, text in line) for line in status(view, Cursor()))
+
+    seats = [{"name": n} for n in ("Tess", "Roxana", "Kian")]
+    over = {"match_id": "m", "players": 3, "seat": 0, "round": 12, "target": 7,
+            "sides": [[0], [1], [2]], "score": [0, 5, 7], "phase": "match_over", "winner": 2,
+            "seats": seats, "result": {"winner": 2, "points": 1, "kind": "normal",
+                                       "tricks": [2, 6, 7]}}
+    assert "Match over: you lost the match to Kian, you 0 · Roxana 5 · Kian 7." in said(over), \
+        said(over)
+    assert "Match over: you won the match, you 7 · Roxana 5 · Kian 0." in said(
+        {**over, "score": [7, 5, 0], "winner": 0})
+    assert "Match over: Kian won the match" in said({**over, "seat": None})
+    two = {**over, "players": 2, "sides": [[0], [1]], "seats": seats[:2], "score": [3, 7],
+           "winner": 1, "result": {"winner": 1, "points": 1, "kind": "normal", "tricks": [3, 7]}}
+    assert "Match over: you lost the match, 3-7." in said(two), said(two)

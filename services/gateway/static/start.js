@@ -367,7 +367,9 @@ export function mount(root) {
     const v = linkInput.value.trim();
     const m = v.match(/(?:\/m\/)?([\w-]{4,})\/?$/);
     if (!m) { toast(t("start.join_invalid")); linkInput.focus(); return; }
-    navigate(`/m/${m[1]}`);
+    // the server's ids are lowercase: a link typed on a phone, capitalised, is the same match
+    // (api.md; the gateway redirects such a page too, and this navigation asks it no page)
+    navigate(`/m/${/^[A-Za-z0-9]+$/.test(m[1]) ? m[1].toLowerCase() : m[1]}`);
   });
 
   root.append(h("section.page.start", {},
