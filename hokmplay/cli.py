@@ -285,18 +285,19 @@ keys at the table:
 arrows, Enter and typing: ``?``, ``+``, ``L``, ``R`` and Space were on no list)."""
 
 
-class KeysHelp(argparse.HelpFormatter):
-    """The default help, but the keys' list (the epilog) kept as written."""
-
-    def _fill_text(self, text: str, width: int, indent: str) -> str:
-        if text.startswith("keys at the table:"):
-            return text
-        return super()._fill_text(text, width, indent)
-
-
 def register(sub: Any) -> None:
     """Add ``hokm play`` to the ``hokm`` command (``hokm.cli``'s plugin contract)."""
-    from services.clitools import json_object, players
+    from services.clitools import HelpFormatter, json_object, players
+
+    class KeysHelp(HelpFormatter):
+        """The ``hokm`` help (defaults shown), but the keys' list (the epilog) kept as
+        written."""
+
+        def _fill_text(self, text: str, width: int, indent: str) -> str:
+            if text.startswith("keys at the table:"):
+                return text
+            return super()._fill_text(text, width, indent)
+
 
     parser = sub.add_parser(
         "play", help="play a match from the terminal (an invite link, or a server for solo)",

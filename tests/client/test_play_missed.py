@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Callable
+from types import SimpleNamespace
 from typing import Any
 
 from prompt_toolkit.application import create_app_session
@@ -28,6 +29,8 @@ class Seat:
     def __init__(self) -> None:
         self.view: dict[str, Any] = {"seat": 1, "phase": "playing"}
         self.token = "t"
+        self.match_id = "m"
+        self.client = SimpleNamespace(base="http://127.0.0.1:8000")  # (the replay's link)
         self.asked: list[int] = []
         self.on_view: Any = None
         self.on_missed: Any = None

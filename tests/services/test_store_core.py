@@ -17,6 +17,7 @@ from services.store.parking import parked
 from services.store.port import Record, StoreUnavailable
 from services.store.scripts import append_answer, append_args, xadd_args
 from services.store.transient import TRANSIENT, UNAVAILABLE, translated
+from tests.conftest import run_async
 
 
 def test_entry_ids_and_versions_go_both_ways() -> None:
@@ -128,4 +129,4 @@ def test_a_parked_follower_is_waiting_only_while_it_waits() -> None:
         seen.append(follower.waiting)
         assert seen == [True, False]
 
-    asyncio.run(scenario())
+    run_async(scenario())  # (Playwright's loop may hold this thread: conftest)
