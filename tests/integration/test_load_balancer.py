@@ -540,8 +540,8 @@ def test_connections_per_client_are_capped_at_the_proxy(deployment: Deployment) 
     held: list[socket.socket] = []
 
     def status(source: str) -> bytes:
-        """A new connection from ``source`` asking ``/healthz``, kept open (keep-alive): the
-        status line of its answer, or b"" when the proxy refused the connection."""
+        """A new connection from ``source`` asking ``/healthz``, kept open: the status line of
+        its answer, or b"" when the proxy refused the connection."""
         conn = socket.socket()
         held.append(conn)
         conn.settimeout(10)
@@ -555,6 +555,9 @@ def test_connections_per_client_are_capped_at_the_proxy(deployment: Deployment) 
                 if not chunk:
                     return b""
                 data += chunk
+            # the next request begun, not finished: the connection stays open for the proxy's
+            # `timeout http-request` (10 s) rather than its idle keep-alive's 5 s
+            conn.sendall(request[:16])
         except (ConnectionResetError, BrokenPipeError):
             return b""
         return data.split(b"\r\n", 1)[0]
