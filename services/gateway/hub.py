@@ -197,12 +197,16 @@ class Hub:
     # -- subscriptions -----------------------------------------------------------------------
 
     async def subscribe(self, sub: Subscriber,
-                        prelude: Callable[[int], Awaitable[str | None]] | None = None) -> Loaded:
+                        prelude: Callable[[int], Awaitable[str | None]] | None = None,
+                        since: int = -1) -> Loaded:
         """Register ``sub`` and send it the current view, then ``prelude(version)`` (a frame
         about that view's version: what a reconnecting client missed) right after it.  Its own
         seat counts as connected in that first view (presence is marked first), and the first
         view (with the prelude) is queued in the step that lets broadcasts reach ``sub``, so the
-        socket gets every later version after them, in order."""
+        socket gets every later version after them, in order.  A client that holds a version
+        past the hub's copy (``since``: another gateway's record, which the follower has not
+        brought yet) gets the store's records up to now first: a first view older than
+        ``since`` would tell it the match's log went back (api.md)."""
         match_id = sub.match_id
         loaded = self.loaded.get(match_id)
         if loaded is None:
@@ -214,6 +218,13 @@ class Hub:
                 # a match that waits for a bot or a system step nobody saw to (its writer
                 # died, or could not schedule the bot) moves on once someone watches it
                 self._watch_progress(match_id, fresh)
+        if since > loaded.version:
+            try:
+                await self._read_ahead(match_id)
+            except Exception as exc:  # (the follower brings them all the same, or reloads)
+                log.warning("reading %s ahead of the follower failed (%s)", match_id,
+                            one_line(exc), exc_info=not isinstance(exc, UNREACHABLE))
+            loaded = self.loaded.get(match_id) or loaded
         # registered (the match stays followed) but not started: broadcasts skip it while
         # its presence is marked and its prelude read
         self.subs.setdefault(match_id, set()).add(sub)
@@ -375,6 +386,22 @@ class Hub:
             # Redundant on purpose: if the process that appended died before scheduling the
             # bot, whoever sees the record schedules it (the guard makes this idempotent).
             await run_in_threadpool(self.service.schedule_bot, match_id, latest)
+
+    async def _read_ahead(self, match_id: str) -> None:
+        """Fold the records the store holds past the hub's copy of ``match_id`` now, sending
+        their views in order, rather than wait for the follower to bring them (it skips them
+        when it does, as it skips this process's own)."""
+        while True:
+            loaded = self.loaded.get(match_id)
+            if loaded is None:
+                return
+            entries = await self.store.read_raw(match_id, loaded.version)
+            if self.loaded.get(match_id) is not loaded:
+                continue  # it moved on meanwhile: look again
+            for entry in entries:
+                loaded = fold_raw([entry], loaded)
+                self._advance(match_id, loaded)
+            return
 
     def _advance(self, match_id: str, loaded: Loaded) -> None:
         self.loaded[match_id] = loaded

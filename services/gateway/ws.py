@@ -93,7 +93,7 @@ async def endpoint(ws: WebSocket, api: Api, hub: Hub) -> None:
                 # connect: the ace draw may have moved the player since)
                 return await _catch_up(api, match_id, sub.seat, since, version)
 
-            await hub.subscribe(sub, missed)
+            await hub.subscribe(sub, missed, since)
         except Exception as exc:
             log.warning("a socket for %s could not start (%s)", match_id, one_line(exc),
                         exc_info=not isinstance(exc, UNREACHABLE))
