@@ -18,6 +18,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
+import re
 import sys
 from typing import Any
 
@@ -38,10 +39,22 @@ class PlayError(Exception):
         self.code = code
 
 
+BARE_WORD = re.compile(r"[^./:\[\]@?#]+")
+"""A URL argument that is a word alone (``notaurl``): no scheme, dot, port or path."""
+
+
 def link(text: str) -> str:
-    """An argparse type: a link ``parse_link`` accepts."""
+    """An argparse type: a link ``parse_link`` accepts.  A word alone (no scheme, no dot, no
+    port, no path; ``localhost`` aside) is no link at all, a bad argument (exit 2), though
+    ``parse_link`` would read it as ``http://WORD``: a host name that does not resolve is
+    otherwise a server that cannot be reached (1: the name server may be down)."""
     from hokmclient import parse_link
 
+    word = text.strip()
+    if BARE_WORD.fullmatch(word) and word.lower() != "localhost":
+        raise argparse.ArgumentTypeError(
+            f"{text!r} is not a link: give a server (http://HOST:PORT) or an invite link "
+            f"(http://HOST/m/MATCH); a host name alone is written http://{word}")
     try:
         parse_link(text)
     except ValueError as exc:

@@ -20,7 +20,8 @@ sub-commands did already):
   limits), a port in use, a damaged journal, log or file, ``hokm verify`` finding a problem,
   workers that did not answer in time, an unexpected error.  Trying again later, or repairing
   the data, may fix it.
-- 130: Ctrl+C; 141: the reader of stdout went away (``| head``).
+- 130: Ctrl+C (SIGINT; ``hokm serve`` and ``hokm worker`` after stopping gracefully on it, and
+  0 after SIGTERM, their operator's clean stop); 141: the reader of stdout went away (``| head``).
   Sub-commands raise
 ``CliError`` for what they detect; ``hokm.cli.main`` turns it, and the usual failures
 (Redis unreachable, a file that cannot be opened, a closed pipe), into that line.

@@ -30,17 +30,22 @@ Reported:
   machine) and as wall-clock time;
 * a last line ``RESULT a_round_rate=<x> ci_low=<l> ci_high=<h> a_ms_p95=<t>`` where ``t`` is A's
   p95 CPU time per decision (``--clock wall`` uses the wall clock instead).
+
+Stopping: Ctrl+C (status 130) or SIGTERM (the command then ends as killed by it) terminates the
+``--jobs`` pool's processes, and waits for them, before the command exits (``run_deals``).
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import math
 import random
+import signal
 import sys
 import time
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Generator, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -204,7 +209,7 @@ def play_deal(task: DealTask) -> DealResult:
 
 
 def run_deals(a: str, b: str, deals: int, seed: int = 1, jobs: int = 1,
-              rules: dict[str, Any] | None = None) -> Iterator[DealResult]:
+              rules: dict[str, Any] | None = None) -> Generator[DealResult, None, None]:
     """Play ``deals`` duplicate deals, yielding results in deal order."""
     tasks = [DealTask(a, b, seed, i, dict(rules or {})) for i in range(deals)]
     if jobs <= 1:
@@ -213,8 +218,26 @@ def run_deals(a: str, b: str, deals: int, seed: int = 1, jobs: int = 1,
         return
     import multiprocessing
 
-    with multiprocessing.get_context("fork").Pool(jobs) as pool:
+    # leaving the block (the run over, or an exception: Ctrl+C, ``_main``'s SIGTERM) terminates
+    # the processes at once; ``arena`` closes this generator on its way out
+    with multiprocessing.get_context("fork").Pool(jobs, initializer=_pool_process) as pool:
         yield from pool.imap(play_deal, tasks, chunksize=1)
+
+
+def _pool_process() -> None:
+    """A process of ``run_deals``'s pool: SIGTERM (the pool's terminate) ends it as the default
+    does, not through the handler of ``_main`` it inherited, and Ctrl+C (SIGINT to the whole
+    process group) is left to the parent, which terminates the pool (no traceback per process)."""
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+
+
+class _Terminated(Exception):
+    """SIGTERM to ``hokm arena`` (``_main``): unwinds the run, so that its pool is terminated."""
+
+
+def _terminated(signum: int, frame: object) -> None:
+    raise _Terminated()
 
 
 # -- statistics ------------------------------------------------------------------------------
@@ -294,14 +317,16 @@ def arena(a: str, b: str, deals: int, seed: int = 1, jobs: int = 1,
     results: list[DealResult] = []
     total_score = 0.0
     shown = 0.0
-    for result in run_deals(a, b, deals, seed, jobs, rules):
-        results.append(result)
-        total_score += result.score
-        now = time.monotonic()
-        if progress and (now - shown > 0.2 or len(results) == deals):
-            shown = now
-            err.write(_bar(len(results), deals, total_score / len(results)))
-            err.flush()
+    played = run_deals(a, b, deals, seed, jobs, rules)
+    with contextlib.closing(played):  # its pool ends here, not when the frame is collected
+        for result in played:
+            results.append(result)
+            total_score += result.score
+            now = time.monotonic()
+            if progress and (now - shown > 0.2 or len(results) == deals):
+                shown = now
+                err.write(_bar(len(results), deals, total_score / len(results)))
+                err.flush()
     if progress:
         err.write("\n")
     scores = [r.score for r in results]
@@ -426,8 +451,17 @@ def _main(args: argparse.Namespace) -> int:
         raise CliError(str(exc), 2) from None
     except ValueError as exc:
         raise CliError(f"--rules: {exc}" if args.rules is not None else str(exc), 2) from None
-    arena(args.a, args.b, args.deals, args.seed, args.jobs, rules or None,
-          progress=not args.quiet, clock=args.clock, plot_path=args.plot)
+    # SIGTERM unwinds the run (its pool terminated at once: the processes ran on for seconds
+    # when the command was killed), then ends the command as the signal does
+    previous = signal.signal(signal.SIGTERM, _terminated)
+    try:
+        arena(args.a, args.b, args.deals, args.seed, args.jobs, rules or None,
+              progress=not args.quiet, clock=args.clock, plot_path=args.plot)
+    except _Terminated:
+        signal.signal(signal.SIGTERM, signal.SIG_DFL)
+        signal.raise_signal(signal.SIGTERM)
+    finally:
+        signal.signal(signal.SIGTERM, signal.SIG_DFL if previous is None else previous)
     return 0
 
 

@@ -38,7 +38,9 @@ warm shutdown (a job in hand is finished; an idle process stops at once), anothe
 or more later a cold one (RQ fails the job in hand; a bot turn is then re-enqueued by the
 watchdog).  With ``--processes`` N the command passes each stop signal on to its processes (a
 terminal's Ctrl+C reaches them too: RQ takes a second signal within a second as the same
-request), waits for all of them, prints its last line and exits 0, as one process does.  Should
+request), waits for all of them and prints its last line, as one process does; it then exits 0
+after SIGTERM (how operators and container runtimes stop it: a clean stop) and 130 after SIGINT
+(Ctrl+C), as ``hokm serve`` and every ``hokm`` command do (``services/clitools.py``).  Should
 the command itself die without passing a signal on (``kill -9``, the OOM killer), each of its
 processes is sent SIGTERM by the kernel (Linux's parent-death signal, ``_end_with_parent``) and
 stops as above, a bot turn in hand played to its end: none runs on as an orphan, next to the
@@ -103,10 +105,20 @@ STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM)
 _stop_noted: list[int] = []
 """The stop signals this ``hokm worker`` process received before its RQ worker handled them
 (while it starts: ``_note_stop``)."""
+_stopped_by: list[int] = []
+"""The first stop signal this ``hokm worker`` process received, however it was handled (its
+exit status: 130 for SIGINT, 0 for SIGTERM)."""
+
+
+def _first_stop(signum: int) -> None:
+    """Note the stop signal ``signum`` if it is the first."""
+    if not _stopped_by:
+        _stopped_by.append(signum)
 
 
 def _note_stop(signum: int, frame: object) -> None:
     """The handler of the stop signals until RQ's: keep them for the worker (``BotWorker``)."""
+    _first_stop(signum)
     _stop_noted.append(signum)
 
 
@@ -220,6 +232,7 @@ class BotWorker(SimpleWorker):
             self._stop_requested = True
 
     def request_stop(self, signum: int, frame: Any) -> None:
+        _first_stop(signum)
         self.asked_to_stop = True
         super().request_stop(signum, frame)  # type: ignore[no-untyped-call]
 
@@ -470,6 +483,7 @@ def _pool(processes: int, burst: bool) -> None:
     def forward(signum: int, frame: object) -> None:
         nonlocal stopping
         stopping = True
+        _first_stop(signum)
         for pid in list(running):
             with contextlib.suppress(ProcessLookupError):
                 os.kill(pid, signum)
@@ -645,6 +659,7 @@ def _start(args: argparse.Namespace, url: str, queues: str) -> int:
     # from the start line on, a stop signal stops the worker (and its last line is printed)
     previous = {signum: signal.getsignal(signum) for signum in STOP_SIGNALS}
     _stop_noted.clear()
+    _stopped_by.clear()
     for signum in STOP_SIGNALS:
         signal.signal(signum, _note_stop)
     try:
@@ -664,7 +679,7 @@ def _start(args: argparse.Namespace, url: str, queues: str) -> int:
     finally:
         for signum, handler in previous.items():
             signal.signal(signum, signal.SIG_DFL if handler is None else handler)
-    return 0
+    return 130 if _stopped_by[:1] == [signal.SIGINT] else 0  # Ctrl+C: as every command
 
 
 MAX_PROCESSES = 256

@@ -315,7 +315,8 @@ class Api:
         self.check_address(request)
         match_id = params.match_id(request)
         seat, _, loaded = await self.seat_of(request, match_id)  # the seat of that match
-        await self.polled(match_id, seat)
+        if request.method == "GET":  # a HEAD (Starlette answers it on a GET route) only
+            await self.polled(match_id, seat)  # checks the link: nobody is following the match
         self.hub.look_later(match_id, loaded)
         return await self.versioned_view(match_id, seat, loaded.state, loaded.version)
 

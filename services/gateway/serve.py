@@ -11,7 +11,8 @@ that is not valid names its variable, exit status 2), the port is bound (a busy 
 exit status 1, before anything else happens; a ``--host`` that is no address of this machine,
 2), the runtime is built (the data folder locked,
 replayed and its unfinished matches resumed; or the Redis pinged), and only then is the address
-printed and the server run.
+printed and the server run.  SIGTERM and Ctrl+C (SIGINT) stop it gracefully; it then exits 0
+after SIGTERM and 130 after Ctrl+C, as ``hokm worker``.
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ import dataclasses
 import errno
 import gc
 import logging
+import signal
 import socket
 import threading
 import webbrowser
@@ -104,6 +106,10 @@ def _run(args: argparse.Namespace) -> int:
     except BaseException:
         sock.close()
         raise
+    # uvicorn stops gracefully on SIGTERM and SIGINT, then raises the signal again with the
+    # handler it found: SIGINT's makes Ctrl+C status 130, and SIGTERM's (this one, set before
+    # the address is printed) a clean stop, status 0, as ``hokm worker`` (it was killed by it)
+    previous = signal.signal(signal.SIGTERM, _stopped)
     try:
         app = args.make_app(rt)
         addr, bound = sock.getsockname()[:2]
@@ -138,9 +144,16 @@ def _run(args: argparse.Namespace) -> int:
         run(app, sock, limits=limits_of(rt.settings), max_frame=rt.settings.max_body,
             log_level=args.log_level)
     finally:
+        signal.signal(signal.SIGTERM, signal.SIG_DFL if previous is None else previous)
         sock.close()
         rt.close()
     return 0
+
+
+def _stopped(signum: int, frame: object) -> None:
+    """SIGTERM outside uvicorn's run (before it, or raised again once it stopped on it): end
+    the command with status 0, the data folder closed on the way out."""
+    raise SystemExit(0)
 
 
 def _no_such_address(exc: OSError) -> bool:

@@ -318,6 +318,11 @@ def test_hokm_play_refuses_in_one_line(server: LocalServer) -> None:
         (("play", "http://127.0.0.1:1/", "--spectate"), 2, "need a match link"),
         (("play", f"{server.url}/m/abc", "--spectate", "--bot", "easy"), 2, "no seat to play"),
         (("play", "http://127.0.0.1:1/", "--bot", "easy"), 1, "cannot reach the server"),
+        # a word alone is no link (it was read as http://notaurl/ and unreachable: 1) ...
+        (("play", "notaurl", "--bot", "easy"), 2, "'notaurl' is not a link"),
+        # ... while a link to a host name that does not resolve may be a name server that is
+        # down: a server that cannot be reached
+        (("play", "http://notaurl.invalid/", "--bot", "easy"), 1, "cannot reach the server"),
         (("play", f"{server.url}/m/nosuchmatch", "--spectate"), 2, "no such match"),
         (("play", f"{server.url}/m/nosuchmatch", "--bot", "easy"), 2, "no such match"),
         (("play", f"{server.url}/m/nosuchmatch"), 2, "needs a terminal"),

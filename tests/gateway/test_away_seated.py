@@ -7,6 +7,7 @@ watchdog plays the stand-in moves."""
 
 from __future__ import annotations
 
+import time
 from typing import Any
 
 from services.store import keys
@@ -115,3 +116,21 @@ def test_a_seat_given_to_a_bot_leaves_the_away_set(gw: Gateway) -> None:
     assert left.status_code == 200, left.text
     wait_for(lambda: gw.rt.client.zscore(keys.AWAY, name) is None, 20,
              what="the seat given to a bot out of the away set")
+
+
+def test_a_head_request_on_the_view_does_not_count_the_seat_present(gw: Gateway) -> None:
+    """``HEAD /view`` (a link checker, a monitor; Starlette answers it on the GET route) reads
+    no view: the seat stays away since when it was, only a real ``GET`` moves that on."""
+    created = create(gw, seats=["human", *BOTS3], first_hakem=0, decks=[deck(64)],
+                     disconnect_timeout=3600)  # no stand-in moves meanwhile
+    match_id, token = created["match_id"], created["token"]
+    name = f"{match_id}:0"
+    since = float(int(time.time()) - 60)  # away for a minute already
+    gw.rt.client.zadd(keys.AWAY, {name: since}, xx=True)
+    answer = gw.request("HEAD", f"/api/matches/{match_id}/view", headers=bearer(token))
+    assert answer.status_code == 200
+    assert gw.rt.client.zscore(keys.AWAY, name) == since  # the finding: HEAD moved it on
+    answer = gw.get(f"/api/matches/{match_id}/view", headers=bearer(token))
+    assert answer.status_code == 200
+    score = gw.rt.client.zscore(keys.AWAY, name)
+    assert score is not None and score > since
