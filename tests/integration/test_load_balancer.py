@@ -459,7 +459,7 @@ def test_a_gateway_stopped_mid_match(deployment: Deployment, how: signal.Signals
     assert ended, "the socket never ended"
     if how == signal.SIGTERM:  # a graceful stop: the gateway closed its sockets saying so
         assert "1012" in ended[0], ended  # (service restart: come back)
-        assert stopped.returncode == -signal.SIGTERM  # (uvicorn's, once it has shut down)
+        assert stopped.returncode == 0  # (a stop asked for, done: hokm serve's SIGTERM)
 
     records = log_of(deployment, match_id)
     assert check(records) == []
