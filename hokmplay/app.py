@@ -197,6 +197,9 @@ class PlayApp:
         self._limit: tuple[int, int, float] | None = None
         """The turn limit the server told (``turn_limit``): version, seat, its deadline on
         this process's monotonic clock."""
+        self._limit_grace: float | None = None
+        """The seconds of that turn when they were the grace (the frame's ``grace``), else
+        None: the countdown says why it is short."""
         self._sent_at: int | None = None
         """The version the seat's last decision was sent for."""
         self._more_asked: int | None = None
@@ -241,6 +244,8 @@ class PlayApp:
             else:
                 self.cursor.marked = [c for c in self.cursor.marked if c in legal]
         self.cursor.limit_left = self._limit_left(view)
+        self.cursor.limit_grace = self._limit_grace if self.cursor.limit_left is not None \
+            else None
         self.cursor.more_used = self._more_used(view)
         if self.cursor.limit_left is not None and self._passing is not None \
                 and self._passing[0].startswith("You have more time"):
@@ -283,6 +288,8 @@ class PlayApp:
         if message.get("type") == "turn_limit":
             self._limit = (int(message["version"]), int(message["seat"]),
                            time.monotonic() + int(message["left_ms"]) / 1000)
+            grace = message.get("limit_s") if message.get("grace") else None
+            self._limit_grace = float(grace) if isinstance(grace, (int, float)) else None
             if message.get("extended"):
                 told = self._extended_at == self._limit[0]
                 self._extended_at = self._limit[0]

@@ -58,6 +58,10 @@ class Cursor:
     limit_left: int | None = None
     """The seconds left before the seat's stand-in decides this turn (the room's turn limit),
     once fewer than ``COUNTDOWN_S``; None: nothing to show."""
+    limit_grace: float | None = None
+    """The seconds this turn was given when they are the grace (the server's ``turn_limit``
+    ``grace``: the seat's last turn ran out and a stand-in played it, so its turns are short
+    until its player acts again); None: the room's full limit."""
     more_used: bool = False
     """This turn had its more time (``+`` asked, or the server extended it): not offered again."""
     rematch: str | None = None
@@ -492,6 +496,10 @@ def status(view: View, cursor: Cursor) -> list[Line]:
         if cursor.limit_left is not None and not cursor.bot:
             lines.append([("class:limit", f"Your turn — a stand-in plays in "
                                           f"{cursor.limit_left} s")])
+            if cursor.limit_grace is not None:  # why the clock is short (api.md, the grace)
+                lines[-1].append(("class:limit", f" (your last turn ran out: "
+                                                 f"{cursor.limit_grace:g} s a turn until you "
+                                                 "play)"))
         if cursor.bot:
             lines.append([("class:turn", f"Your turn: the {cursor.bot} bot is deciding.")])
         elif phase == "choosing_trump":

@@ -2,7 +2,7 @@
 alive) who does not act sees, once fewer than 20 s of their turn are left, "A stand-in plays
 in N s" beside "Your turn: play a card"; when the time is up the seat's stand-in makes the move
 and the page says so (the finding: a player who walked away with the tab in front held the table for
-good)."""
+good); the seat's next turn, given only the grace, says why its clock is short."""
 
 from __future__ import annotations
 
@@ -17,6 +17,8 @@ from .test_agent import SUIT_NAME, card_name
 pytestmark = pytest.mark.browser
 
 COUNTDOWN = re.compile(r"A stand-in plays in (\d+) s")
+GRACE_COUNTDOWN = re.compile(r"A stand-in plays in \d+ s \(your last turn ran out: 10 s a turn "
+                             r"until you play\)")
 
 
 @pytest.mark.timeout(180)
@@ -51,6 +53,14 @@ def test_the_countdown_shows_and_the_stand_in_is_told(new_client: Any, gateway: 
     assert toast.inner_text() == f"Your time was up: a stand-in {did} for you."
     view = http(gateway, "GET", f"/api/matches/{match_id}/view", token=token)["view"]
     assert view["seat"] == seat and view["seats"][seat]["bot"] is None
+    # the seat's next turn gets only the grace (here the room's 10 s, shorter than 15 s) and
+    # its countdown says why it is short (QA: the next turn's short clock read as a defect)
+    page.wait_for_function(
+        "v => { const d = document.querySelector('.table-page')?.dataset;"
+        " return !!d && d.myTurn === 'true' && Number(d.version) > v; }",
+        arg=version + 1, timeout=60_000)
+    limit.wait_for(state="visible", timeout=15_000)
+    assert GRACE_COUNTDOWN.fullmatch(limit.inner_text()), limit.inner_text()
 
 
 def two_human_room(gateway: str, turn_timeout: int,

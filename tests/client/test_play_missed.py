@@ -6,6 +6,7 @@ input and dummy output); the seat is a stand-in object with the view and the eve
 from __future__ import annotations
 
 import asyncio
+import re
 from collections.abc import Callable
 from types import SimpleNamespace
 from typing import Any
@@ -15,6 +16,7 @@ from prompt_toolkit.input import create_pipe_input
 from prompt_toolkit.output import DummyOutput
 
 from hokmplay.app import PlayApp
+from hokmplay.screen import status
 from tests.conftest import run_async
 
 RECORDS = [{"version": 5, "actor": 1, "stand_in": True, "events": []},
@@ -261,3 +263,36 @@ def test_the_stand_ins_move_is_named_and_cleared_when_the_player_acts() -> None:
     assert run_async(run(), timeout=30) == [
         "Your time was up: a stand-in chose ♠ Spades as trump for you.", "",
         "Your time was up: a stand-in played 10♦ for you.", ""]
+
+
+def test_a_hurried_turns_countdown_says_why_it_is_short(monkeypatch: Any) -> None:
+    """A ``turn_limit`` with ``grace`` (the seat's last turn ran out and a stand-in played it:
+    its turns get the grace, api.md) makes the countdown say why it is short (QA: the next
+    turn's countdown started at a few seconds, read as a broken clock); the room's full
+    limit, or more time given, says nothing more."""
+
+    monkeypatch.setattr("hokmplay.app.render", lambda *args: [])  # (a partial view here)
+
+    def line(app: PlayApp) -> str:
+        app._text()  # (the countdown's seconds are set as the screen is drawn)
+        return "".join(text for row in status(app.seat.view, app.cursor) for _, text in row)
+
+    async def run() -> None:
+        with create_pipe_input() as keys, create_app_session(input=keys, output=DummyOutput()):
+            seat = Seat()
+            seat.connected = True
+            app = at_turn(seat)
+            app._frame({"type": "turn_limit", "version": 4, "seat": 1, "left_ms": 14_000,
+                        "limit_s": 15.0, "grace": True, "extended": False})
+            shown = line(app)
+            assert re.search(r"a stand-in plays in 1[34] s \(your last turn ran out: "
+                             r"15 s a turn until you play\)", shown), shown
+            app._frame({"type": "turn_limit", "version": 4, "seat": 1, "left_ms": 14_000,
+                        "limit_s": 90.0, "grace": False, "extended": True})
+            shown = line(app)
+            assert "stand-in plays in" in shown and "ran out" not in shown, shown
+            app._frame({"type": "turn_limit", "version": 4, "seat": 1, "left_ms": 14_000,
+                        "limit_s": 90, "grace": False})
+            assert "ran out" not in line(app)
+
+    run_async(run())

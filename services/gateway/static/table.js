@@ -1411,7 +1411,9 @@ function mountTable(root, matchId, token, ctl) {
     if (S.limit && msg.version < S.limit.version) return;
     const asked = S.limit && S.limit.version === msg.version && S.limit.asked;
     if (msg.extended && asked && !S.limit.extended) announce(t("limit.more_given", { s: Math.round(msg.left_ms / 1000) }));
-    S.limit = { version: msg.version, seat: msg.seat, deadline: Date.now() + msg.left_ms, extended: !!msg.extended, asked };
+    // grace: the seat's last turn ran out, so its turns are short until its player acts (api.md)
+    S.limit = { version: msg.version, seat: msg.seat, deadline: Date.now() + msg.left_ms, extended: !!msg.extended, asked,
+      grace: msg.grace ? msg.limit_s : null };
     clearInterval(S.limitTimer);
     S.limitTimer = setInterval(renderLimit, 1000);
     renderLimit();
@@ -1426,9 +1428,11 @@ function mountTable(root, matchId, token, ctl) {
     const shown = !!(v && lim && v.version === lim.version && v.seat === lim.seat && isMyDecision(v)
       && left > 0 && left < COUNTDOWN_S);
     if (!lim || left <= 0) { clearInterval(S.limitTimer); S.limitTimer = null; }
-    if (shown && E.limit.hidden) announce(t("limit.countdown", { s: left }));
+    // a hurried seat's countdown says why it is short (QA: read as a broken clock)
+    const says = (s) => lim.grace != null ? t("limit.countdown_grace", { s, limit: lim.grace }) : t("limit.countdown", { s });
+    if (shown && E.limit.hidden) announce(says(left));
     E.limit.hidden = !shown;
-    E.limit.textContent = shown ? t("limit.countdown", { s: left }) : "";
+    E.limit.textContent = shown ? says(left) : "";
     // "More time" beside the countdown, once a turn (docs/api.md, more_time)
     const more = shown && !lim.extended && !lim.asked;
     if (!more && document.activeElement === E.more) E.handGroup.focus();
