@@ -110,6 +110,14 @@ LEAVE_LEVEL = "medium"
 """The level of the bot a seat is left to (as the browser's "Leave the table")."""
 INVITE = "Invite link: "
 """How the link of a room with an open seat is shown (until every seat is taken)."""
+HELD = "No invite link for now: "
+HELD_SEAT = (f"{HELD}the open seat is kept for the last match's player. The link shows here if "
+             "it is still open when the hold ends.")
+HELD_SEATS = (f"{HELD}the open seats are kept for the last match's players. The link shows "
+              "here if one is still open when the hold ends.")
+"""What a rematch's table says instead of the invite link while every open seat is kept for a
+player of the last match (the summary's ``held`` and ``held_for``): nobody else can take one
+with the link meanwhile (the browser's join page says "held" of such a seat)."""
 ASKING_MORE = "Asking for more time…"
 MORE_GIVEN_ALREADY = "You had more time for this turn already."
 NO_LIMIT = "No turn limit runs here: take your time."
@@ -184,6 +192,7 @@ class PlayApp:
         self.bot = bot
         self.cursor = Cursor(bot=bot.level if bot else None,
                              replay=f"{seat.client.base}/replay/{seat.match_id}")
+        self.invite = invite
         if invite:
             self.cursor.message = f"{INVITE}{invite}"
         self.busy = False
@@ -361,7 +370,7 @@ class PlayApp:
         self._passed_limit(view)
         if self.cursor.message == NOT_SENT and self.seat.connected:
             self.cursor.message = ""  # back: the view shows whether the choice arrived
-        if self.cursor.message.startswith(INVITE) \
+        if self.cursor.message.startswith((INVITE, HELD)) \
                 and not any(s.get("empty") for s in view.get("seats") or []):
             self.cursor.message = ""  # no seat is open to anyone (solo): the link only says so
         if view.get("phase") == "match_over" and not self._looking:
@@ -600,6 +609,32 @@ class PlayApp:
                 return
             await asyncio.sleep(REMATCH_LOOK_S)
 
+    async def _held_for(self) -> int:
+        """The seconds for which every open seat of the match is kept for a player of the last
+        match (a rematch's hold, from the summary), 0 if one is open to anyone (or none is
+        open, or the summary does not come); the invite link's message says which."""
+        try:
+            summary = await self.seat.client.summary(self.seat.match_id)
+        except ApiError:
+            return 0
+        seats = [s for s in summary.get("seats") or [] if isinstance(s, dict) and s.get("empty")]
+        left = int(summary.get("held_for") or 0)
+        if not seats or not all(s.get("held") for s in seats) or left <= 0:
+            if self.cursor.message.startswith(HELD) and seats:
+                self.cursor.message = f"{INVITE}{self.invite}"
+            return 0
+        if self.cursor.message.startswith(INVITE):
+            self.cursor.message = HELD_SEAT if len(seats) == 1 else HELD_SEATS
+        return left
+
+    async def _mind_holds(self, left: int) -> None:
+        """While every open seat is kept (``left`` seconds more), look again when the hold
+        ends: the invite link comes back if a seat is still open then."""
+        while left > 0:
+            await asyncio.sleep(left + 0.5)
+            left = await self._held_for()
+            self.app.invalidate()
+
     async def _rematch(self) -> None:
         assert self.seat.token is not None
         try:
@@ -749,9 +784,15 @@ class PlayApp:
         await self.seat.start()
         if self.seat.view is not None:
             self._changed(self.seat.view)
+        held = await self._held_for() if self.cursor.message.startswith(INVITE) else 0
+
+        def started() -> None:
+            self._spawn(self._watch_end())
+            if held:
+                self._spawn(self._mind_holds(held))
+
         try:
-            status = await self.app.run_async(
-                pre_run=lambda: self._spawn(self._watch_end())) or 0
+            status = await self.app.run_async(pre_run=started) or 0
             if self.ended is not None:
                 raise self.ended
             return status

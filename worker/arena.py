@@ -33,6 +33,9 @@ Reported:
 
 Stopping: Ctrl+C (status 130) or SIGTERM (the command then ends as killed by it) terminates the
 ``--jobs`` pool's processes, and waits for them, before the command exits (``run_deals``).
+Should the command die without doing so (``kill -9``, the OOM killer), the kernel sends each pool
+process SIGTERM (Linux's parent-death signal, ``lifetime.end_with_parent``), which ends it: none
+runs on as an orphan.
 """
 
 from __future__ import annotations
@@ -41,6 +44,7 @@ import argparse
 import contextlib
 import json
 import math
+import os
 import random
 import signal
 import sys
@@ -57,6 +61,7 @@ from engine.state import CHOOSING_TRUMP, DISCARDING, DRAWING, PLAYING
 
 from services.clitools import RulesDisagree, with_game
 
+from .lifetime import end_with_parent
 from .policies import LEVELS, MODE, POLICIES, Policy, policy_for
 from .policies.base import command_for
 
@@ -220,16 +225,20 @@ def run_deals(a: str, b: str, deals: int, seed: int = 1, jobs: int = 1,
 
     # leaving the block (the run over, or an exception: Ctrl+C, ``_main``'s SIGTERM) terminates
     # the processes at once; ``arena`` closes this generator on its way out
-    with multiprocessing.get_context("fork").Pool(jobs, initializer=_pool_process) as pool:
+    with multiprocessing.get_context("fork").Pool(jobs, initializer=_pool_process,
+                                                  initargs=(os.getpid(),)) as pool:
         yield from pool.imap(play_deal, tasks, chunksize=1)
 
 
-def _pool_process() -> None:
-    """A process of ``run_deals``'s pool: SIGTERM (the pool's terminate) ends it as the default
-    does, not through the handler of ``_main`` it inherited, and Ctrl+C (SIGINT to the whole
-    process group) is left to the parent, which terminates the pool (no traceback per process)."""
+def _pool_process(parent: int) -> None:
+    """A process of ``run_deals``'s pool (``parent``: the command's pid): SIGTERM (the pool's
+    terminate) ends it as the default does, not through the handler of ``_main`` it inherited,
+    and Ctrl+C (SIGINT to the whole process group) is left to the parent, which terminates the
+    pool (no traceback per process).  Tied to the parent's life (``end_with_parent``): should
+    the parent die without terminating the pool (SIGKILL), the kernel's SIGTERM ends it."""
     signal.signal(signal.SIGTERM, signal.SIG_DFL)
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    end_with_parent(parent)
 
 
 class _Terminated(Exception):

@@ -42,12 +42,12 @@ request), waits for all of them and prints its last line, as one process does; i
 after SIGTERM (how operators and container runtimes stop it: a clean stop) and 130 after SIGINT
 (Ctrl+C), as ``hokm serve`` and every ``hokm`` command do (``services/clitools.py``).  Should
 the command itself die without passing a signal on (``kill -9``, the OOM killer), each of its
-processes is sent SIGTERM by the kernel (Linux's parent-death signal, ``_end_with_parent``) and
-stops as above, a bot turn in hand played to its end: none runs on as an orphan, next to the
-processes of a command started again.  Python
-runs signal handlers in the main thread only, when it next runs Python code: so the helper
-threads (the watchdog, RQ's pubsub thread, the progress line) block the stop signals, which the
-kernel then always hands to the main thread, and no blocking call of the main thread lasts more
+processes is sent SIGTERM by the kernel (Linux's parent-death signal,
+``lifetime.end_with_parent``) and stops as above, a bot turn in hand played to its end: none runs
+on as an orphan, next to the processes of a command started again.  Python runs signal handlers in
+the main thread only, when it next runs Python code: so the helper threads (the watchdog, RQ's
+pubsub thread, the progress line) block the stop signals, which the kernel then always hands to the
+main thread, and no blocking call of the main thread lasts more
 than about a second (the dequeue waits ``DEQUEUE_WAIT_S``).
 """
 
@@ -55,13 +55,11 @@ from __future__ import annotations
 
 import argparse
 import contextlib
-import ctypes
 import logging
 import multiprocessing
 import os
 import re
 import signal
-import sys
 import threading
 import time
 from collections.abc import Callable, Iterator
@@ -75,6 +73,8 @@ from rq.timeouts import TimerDeathPenalty
 
 from services.runtime import Runtime
 from services.store.connect import EXTERNAL_HELP, UNREACHABLE
+
+from .lifetime import end_with_parent
 
 log = logging.getLogger("hokm.worker")
 WATCH_INTERVAL_S = 0.5
@@ -551,34 +551,13 @@ def _pool(processes: int, burst: bool) -> None:
 
 def _child(burst: bool, parent: int, *fds: int) -> None:
     """A process of ``_pool`` (``parent``'s pid): tied to its parent's life
-    (``_end_with_parent``), without the pool's wake-up pipe (``fds``), then ``_work``."""
-    _end_with_parent(parent)
+    (``lifetime.end_with_parent``; the blocked SIGTERM is noted once ``_work`` installs its
+    handler, or taken by RQ), without the pool's wake-up pipe (``fds``), then ``_work``."""
+    end_with_parent(parent)
     signal.set_wakeup_fd(-1)
     for fd in fds:
         os.close(fd)
     _work(burst)
-
-
-PR_SET_PDEATHSIG = 1
-"""``prctl``'s option (linux/prctl.h): the signal this process gets when its parent dies."""
-
-
-def _end_with_parent(parent: int) -> None:
-    """Have the kernel send this process SIGTERM when ``parent`` (the ``_pool`` that forked it,
-    from its main thread) dies, however it dies, SIGKILL included: the warm stop that a stop
-    signal passed on by the pool would have been.  Linux's ``PR_SET_PDEATHSIG``, through
-    ``ctypes``: no thread and no pipe to watch, and nothing to get wrong while the process is
-    blocked in a job or in a Redis that hangs.  A parent that died before the tie was made is
-    seen by the process's parent pid having changed.  On other systems the processes are not
-    tied (the servers run Linux).  The signal is blocked until ``_work`` installs its handler
-    (see ``_pool``), then noted, or taken by RQ."""
-    if sys.platform.startswith("linux"):
-        libc = ctypes.CDLL(None, use_errno=True)
-        if libc.prctl(PR_SET_PDEATHSIG, int(signal.SIGTERM), 0, 0, 0) != 0:
-            log.warning("worker process %d is not tied to its parent's life (prctl: %s)",
-                        os.getpid(), os.strerror(ctypes.get_errno()))
-    if os.getppid() != parent:
-        os.kill(os.getpid(), signal.SIGTERM)
 
 
 def _ending(exitcode: int | None) -> str:

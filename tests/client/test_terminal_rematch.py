@@ -78,3 +78,34 @@ def test_a_rematch_asked_elsewhere_is_offered_and_a_full_one_is_said(
     assert term.exit_status() is None and "Traceback" not in said
     term.keys("C-c")
     until(term, lambda s: term.exit_status() is not None, "hokm play ending")
+
+
+@pytest.mark.timeout(300)
+def test_a_rematch_whose_open_seat_is_kept_shows_no_invite_link(
+        server: LocalServer, terminal: list[Terminal]) -> None:
+    """At a rematch whose open seat is kept for the last match's player, the table showed
+    "Invite link: ..." that nobody else could use meanwhile (the join page says the seat is
+    held): it says the seat is kept instead, and the message goes once the player takes it."""
+    from tests.browser.helpers import finish_humans_match
+
+    mid, tokens = finish_humans_match(server.url, 2, ["Alice", "Bob"])
+    client = Client(server.url)
+    # Alice at the finished match's table: R takes her to the rematch, Bob's seat kept for him
+    term = Terminal([HOKM, "play", f"{server.url}/m/{mid}", f"--token={tokens[0]}"],
+                    env={"NO_COLOR": "1"})
+    terminal.append(term)
+    wait_words(term, "Press R to play again at this table", "the end")
+    term.type("r")
+    until(term, lambda s: client.summary(mid)["rematch"] is not None, "the rematch made")
+    summary = client.summary(str(client.summary(mid)["rematch"]))
+    assert [s["held"] for s in summary["seats"]].count(True) == 1 and summary["held_for"] > 0
+    said = wait_words(term, "No invite link for now: the open seat is kept for the last "
+                      "match's player.", "the kept seat said")
+    assert "Invite link" not in said and "Traceback" not in said, said
+    # the last match's player takes the kept seat: every seat is taken, nothing to say
+    client.rematch(mid, tokens[1])
+    until(term, lambda s: "No invite link" not in words(s) and "Bob" in words(s),
+          "the seat taken")
+    assert "Invite link" not in words(term.screen())
+    term.keys("C-c")
+    until(term, lambda s: term.exit_status() is not None, "hokm play ending")

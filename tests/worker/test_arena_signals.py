@@ -6,6 +6,7 @@ from each process."""
 
 from __future__ import annotations
 
+import json
 import os
 import signal
 import subprocess
@@ -47,3 +48,51 @@ def test_a_stopped_arena_leaves_no_pool_process(tmp_path: Path, how: str, status
         except ProcessLookupError:
             pass
         proc.wait(timeout=WAIT_S)
+
+
+REAPER = """
+import ctypes, json, os, subprocess, sys
+PR_SET_CHILD_SUBREAPER = 36
+assert ctypes.CDLL(None, use_errno=True).prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) == 0
+proc = subprocess.Popen(sys.argv[1:], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                        start_new_session=True)
+print(proc.pid, flush=True)
+ended = {}
+while True:
+    try:
+        pid, status = os.waitpid(-1, 0)
+    except ChildProcessError:
+        break
+    ended[pid] = -os.WTERMSIG(status) if os.WIFSIGNALED(status) else os.WEXITSTATUS(status)
+print(json.dumps(ended), flush=True)
+"""
+"""Runs a command and, as the subreaper of its orphans, prints its pid, then how each of its
+processes ended (pid: exit status, or minus the signal), once all have."""
+
+
+def test_a_killed_arena_leaves_no_pool_process() -> None:
+    """SIGKILL gives the command no chance to terminate its pool: the kernel's parent-death
+    signal (``worker/lifetime.py``) ends the pool's processes at once, where they ran on as
+    orphans (to the end of their deal, then failing to send its result).  The test runs the
+    command under a subreaper, which reaps the orphans and sees how they ended."""
+    reaper = subprocess.Popen([sys.executable, "-c", REAPER, HOKM, "arena", "hard", "hard",
+                               "--deals", "100000", "--jobs", "2", "--quiet"],
+                              stdout=subprocess.PIPE, text=True)
+    assert reaper.stdout is not None
+    pid = int(reaper.stdout.readline())
+    try:
+        pool = wait_for(lambda: [p for p in group_of(pid) if p != pid]
+                        if len(group_of(pid)) == 3 else None, WAIT_S, 0.05,
+                        "the command and its two pool processes")
+        os.kill(pid, signal.SIGKILL)
+        wait_for(lambda: group_of(pid) == [], WAIT_S, 0.05, "no process of the group left")
+        ended = {int(k): v for k, v in json.loads(reaper.stdout.readline()).items()}
+        reaper.wait(timeout=WAIT_S)
+        assert ended == {pid: -signal.SIGKILL, **{p: -signal.SIGTERM for p in pool}}
+    finally:
+        try:
+            os.killpg(pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
+        reaper.kill()
+        reaper.wait(timeout=WAIT_S)
