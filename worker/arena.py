@@ -31,11 +31,11 @@ Reported:
 * a last line ``RESULT a_round_rate=<x> ci_low=<l> ci_high=<h> a_ms_p95=<t>`` where ``t`` is A's
   p95 CPU time per decision (``--clock wall`` uses the wall clock instead).
 
-Stopping: Ctrl+C (status 130) or SIGTERM (the command then ends as killed by it) terminates the
-``--jobs`` pool's processes, and waits for them, before the command exits (``run_deals``).
-Should the command die without doing so (``kill -9``, the OOM killer), the kernel sends each pool
-process SIGTERM (Linux's parent-death signal, ``lifetime.end_with_parent``), which ends it: none
-runs on as an orphan.
+Stopping: Ctrl+C (status 130) terminates the ``--jobs`` pool's processes, and waits for them,
+before the command exits (``run_deals``).  When the command dies of a signal (SIGTERM, which it
+does not catch; ``kill -9``, the OOM killer), the kernel sends each pool process SIGTERM
+(Linux's parent-death signal, ``lifetime.end_with_parent``), which ends it: none runs on as an
+orphan.
 """
 
 from __future__ import annotations
@@ -223,7 +223,7 @@ def run_deals(a: str, b: str, deals: int, seed: int = 1, jobs: int = 1,
         return
     import multiprocessing
 
-    # leaving the block (the run over, or an exception: Ctrl+C, ``_main``'s SIGTERM) terminates
+    # leaving the block (the run over, or an exception: Ctrl+C) terminates
     # the processes at once; ``arena`` closes this generator on its way out
     with multiprocessing.get_context("fork").Pool(jobs, initializer=_pool_process,
                                                   initargs=(os.getpid(),)) as pool:
@@ -232,21 +232,13 @@ def run_deals(a: str, b: str, deals: int, seed: int = 1, jobs: int = 1,
 
 def _pool_process(parent: int) -> None:
     """A process of ``run_deals``'s pool (``parent``: the command's pid): SIGTERM (the pool's
-    terminate) ends it as the default does, not through the handler of ``_main`` it inherited,
-    and Ctrl+C (SIGINT to the whole process group) is left to the parent, which terminates the
-    pool (no traceback per process).  Tied to the parent's life (``end_with_parent``): should
-    the parent die without terminating the pool (SIGKILL), the kernel's SIGTERM ends it."""
+    terminate, the parent's death) ends it as the default does, and Ctrl+C (SIGINT to the whole
+    process group) is left to the parent, which terminates the pool (no traceback per process).
+    Tied to the parent's life (``end_with_parent``): should the parent die without terminating
+    the pool (SIGTERM, SIGKILL), the kernel's SIGTERM ends it."""
     signal.signal(signal.SIGTERM, signal.SIG_DFL)
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     end_with_parent(parent)
-
-
-class _Terminated(Exception):
-    """SIGTERM to ``hokm arena`` (``_main``): unwinds the run, so that its pool is terminated."""
-
-
-def _terminated(signum: int, frame: object) -> None:
-    raise _Terminated()
 
 
 # -- statistics ------------------------------------------------------------------------------
@@ -460,17 +452,11 @@ def _main(args: argparse.Namespace) -> int:
         raise CliError(str(exc), 2) from None
     except ValueError as exc:
         raise CliError(f"--rules: {exc}" if args.rules is not None else str(exc), 2) from None
-    # SIGTERM unwinds the run (its pool terminated at once: the processes ran on for seconds
-    # when the command was killed), then ends the command as the signal does
-    previous = signal.signal(signal.SIGTERM, _terminated)
-    try:
-        arena(args.a, args.b, args.deals, args.seed, args.jobs, rules or None,
-              progress=not args.quiet, clock=args.clock, plot_path=args.plot)
-    except _Terminated:
-        signal.signal(signal.SIGTERM, signal.SIG_DFL)
-        signal.raise_signal(signal.SIGTERM)
-    finally:
-        signal.signal(signal.SIGTERM, signal.SIG_DFL if previous is None else previous)
+    # SIGTERM ends the command as the signal does, and its pool with it (the kernel's
+    # parent-death signal, ``_pool_process``): unwinding the run from a handler to terminate
+    # the pool could hang in ``Pool.terminate`` (a CI run under load waited a minute)
+    arena(args.a, args.b, args.deals, args.seed, args.jobs, rules or None,
+          progress=not args.quiet, clock=args.clock, plot_path=args.plot)
     return 0
 
 

@@ -60,8 +60,9 @@ def assert_one_line_error(result: subprocess.CompletedProcess[str], code: int | 
 
 
 def positionals(parser: argparse.ArgumentParser) -> list[str]:
-    """A dummy value for every required positional argument."""
-    return ["x" for a in parser._actions
+    """A dummy value for every required positional argument (``hokm play``'s URL one its
+    type takes: a bare word is refused as no link before any option is read)."""
+    return ["http://x.invalid" if a.dest == "url" else "x" for a in parser._actions
             if not a.option_strings and a.nargs not in ("?", "*") and a.dest != "help"]
 
 

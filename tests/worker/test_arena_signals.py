@@ -1,8 +1,8 @@
-"""``hokm arena --jobs 2`` stopped by SIGTERM or Ctrl+C ends with its pool: the parent terminates
-(and reaps) its worker processes before it exits, so none is left once the command has ended
-(they ran on for seconds after a SIGTERM, which killed the parent alone).  SIGTERM still ends
-the command as the signal does; Ctrl+C with 130 (``services/clitools.py``), without a traceback
-from each process."""
+"""``hokm arena --jobs 2`` stopped ends with its pool.  Ctrl+C: the parent terminates (and
+reaps) its worker processes before it exits with 130 (``services/clitools.py``), without a
+traceback from each process.  SIGTERM or SIGKILL end the command as the signal does, and the
+kernel's parent-death signal ends each pool process at once (they ran on for seconds, to the end
+of their deal, after a signal that killed the parent alone)."""
 
 from __future__ import annotations
 
@@ -23,7 +23,7 @@ WAIT_S = 60.0
 """Deadline for the pool to start and for the command to end (never reached when all is well)."""
 
 
-@pytest.mark.parametrize(("how", "status"), [("SIGTERM", -signal.SIGTERM), ("Ctrl+C", 130)])
+@pytest.mark.parametrize(("how", "status"), [("Ctrl+C", 130)])
 def test_a_stopped_arena_leaves_no_pool_process(tmp_path: Path, how: str, status: int) -> None:
     err = tmp_path / "err.txt"
     with err.open("w") as errors:
@@ -70,11 +70,13 @@ print(json.dumps(ended), flush=True)
 processes ended (pid: exit status, or minus the signal), once all have."""
 
 
-def test_a_killed_arena_leaves_no_pool_process() -> None:
-    """SIGKILL gives the command no chance to terminate its pool: the kernel's parent-death
-    signal (``worker/lifetime.py``) ends the pool's processes at once, where they ran on as
-    orphans (to the end of their deal, then failing to send its result).  The test runs the
-    command under a subreaper, which reaps the orphans and sees how they ended."""
+@pytest.mark.parametrize("how", [signal.SIGKILL, signal.SIGTERM])
+def test_a_killed_arena_leaves_no_pool_process(how: signal.Signals) -> None:
+    """SIGKILL (or SIGTERM, which it does not catch) gives the command no chance to terminate
+    its pool: the kernel's parent-death signal (``worker/lifetime.py``) ends the pool's
+    processes at once, where they ran on as orphans (to the end of their deal, then failing to
+    send its result).  The test runs the command under a subreaper, which reaps the orphans and
+    sees how they ended."""
     reaper = subprocess.Popen([sys.executable, "-c", REAPER, HOKM, "arena", "hard", "hard",
                                "--deals", "100000", "--jobs", "2", "--quiet"],
                               stdout=subprocess.PIPE, text=True)
@@ -84,11 +86,11 @@ def test_a_killed_arena_leaves_no_pool_process() -> None:
         pool = wait_for(lambda: [p for p in group_of(pid) if p != pid]
                         if len(group_of(pid)) == 3 else None, WAIT_S, 0.05,
                         "the command and its two pool processes")
-        os.kill(pid, signal.SIGKILL)
+        os.kill(pid, how)
         wait_for(lambda: group_of(pid) == [], WAIT_S, 0.05, "no process of the group left")
         ended = {int(k): v for k, v in json.loads(reaper.stdout.readline()).items()}
         reaper.wait(timeout=WAIT_S)
-        assert ended == {pid: -signal.SIGKILL, **{p: -signal.SIGTERM for p in pool}}
+        assert ended == {pid: -how, **{p: -signal.SIGTERM for p in pool}}
     finally:
         try:
             os.killpg(pid, signal.SIGKILL)
