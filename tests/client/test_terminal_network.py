@@ -7,7 +7,8 @@ leaving the seat say "the server does not answer" as well."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
+from typing import Any
 
 import pytest
 
@@ -29,8 +30,10 @@ def proxy(server: LocalServer) -> Iterator[Proxy]:
     p.close()
 
 
-def test_a_choice_while_the_server_is_down_says_so_and_goes_when_back(
-        server: LocalServer, proxy: Proxy, terminal: list[Terminal]) -> None:
+def _at_the_choice_of_trump(server: LocalServer, proxy: Proxy,
+                            terminal: list[Terminal]) -> tuple[Terminal, Callable[[], Any]]:
+    """A solo match whose Hakem is Tess, in ``hokm play`` through ``proxy``, at her choice of
+    trump and connected: her terminal, and the trump her view holds, asked of the server."""
     client = Client(server.url)
     created = client.create(seats=SOLO, name="Tess", first_hakem=0, decks=[deck(21)])
     mid, token = str(created["match_id"]), str(created["token"])
@@ -38,6 +41,12 @@ def test_a_choice_while_the_server_is_down_says_so_and_goes_when_back(
                     env={"NO_COLOR": "1"})
     terminal.append(term)
     until(term, lambda s: "Choose trump: " in s and "● connected" in s, "the choice of trump")
+    return term, lambda: client.view(mid, token)["view"]["trump"]
+
+
+def test_a_choice_while_the_server_is_down_says_so_and_goes_when_back(
+        server: LocalServer, proxy: Proxy, terminal: list[Terminal]) -> None:
+    term, trump = _at_the_choice_of_trump(server, proxy, terminal)
     proxy.cut()
     until(term, lambda s: "reconnecting" in s, "the header saying the socket is gone")
     # a hint, and leaving the seat, say so too (not the request's method and address)
@@ -56,14 +65,14 @@ def test_a_choice_while_the_server_is_down_says_so_and_goes_when_back(
     screen = until(term, lambda s: NOT_SENT in words(s), "the choice not sent")
     said = words(screen)
     assert "Refused" not in said and "POST" not in said and "/api/" not in said, screen
-    assert client.view(mid, token)["view"]["trump"] is None  # nothing arrived
+    assert trump() is None  # nothing arrived
     proxy.restore()
     screen = until(term, lambda s: "● connected" in s and NOT_SENT not in words(s),
                    "the words gone once connected again")
     assert "Choose trump: " in screen, screen
     term.type("S")
     term.keys("Enter")
-    wait_for(lambda: client.view(mid, token)["view"]["trump"] == "S", timeout=30,
+    wait_for(lambda: trump() == "S", timeout=30,
              what="the trump chosen once back", seen=term.screen)
     assert "Traceback" not in term.history()
 
@@ -73,13 +82,7 @@ def test_a_server_back_without_the_match_ends_hokm_play_in_a_line(
     """The server comes back without the match (restarted with its data lost: here the proxy
     goes on to another server): the socket is refused for good (4404), and ``hokm play`` ends
     saying so in a line with status 1 (it said "reconnecting…" for ever)."""
-    client = Client(server.url)
-    created = client.create(seats=SOLO, name="Tess", first_hakem=0, decks=[deck(21)])
-    mid, token = str(created["match_id"]), str(created["token"])
-    term = Terminal([HOKM, "play", f"{proxy.url}/m/{mid}", f"--token={token}"],
-                    env={"NO_COLOR": "1"})
-    terminal.append(term)
-    until(term, lambda s: "Choose trump: " in s and "● connected" in s, "the choice of trump")
+    term, _ = _at_the_choice_of_trump(server, proxy, terminal)
     with LocalServer(cwd=ROOT) as other:
         proxy.target_port = int(other.url.rsplit(":", 1)[1])
         proxy.cut()

@@ -96,6 +96,16 @@ def _bots_on(cluster: Cluster, client: Client, primary: int) -> str:
     raise AssertionError(f"no bot match landed on the primary on {primary}")
 
 
+def _under_way(cluster: Cluster, url: str) -> tuple[Acknowledged, int]:
+    """The players of a new match at ``url`` after six steps, all applied, and the port of the
+    primary that holds its log."""
+    players = Acknowledged(url)
+    for _ in range(6):
+        players.step()
+    assert players.errors == [] and players.applied >= 4, players.errors
+    return players, cluster.primary_of(keys.log(players.match_id))[1]
+
+
 def _over(store: RedisStore, match_id: str) -> bool:
     """Whether the match ended (its last record reveals the deck secret)."""
     last = store.read(match_id, after=store.version(match_id) - 1)
@@ -190,11 +200,7 @@ def test_a_failover_that_loses_acknowledged_records(private_cluster: Any) -> Non
     store = RedisStore(connect.sync_client(connect.parse(cluster.url)))
     stopped: subprocess.Popen[bytes] | None = None
     try:
-        players = Acknowledged(gateway.url)
-        for _ in range(6):
-            players.step()
-        assert players.errors == [] and players.applied >= 4, players.errors
-        victim = cluster.primary_of(keys.log(players.match_id))[1]
+        players, victim = _under_way(cluster, gateway.url)
         bots = _bots_on(cluster, Client(gateway.url), victim)
         wait_for(lambda: store.version(bots) > 20, 30, what="the bots playing")
         replica = cluster.node(cluster.replica_of(victim)[1]).proc
@@ -282,11 +288,7 @@ def test_replica_acks_acknowledge_nothing_a_failover_loses(private_cluster: Any)
     store = RedisStore(connect.sync_client(connect.parse(cluster.url)))
     stopped: subprocess.Popen[bytes] | None = None
     try:
-        players = Acknowledged(gateway.url)
-        for _ in range(6):
-            players.step()
-        assert players.errors == [] and players.applied >= 4, players.errors
-        victim = cluster.primary_of(keys.log(players.match_id))[1]
+        players, victim = _under_way(cluster, gateway.url)
         replica = cluster.node(cluster.replica_of(victim)[1]).proc
         assert replica is not None
         held = store.version(players.match_id)
