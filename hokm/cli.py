@@ -8,10 +8,11 @@ Errors: one line on stderr and a non-zero exit, never a traceback (``services/cl
 which lists the exit statuses: 2 the command asks what cannot be, 1 it could not be carried out);
 ``main`` turns what a sub-command raises into that line.  Ctrl+C ends any command quietly with
 status 130 (or as the command itself handles it: ``hokm serve``, ``hokm worker``, ``hokm
-play``); while the command is starting (the parser imports the sub-commands' modules, about a
-second) and once it is over, SIGINT exits at once, with no unwinding that could print a
-traceback (``main``).  ``--data ""`` is refused by every command that takes ``--data`` (an
-empty ``HOKM_DATA`` counts as unset, as the settings read it).  Cards in the terminal are
+play``); while the command is starting (the parser imports the command's modules: for ``hokm
+play`` a few tenths of a second, for ``hokm serve`` about a second) and once it is over, SIGINT
+exits at once, with no unwinding that could print a traceback (``main``).  ``--data ""`` is
+refused by every command that takes ``--data`` (an empty ``HOKM_DATA`` counts as unset, as the
+settings read it).  Cards in the terminal are
 written as rank and suit symbol (``10♦``, ``Q♠``; ``services.audit.card_text``), the notation of
 ``hokm replay``; the API and the logs keep the two-letter codes (``TD``, ``QS``).
 """
@@ -85,29 +86,61 @@ def _demo(args: argparse.Namespace) -> int:
 
 
 # Sub-commands that live with their own package register themselves here: each module has
-# ``register(subparsers)`` adding its parser with ``set_defaults(func=...)``.  This is the
-# composition root: it may import every layer (``services.gateway.serve`` gets the gateway's
-# app factory, which wires in the worker's pieces, from ``hokm.compose``).
-_PLUGINS = ("worker.arena", "worker.main", "worker.analysis.cli", "services.audit",
-            "hokmplay.cli")
+# ``register(subparsers)`` adding its parser with ``set_defaults(func=...)``, listed by the
+# commands it adds or extends (in the order ``hokm --help`` lists them), and may have
+# ``extend(subparsers)``, called once every module has registered.  This is the composition root: it
+# may import every layer (``services.gateway.serve`` gets the gateway's app factory, which wires
+# in the worker's pieces, from ``hokm.compose``).
+_SERVE = "services.gateway.serve"
+_PLUGINS: dict[str, tuple[str, ...]] = {
+    _SERVE: ("serve",),
+    "worker.arena": ("arena",),
+    "worker.main": ("worker",),
+    "worker.analysis.cli": ("analyze",),
+    "services.audit": ("replay", "export", "verify"),
+    "hokmplay.cli": ("play", "replay"),  # (hokm replay LINK: its extend)
+}
 
 
-def _register_plugins(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+def _register_plugins(sub: argparse._SubParsersAction,  # type: ignore[type-arg]
+                      only: str | None = None) -> None:
+    """Register the plugins' sub-commands: every one, or with ``only`` (a command's name) the
+    modules of that command alone; then call each module's ``extend(sub)``, if it has one,
+    to add to commands other plugins registered.  Importing them all (the server's stack
+    with its Redis and Starlette, the bots) takes about a second of CPU, which ``hokm play``
+    and every other command would pay at each start for parsers it never uses."""
     import importlib
 
-    from services.gateway import serve
-
-    from .compose import gateway_app
-
-    serve.register(sub, gateway_app)
-    for name in _PLUGINS:
+    loaded = []
+    for name, commands in _PLUGINS.items():
+        if only is not None and only not in commands:
+            continue
         try:
             module = importlib.import_module(name)
         except ModuleNotFoundError as exc:
             if exc.name is not None and name.startswith(exc.name):
                 continue  # that piece is not there (yet)
             raise
-        module.register(sub)
+        if name == _SERVE:
+            from .compose import gateway_app
+
+            module.register(sub, gateway_app)
+        else:
+            module.register(sub)
+        loaded.append(module)
+    for module in loaded:  # then what a plugin adds to another's commands, whatever the order
+        extend = getattr(module, "extend", None)
+        if extend is not None:
+            extend(sub)
+
+
+def _command_of(argv: Sequence[str] | None) -> str | None:
+    """The sub-command ``argv`` names when its first argument is one (``hokm play ...``), else
+    None (``hokm``, ``hokm --help``, a word no command has: every command is registered, so the
+    help and the error list them all)."""
+    args = sys.argv[1:] if argv is None else list(argv)
+    known = {command for commands in _PLUGINS.values() for command in commands}
+    return args[0] if args and args[0] in known else None
 
 
 class _CommandParser(HokmParser):
@@ -122,8 +155,9 @@ class _CommandParser(HokmParser):
         return parsed, extras
 
 
-def build_parser() -> argparse.ArgumentParser:
-    """The ``hokm`` parser with every sub-command registered."""
+def build_parser(only: str | None = None) -> argparse.ArgumentParser:
+    """The ``hokm`` parser with every sub-command registered (``demo`` and, with ``only``, the
+    plugin command of that name alone: :func:`_register_plugins`)."""
     parser = _CommandParser(prog="hokm", description="Hokm: play, serve, audit.")
     sub = parser.add_subparsers(dest="cmd", required=True, parser_class=HokmParser,
                                 metavar="COMMAND")
@@ -133,7 +167,7 @@ def build_parser() -> argparse.ArgumentParser:
                       help="seed of the players' choices and of the deck secret (random if "
                            "not given)")
     demo.set_defaults(func=_demo)
-    _register_plugins(sub)
+    _register_plugins(sub, only)
     return parser
 
 
@@ -168,7 +202,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     if handles:
         signal.signal(signal.SIGINT, _exit_interrupted)
     try:
-        parser = build_parser()
+        parser = build_parser(_command_of(argv))
         args = parser.parse_args(argv)
         if handles:
             signal.signal(signal.SIGINT, previous)

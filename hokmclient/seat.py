@@ -5,13 +5,16 @@ Contract:
 * After :meth:`AsyncSeat.start` (or ``async with``) the seat holds a WebSocket to the match and
   ``view`` is the newest view it has (a whole snapshot, ``docs/api.md`` *A view*); it never
   goes back to an older version, but for one case: the first view of a connection older than
-  the version the seat reconnected with, which only a server whose store lost its newest
+  the version the seat held as it reconnected, which only a server whose store lost its newest
   records sends (it closes the sockets of such a match with 1012 for this).
 * The socket reconnects by itself after any close but a refusal (bad token, no such match,
   bad request: those end the seat with :class:`~hokmclient.errors.ApiError`): after 0.1 s,
-  doubling to at most 5 s, with ``since=<version held>``; the server's ``missed`` records (what
-  happened while it was away, redacted for the seat) are appended to ``missed`` and passed to
-  ``on_missed``.  ``reconnects`` counts the reconnections.  Any other failure of the socket's
+  doubling to at most 5 s, with ``since=<the last version its socket delivered>``; the
+  server's ``missed`` records (what happened while it was away, redacted for the seat) are
+  appended to ``missed`` and passed to ``on_missed``.  (Not since the version held: a
+  command's answer while the socket was down may hold a later one, with the bots' moves
+  after the command, and those records would never reach ``missed``.)  ``reconnects``
+  counts the reconnections.  Any other failure of the socket's
   task (an ``on_view`` callback raising, a URL the socket library refuses) also ends the seat:
   every wait raises :class:`~hokmclient.errors.NetworkError`, its ``__cause__`` the failure.
 * :meth:`~AsyncSeat.start` raises ``NetworkError`` when no view arrives within its
@@ -89,6 +92,7 @@ class AsyncSeat:
         self.on_missed = on_missed
         self.on_frame = on_frame
         self._since = since
+        self._heard: int | None = None  # the last version the socket delivered (view, missed)
         self.view: JSON | None = None
         self.missed: list[JSON] = []
         """Every record the server sent in ``missed`` frames, in order."""
@@ -176,7 +180,8 @@ class AsyncSeat:
         query: dict[str, str | int] = {}
         if self.token:
             query["token"] = self.token  # encoded: a token is the caller's string
-        since = self.version if self.view is not None else self._since
+        since = (self._heard if self._heard is not None
+                 else self.version if self.view is not None else self._since)
         if since is not None:
             query["since"] = since
         return f"{link.ws_base}/api/matches/{self.match_id}/ws?{urlencode(query)}"
@@ -255,13 +260,16 @@ class AsyncSeat:
         if kind == "view":
             first, self.connected = not self.connected, True
             view = message["view"]
+            self._heard = int(view["version"])
             # the first view of a connection older than the version it was opened with: the
             # server's log went back (its store lost its newest records, and it closed the
             # socket so that the seat starts again from the log as it is now)
             self._offer(view, back=first and self._asked is not None
                         and view["version"] < self._asked)
         elif kind == "missed":
-            self.missed.extend(message.get("records") or [])
+            records = message.get("records") or []
+            self.missed.extend(records)
+            self._heard = max([self._heard or 0, *(int(r["version"]) for r in records)])
             if self.on_missed is not None:
                 self.on_missed(message)
         elif kind == "error":

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import functools
 import json
 import re
 import sys
@@ -298,19 +299,110 @@ keys at the table:
 arrows, Enter and typing: ``?``, ``+``, ``L``, ``R`` and Space were on no list)."""
 
 
-def register(sub: Any) -> None:
-    """Add ``hokm play`` to the ``hokm`` command (``hokm.cli``'s plugin contract)."""
-    from services.clitools import HelpFormatter, json_object, players
+REPLAY_KEYS_HELP = """\
+keys of the replay:
+  ←/→              one step back or forward (a step is one record: a card, a trump, a deal)
+  [ / ]            one trick: back to the step that won the last trick, on to the next
+  PgUp/PgDn        one round: back to the last deal, on to the next
+  Home/End         the first step, the last step (with the summary per player)
+  s                show or hide the summary per player (the analysis, whole match)
+  q, Ctrl+C        quit"""
+"""The keys of ``hokmplay.replay.ReplayApp``, for ``hokm replay --help`` (a test holds it to
+the keys the app binds)."""
+
+
+def is_link(text: str) -> bool:
+    """Whether a ``hokm replay`` argument is a link (``http://HOST/m/MATCH``, ``HOST:PORT/...``)
+    rather than a match id of the data folder (letters and digits alone)."""
+    return "/" in text or ":" in text
+
+
+def _replay_link(args: argparse.Namespace) -> int:
+    """``hokm replay LINK``: the terminal viewer (``hokmplay.replay``)."""
+    from hokmclient import parse_link
+    from services.clitools import CliError
+
+    from .replay import ReplayApp, Refused, open_replay
+
+    for option in ("seat", "file", "data"):
+        if getattr(args, option, None) is not None:
+            raise CliError(f"--{option} is for a match of the data folder: the replay of a "
+                           "link shows a finished match, every hand", 2)
+    try:
+        where = parse_link(args.match)
+    except ValueError as exc:
+        raise CliError(str(exc), 2) from None
+    if where.match_id is None:
+        raise CliError(f"{args.match!r} is a server: give a match's link "
+                       "(http://HOST/m/MATCH or http://HOST/replay/MATCH)", 2)
+    tty = sys.stdin.isatty() and sys.stdout.isatty()
+
+    async def show() -> int:
+        client, story, step = await open_replay(where, args.step)
+        if not tty:
+            await client.aclose()
+            raise Refused("the replay viewer needs a terminal (hokm analyze MATCH prints the "
+                          "analysis; a browser shows the replay at "
+                          f"{where.base}/replay/{where.match_id})", 2)
+        return await ReplayApp(client, str(where.match_id), story, step).run()
+
+    try:
+        return asyncio.run(show())
+    except Refused as error:
+        raise CliError(error.message, error.code) from None
+
+
+def _link_replay(sub: Any, formatter: Any) -> None:
+    """Let ``hokm replay`` (``services.audit``'s) take a match link too: a link opens the
+    terminal viewer, a match id prints the match of the data folder as before."""
+    parser = sub.choices.get("replay")
+    if parser is None:
+        return
+    local = parser.get_default("func")
+
+    def run(args: argparse.Namespace) -> int:
+        return _replay_link(args) if is_link(args.match or "") else int(local(args))
+
+    parser.set_defaults(func=run)
+    parser.description = (
+        f"{parser.description} With a link (http://HOST:PORT/m/MATCH, or /replay/MATCH) "
+        "instead: a finished match of that server in the terminal, move by move with every "
+        "hand, and its analysis (--step: the step to start at).")
+    parser.epilog = REPLAY_KEYS_HELP
+    parser.formatter_class = formatter
+    for action in parser._actions:
+        if action.dest == "step":
+            action.help = f"{action.help} (of a link: the step to start at)"
+        if action.dest == "match":
+            action.help = ("the match id, or a match's link (http://HOST:PORT/m/MATCH): the "
+                           "terminal viewer")
+            action.metavar = "MATCH|LINK"
+
+
+@functools.cache
+def _keys_help() -> type:
+    """The ``hokm`` help formatter (defaults shown), but the keys' list (the epilog) kept as
+    written (imported when a parser is built: ``hokm play``'s start stays light)."""
+    from services.clitools import HelpFormatter
 
     class KeysHelp(HelpFormatter):
-        """The ``hokm`` help (defaults shown), but the keys' list (the epilog) kept as
-        written."""
-
         def _fill_text(self, text: str, width: int, indent: str) -> str:
-            if text.startswith("keys at the table:"):
+            if text.startswith(("keys at the table:", "keys of the replay:")):
                 return text
             return super()._fill_text(text, width, indent)
 
+    return KeysHelp
+
+
+def extend(sub: Any) -> None:
+    """Let ``hokm replay`` take match links (:func:`_link_replay`): ``hokm.cli``'s plugin
+    contract calls this once every plugin's commands are registered."""
+    _link_replay(sub, _keys_help())
+
+
+def register(sub: Any) -> None:
+    """Add ``hokm play`` to the ``hokm`` command (``hokm.cli``'s plugin contract)."""
+    from services.clitools import json_object, players
 
     parser = sub.add_parser(
         "play", help="play a match from the terminal (an invite link, or a server for solo)",
@@ -318,7 +410,7 @@ def register(sub: Any) -> None:
                     "(http://HOST/m/MATCH) or a server (http://HOST:PORT, a solo match "
                     "against bots; --players and --game for the two- and three-player "
                     "games). Choose with the arrows and Enter, or type a card (QH, 10D) and "
-                    "Enter.", epilog=KEYS_HELP, formatter_class=KeysHelp)
+                    "Enter.", epilog=KEYS_HELP, formatter_class=_keys_help())
     parser.add_argument("url", metavar="URL", type=link,
                         help="an invite link, a match URL, or a server URL for a solo match")
     parser.add_argument("--name", default="Player", help="your name at the table")

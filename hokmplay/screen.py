@@ -181,18 +181,23 @@ def final_sets(view: View, first: int) -> str:
     return per_side(view, "sets")
 
 
+def goal(view: View) -> str:
+    """What wins the match: ``to 7 points``, or with target ``"2x7"`` (``target`` a set's
+    points, ``sets`` the sets won: rules.md) the two sets and the sets won."""
+    if view.get("sets") is not None:
+        return f"two sets of {view.get('target')} points (sets won: {per_side(view, 'sets')})"
+    return f"to {view.get('target')} points"
+
+
 def header(view: View, cursor: Cursor) -> list[Line]:
     state = "● connected" if cursor.connected else "○ reconnecting…"
     me = view.get("seat")
     who = ("spectating" if me is None else f"you are seat {me}, team {side_of(view, me)}"
            if partnerships(view) else f"you are seat {me}")
     bot = f" · played by the local bot ({cursor.bot})" if cursor.bot else ""
-    # target "2x7": ``target`` is a set's points and ``sets`` the sets won (rules.md)
-    goal = (f"two sets of {view.get('target')} points (sets won: {per_side(view, 'sets')})"
-            if view.get("sets") is not None else f"to {view.get('target')} points")
     lines: list[Line] = [[("class:title", "Hokm"),
                           ("", f"  match {view['match_id']} · round {view.get('round', 0)}"
-                               f" · {goal} · {who}{bot}   "),
+                               f" · {goal(view)} · {who}{bot}   "),
                           ("class:dim" if not cursor.connected else "class:ok", state)]]
     trump = view.get("trump")
     trump_text: Line = ([("class:trump", f"Trump {SUIT_SYMBOL[trump]} {SUIT_NAME[trump]}")]

@@ -731,6 +731,17 @@ class Lobby:
         loaded = self.load(match_id)
         return self.seat_in(loaded.state, player), player, loaded
 
+    def seat_held(self, match_id: str, token: str) -> int | None:
+        """The seat ``token`` holds in ``match_id`` now, or None when it holds none (a token
+        the match never gave, or one whose seat was given up: the two are not told apart);
+        ``not_found`` for no match.  Reveals no more than ``authenticate``, which tells a
+        token's seat to its holder and refuses any other token."""
+        try:
+            seat, _, _ = self.authenticate(match_id, token)
+        except BadToken:
+            return None
+        return seat
+
     def player_of(self, match_id: str, token: str | None) -> str:
         """The player id of a token of ``match_id``, seated or not (a player who left keeps
         it: a keyed retry of a command applied before the leave is still answered, ``handle``);

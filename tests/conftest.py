@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import os
 import shutil
+import signal
 import subprocess
 import tempfile
 import time
@@ -128,8 +129,14 @@ _worker_redis: list[PrivateRedis] = []
 
 
 def pytest_configure(config: pytest.Config) -> None:
-    """A private Redis for every xdist worker after the first (see the module's docstring)."""
+    """A private Redis for every xdist worker after the first (see the module's docstring).
+
+    And Ctrl+C as in a terminal: a suite started in the background of a shell script (``&``
+    without job control) inherits SIGINT ignored, and so would every process the tests start,
+    which the tests of Ctrl+C then wait on in vain (``hokm`` keeps an ignored SIGINT ignored)."""
     global REDIS_URL
+    if signal.getsignal(signal.SIGINT) == signal.SIG_IGN:
+        signal.signal(signal.SIGINT, signal.default_int_handler)
     worker = os.environ.get("PYTEST_XDIST_WORKER", "")
     if worker in ("", "gw0") or "HOKM_TEST_REDIS_URL" in os.environ:
         return

@@ -474,6 +474,19 @@ class Api:
                                                upto)
         return JSONResponse({"version": version, "events": out})
 
+    async def seat(self, request: Request) -> Response:
+        """``{"seat": n}``: the seat the request's token holds in the match now, or ``{"seat":
+        null}`` when it holds none (never given by this match, or given up), so a client learns
+        that a stored token is dead without an error (the browser logs every 4xx it meets).  A
+        missing or malformed ``Authorization`` is ``bad_token`` as on every route; no match is
+        ``not_found``.  Nothing is shown but whether the token is a seat's, which every token
+        route tells, and the seat is not counted present (a stand-in is not kept away)."""
+        self.check_address(request)
+        match_id = params.match_id(request)
+        token = self.required_token(request)
+        held = await run_in_threadpool(self.service.seat_held, match_id, token)
+        return JSONResponse({"seat": held})
+
     async def replay(self, request: Request) -> Response:
         self.check_address(request)
         match_id = params.match_id(request)

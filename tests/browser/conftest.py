@@ -4,7 +4,8 @@ The gateway runs in its embedded mode (in-process fakeredis and bot worker) on a
 no ``HOKM_*`` setting of the test environment (``HOKM_ALLOW_STACKED_DECKS`` and ``HOKM_REDIS_URL``
 in particular), so the tests see exactly what a player sees.  Its data folder is a fresh
 temporary folder removed at teardown, and the per-address limits are set here (every test
-browser comes from 127.0.0.1), so the suite never depends on their defaults.  Screenshots go
+browser comes from 127.0.0.1), so the suite never depends on their defaults; so is a cheap
+post-match analysis (the medium search: the page shows the same).  Screenshots go
 to ``artifacts/screenshots/`` (git-ignored).
 """
 
@@ -30,6 +31,9 @@ CHROMIUM_ARGS = [
 ]
 PHONE = {"width": 360, "height": 740}
 DESKTOP = {"width": 1280, "height": 800}
+FAST_PACE = "0.05"
+"""The tests' pace (``fast``): the table's pauses multiplied by the least it takes (table.js,
+``paceSetting``); at 0.15 a match played by clicking took about twice as long."""
 
 try:
     from playwright import sync_api
@@ -51,9 +55,12 @@ def gateway() -> Iterator[str]:
     teardown, its output in ``artifacts/gateway.log``)."""
     (ROOT / "artifacts").mkdir(exist_ok=True)
     with open(ROOT / "artifacts" / "gateway.log", "w") as log:
+        # (the analysis a cheap one, as tests/gateway/test_analysis.py's: the hard search's
+        # analysis of a whole match took half the server's CPU in the browser tests)
         server = LocalServer(env={"HOKM_CREATES_PER_WINDOW": "1000",
                                   "HOKM_BOT_MATCHES_PER_ADDRESS": "100",
-                                  "HOKM_CONNECTIONS_PER_ADDRESS": "0"},  # 0: no limit
+                                  "HOKM_CONNECTIONS_PER_ADDRESS": "0",  # 0: no limit
+                                  "HOKM_ANALYSIS_BOT": "medium", "HOKM_ANALYSIS_NODES": "3000"},
                              log=log, cwd=ROOT, timeout=30)
         try:
             server.start()
@@ -96,11 +103,11 @@ class Client:
         self.context = browser.new_context(
             viewport=viewport, reduced_motion="reduce" if reduced else "no-preference",
             locale=locale, base_url=base)
-        if fast:  # the table's pauses at 0.15 of a player's (table.js, "hokm.pace")
+        if fast:  # the table's pauses at FAST_PACE of a player's (table.js, "hokm.pace")
             # (every document of the context runs it: one without storage, such as another
             # site's page framing ours or about:blank, must not raise)
             self.context.add_init_script(
-                "try { localStorage.setItem('hokm.pace', '0.15'); } catch (e) { /* none */ }")
+                f"try {{ localStorage.setItem('hokm.pace', '{FAST_PACE}'); }} catch (e) {{ }}")
         self.context.set_default_timeout(15_000)
         self.errors: list[str] = []
         self.page = self.context.new_page()

@@ -73,11 +73,12 @@ VIEW_ANSWERS_JS = """(() => { const json = Response.prototype.json;
 @pytest.mark.timeout(90)
 def test_an_http_view_answered_after_the_sockets_does_not_turn_the_own_seat_offline(
         new_client: Any, gateway: str) -> None:
-    """The table asks for its first view over HTTP and opens its socket at once.  The HTTP
-    answer, read before the socket counted the seat connected, can come after the socket's
-    first view of the same version: it replaced that view ("same record: refresh in place"),
-    and the player's own seat showed "not connected" until presence changed again (the flake
-    of the test above: no dot online at all, four runs in seven on a loaded machine)."""
+    """A table whose socket has sent no view in time asks for its first view over HTTP.  The
+    HTTP answer, read before the socket counted the seat connected, can come after the
+    socket's first view of the same version: it replaced that view ("same record: refresh in
+    place"), and the player's own seat showed "not connected" until presence changed again
+    (the flake of the test above: no dot online at all, four runs in seven on a loaded
+    machine).  Here the socket's frames are held until the page has asked over HTTP."""
     match_id, tokens = humans_match(gateway, 4, ["Host", "Bea", "Cyrus", "Dara"])
     # what GET /view answers before any socket is open: every seat offline
     early = http(gateway, "GET", f"/api/matches/{match_id}/view", token=tokens[0])
@@ -85,17 +86,25 @@ def test_an_http_view_answered_after_the_sockets_does_not_turn_the_own_seat_offl
     c = new_client(viewport=DESKTOP)
     c.context.add_init_script(VIEW_ANSWERS_JS)
     held: list[Any] = []
+    frames: list[tuple[Any, str | bytes]] = []  # the socket's, until the page asked over HTTP
 
     def hold(route: Any) -> None:
         held.append(route)
 
+    def socket(ws: Any) -> None:
+        server = ws.connect_to_server()
+        server.on_message(lambda m: frames.append((ws, m)) if not held else ws.send(m))
+
     c.page.route(re.compile(r"/api/matches/[\w-]+/view$"), hold)
+    c.page.route_web_socket(re.compile(r"/api/matches/[\w-]+/ws"), socket)
     page = open_table(c.page, match_id, tokens[0])
-    page.locator(".seat.me .dot.on").wait_for()  # the socket's view: the seat is connected
     deadline = time.monotonic() + 20
     while not held:  # (the sync API hands the route over while it waits on the page)
         assert time.monotonic() < deadline, "the page sent no GET /view"
         page.wait_for_timeout(50)
+    for ws, frame in frames:
+        ws.send(frame)
+    page.locator(".seat.me .dot.on").wait_for()  # the socket's view: the seat is connected
     # the HTTP answer of the same version comes last, as it was read: before the socket
     held[0].fulfill(status=200, content_type="application/json", body=json.dumps(early))
     page.wait_for_function("() => window.__viewAnswers >= 1")

@@ -16,7 +16,7 @@ import pytest
 from hokmclient import NO_LIMITS, Client, LocalServer
 from hokmclient.cards import RANKS, SUITS
 
-from .conftest import DESKTOP
+from .conftest import DESKTOP, FAST_PACE
 from .helpers import HAND_ENABLED, RECORDER, SUIT_ENABLED, open_table, recorded, state
 
 pytestmark = pytest.mark.browser
@@ -115,14 +115,14 @@ def test_each_round_result_is_said_once_as_the_round_ends(
 @pytest.mark.timeout(120)
 def test_reduced_motion_keeps_the_pauses(new_client: Any, stacked: str) -> None:
     """Reduced motion takes the movement away, not the time to read a trick (the pauses were
-    multiplied by 0.15)."""
+    multiplied by the tests' pace)."""
     page, _ = table(new_client, stacked, fast=False)  # reduced motion, no pace of the tests
     assert page.evaluate("() => matchMedia('(prefers-reduced-motion: reduce)').matches")
     page.wait_for_function("() => document.querySelector('.table-page').dataset.pace")
     assert state(page)["pace"] == "1"
     fast, _ = table(new_client, stacked)  # the tests' own pace ("hokm.pace")
     fast.wait_for_function("() => document.querySelector('.table-page').dataset.pace")
-    assert state(fast)["pace"] == "0.15"
+    assert state(fast)["pace"] == FAST_PACE
 
 
 def focused(page: Any, attr: str) -> str:

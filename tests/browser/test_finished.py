@@ -165,3 +165,43 @@ def test_a_finished_match_offers_no_invite_nor_seat_link(
     assert info.locator("details.invite-details, details.seat-details, #invite-link, "
                         "#seat-link").count() == 0
     assert "another device" not in info.inner_text()
+
+
+@pytest.mark.timeout(120)
+def test_a_rematch_whose_open_seat_is_kept_offers_no_invite_link(
+        new_client: Any, gateway: str,
+        finished: dict[str, tuple[str, dict[int, str], dict[str, Any]]]) -> None:
+    """QA: the table of a rematch offered its invite link while its only open seat was kept for
+    the last match's other player (api.md, POST .../rematch: nobody else may take it for 5
+    minutes), inviting strangers to a seat they cannot take.  The waiting panel says the seat
+    is kept and the table waits for its player; a spectator is not sent to take it either.
+    When the hold ends (shortened here in the summary's answer) the link comes back."""
+    match_id, tokens, _ = finished["two"]
+    mine = http(gateway, "POST", f"/api/matches/{match_id}/rematch", {}, tokens[0])
+    new_id, token = mine["match_id"], mine["token"]
+    page = open_table(new_client(viewport=DESKTOP).page, new_id, token)
+    panel = page.locator("section.waiting")
+    panel.get_by_role("heading", name="Waiting for players").wait_for()
+    note = panel.locator("#waiting-held")
+    note.wait_for()
+    assert re.fullmatch(r"The table waits for the last match's other player: their seat is "
+                        r"kept for them for \d+ more seconds\. Then the invite link shows here "
+                        r"if the seat is still open\.", note.inner_text()), note.inner_text()
+    assert panel.locator(".seat-list li em").inner_text() == "Kept for a player of the last match"
+    assert page.locator("#invite-link").count() == 0
+    watcher = new_client(viewport=PHONE).page
+    watcher.goto(f"/m/{new_id}?watch=1")
+    watcher.locator("#waiting-held").wait_for()
+    assert watcher.locator("#join-free-seat").count() == 0
+    # a hold about to end: the seat is anyone's then, and the invite link is offered again
+    other = new_client(viewport=DESKTOP).page
+
+    def shortened(route: Any) -> None:
+        body = route.fetch().json()
+        route.fulfill(json={**body, "held_for": 1})
+
+    other.route(f"**/api/matches/{new_id}", shortened)
+    open_table(other, new_id, token)
+    other.locator("#invite-link").wait_for()
+    assert other.locator("#waiting-held").count() == 0
+    assert other.locator("section.waiting .seat-list li em").inner_text() == "Open seat"

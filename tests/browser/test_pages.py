@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 
 from .conftest import DESKTOP, PHONE, ROOT
-from .helpers import play_until, state, wait_my_turn
+from .helpers import open_table, play_until, state, wait_my_turn
 
 pytestmark = pytest.mark.browser
 
@@ -408,4 +408,25 @@ def test_a_token_the_server_refuses_leads_back_to_the_invite_page(
     page.goto("/m/no-such-match")
     page.get_by_text("There is no match with this link.").wait_for()
     # the browser logs the refused requests (401, 404) themselves: expected here, nothing else
+    c.errors[:] = [e for e in c.errors if "Failed to load resource" not in e]
+
+
+@pytest.mark.timeout(120)
+def test_a_socket_closed_because_the_match_is_gone_leads_to_the_join_page(
+        new_client: Any) -> None:
+    """The table's socket closed with 4404 (the match's lifetime ran out while its token was
+    kept) drops the token and shows the join page, which says the match is gone, instead of
+    reconnecting for ever.  The seat check is answered as if the token held its seat, so only
+    the socket can tell."""
+    c = new_client(viewport=PHONE)
+    page = c.page
+    gone = "0123456789abcdef"  # a well-formed id no match has
+    sockets: list[Any] = []
+    page.on("websocket", lambda ws: sockets.append(ws))
+    page.route(f"**/api/matches/{gone}/seat*", lambda route: route.fulfill(json={"seat": 0}))
+    open_table(page, gone, "a-token-of-a-match-gone")
+    page.get_by_text("There is no match with this link.").wait_for()
+    assert page.evaluate("id => localStorage.getItem('hokm.token.' + id)", gone) is None
+    assert len(sockets) == 1  # closed once, not opened again
+    # the browser logs the join page's refused summary (404) itself: expected here
     c.errors[:] = [e for e in c.errors if "Failed to load resource" not in e]

@@ -15,7 +15,7 @@ from playwright.sync_api import expect
 from hokmclient import Seat
 
 from .conftest import DESKTOP
-from .helpers import finish_humans_match, http, open_room, start_solo
+from .helpers import finish_humans_match, http, noise, open_room, start_solo
 
 pytestmark = pytest.mark.browser
 
@@ -203,11 +203,14 @@ def test_a_stale_token_is_not_offered_as_a_way_back(new_client: Any, gateway: st
     and a leave ends it for good) still listed "Back to the table", which led to "your seat
     was lost".  The list asks the server whether the token still holds a seat (the events
     since the summary's version: no presence counted, nothing shown but to the seat itself),
-    forgets a token refused as bad and offers to watch."""
+    forgets a token that holds none and offers to watch.  The server says so with a 200
+    (``GET .../seat``): a check answered 401 was logged by the browser as a console error on
+    this normal path, hiding real errors among the expected ones."""
     match_id, token = _bots_match(gateway, "Omid")
     kept, kept_token = _bots_match(gateway, "Omid")
     c = new_client(viewport=DESKTOP)
     page = c.page
+    logged, refused = noise(page)
     page.goto("/")
     remember(page, [(match_id, token), (kept, kept_token)])
     http(gateway, "POST", f"/api/matches/{match_id}/leave", {"replace_with": "bot:medium"},
@@ -223,10 +226,9 @@ def test_a_stale_token_is_not_offered_as_a_way_back(new_client: Any, gateway: st
     other = page.locator(f"#recent-list li[data-match='{kept}']")
     assert other.get_by_role("link", name="Back to the table").get_attribute("href") == \
         f"/m/{kept}"
-    # the refused check is the one error the browser logs
-    refused = [e for e in c.errors if "401" in e]
-    assert len(refused) == 1, c.errors
-    c.errors[:] = [e for e in c.errors if e not in refused]
+    page.wait_for_load_state("networkidle")  # (whatever the page asked has been answered)
+    assert logged == [], logged
+    assert refused == [], refused
 
 
 @pytest.mark.timeout(120)
@@ -326,8 +328,9 @@ def test_an_open_start_page_follows_a_rematch_joined_in_another_tab(
     start.wait_for_function(
         "(ids) => JSON.stringify([...document.querySelectorAll('#recent-list li')]"
         ".map((li) => li.dataset.match)) === JSON.stringify(ids)", arg=[rematch, match_id])
+    # (the finished match's old item stays listed until its summary comes again, a CI failure)
+    item.get_by_role("button", name="Join the rematch").wait_for(state="detached")
     item.get_by_role("link", name="Replay").wait_for()
-    assert item.get_by_role("button", name="Join the rematch").count() == 0
 
 
 @pytest.mark.timeout(120)
@@ -404,8 +407,8 @@ def test_a_change_in_another_tab_while_the_list_is_asked_asks_nothing_twice(
         new_client: Any, gateway: str) -> None:
     """A storage event (another tab took a seat, say) re-reads the list while the summary of
     a match gone, and the check of a token left, are on their way: each was asked again, and
-    the browser logged the 404 and the 401 twice (the flakes of this file's 404 and 401 counts
-    on a loaded machine).  What is on its way is waited for, not asked again."""
+    the browser logged the 404 twice (the flakes of this file's 404 counts on a loaded
+    machine).  What is on its way is waited for, not asked again."""
     left, left_token = _bots_match(gateway, "Omid")
     http(gateway, "POST", f"/api/matches/{left}/leave", {"replace_with": "bot:medium"},
          left_token)
@@ -415,7 +418,7 @@ def test_a_change_in_another_tab_while_the_list_is_asked_asks_nothing_twice(
     start.goto("/")
     start.get_by_role("button", name="Play solo").wait_for()  # (its list asked: an empty one)
     remember(start, [(left, left_token)], [left, gone])
-    held = _hold(start, rf"/api/matches/({gone}|{left}/events\?.*)$")
+    held = _hold(start, rf"/api/matches/({gone}|{left}/seat)$")
     start.goto("/")
     _until_held(start, held, 2)  # the summary of the match gone, the check of the token left
     # another tab of the browser takes a seat: the open start page reads its list again
@@ -437,9 +440,9 @@ def test_a_change_in_another_tab_while_the_list_is_asked_asks_nothing_twice(
         "(id) => !JSON.parse(localStorage.getItem('hokm.recent')).includes(id)", arg=gone)
     assert _listed(start) == [room["match_id"], left]
     assert len(held) == 2, [r.request.url for r in held]
-    refused = [e for e in c.errors if "401" in e or "404" in e]
-    assert len(refused) == 2, c.errors
-    c.errors[:] = [e for e in c.errors if e not in refused]
+    missing = [e for e in c.errors if "404" in e]  # (the seat left: 200, nothing logged)
+    assert len(missing) == 1, c.errors
+    c.errors[:] = [e for e in c.errors if e not in missing]
 
 
 def look_ms() -> tuple[int, int]:
@@ -468,11 +471,16 @@ def set_visible(page: Any, state: str) -> None:
 
 
 def settle(page: Any, answered: list[str], asked: list[str], timeout: float = 15) -> None:
-    """Every request asked has its answer."""
+    """Every request asked has its answer, and none follows for a moment: a look at a match is
+    two requests, the summary and then its seat's check (``GET .../seat``), the second asked
+    only once the first is answered, so an answer alone does not end the look."""
     deadline = time.monotonic() + timeout
-    while len(answered) < len(asked):
+    quiet = 0
+    while quiet < 6:
         assert time.monotonic() < deadline, (asked, answered)
+        before = len(asked)
         page.wait_for_timeout(50)  # (the page's events are delivered meanwhile)
+        quiet = quiet + 1 if len(answered) == len(asked) == before else 0
 
 
 @pytest.mark.timeout(240)

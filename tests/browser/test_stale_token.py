@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 
 from .conftest import DESKTOP
-from .helpers import http, open_table
+from .helpers import http, noise, open_table
 from .test_leave import alone_with_bots, dealt
 
 pytestmark = pytest.mark.browser
@@ -112,3 +112,23 @@ def test_a_leave_refused_keeps_the_token(new_client: Any, gateway: str) -> None:
     table.reload()
     assert dealt(table) == seat
     c.errors[:] = [e for e in c.errors if "429" not in e]  # (the refusal, logged)
+
+
+@pytest.mark.timeout(120)
+def test_a_table_opened_with_a_dead_token_logs_no_error(new_client: Any, gateway: str) -> None:
+    """QA: opening the table with the token of a seat left on another device logged "Failed to
+    load resource: the server responded with a status of 401": the page asked its first view
+    over HTTP with the dead token.  The first view comes by the socket, whose close code 4401
+    says the token holds no seat without a word in the console; the page says the seat is no
+    longer valid, and nothing is refused."""
+    match_id, token = alone_with_bots(gateway)
+    http(gateway, "POST", f"/api/matches/{match_id}/leave", {"replace_with": "bot:medium"}, token)
+    c = new_client(viewport=DESKTOP)
+    page = c.page
+    logged, refused = noise(page)
+    open_table(page, match_id, token)
+    page.get_by_text("This browser's seat at the match is no longer valid").wait_for()
+    page.wait_for_load_state("networkidle")  # (whatever the page asked has been answered)
+    assert logged == [], logged
+    assert refused == [], refused
+    assert page.evaluate(f"() => localStorage.getItem('hokm.token.{match_id}')") is None

@@ -17,7 +17,10 @@ ROOT = Path(__file__).resolve().parents[2]
 
 @pytest.fixture(scope="session")
 def server() -> Iterator[LocalServer]:
-    with LocalServer(env={**NO_LIMITS, "HOKM_ALLOW_STACKED_DECKS": "1"}, cwd=ROOT) as running:
+    # (a cheap post-match analysis, for ``hokm replay``'s: tests/gateway/test_analysis.py's)
+    fast = {"HOKM_ANALYSIS_NODES": "300", "HOKM_ANALYSIS_BOT": "medium"}
+    with LocalServer(env={**NO_LIMITS, **fast, "HOKM_ALLOW_STACKED_DECKS": "1"},
+                     cwd=ROOT) as running:
         yield running
 
 

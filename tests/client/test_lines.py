@@ -22,8 +22,7 @@ from hokmclient import Client, LocalServer, card_text
 from hokmclient.cards import SUIT_SYMBOL
 from hokmplay.lines import run_lines
 from tests.conftest import run_async
-
-from .test_play_terminal import run
+from tests.hokm_command import run
 
 Line = tuple[Any, ...]
 """A printed line as data: ("draw", cards, hakem), ("round", n, hakem, suit), ("trick", cards,

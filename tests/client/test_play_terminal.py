@@ -8,13 +8,9 @@ bad links and unreachable servers are one line."""
 
 from __future__ import annotations
 
-import os
 import random
 import re
 import socket
-import subprocess
-import sys
-from pathlib import Path
 from typing import Any
 
 
@@ -23,11 +19,10 @@ import pytest
 from hokmclient import Client, LocalServer, card_text, my_turn, parse_card
 from hokmclient.cards import RANKS, SUIT_SYMBOL, SUITS
 from tests.conftest import wait_for
+from tests.hokm_command import HOKM, parallel, run
 
 from .tmux import Terminal
 
-HOKM = str(Path(sys.executable).parent / "hokm")
-ROOT = Path(__file__).resolve().parents[2]
 SOLO = ["human", "bot:easy", "bot:easy", "bot:easy"]
 CARD_ON_SCREEN = re.compile(r"(10|[2-9AKQJ])[♠♥♦♣]")
 RED_FOREGROUND = re.compile(r"\x1b\[(?:[0-9;]*;)?(?:31|91|38;5;(?:1|9|160|196))[;m]")
@@ -226,12 +221,6 @@ def test_a_spectator_sees_a_bot_renamed_when_a_player_takes_its_name(
     assert re.search(r"\w+ \(seat 2, bot", screen), screen
 
 
-def run(*args: str, timeout: float = 240) -> subprocess.CompletedProcess[str]:
-    env = {k: v for k, v in os.environ.items() if not k.startswith("HOKM_")}
-    return subprocess.run([HOKM, *args], env=env, cwd=ROOT, capture_output=True, text=True,
-                          timeout=timeout, stdin=subprocess.DEVNULL)
-
-
 def open_seat_match(client: Client) -> dict[str, Any]:
     """A match of three easy bots and one open seat (the creator gives its seat to a bot)."""
     created = client.create(seats=["human", "human", "bot:easy", "bot:easy"], name="Host")
@@ -340,8 +329,9 @@ def test_hokm_play_refuses_in_one_line(server: LocalServer) -> None:
         (("play", server.url, "--bot", "easy", "--game", "talon", "--rules", '{"players": 3}'),
          2, "--game talon is a two-player game: it cannot go with --rules players 3"),
     ]
-    for args, code, words in cases:
-        done = run(*args, timeout=60)
+    # (side by side: the two unreachable servers take ~12 s each of the client's retries)
+    results = parallel([args for args, _, _ in cases], timeout=60)
+    for (args, code, words), done in zip(cases, results, strict=True):
         where = f"{args}: {done.returncode} {done.stderr!r}"
         assert done.returncode == code, where
         lines = done.stderr.strip().splitlines()

@@ -199,7 +199,7 @@ def test_a_local_bot_plays_the_talon_game_to_its_end_without_a_terminal(
         server: LocalServer) -> None:
     """``--bot`` in the talon game: the policy's discards and draws go through the library's
     commands; the match ends, and the last line names the winner by name, not by team."""
-    from .test_play_terminal import run
+    from tests.hokm_command import run
 
     client = Client(server.url)
     created = client.create(players=2, rules=TALON, seats=["human", "human"], name="Host")

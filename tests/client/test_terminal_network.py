@@ -14,9 +14,10 @@ import pytest
 
 from hokmclient import Client, LocalServer
 from tests.conftest import wait_for
+from tests.hokm_command import HOKM, ROOT
 
 from .proxy import Proxy
-from .test_play_terminal import HOKM, ROOT, SOLO, deck
+from .test_play_terminal import SOLO, deck
 from .test_terminal_narrow import until, words
 from .tmux import Terminal
 

@@ -9,8 +9,7 @@ import re
 from hokmclient import Client, LocalServer
 from hokmplay.app import refusal
 from tests.browser.helpers import finish_humans_match
-
-from .test_play_terminal import run
+from tests.hokm_command import run
 
 
 def view(hand: list[str], trick: list[str]) -> dict[str, object]:

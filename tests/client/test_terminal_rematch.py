@@ -14,8 +14,8 @@ import pytest
 
 from hokmclient import Client, LocalServer
 from tests.conftest import wait_for
+from tests.hokm_command import HOKM, ROOT
 
-from .test_play_terminal import HOKM, ROOT
 from .test_terminal_narrow import until, words
 from .tmux import Terminal
 

@@ -14,8 +14,9 @@ import pytest
 
 from hokmclient import Client, LocalServer
 from tests.conftest import wait_for
+from tests.hokm_command import HOKM, ROOT
 
-from .test_play_terminal import HOKM, ROOT, deck
+from .test_play_terminal import deck
 from .test_terminal_narrow import until, words
 from .tmux import Terminal
 

@@ -191,8 +191,8 @@ def progress(tables: list[Table], deployment: Deployment) -> str:
 def in_order(frames: list[tuple[str, int, int]]) -> bool:
     """Every version from the first received to the last, in order, none skipped.  A view may
     come twice in a row (it is sent again when who is connected changes); a socket that
-    reconnected (the client does by itself, with ``since=<version held>``) may jump ahead, but
-    then the next frame is the ``missed`` records from the version it held to the one shown."""
+    reconnected (the client does by itself, ``since`` the last version it delivered) may jump
+    ahead, but then the next frame is the ``missed`` records from that version to the one shown."""
     held = frames[0][1]
     gap: tuple[int, int] | None = None
     for kind, first, last in frames[1:]:

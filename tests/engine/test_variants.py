@@ -522,7 +522,7 @@ def test_random_matches_follow_the_reference(players: int, seed: int) -> None:
     Driver(seed * 7 + players, players, views=seed < 8).run()
 
 
-CONFORMANCE_MATCHES = int(os.environ.get("HOKM_VARIANT_MATCHES", "900"))
+CONFORMANCE_MATCHES = int(os.environ.get("HOKM_VARIANT_MATCHES", "600"))
 """Seeded matches of the many-matches run, split over the three games and ``CHUNKS`` tests
 (``HOKM_VARIANT_MATCHES`` for a longer run; the closing notes record those)."""
 CHUNKS = 6

@@ -227,6 +227,7 @@ def test_no_label_says_anything_of_a_match() -> None:
                 r.step()
             r.command(r.tokens[2], {"type": "play", "card": "AS"})
             gw.get(f"/api/matches/{r.match_id}/view", headers=bearer(r.tokens[1]))
+            gw.get(f"/api/matches/{r.match_id}/seat", headers=bearer(r.tokens[1]))
             text = gw.get("/metrics").text
         secrets = [r.match_id, *r.tokens, "P2", "P3", "P4"]
         for secret in secrets:
@@ -239,7 +240,7 @@ def test_no_label_says_anything_of_a_match() -> None:
                     assert val not in CARDS, (sample.name, key, val)
         allowed: dict[str, Any] = {
             "handler": {"create", "join", "view", "command", "summary", "events", "replay",
-                        "hint", "analysis", "leave", "rematch", "seat_bot"},
+                        "seat", "hint", "analysis", "leave", "rematch", "seat_bot"},
             "type": {"play", "choose_trump", "discard", "draw_talon", "other"},
             "transport": {"http", "ws"},
             "queue": {"hokm-bots", "hokm-bots-bots-only", "hokm-bots-analysis"},

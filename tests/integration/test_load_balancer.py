@@ -16,6 +16,8 @@ deploy/README.md points to: round robin, no stickiness, WebSocket timeouts) in f
   (requests per second, matches created) hold per client, not for the balancer; an
   X-Forwarded-For a client writes itself counts neither through the proxy nor sent straight to
   a gateway.
+* A WebSocket is held by the file's ``timeout tunnel``, not by its request timeouts: idle
+  longer than those, it stays open and carries the next view.
 
 Clients are told apart by their loopback source address (127.0.0.x: Linux answers the whole
 127.0.0.0/8); HAProxy connects to the gateways from 127.0.0.1, the trusted proxy.
@@ -44,8 +46,10 @@ from typing import Any
 
 import httpx
 import pytest
+import websockets
 
 from hokmclient import AsyncClient, AsyncSeat, LocalServer, over
+from hokmclient.http import request_key
 from services.audit import check
 from services.lobby import command_key
 from services.store.redis_streams import RedisStore
@@ -74,7 +78,10 @@ class Balancer:
     """``haproxy -db -f deploy/haproxy.cfg`` (plus the ``SERVED_BY`` line) in a temporary
     folder, its log in a file there."""
 
-    def __init__(self, folder: Path, port: int, gateways: list[int]) -> None:
+    def __init__(self, folder: Path, port: int, gateways: list[int],
+                 edits: dict[str, str] | None = None) -> None:
+        """``edits``: lines of the file replaced (each must be there) for a test's own
+        balancer."""
         exe = shutil.which("haproxy") or shutil.which("haproxy", path="/usr/sbin:/sbin")
         if exe is None:
             pytest.fail("haproxy is not installed (.ci/run installs it: apt-get install haproxy)")
@@ -82,9 +89,12 @@ class Balancer:
         anchor = "    balance roundrobin\n"
         assert anchor in text, "deploy/haproxy.cfg no longer balances round robin"
         text = text.replace(anchor, anchor + f"    http-response set-header {SERVED_BY} %s\n")
-        self.config = folder / "haproxy.cfg"
+        for line, edited in (edits or {}).items():
+            assert f"\n{line}\n" in text, f"deploy/haproxy.cfg no longer has {line!r}"
+            text = text.replace(f"\n{line}\n", f"\n{edited}\n")
+        self.config = folder / f"haproxy-{port}.cfg"
         self.config.write_text(text)
-        self.log = folder / "haproxy.log"
+        self.log = folder / f"haproxy-{port}.log"
         self.url = f"http://127.0.0.1:{port}"
         env = {**os.environ, "HOKM_LB_BIND": f"127.0.0.1:{port}",
                "HOKM_GATEWAY_1": f"127.0.0.1:{gateways[0]}",
@@ -570,3 +580,61 @@ def test_connections_per_client_are_capped_at_the_proxy(deployment: Deployment) 
     finally:
         for conn in held:
             conn.close()
+
+
+IDLE_S = 2
+"""The client and server timeouts of the tunnel test's own balancer (the file's: 30 s)."""
+
+
+def test_a_websocket_outlives_the_http_timeouts_through_the_proxy(
+        deployment: Deployment, tmp_path: Path) -> None:
+    """Once upgraded, a WebSocket is a tunnel: HAProxy holds it by ``timeout tunnel`` (1 h),
+    not by the ``timeout client``/``timeout server`` of requests.  A balancer of the file with
+    those two cut to 2 s keeps a seat's socket open through more than twice that without a
+    byte (a match waiting for a player), and the next view comes on that same socket.  Without
+    ``timeout tunnel`` the socket would be closed after 2 s (so 30 s with the file's own)."""
+    deployment.ensure_up()
+    ports = [int(g.url.rsplit(":", 1)[1]) for g in deployment.gateways]
+    balancer = Balancer(tmp_path, free_port(), ports, {
+        "    timeout client 30s": f"    timeout client {IDLE_S}s",
+        "    timeout server 30s": f"    timeout server {IDLE_S}s"})
+    address = "127.0.0.31"
+
+    def ready() -> bool:
+        try:
+            return httpx.get(balancer.url + "/readyz", timeout=5).status_code == 200
+        except httpx.HTTPError:
+            return False
+
+    async def scenario() -> tuple[dict[str, Any], dict[str, Any], int]:
+        async with httpx.AsyncClient(
+                base_url=balancer.url, timeout=10,
+                transport=httpx.AsyncHTTPTransport(local_address=address)) as http:
+            made = (await http.post("/api/matches", json={
+                "name": "Tunnel", "seats": ["human", "human", "bot:easy", "bot:easy"]})).json()
+            match_id = made["match_id"]
+            url = (f"{balancer.url.replace('http', 'ws', 1)}/api/matches/{match_id}/ws?"
+                   f"token={made['token']}")
+            async with websockets.connect(url, open_timeout=10, proxy=None,
+                                          local_addr=(address, 0)) as ws:
+                first = json.loads(await asyncio.wait_for(ws.recv(), 10))
+                # nothing to say while the match waits: the socket stays open (a close, by
+                # the proxy's timeouts, would end this wait early with ConnectionClosed)
+                quiet = asyncio.get_running_loop().time()
+                with pytest.raises(TimeoutError):
+                    await asyncio.wait_for(ws.recv(), 2 * IDLE_S + 1)
+                idle = asyncio.get_running_loop().time() - quiet
+                joined = await http.post(f"/api/matches/{match_id}/join",
+                                         json={"id": request_key(), "name": "Late"})
+                assert joined.status_code == 200, joined.text
+                nxt = json.loads(await asyncio.wait_for(ws.recv(), 10))
+                return first, nxt, int(idle)
+
+    try:
+        wait_for(ready, 30, STEP, "the test's balancer answering", balancer.logged)
+        first, nxt, idle = run_async(scenario(), timeout=60)
+    finally:
+        balancer.stop()
+    assert idle > IDLE_S
+    assert first["type"] == nxt["type"] == "view", (first, nxt)
+    assert nxt["version"] > first["version"], (first, nxt)  # the join's, on the same socket

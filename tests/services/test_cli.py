@@ -16,7 +16,6 @@ import subprocess
 import sys
 import threading
 from collections.abc import Iterator
-from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 import fakeredis
 import pytest
@@ -27,24 +26,16 @@ from services.matches import MatchService
 from services.store.journal import DataFolder
 from services.store.redis_streams import RedisStore
 from tests.conftest import real_redis_client, redis_db_url, wait_for
+from tests.hokm_command import HOKM, ROOT, parallel, run
 from worker.policies import LEVELS, POLICIES
 from tests.services.test_audit import finished_match
 from worker import arena
 from worker import main as worker_main
 
-HOKM = str(Path(sys.executable).parent / "hokm")
-ROOT = Path(__file__).resolve().parents[2]
 UNREACHABLE = "redis://:secret@127.0.0.1:1/0"
 NO_REDIS = {"demo", "arena", "play"}
 """Sub-commands that never use Redis (with any other, an unreachable one is an error)."""
 TWO_LETTER = re.compile(r"(?<![\w♠♥♦♣])(?:[2-9TJQKA][SHDC])(?!\w)")
-
-
-def run(*args: str, env: dict[str, str] | None = None, timeout: float = 120
-        ) -> subprocess.CompletedProcess[str]:
-    base = {k: v for k, v in os.environ.items() if not k.startswith("HOKM_")}
-    return subprocess.run([HOKM, *args], env={**base, **(env or {})}, cwd=ROOT,
-                          capture_output=True, text=True, timeout=timeout)
 
 
 def assert_one_line_error(result: subprocess.CompletedProcess[str], code: int | None = None
@@ -72,17 +63,31 @@ def typed_options(parser: argparse.ArgumentParser) -> list[str]:
             if a.option_strings and a.type not in (None, str) and a.nargs != 0]
 
 
-def parallel(jobs: list[tuple[str, ...]], env: dict[str, str] | None = None
-             ) -> list[subprocess.CompletedProcess[str]]:
-    with ThreadPoolExecutor(4) as pool:
-        return list(pool.map(lambda args: run(*args, env=env), jobs))
-
-
 COMMANDS = subcommands(build_parser())
 
 
 def test_the_parser_lists_every_sub_command() -> None:
     assert {"demo", "arena", "worker", "serve", "replay", "export", "verify"} <= set(COMMANDS)
+
+
+def test_a_command_imports_its_own_modules_alone() -> None:
+    """``hokm play`` (and every command but ``serve``) starts without importing the server's
+    stack (about a second of CPU at each start, QA: ``hokm play`` with a bad link took that long
+    to say so); a word that is no command, and ``hokm`` alone, register every command, so the
+    error and the help list them all."""
+    code = ("import sys\nfrom hokm.cli import main\ntry:\n    main(sys.argv[1:])\n"
+            "except SystemExit as end:\n    print(end.code, sorted(m for m in ("
+            "'services.gateway.serve', 'hokm.compose', 'worker.main', 'hokmplay.cli') "
+            "if m in sys.modules))")
+    env = {k: v for k, v in os.environ.items() if not k.startswith("HOKM_")}
+    done = subprocess.run([sys.executable, "-c", code, "play", "ftp://nowhere/"], env=env,
+                          cwd=ROOT, capture_output=True, text=True, timeout=60)
+    assert done.stdout.strip() == "2 ['hokmplay.cli']", done
+    assert "not an http(s) link" in done.stderr, done
+    every = run("nosuch")
+    assert_one_line_error(every, 2)
+    for name in COMMANDS:
+        assert f"'{name}'" in every.stderr, every.stderr
 
 
 def test_bad_options_and_values_of_every_sub_command_are_one_line() -> None:

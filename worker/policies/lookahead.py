@@ -22,7 +22,7 @@ from collections.abc import Callable, Sequence
 
 from .fast import FAST_TABLES, FastState, voids_after, winner_decided
 from .fast import legal as legal_cards
-from .heuristic import play
+from .ismcts import model_card
 from .knowledge import FastKnowledge, advance, fast_knowledge
 from .solver import representatives
 
@@ -79,13 +79,7 @@ def lookahead(f: FastKnowledge, worlds: Sequence[list[int]], candidates: list[in
                 if won is not None or st.turn == me:
                     break
                 seat = st.turn
-                hand = st.hands[seat]
-                allowed = legal_cards(hand, st.trick, must_trump)
-                if allowed & (allowed - 1) == 0:
-                    card = allowed.bit_length() - 1
-                else:
-                    unseen = (st.hands[0] | st.hands[1] | st.hands[2] | st.hands[3]) ^ hand
-                    card = play(hand, allowed, unseen, voids, st.trick, st.leader, seat)[0]
+                card = model_card(st, voids, must_trump)
                 voids = voids_after(voids, seat, st.trick, card, must_trump)
                 st.play(card)
                 seen.append(seat << 6 | card)

@@ -19,7 +19,9 @@ A card decision:
    otherwise by a playout in which every seat plays the heuristic on what it would know
    (``playout.py``), to the point where the round's winner is certain; with ``lookahead`` the
    best response decides only after the seat's next card, which is chosen per information set
-   on fresh deals (``lookahead.py``; no level uses it);
+   on fresh deals (``lookahead.py``; no level uses it) with ``ismcts`` the late cards are decided
+   instead by a search over the seat's own information sets (``ismcts.py``; no level uses
+   it);
 5. race (when ``race > 0``; ``hard`` and ``expert`` do not): deals come in batches, and after
    each batch a candidate whose win total trails the leader's by more than
    ``race * sqrt(deals)`` is dropped, so the budget goes to close calls;
@@ -42,7 +44,7 @@ from dataclasses import dataclass, replace
 
 from engine.cards import NAMES, SUITS
 
-from . import heuristic, nseat
+from . import heuristic, ismcts, nseat
 from .base import History, View
 from .fast import FAST_TABLES, FastState, trick_winner_index, voids_after, winner_decided
 from .inference import PlayModel
@@ -183,6 +185,26 @@ class SearchConfig:
     """``None``: ``lookahead`` scores every candidate.  Else the search scores them as without
     it first, and ``lookahead`` (on the first of its deals) decides among those whose round-win
     rate is within this of the best."""
+    ismcts: int = 0
+    """At most ``ismcts_cards`` and at least 2 cards in hand (not with ``double_sar``): decide
+    by ``ismcts.py``'s search over the seat's information sets, this many iterations on
+    ``ismcts_deals`` deals of the chain (0: off; no level uses it, issue 15 session 31)."""
+    ismcts_cards: int = 6
+    """The most cards in hand for ``ismcts``."""
+    ismcts_deals: int = 256
+    """Deals drawn from the chain (as PIMC draws them) for ``ismcts``, used in turn."""
+    ismcts_leaf: str = "response"
+    """``ismcts``'s leaf value: ``response`` (the seat's best response on the deal) or
+    ``playout`` (a heuristic playout)."""
+    ismcts_explore: float = 0.7
+    """``ismcts``'s UCB1 exploration constant (values are round wins, 0 or 1)."""
+    ismcts_prefer: bool = True
+    """``ismcts`` plays the heuristic's card when its mean is within ``tie`` of the mean of the
+    most visited card (as PIMC's ties go to it), else the most visited card."""
+    ismcts_margin: float | None = None
+    """``None``: ``ismcts`` decides among every candidate.  Else the search scores them as
+    without it first, and ``ismcts`` decides among those whose round-win rate is within this
+    of the best, the search's own card winning ties (issue 15, session 33)."""
     max_ms: float | None = None
     """Stop sampling after this many milliseconds (non-deterministic; off by default)."""
     signal: int = 0
@@ -284,10 +306,7 @@ class SearchPolicy:
         f = fast_knowledge(k)
         assert k.trump is not None
         ft = FAST_TABLES[(k.trump, k.rules.satat)]
-        in_play = f.unseen | f.hand
-        for _, c in f.trick:
-            in_play |= 1 << c
-        candidates = representatives(f.legal, in_play)
+        candidates = candidate_cards(f)
         if len(candidates) == 1:
             card = NAMES[ft.to_engine[candidates[0]]]
             if not rate_forced:
@@ -297,6 +316,11 @@ class SearchPolicy:
         h_name, _ = heuristic.decide(k)
         h_card = ft.to_fast[mask_of_names([h_name]).bit_length() - 1]
         h_rep = stands_for(candidates, h_card)
+        tree = (cfg.ismcts > 0 and 2 <= f.hand.bit_count() <= cfg.ismcts_cards
+                and not k.rules.double_sar)
+        if tree and cfg.ismcts_margin is None:
+            pick, rate = self._ismcts(f, candidates, h_rep if cfg.ismcts_prefer else -1, rng)
+            return NAMES[ft.to_engine[pick]], rate
         scores, wins = self._evaluate(f, candidates, rng)
         rates = wins if wins is not None else scores
         if wins is not None:
@@ -313,6 +337,13 @@ class SearchPolicy:
             margin = cfg.tie if cfg.signal_tie is None else cfg.signal_tie
             if scores[candidates.index(sig)] >= best - margin:
                 pick = sig
+        if tree and cfg.ismcts_margin is not None:
+            top = max(rates)
+            near = [c for c, r in zip(candidates, rates, strict=True)
+                    if r >= top - cfg.ismcts_margin]
+            if len(near) > 1:
+                pick, rate = self._ismcts(f, near, pick if pick in near else -1, rng)
+                return NAMES[ft.to_engine[pick]], rate
         return NAMES[ft.to_engine[pick]], max(0.0, rates[candidates.index(pick)])
 
     def _signal(self, f: FastKnowledge, candidates: list[int]) -> int:
@@ -346,10 +377,7 @@ class SearchPolicy:
         samples = cfg.lookahead if look and not first else cfg.samples
         root: list[list[int]] = []
         deadline = (time.perf_counter() + cfg.max_ms / 1000.0) if cfg.max_ms else None
-        sampler = Sampler(f)
-        model = (PlayModel(f, cfg.miss, cfg.partner_miss, cfg.signal, cfg.signal_miss)
-                 if cfg.infer else None)
-        weigh = model is not None and cfg.oversample > 1 and (model.active or sampler.weigh_trump)
+        source = _Deals(f, cfg)
         team = k.team
         hakem_team = k.hakem % 2
         trick_cards = [c for _, c in f.trick]
@@ -369,46 +397,12 @@ class SearchPolicy:
         alive = list(range(len(candidates)))
         done = 0
         work = 0
-        chain: list[int] = []
-        chain_w = 0.0
         while done < samples and len(alive) > 1:
             if done >= cfg.min_samples and (work >= cfg.work or (
                     deadline is not None and time.perf_counter() > deadline)):
                 break
-            batch = min(cfg.batch, samples - done)
-            if weigh and cfg.chain_thin > 0:
-                assert model is not None
-                if cfg.chains > 1 and done and done % max(1, cfg.samples // cfg.chains) == 0:
-                    chain = []  # a new chain from its own start (see ``chains``)
-                if not chain:
-                    for _ in range(cfg.oversample):
-                        hands = sampler.sample(rng, tries=0)
-                        w = sampler.trump_weight(hands) * model.weight(hands)
-                        if w > chain_w or not chain:
-                            chain, chain_w = hands, w
-                    chain, chain_w = _walk(chain, chain_w, cfg.chain_burn,
-                                           f.voids if sampler.ok else [0, 0, 0, 0], sampler,
-                                           model, rng)
-                    work += cfg.oversample * len(model.plays) + cfg.chain_burn * CHAIN_STEP_WORK
-                worlds = []
-                for _ in range(batch):
-                    chain, chain_w = _walk(chain, chain_w, cfg.chain_thin,
-                                           f.voids if sampler.ok else [0, 0, 0, 0], sampler,
-                                           model, rng)
-                    worlds.append(chain)
-                work += batch * cfg.chain_thin * CHAIN_STEP_WORK
-            elif weigh:
-                assert model is not None
-                pool = []
-                for _ in range(batch * cfg.oversample):
-                    hands = sampler.sample(rng, tries=0)
-                    w = sampler.trump_weight(hands) * model.weight(hands)
-                    pool.append((rng.random() ** (1.0 / w), hands))
-                work += len(pool) * len(model.plays)
-                pool.sort(key=lambda kh: kh[0], reverse=True)
-                worlds = [h for _, h in pool[:batch]]
-            else:
-                worlds = [sampler.sample(rng) for _ in range(batch)]
+            worlds, cost = source.draw(min(cfg.batch, samples - done), rng)
+            work += cost
             if first:
                 root.extend(worlds[:cfg.lookahead - len(root)])
             elif look:
@@ -515,6 +509,27 @@ class SearchPolicy:
         return means, [won_tot[i] / done if i in alive_set else -1.0
                        for i in range(len(candidates))]
 
+    def _ismcts(self, f: FastKnowledge, candidates: list[int], prefer: int,
+                rng: random.Random) -> tuple[int, float]:
+        """The card ``ismcts.py``'s search decides among ``candidates`` and its mean round-win
+        value, on ``ismcts_deals`` deals of the chain; ``prefer`` (a candidate, or -1) wins
+        when its mean is within ``tie`` of the decided card's."""
+        cfg = self.config
+        deals = self._chain_deals(f, cfg.ismcts_deals, rng)
+        leaf = (ismcts.playout_leaf(f) if cfg.ismcts_leaf == "playout"
+                else ismcts.response_leaf(f, len(deals)))
+        root = ismcts.search(f, deals, candidates, cfg.ismcts, leaf, cfg.ismcts_explore)
+        return ismcts.decide(root, prefer, cfg.tie)
+
+    def _chain_deals(self, f: FastKnowledge, n: int, rng: random.Random) -> list[list[int]]:
+        """``n`` deals of the hidden hands drawn as ``_evaluate`` draws them, in batches of
+        ``batch``."""
+        source = _Deals(f, self.config)
+        deals: list[list[int]] = []
+        while len(deals) < n:
+            deals.extend(source.draw(min(self.config.batch, n - len(deals)), rng)[0])
+        return deals
+
     def _lookahead(self, f: FastKnowledge, root: list[list[int]], candidates: list[int],
                    close: list[int], shown: list[list[int]],
                    util: tuple[float, float, float, float] | None, rng: random.Random
@@ -599,6 +614,75 @@ class SearchPolicy:
         return work
 
 
+def candidate_cards(f: FastKnowledge) -> list[int]:
+    """The seat's legal cards the search tells apart: one card (fast) per run of cards that
+    are equivalent given every card still in play (the hand, the unseen, the open trick)."""
+    in_play = f.unseen | f.hand
+    for _, c in f.trick:
+        in_play |= 1 << c
+    return representatives(f.legal, in_play)
+
+
+class _Deals:
+    """The hidden hands' deals as the search draws them, a batch at a time, with what they
+    cost in work units: from the Metropolis chain (``chain_thin`` steps between deals, a new
+    chain of ``oversample`` starts and ``chain_burn`` steps at the first batch and, with
+    ``chains``, every ``samples // chains`` deals), else the likeliest of ``oversample`` draws
+    a deal by weighted sampling, else plain draws (without inference, or nothing to weigh).
+    The generator is drawn from in the same order whoever asks, so the same deals follow."""
+
+    def __init__(self, f: FastKnowledge, cfg: SearchConfig) -> None:
+        self.cfg = cfg
+        self.sampler = Sampler(f)
+        self.model = (PlayModel(f, cfg.miss, cfg.partner_miss, cfg.signal, cfg.signal_miss)
+                      if cfg.infer else None)
+        self.weigh = (self.model is not None and cfg.oversample > 1
+                      and (self.model.active or self.sampler.weigh_trump))
+        self.voids = f.voids if self.sampler.ok else [0, 0, 0, 0]
+        self.chain: list[int] = []
+        self.chain_w = 0.0
+        self.drawn = 0
+
+    def draw(self, n: int, rng: random.Random) -> tuple[list[list[int]], int]:
+        """The next ``n`` deals and their work units."""
+        cfg, sampler, model = self.cfg, self.sampler, self.model
+        work = 0
+        if self.weigh and cfg.chain_thin > 0:
+            assert model is not None
+            per_chain = max(1, cfg.samples // cfg.chains)
+            if cfg.chains > 1 and self.drawn and self.drawn % per_chain == 0:
+                self.chain = []  # a new chain from its own start (see ``chains``)
+            if not self.chain:
+                for _ in range(cfg.oversample):
+                    hands = sampler.sample(rng, tries=0)
+                    w = sampler.trump_weight(hands) * model.weight(hands)
+                    if w > self.chain_w or not self.chain:
+                        self.chain, self.chain_w = hands, w
+                self.chain, self.chain_w = _walk(self.chain, self.chain_w, cfg.chain_burn,
+                                                 self.voids, sampler, model, rng)
+                work += cfg.oversample * len(model.plays) + cfg.chain_burn * CHAIN_STEP_WORK
+            worlds = []
+            for _ in range(n):
+                self.chain, self.chain_w = _walk(self.chain, self.chain_w, cfg.chain_thin,
+                                                 self.voids, sampler, model, rng)
+                worlds.append(self.chain)
+            work += n * cfg.chain_thin * CHAIN_STEP_WORK
+        elif self.weigh:
+            assert model is not None
+            pool = []
+            for _ in range(n * cfg.oversample):
+                hands = sampler.sample(rng, tries=0)
+                w = sampler.trump_weight(hands) * model.weight(hands)
+                pool.append((rng.random() ** (1.0 / w), hands))
+            work += len(pool) * len(model.plays)
+            pool.sort(key=lambda kh: kh[0], reverse=True)
+            worlds = [h for _, h in pool[:n]]
+        else:
+            worlds = [sampler.sample(rng) for _ in range(n)]
+        self.drawn += n
+        return worlds, work
+
+
 def _walk(hands: list[int], weight: float, steps: int, voids: list[int], sampler: Sampler,
           model: PlayModel, rng: random.Random) -> tuple[list[int], float]:
     """``steps`` Metropolis steps of the chain over deals (``sampler.py``'s ``walk``) between
@@ -632,4 +716,4 @@ def _response_value(responder: Response, state: FastState, voids: list[int],
     return util[2]
 
 
-__all__ = ["SearchConfig", "SearchPolicy"]
+__all__ = ["SearchConfig", "SearchPolicy", "candidate_cards"]

@@ -88,6 +88,8 @@ export const api = {
   rematch: (id, token) => request("POST", `/api/matches/${enc(id)}/rematch`, { body: {}, token }),
   summary: (id) => request("GET", `/api/matches/${enc(id)}`),
   events: (id, token, since) => request("GET", `/api/matches/${enc(id)}/events?since=${since}`, { token }),
+  /** {"seat": n} while the token holds a seat of the match, else {"seat": null} (no error). */
+  seat: (id, token) => request("GET", `/api/matches/${enc(id)}/seat`, { token }),
   view: (id, token) => request("GET", `/api/matches/${enc(id)}/view`, { token }),
   command: (id, token, cmd) => request("POST", `/api/matches/${enc(id)}/commands`, { body: cmd, token }),
   replay: (id, step, token) => request("GET", `/api/matches/${enc(id)}/replay?step=${step}`, { token }),

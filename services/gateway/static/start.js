@@ -82,7 +82,7 @@ function recentPanel() {
   function load(id) {
     const mine = round;
     summaryOf(id).then(async (s) => {
-      const token = await heldToken(id, s, checks);
+      const token = await heldToken(id, checks);
       if (mine !== round) return; // (a refresh asked again since)
       // an item unchanged stays the same element (the keyboard focus may be on its link)
       const li = recentItem(id, s, token), old = before.get(id);
@@ -149,21 +149,23 @@ function recentPanel() {
   } };
 }
 
-/** This browser's token of match `id` (summary `s`) if it still holds a seat there, else null.
- *  A token refused (left on the player's other device, which the seat link shares it with; a
- *  seat given up in another browser's tab) is forgotten as the table forgets it.  The events
- *  since the summary's version are asked: nothing but what that seat may see, and, unlike a
- *  view, the seat is not counted present for it (api.md), which would keep its stand-in away. */
-async function heldToken(id, s, checks) {
+/** This browser's token of match `id` if it still holds a seat there, else null.
+ *  A token that holds no seat now (left on the player's other device, which the seat link shares it with; a
+ *  seat given up in another browser's tab) is forgotten as the table forgets it.  Its seat is
+ *  asked (`GET .../seat`, api.md): 200 either way, so a dead token logs no error in the
+ *  console, and, unlike a view, the seat is not counted present (which would keep its
+ *  stand-in away). */
+async function heldToken(id, checks) {
   const token = store.token(id);
   if (!token) return null;
-  // a token's check on its way is not sent again (a refresh meanwhile): a token refused is
-  // refused for good, and its 401 is logged once
+  // a token's check on its way is not sent again (a refresh meanwhile): a token that holds
+  // no seat holds none for good
   const key = `${id} ${token}`;
   let check = checks.get(key);
   if (!check) {
-    // (not known now, an error but 401: the token is kept, the table finds out)
-    check = api.events(id, token, s.version).then(() => true, (e) => e.status !== 401);
+    // (not known now, an error: the token is kept, the table finds out; a 404, the match
+    // gone since its summary, is the summary's to find on the next look)
+    check = api.seat(id, token).then((r) => r.seat !== null, () => true);
     checks.set(key, check);
     check.then(() => { if (checks.get(key) === check) checks.delete(key); });
   }

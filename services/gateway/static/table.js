@@ -18,6 +18,7 @@ const DECIDING = ["choosing_trump", "discarding", "drawing", "playing"]; // phas
 const REMATCH_LOOK_MS = 4000; // how often the match-over panel asks whether a rematch was made
 const REMATCH_LOOK_FOR_MS = 15 * 60 * 1000; // and for how long (then the link is the way on)
 const COUNTDOWN_S = 20; // the turn limit is shown once fewer seconds than this are left (turn_limit)
+const HTTP_PAINT_MS = 2000; // a seat's first view is asked over HTTP if its socket sent none by then
 
 export function mount(root, [matchId]) {
   let current = null;
@@ -323,6 +324,9 @@ function mountTable(root, matchId, token, ctl) {
     rematchFull: false, // joining it was refused: every seat is taken
     leave: "ask", // "Leave the table": "ask" (the button), "confirm" (asked first), "sending"
     seatGone: false, // the token lost its seat (seatLost: asked once)
+    // a rematch's open seats kept for the last match's players (api.md, POST .../rematch),
+    // which the view does not tell: from the summary, {key, seats, until} (openSeats)
+    holds: null, holdsAsked: null, holdsTimer: null, heldTick: null,
   };
   const E = {};
   let socket = null;
@@ -1130,21 +1134,84 @@ function mountTable(root, matchId, token, ctl) {
       h("p", { text: trickWonText(v, lt.winner) }));
   }
 
+  /** The empty seats of `v` as the invite link may offer them: `free` (anyone's) and `held`
+   *  (a rematch's, kept for a player of the last match: nobody else may take it meanwhile,
+   *  api.md, POST .../rematch), seat numbers; null until the summary has said which are held.
+   *  The holds are set when the rematch is made and only end, so the summary is asked once,
+   *  and again only when other seats are empty while a hold runs (a player left a seat). */
+  function openSeats(v) {
+    const empty = (v.seats || []).flatMap((s, i) => (s.empty ? [i] : []));
+    if (!empty.length) return { free: [], held: [] };
+    const key = empty.join(",");
+    const H = S.holds;
+    if (!H || (H.key !== key && H.until > Date.now())) askHolds(key);
+    if (!H) return null;
+    const kept = H.until > Date.now() ? H.seats : new Set();
+    return { free: empty.filter((i) => !kept.has(i)), held: empty.filter((i) => kept.has(i)) };
+  }
+
+  /** Ask the summary which empty seats are held and for how long (`key`: the empty seats the
+   *  answer is for); the panels are drawn again with the answer, and when the holds end. */
+  function askHolds(key) {
+    if (S.holdsAsked === key) return;
+    S.holdsAsked = key;
+    const held = (s) => {
+      const seats = new Set((s.seats || []).flatMap((x, i) => (x.empty && x.held ? [i] : [])));
+      const left = seats.size ? Number(s.held_for) || 0 : 0;
+      return { key, seats, until: Date.now() + left * 1000 };
+    };
+    // (a summary refused or lost: no hold known; a stranger's join would be refused and say why)
+    api.summary(matchId).then(held, () => ({ key, seats: new Set(), until: 0 })).then((H) => {
+      if (!alive || S.holdsAsked !== key) return;
+      S.holds = H;
+      clearTimeout(S.holdsTimer);
+      // the holds' end: the seats still open are anyone's, the invite link comes back
+      if (H.until > Date.now()) S.holdsTimer = setTimeout(renderHolds, H.until - Date.now() + 100);
+      renderHolds();
+    });
+  }
+  function renderHolds() {
+    if (!alive || !S.view) return;
+    renderWaiting(S.view);
+    renderInfo(S.view);
+  }
+
+  /** "The table waits for the last match's players: their seats are kept for N more seconds"
+   *  (`seats`: how many are kept), counting down (the panel is drawn again when they end). */
+  function keptNote(seats) {
+    const key = seats === 1 ? "waiting.held_one" : "waiting.held";
+    const p = h("p.note", { id: "waiting-held" });
+    clearTimeout(S.heldTick);
+    const tick = () => {
+      const left = Math.ceil((S.holds.until - Date.now()) / 1000);
+      if (!alive || left <= 0 || (p.textContent && !p.isConnected)) return; // (a panel gone)
+      p.textContent = t(key, { n: left });
+      S.heldTick = setTimeout(tick, 1000);
+    };
+    tick();
+    return p;
+  }
+
   /** The open seats and Give to a bot: while the room waits for players, and, for the seated
    *  players, whenever a seat is empty in a match in play (a player left it: the match stops
-   *  at its turn until someone takes it, POST .../seats/{n}/bot takes it at any phase). */
+   *  at its turn until someone takes it, POST .../seats/{n}/bot takes it at any phase).  The
+   *  invite link (a spectator: the way to the join page) only while a seat is anyone's: seats
+   *  kept for the last match's players (openSeats) are said to be waited for instead. */
   function renderWaiting(v) {
     const waiting = v.phase === "waiting";
     const inPlay = !waiting && v.phase !== "match_over" && !!token && v.seat != null;
     const anyEmpty = (v.seats || []).some((s) => s.empty);
     E.waiting.hidden = !((waiting || inPlay) && anyEmpty);
     if (E.waiting.hidden) { E.waiting.replaceChildren(); delete E.waiting.dataset.key; return; }
-    const key = JSON.stringify([waiting, v.seats]);
+    const open = openSeats(v);
+    const onlyHeld = !!open && !open.free.length;
+    const key = JSON.stringify([waiting, v.seats, open]);
     if (E.waiting.dataset.key === key) return; // keep focus on the buttons
     E.waiting.dataset.key = key;
     const list = h("ul.seat-list");
     (v.seats || []).forEach((s, i) => {
-      const li = h("li", {}, h("span.seat-no", { text: t("start.seat_n", { n: i + 1 }) + ": " }), s.empty ? h("em", { text: t("seat.open") }) : h("bdi", { text: s.name }));
+      const kept = !!open && open.held.includes(i);
+      const li = h("li", {}, h("span.seat-no", { text: t("start.seat_n", { n: i + 1 }) + ": " }), s.empty ? h("em", { text: t(kept ? "seat.held" : "seat.open") }) : h("bdi", { text: s.name }));
       if (s.empty && token) {
         const b = h("button", { type: "button", "data-bot-seat": String(i), text: t("waiting.give_bot") });
         // WCAG 2.5.3: the name starts with the words shown ("Give to a bot: Seat 3")
@@ -1159,8 +1226,8 @@ function mountTable(root, matchId, token, ctl) {
     });
     fill(E.waiting, h("h2", { id: "waiting-h", text: t(waiting ? "waiting.title" : "empty.title") }),
       // (mid-match the invite link is in the side panel's "Invite link": one field of that id)
-      h("p", { text: t(waiting ? "waiting.desc" : "empty.desc") }),
-      waiting ? (token ? invitePanel(matchId) : joinPath()) : null, list);
+      onlyHeld ? keptNote(open.held.length) : h("p", { text: t(waiting ? "waiting.desc" : "empty.desc") }),
+      waiting && open && !onlyHeld ? (token ? invitePanel(matchId) : joinPath()) : null, list);
   }
 
   /** A spectator's way to a free seat: the join page (the invite panel is for the players,
@@ -1176,7 +1243,8 @@ function mountTable(root, matchId, token, ctl) {
     // the invite link is for a player of a room with a free seat (a player left it); a
     // spectator of such a room is offered the join page instead, of a full room neither
     const player = !!token && v.seat != null;
-    const free = stage === "on" && (v.seats || []).some((s) => s.empty);
+    const open = stage === "on" ? openSeats(v) : null;
+    const free = !!open && open.free.length > 0; // (not a seat kept for a player: renderWaiting)
     const key = `${document.documentElement.lang}:${stage}:${player}:${free}`;
     if (E.info.dataset.key === key) return; // built already (keeps an open <details> open)
     E.info.dataset.key = key;
@@ -1498,6 +1566,8 @@ function mountTable(root, matchId, token, ctl) {
         // this socket was away).  Asking the view with it again only earned a 401, which the
         // browser logs as an error
         if (code === 4401) { if (alive) seatLost(); return; }
+        // 4404: the match is gone (its lifetime ran out): its token with it, the join page says so
+        if (code === 4404) { matchGone(); return; }
         api.view(matchId, token).catch((e) => {
           if (e.status === 401 || e.status === 403 || e.code === "bad_token") seatLost();
         });
@@ -1536,11 +1606,34 @@ function mountTable(root, matchId, token, ctl) {
   E.status.textContent = t("table.connecting");
   renderConn();
   connect();
-  if (token) { // a first paint over HTTP too, and a clear message if the token is no good
-    api.view(matchId, token).then(onAnswer).catch((e) => {
-      if (e.status === 401 || e.status === 403 || e.code === "bad_token") seatLost();
-      else if (e.status === 404) { store.dropToken(matchId); ctl.join(); }
+  // whether the token still holds a seat is asked at once, of GET .../seat (api.md), which
+  // answers 200 either way: a GET /view with a dead token is a 401 that the browser logs as an
+  // error (a seat left on another device is no error), and the socket's close code 4401 says
+  // the same only once the socket is up (under load, seconds).  The seat's first view comes by
+  // its socket; only a socket that sent no view in time (it does not open: a proxy without
+  // WebSockets, say) leaves the first paint to HTTP, for a token known to hold its seat
+  let httpPaint = null;
+  if (token) {
+    api.seat(matchId, token).then((r) => {
+      if (!alive || S.seatGone) return;
+      if (r.seat === null) { seatLost(); return; }
+      httpPaint = setTimeout(() => {
+        if (!alive || S.view || S.queue.length || S.seatGone) return;
+        api.view(matchId, token).then(onAnswer).catch((e) => {
+          if (e.status === 401 || e.status === 403 || e.code === "bad_token") seatLost();
+          else if (e.status === 404) matchGone(); // (before the slow socket's 4404 says so)
+        });
+      }, HTTP_PAINT_MS);
+    }, (e) => {
+      if (e.status === 404) matchGone();
     });
+  }
+
+  /** The match is gone (its lifetime ran out): its token with it, the join page says so. */
+  function matchGone() {
+    if (!alive) return;
+    if (store.token(matchId) === token) store.dropToken(matchId);
+    ctl.join();
   }
 
   return {
@@ -1549,6 +1642,7 @@ function mountTable(root, matchId, token, ctl) {
       setToastAvoid(null);
       clearTimeout(S.holdTimer); clearTimeout(S.pendingTimer); if (S.stopLook) S.stopLook();
       clearInterval(S.limitTimer);
+      clearTimeout(S.holdsTimer); clearTimeout(S.heldTick); clearTimeout(httpPaint);
       if (socket) socket.close();
     },
     relabel() { build(); S.trumpShown = false; S.handSeen = false; render(); },

@@ -1,0 +1,53 @@
+"""What ``hokm replay LINK`` says of a step, without a server (``hokmplay.review``): the keys'
+landmarks (a trick, a round), the analysis's progress while it is computed, and its verdict
+on the decisions that are no card (a trump, the talon game's discard and draw)."""
+
+from __future__ import annotations
+
+from hokmplay.review import Analysis, Page, Story, analysis_line, render, verdict
+
+VIEW = {"match_id": "m1", "players": 2, "sides": [[0], [1]], "seats": [
+    {"name": "Ana", "bot": None, "empty": False}, {"name": "Bob", "bot": "hard", "empty": False}]}
+
+
+def text(line: list[tuple[str, str]] | None) -> str:
+    return "".join(t for _, t in line or [])
+
+
+def test_a_trick_and_a_round_at_a_time() -> None:
+    story = Story.of(40, [{"version": v, "events": [{"type": t}]} for v, t in (
+        (5, "round_started"), (12, "trick_won"), (16, "trick_won"), (30, "round_started"))])
+    assert (story.tricks, story.rounds) == ((12, 16), (5, 30))
+    assert [story.after(story.tricks, s) for s in (0, 12, 13, 16)] == [12, 16, 16, 40]
+    assert [story.before(story.tricks, s) for s in (12, 13, 16, 40)] == [0, 12, 12, 16]
+    assert story.before(story.rounds, 30) == 5 and story.after(story.rounds, 30) == 40
+
+
+def test_the_analysis_while_it_is_computed_and_when_it_fails() -> None:
+    analysis = Analysis()
+    assert text(analysis_line(analysis, 3, VIEW)) == "Asking for the analysis…"
+    analysis.take({"status": "pending", "rounds": 5, "done": 2})
+    assert text(analysis_line(analysis, 3, VIEW)) == "analysing… 2 of 5 rounds"
+    analysis.take({"status": "done", "rounds": [{"moves": [
+        {"version": 3, "seat": 1, "kind": "trump", "played": "H", "best": ["S"], "cost": "kot",
+         "bot": {"choice": "S", "win_chance": None}, "exact": True}]}], "seats": []})
+    assert analysis_line(analysis, 4, VIEW) is None  # no decision at step 4
+    assert text(analysis_line(analysis, 3, VIEW)) == (
+        "Analysis: Bob named trump ♥ hearts ? cost a kot · best: ♠ spades · hard bot: ♠ spades")
+    page = Page(step=3, steps=3, answer={"step": 3, "view": {**VIEW, "hands": [[], []]},
+                                         "events": []}, analysis=analysis)
+    shown = "\n".join(text(line) for line in render(page, 80, 24))
+    assert "step 3 of 3" in shown and "? cost a kot" in shown
+
+
+def test_the_talon_games_decisions_read_as_what_was_done() -> None:
+    discard = {"version": 9, "seat": 0, "kind": "discard", "played": "2C 3D 4H",
+               "best": ["2C 3D 4H", "2C 3D 5S"], "cost": None, "exact": False,
+               "bot": {"choice": "2C 3D 5S", "win_chance": 0.25}, "by": {"name": "Tess"}}
+    assert text(verdict(discard, VIEW)) == (
+        "Analysis: Tess laid aside 2♣ 3♦ 4♥, as good as the best · best: 2♣ 3♦ 4♥; 2♣ 3♦ 5♠"
+        " · hard bot: 2♣ 3♦ 5♠, 25% round-win chance for Ana (by a playout: an estimate)")
+    draw = {"version": 10, "seat": 1, "kind": "draw", "played": "KH", "best": ["QS"],
+            "cost": "trick", "bot": {}}
+    assert text(verdict(draw, VIEW)) == "Analysis: Bob kept K♥ from the talon ?! cost a trick" \
+                                       " · best: Q♠"
