@@ -153,6 +153,12 @@ def create_app(runtime: Runtime | None = None, *,
             return FileResponse(index, headers={"cache-control": "no-cache"})
         return HTMLResponse(_PLACEHOLDER)
 
+    async def favicon(request: Request) -> Response:
+        """The icon a browser asks of any document without one (a JSON answer opened in a
+        tab, say): the app's own, so no such look is logged as a 404."""
+        return FileResponse(STATIC / "icon.svg", media_type="image/svg+xml",
+                            headers={"cache-control": "max-age=86400"})
+
     async def healthz(request: Request) -> Response:
         return JSONResponse({"ok": True}, headers=NO_STORE)
 
@@ -206,6 +212,7 @@ def create_app(runtime: Runtime | None = None, *,
         Route(m + "/commands", handler("command"), methods=["POST"]),
         Route(m + "/events", handler("events"), methods=["GET"]),
         Route(m + "/replay", handler("replay"), methods=["GET"]),
+        Route(m + "/seat", handler("seat"), methods=["GET"]),
         Route(m + "/hint", handler("hint"), methods=["GET"]),
         Route(m + "/analysis", handler("analysis", analysis.endpoint(api, rt.store, analyst))),
         Route(m + "/leave", handler("leave"), methods=["POST"]),
@@ -213,6 +220,7 @@ def create_app(runtime: Runtime | None = None, *,
         Route(m + "/seats/{seat}/bot", handler("seat_bot"), methods=["POST"]),
         WebSocketRoute(m + "/ws", socket),
         Route(m + "/ws", not_upgraded, methods=["GET"]),  # the same path without the upgrade
+        Route("/favicon.ico", favicon),
         Route("/healthz", healthz),
         Route("/readyz", readyz),
         Route("/metrics", metrics_text),

@@ -322,6 +322,10 @@ SCHEMAS: dict[str, Any] = {
     "Events": {"type": "object", "required": ["version", "events"],
                "properties": {"version": {"type": "integer"},
                               "events": {"type": "array", "items": _ref("Record")}}},
+    "SeatHeld": {"type": "object", "required": ["seat"],
+                 "properties": {"seat": _field(_nullable(SEAT_NO),
+                                               "the token's seat now; null: it holds none "
+                                               "(never this match's, or given up)")}},
     "Replay": {"type": "object", "required": ["step", "steps", "view", "events"],
                "properties": {"step": {"type": "integer"}, "steps": {"type": "integer"},
                               "view": _ref("View"),
@@ -596,6 +600,16 @@ def document() -> dict[str, Any]:
                 "responses": {**_ok("records", _ref("Events")),
                               **_errors("bad_request", "bad_token", "not_found")},
             }},
+            "/api/matches/{match_id}/seat": {"get": {
+                "summary": "Whether the token holds a seat of the match now (and which)",
+                "description": "200 either way: `{\"seat\": null}` for a token that holds "
+                               "none (never this match's, or its seat given up), so a client "
+                               "learns that a stored token is dead without an error. The seat "
+                               "is not counted present.",
+                "parameters": [MATCH_ID], "security": TOKEN,
+                "responses": {**_ok("the seat or null", _ref("SeatHeld")),
+                              **_errors("bad_token", "not_found")},
+            }},
             "/api/matches/{match_id}/replay": {"get": {
                 "summary": "The match at a step (every hand once the match is over)",
                 "description": "Before the end only with a seat token: that seat's view. Once "
@@ -738,8 +752,8 @@ def page() -> str:
                         f"<td>{auth}</td></tr>")
     return (
         "<!doctype html><html lang=en><meta charset=utf-8><title>Hokm API v1</title>"
-        "<style>body{font-family:system-ui;max-width:60rem;margin:2rem auto;padding:0 1rem}"
-        "td{padding:.3rem .6rem;border-bottom:1px solid #ddd}</style>"
+        # (a stylesheet of its own, not a <style>: the CSP refuses inline styles, headers.py)
+        "<link rel=stylesheet href=/static/api-page.css><link rel=icon href=/static/icon.svg>"
         "<h1>Hokm API v1</h1><p>Machine-readable: <a href=/openapi.json>/openapi.json</a>. "
         "WebSocket: <code>/api/matches/{match_id}/ws?token=...&amp;since=n</code> sends "
         "<code>{\"type\":\"view\",\"version\",\"view\"}</code> after every change and accepts "

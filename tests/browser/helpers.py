@@ -89,10 +89,25 @@ def wait_my_turn(page: Any, timeout: float = 30_000) -> None:
         "() => document.querySelector('.table-page')?.dataset.myTurn === 'true'", timeout=timeout)
 
 
+def noise(page: Any) -> tuple[list[str], list[str]]:
+    """What ``page`` logs (console errors and warnings, uncaught errors) and the requests it
+    sees refused (status 400 or more), collected from now: a normal path leaves both empty."""
+    logged: list[str] = []
+    page.on("console", lambda m: logged.append(f"{m.type}: {m.text}")
+            if m.type in ("error", "warning") else None)
+    page.on("pageerror", lambda e: logged.append(f"pageerror: {e}"))
+    refused: list[str] = []
+    page.on("response", lambda r: refused.append(f"{r.status} {r.url}")
+            if r.status >= 400 else None)
+    return logged, refused
+
+
 def open_table(page: Any, match_id: str, token: str, base: str = "") -> Any:
     """``page`` at the table of ``match_id`` as the seat of ``token`` (stored as the page's
-    own would be when it takes a seat); ``base``: a server other than the session's."""
-    page.goto(f"{base}/")
+    own would be when it takes a seat); ``base``: a server other than the session's.  The
+    token is stored from a page of the origin that runs none of the app (``/healthz``): the
+    start page's recent list would ask about it meanwhile and forget it if its match is gone."""
+    page.goto(f"{base}/healthz")
     page.evaluate("([id, tok]) => localStorage.setItem('hokm.token.' + id, tok)",
                   [match_id, token])
     page.goto(f"{base}/m/{match_id}")

@@ -114,7 +114,8 @@ class Csp:
 
 @pytest.mark.timeout(420)
 def test_no_page_breaks_the_content_security_policy(new_client: Any, finished_match: str) -> None:
-    c = new_client(viewport=PHONE, reduced=False)  # with every animation and pause
+    # with every animation and pause, the pauses at the tests' pace (the same code runs)
+    c = new_client(viewport=PHONE, reduced=False, fast=True)
     csp = Csp(c)
     page = c.page
     page.goto("/")
@@ -160,10 +161,32 @@ def test_no_page_breaks_the_content_security_policy(new_client: Any, finished_ma
     page.get_by_role("heading", name="Match over").wait_for()
     page.get_by_role("link", name="Watch the replay").wait_for()
     csp.close_page("the join page")
+    page.goto("/api")  # the API's page for people: its stylesheet applied, not refused
+    page.get_by_role("heading", name="Hokm API v1").wait_for()
+    assert page.evaluate("getComputedStyle(document.body).maxWidth") == "960px"
+    csp.close_page("the API page")
     # the browser logged each control violation as a console error, and nothing else about CSP
     logged = [e for e in c.errors if "Content Security Policy" in e]
     assert len(logged) == csp.controls, logged
     c.errors[:] = [e for e in c.errors if "Content Security Policy" not in e]
+
+
+@pytest.mark.timeout(120)
+def test_documents_without_an_icon_get_the_apps_and_log_nothing(new_client: Any) -> None:
+    """A browser asks ``/favicon.ico`` of a document that names no icon (a JSON answer opened
+    in a tab): it is the app's icon, not a 404 logged in the console (new_client's check)."""
+    c = new_client(viewport=DESKTOP)
+    page = c.page
+    icons: list[int] = []
+    page.on("requestfinished", lambda r: icons.append(r.response().status)
+            if r.url.endswith("/favicon.ico") else None)
+    for path in ("/healthz", "/openapi.json"):
+        r = page.goto(path)
+        assert r is not None and r.status == 200, path
+    r = page.request.get("/favicon.ico")
+    assert r.status == 200 and r.headers["content-type"].startswith("image/svg+xml")
+    assert b"<svg" in r.body()
+    assert all(s == 200 for s in icons), icons
 
 
 def wait_phase_or_turn(page: Any) -> None:
