@@ -52,6 +52,7 @@ const bad = () => {
 };
 document.addEventListener('DOMContentLoaded', () => {
   const el = document.getElementById('announce');
+  if (!el) return; // (a document of the origin that is not the app: open_table's /healthz)
   new MutationObserver((ms) => {
     for (const m of ms) {
       for (const n of m.addedNodes) said(n.textContent);
