@@ -430,3 +430,24 @@ def test_a_socket_closed_because_the_match_is_gone_leads_to_the_join_page(
     assert len(sockets) == 1  # closed once, not opened again
     # the browser logs the join page's refused summary (404) itself: expected here
     c.errors[:] = [e for e in c.errors if "Failed to load resource" not in e]
+
+
+@pytest.mark.timeout(120)
+def test_a_first_view_over_http_that_finds_the_match_gone_leads_to_the_join_page(
+        new_client: Any) -> None:
+    """The table's first paint over HTTP (its socket sent nothing in 2 s: here a socket that
+    opens and stays silent) answered 404, the match gone: the token is dropped and the join
+    page says so, without waiting on the socket.  The seat check says the seat is held."""
+    c = new_client(viewport=PHONE)
+    page = c.page
+    gone = "fedcba9876543210"  # a well-formed id no match has
+    views: list[int] = []
+    page.on("response", lambda r: views.append(r.status) if r.url.endswith("/view") else None)
+    page.route(f"**/api/matches/{gone}/seat*", lambda route: route.fulfill(json={"seat": 0}))
+    page.route_web_socket(f"**/api/matches/{gone}/ws*", lambda ws: None)  # open, silent
+    open_table(page, gone, "a-token-of-a-match-gone")
+    page.get_by_text("There is no match with this link.").wait_for()
+    assert views == [404]
+    assert page.evaluate("id => localStorage.getItem('hokm.token.' + id)", gone) is None
+    # the browser logs the refused view and the join page's summary (404s) itself: expected
+    c.errors[:] = [e for e in c.errors if "Failed to load resource" not in e]
