@@ -19,7 +19,7 @@ A card decision:
    otherwise by a playout in which every seat plays the heuristic on what it would know
    (``playout.py``), to the point where the round's winner is certain; with ``lookahead`` the
    best response decides only after the seat's next card, which is chosen per information set
-   on fresh deals (``lookahead.py``; no level uses it) with ``ismcts`` the late cards are decided
+   on fresh deals (``lookahead.py``; no level uses it); with ``ismcts`` the late cards are decided
    instead by a search over the seat's own information sets (``ismcts.py``; no level uses
    it);
 5. race (when ``race > 0``; ``hard`` and ``expert`` do not): deals come in batches, and after
