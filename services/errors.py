@@ -20,8 +20,9 @@ class BadToken(HokmError):
 
 
 class SeatLeft(HokmError):
-    """A request key's retry (a create's or a join's) whose player has left the seat it took:
-    the player is not seated again and its token stays dead (``Lobby._join_once``)."""
+    """A request key's retry (a create's or a join's), or a rematch asked again, whose player
+    has left the seat it took: the player is not seated again and its tokens stay dead
+    (``Lobby._join_once``, ``Lobby.rematch``)."""
 
     code = "seat_left"
 

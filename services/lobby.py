@@ -489,6 +489,11 @@ class Lobby:
                 self.store.put_meta(standing, "tokens", {token_hash(token): again})
                 joined = {"seat": held, "token": token, "player": again}
                 break
+            if self._has_left(standing, again):
+                # seating ``again`` anew would bring back every token it ever had there: its
+                # tokens map to it, and leave keeps them, promising they stay dead
+                raise SeatLeft("you left the rematch: its tokens work no more; open its "
+                               "link to join it as a new player")
             try:
                 joined = self.join(standing, occupant.name,
                                    seat if seats[seat] is None else None, player=again)

@@ -42,9 +42,10 @@ ERRORS: dict[str, tuple[int, str]] = {
     "match_over": (409, "the match is over"),
     "seat_taken": (409, "the seat asked for is taken"),
     "match_full": (409, "no open human seat"),
-    "seat_left": (409, "a create's or join's request key sent again after its player left "
-                       "the seat it took: the player is not seated again (its token stays "
-                       "dead); a new key is a new request"),
+    "seat_left": (409, "a create's or join's request key sent again, or a rematch asked "
+                       "again, after its player left the seat it took: the player is not "
+                       "seated again (its tokens stay dead); a new key (a join by the "
+                       "rematch's link) is a new request"),
     "hints_exhausted": (409, "three hints were given since the version asked for"),
     "match_not_over": (409, "the match is not over yet (its analysis opens at its end)"),
     "analysis_unavailable": (409, "no analysis for this kind of game (sent by earlier servers "
@@ -673,8 +674,8 @@ def document() -> dict[str, Any]:
                               **_ok("the rematch (created before), and the caller's seat "
                                     "and token there", _ref("Created")),
                               **_errors("bad_request", "bad_token", "not_found",
-                                        "match_not_over", "match_full", "too_large",
-                                        "unsupported_media_type")},
+                                        "match_not_over", "match_full", "seat_left",
+                                        "too_large", "unsupported_media_type")},
             }},
             "/api/matches/{match_id}/seats/{seat}/bot": {"post": {
                 "summary": "Give an empty seat to a bot",

@@ -141,6 +141,33 @@ def test_the_rematch_holds_its_seats_for_the_players_of_the_match() -> None:
         assert absent.status_code == 409 and absent.json()["error"]["code"] == "match_full"
 
 
+def test_a_player_who_left_the_rematch_is_not_seated_again_by_asking_again() -> None:
+    """A hostile-client finding: the rematch seats a player under an id that follows from its
+    id in the finished match, and its tokens map to that id, so after a ``leave`` a second
+    rematch ask seated the same id again and brought every token it had had there back to
+    life (``leave`` promises they stay dead).  Asking again is ``seat_left`` and changes
+    nothing; the link still lets the person in as a new player."""
+    with gateway(worker=False) as gw:
+        r = stacked_room(gw, seed=8)
+        finish(gw, r.match_id, random.Random(8))
+        made = _rematch(gw, r.match_id, r.tokens[2]).json()
+        new, dead = f"/api/matches/{made['match_id']}", made["token"]
+        other = _rematch(gw, r.match_id, r.tokens[2]).json()["token"]  # a second tab's
+        left = gw.post(new + "/leave", headers=bearer(dead))
+        assert left.status_code == 200, left.text
+        version = gw.rt.store.version(made["match_id"])
+        again = _rematch(gw, r.match_id, r.tokens[2])
+        assert again.status_code == 409 and again.json()["error"]["code"] == "seat_left"
+        assert gw.rt.store.version(made["match_id"]) == version
+        for token in (dead, other):
+            assert gw.get(new + "/view", headers=bearer(token)).status_code == 401
+            assert gw.get(new + "/seat", headers=bearer(token)).json()["seat"] is None
+        assert gw.get(new).json()["seats"][2]["empty"]
+        # the others still find their seats
+        joined = _rematch(gw, r.match_id, r.tokens[0])
+        assert joined.status_code == 200 and joined.json()["seat"] == 0, joined.text
+
+
 def test_bots_and_room_settings_come_along() -> None:
     with gateway(worker=False) as gw:
         r = room(gw, seats=["bot:easy", "human", "bot:hard", "bot:medium"],
