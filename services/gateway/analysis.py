@@ -20,7 +20,6 @@ import json
 from collections.abc import Awaitable, Callable, Sequence
 from typing import Any
 
-from starlette.concurrency import run_in_threadpool
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 
@@ -30,6 +29,7 @@ from services.store.port import AnalysisStore
 
 from . import params
 from .api import Api, Unavailable
+from .offload import off_loop
 
 Analyst = Callable[[str, Sequence[int]], object]
 """Enqueue the analysis of these rounds of a finished match (the worker's, handed in)."""
@@ -44,12 +44,12 @@ def endpoint(api: Callable[[], Api], store: AnalysisStore, analyst: Analyst | No
         gateway = api()
         gateway.check_address(request)
         match_id = params.match_id(request)
-        loaded = await run_in_threadpool(gateway.service.load, match_id)
+        loaded = await off_loop(gateway.service.load, match_id)
         state = loaded.state
         if state.phase != MATCH_OVER:
             raise MatchNotOver("the analysis of a match opens once the match is over")
         rounds = state.deal.round_no  # every round dealt was played to its end
-        status, body = await run_in_threadpool(collect, store, analyst, match_id, rounds)
+        status, body = await off_loop(collect, store, analyst, match_id, rounds)
         return JSONResponse(body, status_code=status)
 
     return analysis

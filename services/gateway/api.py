@@ -9,8 +9,6 @@ from collections import OrderedDict
 from collections.abc import Callable
 from typing import Any
 
-
-from starlette.concurrency import run_in_threadpool
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 
@@ -39,6 +37,7 @@ from .outage import UNREACHABLE, one_line
 from .jsonbody import only_fields, parse_object
 from .limits import Buckets
 from .metrics import Metrics
+from .offload import off_loop
 
 log = logging.getLogger("hokm.gateway")
 MAX_ID = 64
@@ -184,7 +183,7 @@ class Api:
 
     async def seat_of(self, request: Request, match_id: str) -> tuple[int, str, Loaded]:
         token = self.required_token(request)
-        return await run_in_threadpool(self.service.authenticate, match_id, token)
+        return await off_loop(self.service.authenticate, match_id, token)
 
     def connected(self, match_id: str) -> tuple[bool, ...] | None:
         return self.hub.connected.get(match_id)
@@ -217,7 +216,7 @@ class Api:
         for setting, value in (("disconnect_timeout", timeout), ("turn_timeout", turn_timeout)):
             if type(value) not in (int, float):
                 raise InvalidCommand(f"{setting} must be a number of seconds")
-        created = await run_in_threadpool(
+        created = await off_loop(
             lambda: self.service.create(
                 seats=seats, rules=rules, name=name, players=players,
                 first_hakem=first_hakem, decks=data.get("decks"), disconnect_timeout=timeout,
@@ -240,7 +239,7 @@ class Api:
         if not isinstance(name, str) or (seat is not None and type(seat) is not int):
             raise InvalidCommand("join takes a name and optionally a seat number")
         # ``id``: the request key that makes a retry safe (``Lobby.join`` checks it)
-        joined = await run_in_threadpool(
+        joined = await off_loop(
             lambda: self.service.join(match_id, name, seat, key=data.get("id")))
         if joined["seat"] is not None:
             await self.seated(match_id, joined["seat"], room_timeout=True)
@@ -253,7 +252,7 @@ class Api:
         match_id = params.match_id(request)
         await self.token_body(request, match_id, set())
         _, player, _ = await self.seat_of(request, match_id)
-        answer, created = await run_in_threadpool(
+        answer, created = await off_loop(
             lambda: self.service.rematch(
                 match_id, player, self.owner(request)))
         answer["invite_url"] = self.invite_url(request, answer["match_id"])
@@ -268,7 +267,7 @@ class Api:
         failing now is logged and the answer still goes out: the seat then counts as away
         once a socket has opened and closed on it."""
         try:
-            if room_timeout and math.isinf(await run_in_threadpool(
+            if room_timeout and math.isinf(await off_loop(
                     self.service.disconnect_timeout, match_id)):
                 return
             await self.hub.presence.seated(match_id, seat, self.service.cached(match_id))
@@ -287,7 +286,7 @@ class Api:
     async def summary(self, request: Request) -> Response:
         self.check_address(request)
         match_id = params.match_id(request)
-        loaded = await run_in_threadpool(self.service.load, match_id)
+        loaded = await off_loop(self.service.load, match_id)
         state = loaded.state
         connected = await self.hub.read_presence(match_id, state.rules.players)
         view = view_for(state, None, loaded.version, connected)
@@ -295,9 +294,9 @@ class Api:
         held: set[int] = set()
         left = 0.0
         if state.phase == MATCH_OVER:  # the next match of its players, once one asked for it
-            rematch = await run_in_threadpool(self.service.rematch_of, match_id)
+            rematch = await off_loop(self.service.rematch_of, match_id)
         else:  # a rematch's open seats kept for the last match's players (REMATCH_HOLD_S)
-            held, left = await run_in_threadpool(self.service.held_seats, match_id, None)
+            held, left = await off_loop(self.service.held_seats, match_id, None)
         seats = [{**seat, "held": bool(seat["empty"]) and i in held}
                  for i, seat in enumerate(view["seats"])]
         room = await self.hub.turns.room(match_id)
@@ -470,7 +469,7 @@ class Api:
             # the player to another seat: the ace draw's swap)
             seat, _, loaded = await self.seat_of(request, match_id)
             upto = loaded.version
-        version, out = await run_in_threadpool(self.redacted_records, match_id, seat, since,
+        version, out = await off_loop(self.redacted_records, match_id, seat, since,
                                                upto)
         return JSONResponse({"version": version, "events": out})
 
@@ -484,13 +483,13 @@ class Api:
         self.check_address(request)
         match_id = params.match_id(request)
         token = self.required_token(request)
-        held = await run_in_threadpool(self.service.seat_held, match_id, token)
+        held = await off_loop(self.service.seat_held, match_id, token)
         return JSONResponse({"seat": held})
 
     async def replay(self, request: Request) -> Response:
         self.check_address(request)
         match_id = params.match_id(request)
-        loaded = await run_in_threadpool(self.service.load, match_id)
+        loaded = await off_loop(self.service.load, match_id)
         steps = loaded.version
         step = params.int_query(request, "step", steps)
         if not 0 <= step <= steps:
@@ -508,7 +507,7 @@ class Api:
                 seat, _, _ = await self.seat_of(request, match_id)
             except BadToken:
                 seat = None
-        records = await run_in_threadpool(self.service.store.read, match_id, 0, step)
+        records = await off_loop(self.service.store.read, match_id, 0, step)
         # step 0, before the match's first record, is its own table empty (its rules, public
         # in its summary): a default State was a match of four, two teams, whatever the game
         state = State(loaded.state.rules)
@@ -532,7 +531,7 @@ class Api:
             # on, which cannot be later than now (a future version would count nothing)
             raise InvalidCommand(f"since is the version hints were switched on: at most "
                                  f"{loaded.version}")
-        records = await run_in_threadpool(self.service.store.read, match_id, since)
+        records = await off_loop(self.service.store.read, match_id, since)
         used = sum(1 for r in records if r.actor == seat)
         if used >= HINT_DECISIONS:
             raise HintsExhausted("hints accompany three decisions; restart them for more")
@@ -541,7 +540,7 @@ class Api:
             raise HokmError("there is nothing for you to decide now", "not_your_turn")
         if self.advisor is None:
             raise Unavailable("hints are not available on this server")
-        advice = await run_in_threadpool(self.advisor, view)
+        advice = await off_loop(self.advisor, view)
         return JSONResponse({**advice, "remaining": HINT_DECISIONS - used - 1})
 
     async def leave(self, request: Request) -> Response:
@@ -550,7 +549,7 @@ class Api:
         data = await self.token_body(request, match_id, {"replace_with"})
         token = self.required_token(request)
         replace_with = data.get("replace_with")
-        await run_in_threadpool(self.service.leave, match_id, token, replace_with,
+        await off_loop(self.service.leave, match_id, token, replace_with,
                                 self.owner(request))
         return JSONResponse({"left": True})
 
@@ -563,7 +562,7 @@ class Api:
         level = data.get("level", "medium")
         if not isinstance(level, str):
             raise InvalidCommand(f"level is one of {', '.join(LEVELS)}")
-        await run_in_threadpool(self.service.give_to_bot, match_id, token, seat, level,
+        await off_loop(self.service.give_to_bot, match_id, token, seat, level,
                                 self.owner(request))
         return JSONResponse({"seat": seat, "bot": level})
 

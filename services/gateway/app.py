@@ -15,7 +15,6 @@ from pathlib import Path
 from typing import Any
 
 from starlette.applications import Starlette
-from starlette.concurrency import run_in_threadpool
 from starlette.exceptions import HTTPException
 from starlette.middleware import Middleware
 from starlette.requests import ClientDisconnect, Request
@@ -38,6 +37,7 @@ from .outage import UNREACHABLE, one_line
 from .headers import SecurityHeaders
 from .paths import ApiSlashes
 from .subscriber import RawSend
+from .offload import off_loop
 
 log = logging.getLogger("hokm.gateway")
 STATIC = Path(__file__).resolve().parent / "static"
@@ -174,8 +174,8 @@ def create_app(runtime: Runtime | None = None, *,
             except Exception:
                 return False
 
-        store = await run_in_threadpool(answers, rt.client, rt.replicas)
-        queue = await run_in_threadpool(answers, rt.scheduler.client)
+        store = await off_loop(answers, rt.client, rt.replicas)
+        queue = await off_loop(answers, rt.scheduler.client)
         ok = store and queue
         return JSONResponse({"ok": ok, "store": store, "queue": queue},
                             status_code=200 if ok else 503,
@@ -186,7 +186,7 @@ def create_app(runtime: Runtime | None = None, *,
         path the gateway does not serve."""
         if not rt.settings.metrics:
             raise HTTPException(404)
-        body = await run_in_threadpool(metrics.text)  # the queues' figures are read from RQ
+        body = await off_loop(metrics.text)  # the queues' figures are read from RQ
         return Response(body, media_type=CONTENT_TYPE, headers={"cache-control": "no-store"})
 
     async def openapi_json(request: Request) -> Response:

@@ -16,8 +16,6 @@ from __future__ import annotations
 
 from typing import NamedTuple
 
-from starlette.concurrency import run_in_threadpool
-
 from engine import Command, pending_system_action
 from engine.errors import HokmError
 from engine.state import State
@@ -26,6 +24,7 @@ from services.pipeline import Duplicate, Loaded, Prepared, prepare
 from services.store.port import AsyncEventStore, StoreUnavailable
 
 from .hub import Hub, bot_to_move
+from .offload import off_loop
 
 
 class Applied(NamedTuple):
@@ -81,7 +80,7 @@ async def _apply(service: MatchService, hub: Hub, store: AsyncEventStore, match_
             return Applied(outcome.version, outcome.state, seat, who, outcome.duplicate)
         return Applied(latest.version, latest.state, seat, who, outcome.duplicate)
 
-    return await run_in_threadpool(in_thread)
+    return await off_loop(in_thread)
 
 
 async def _on_loop(service: MatchService, hub: Hub, store: AsyncEventStore, match_id: str,
@@ -104,7 +103,7 @@ async def _on_loop(service: MatchService, hub: Hub, store: AsyncEventStore, matc
         return None
     latest = await _system_steps(service, hub, store, match_id, new)
     if latest is None or bot_to_move(latest):
-        latest = await run_in_threadpool(service.advance, match_id, latest or new)
+        latest = await off_loop(service.advance, match_id, latest or new)
     return Applied(latest.version, latest.state, seat, player, False)
 
 
@@ -145,6 +144,6 @@ async def _system_steps(service: MatchService, hub: Hub, store: AsyncEventStore,
         if new is None:
             return None
         if service.renews(new.state):  # the match's lifetime (a round trip, in a thread)
-            await run_in_threadpool(service.renew, match_id, new.state)
+            await off_loop(service.renew, match_id, new.state)
         loaded = new
     return None

@@ -28,8 +28,6 @@ import secrets
 from collections.abc import Awaitable, Callable, Coroutine, Sequence
 from typing import Any
 
-from starlette.concurrency import run_in_threadpool
-
 from engine import pending_system_action
 from engine.state import CHOOSING_TRUMP, DISCARDING, DRAWING, PLAYING
 from services.errors import NotFound
@@ -43,6 +41,7 @@ from .presence import Presence
 from .subscriber import CLOSE_NOT_FOUND, CLOSE_RESTART, Subscriber
 from .turnlimit import TurnLimits
 from .viewtext import dumps, view_texts
+from .offload import off_loop
 
 log = logging.getLogger("hokm.gateway")
 SYSTEM_GRACE_S = 1.0
@@ -141,7 +140,7 @@ class Hub:
             if not self.service.unscheduled:
                 continue
             try:
-                await run_in_threadpool(self.service.schedule_unscheduled)
+                await off_loop(self.service.schedule_unscheduled)
             except asyncio.CancelledError:
                 raise
             except Exception:  # a bug: the loop must go on (the turns stay kept)
@@ -172,7 +171,7 @@ class Hub:
         held = self.loaded.get(match_id)
         self.service.forget(match_id)
         try:
-            loaded = await run_in_threadpool(self.service.load, match_id)
+            loaded = await off_loop(self.service.load, match_id)
         except NotFound:
             self.gone(match_id)
             return
@@ -210,7 +209,7 @@ class Hub:
         match_id = sub.match_id
         loaded = self.loaded.get(match_id)
         if loaded is None:
-            fresh = await run_in_threadpool(self.service.load, match_id)
+            fresh = await off_loop(self.service.load, match_id)
             loaded = self.loaded.get(match_id)  # another subscriber may have raced us here
             if loaded is None or loaded.version < fresh.version:
                 loaded = self.loaded[match_id] = fresh
@@ -385,7 +384,7 @@ class Hub:
         if latest is not None and bot_to_move(latest):
             # Redundant on purpose: if the process that appended died before scheduling the
             # bot, whoever sees the record schedules it (the guard makes this idempotent).
-            await run_in_threadpool(self.service.schedule_bot, match_id, latest)
+            await off_loop(self.service.schedule_bot, match_id, latest)
 
     async def _read_ahead(self, match_id: str) -> None:
         """Fold the records the store holds past the hub's copy of ``match_id`` now, sending
@@ -414,7 +413,7 @@ class Hub:
         fold), and send everyone the current view."""
         self.service.forget(match_id)
         try:
-            loaded = await run_in_threadpool(self.service.load, match_id)
+            loaded = await off_loop(self.service.load, match_id)
         except Exception:
             log.exception("reloading %s failed", match_id)
             await asyncio.sleep(0.5)  # do not spin on a match that cannot be read
@@ -476,7 +475,7 @@ class Hub:
             return found.version, service.advance(match_id, found).version
 
         try:
-            found, latest = await run_in_threadpool(look)
+            found, latest = await off_loop(look)
         except NotFound:  # deleted or expired while followed: its sockets are told
             self.gone(match_id)
             return

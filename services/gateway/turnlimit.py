@@ -50,8 +50,6 @@ import time
 from collections.abc import Callable, Coroutine, Iterable
 from typing import Any, NamedTuple
 
-from starlette.concurrency import run_in_threadpool
-
 from engine.errors import InvalidCommand, WrongPhase
 from engine.state import State
 from services.lobby import Room
@@ -65,6 +63,7 @@ from services.turns import (HURRY_TTL_S, TURN_TIMEOUT_S, applies, entry, hurry_s
 from .outage import one_line
 from .subscriber import Subscriber
 from .viewtext import dumps
+from .offload import off_loop
 
 log = logging.getLogger("hokm.gateway")
 MARGIN_S = 2.0
@@ -129,7 +128,7 @@ class TurnLimits:
         """The room's settings (kept by the service once read)."""
         room = self._service.rooms.get(match_id)
         if room is None:
-            room = await run_in_threadpool(self._service.room, match_id)
+            room = await off_loop(self._service.room, match_id)
         return room
 
     def look(self, match_id: str, loaded: Loaded) -> None:

@@ -13,7 +13,6 @@ import contextlib
 import logging
 from typing import Any
 
-from starlette.concurrency import run_in_threadpool
 from starlette.websockets import WebSocket, WebSocketDisconnect
 
 from services.errors import BadToken, HokmError, InvalidCommand, TooLarge
@@ -26,6 +25,7 @@ from .outage import UNREACHABLE, one_line
 from .subscriber import CLOSE_NOT_FOUND, Subscriber
 from .viewtext import dumps
 from .jsonbody import only_fields, parse_object
+from .offload import off_loop
 
 log = logging.getLogger("hokm.gateway")
 CLOSE_BAD_REQUEST = 4400
@@ -66,11 +66,11 @@ async def endpoint(ws: WebSocket, api: Api, hub: Hub) -> None:
         token = params.token_query(ws)
         since = params.int_query(ws, "since", -1)
         if token is not None:
-            seat, who, _ = await run_in_threadpool(api.service.authenticate, match_id, token)
+            seat, who, _ = await off_loop(api.service.authenticate, match_id, token)
             api.remember_player(match_id, token, who)
             player = who
         else:
-            await run_in_threadpool(api.service.load, match_id)  # not_found: gone too
+            await off_loop(api.service.load, match_id)  # not_found: gone too
     except HokmError as refusal:
         await _refuse(ws, refusal, {"not_found": CLOSE_NOT_FOUND,
                                     "bad_request": CLOSE_BAD_REQUEST,
@@ -157,7 +157,7 @@ async def _catch_up(api: Api, match_id: str, seat: int | None, since: int, versi
         return dumps({"type": "missed", "since": since, "version": version, "resync": True,
                       "records": []})
     try:
-        _, records = await run_in_threadpool(api.redacted_records, match_id, seat, since,
+        _, records = await off_loop(api.redacted_records, match_id, seat, since,
                                              version)
     except HokmError:
         return None
