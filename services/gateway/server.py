@@ -30,6 +30,7 @@ import ipaddress
 import logging
 import re
 import socket
+import urllib.parse
 from dataclasses import dataclass
 from typing import Any
 
@@ -296,13 +297,25 @@ def protocols(limits: ConnectionLimits) -> tuple[type[asyncio.Protocol], type[as
 # -- logging -----------------------------------------------------------------------------------
 
 _SECRETS = re.compile(r"(?i)(token=)[^&\s\"']+|(bearer\s+)[^\s\"',]+")
+_ESCAPED_NAME = re.compile(r"([?&;\"'][^=&\s\"'?#]*%[0-9A-Fa-f]{2}[^=&\s\"'?#]*=)([^&\s\"'#]*)")
+"""A query parameter whose name is percent-encoded (``t%6Fken=``), in a URL or at the start of
+a quoted query string (an ASGI scope's, at trace level): Starlette decodes names, so
+``ws?t%6Fken=...`` is a seat's socket, and its access-log line must not show the token."""
+
+
+def _escaped_token(match: re.Match[str]) -> str:
+    name = urllib.parse.unquote_plus(match.group(1)[1:-1])
+    return match.group(1) + "<redacted>" if name.lower() == "token" else match.group(0)
 
 
 def redact(text: str) -> str:
-    """``text`` with every seat token replaced (query parameters and bearer headers)."""
+    """``text`` with every seat token replaced (query parameters, under any spelling of their
+    name that decodes to ``token``, and bearer headers)."""
     if "oken=" not in text and "earer" not in text and "OKEN=" not in text \
-            and "EARER" not in text:
+            and "EARER" not in text and "%" not in text:
         return text
+    if "%" in text:
+        text = _ESCAPED_NAME.sub(_escaped_token, text)
     return _SECRETS.sub(lambda m: (m.group(1) or m.group(2)) + "<redacted>", text)
 
 

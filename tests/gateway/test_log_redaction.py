@@ -94,6 +94,11 @@ def test_no_log_line_carries_a_token(level: str, tmp_path: Path) -> None:
                 pass  # views (presence changed) until the refusal
         with ws_connect(f"{url}?token={wrong}", open_timeout=10) as ws:
             assert json.loads(ws.recv(timeout=10))["code"] == "bad_token"
+        # a name percent-encoded is the same parameter to the server (an audit's finding: its
+        # access-log lines showed the token whole)
+        with ws_connect(f"{url}?t%6Fken={token}&since=0", open_timeout=10) as ws:
+            assert json.loads(ws.recv(timeout=10))["type"] == "view"
+        assert _http(port, "GET", f"{base}/events?%74oken={wrong}")[0] == 400  # not taken here
         with ws_connect(f"{url}?token={token}&since=%C2%B2", open_timeout=10) as ws:
             assert json.loads(ws.recv(timeout=10))["code"] == "bad_request"
     finally:
@@ -113,7 +118,14 @@ def test_no_log_line_carries_a_token(level: str, tmp_path: Path) -> None:
 @pytest.mark.parametrize("text", [
     "GET /api/matches/abc/ws?token=s3cr3t&since=4", "token=s3cr3t", "?since=1&token=s3cr3t",
     "Authorization: Bearer s3cr3t", "authorization: bearer s3cr3t, other", "TOKEN=s3cr3t",
+    "GET /api/matches/abc/ws?t%6Fken=s3cr3t&since=4", "/events?%74oken=s3cr3t HTTP/1.1",
+    "?since=1&%54%4F%4B%45%4E=s3cr3t", "?tok%65n=s3cr3t#x", "'query_string': b't%6Fken=s3cr3t&a=1'",
 ])
 def test_redact_removes_tokens_in_every_spelling(text: str) -> None:
     assert "s3cr3t" not in redact(text)
     assert "<redacted>" in redact(text)
+
+
+@pytest.mark.parametrize("text", ["?name=%41li&since=1", "100% sure", "?tokens=%41"])
+def test_redact_keeps_other_escaped_parameters(text: str) -> None:
+    assert redact(text) == text
