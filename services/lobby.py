@@ -548,6 +548,16 @@ class Lobby:
             self.store.put_meta(match_id, "meta", {"owner": holder})
         return holder
 
+    def hold_unattended(self, match_id: str) -> None:
+        """A match whose every human is away past the room's timeout, a stand-in about to play
+        for one of them, is played by bots alone with nobody waiting: it takes a bots-only slot
+        of its owner first (``_bot_slot``; one it holds already takes no other), released at
+        its end.  ``rate_limited`` when none is free: the stand-in waits (``worker.jobs.
+        away_due``) until a slot frees or a player comes back.  Without it, creating matches
+        whose human never connects ran bots-only matches past the limit (an audit's finding)."""
+        if self.quotas.bot_matches > 0 or self.quotas.bot_matches_per_owner > 0:
+            self._bot_slot(match_id, None)
+
     def room(self, match_id: str) -> Room:
         """The room's settings as the match was created with them: read from its meta once,
         then kept (``rooms``: they never change)."""

@@ -8,7 +8,8 @@ the client's address (``owner_of``), never the address itself.  With it the serv
   ``bot_matches_per_owner`` per owner: such a match runs its bots at full speed with nobody
   waiting for them, so it is the cheapest way to burn the workers' CPU (``rate_limited``; the
   slot is released when the match ends, and lapses after ``BOT_SLOT_S`` if it never does; a
-  match its last human leaves to a bot takes one then, ``Lobby._to_bot``);
+  match its last human leaves to a bot takes one then, ``Lobby._to_bot``, and so does one whose
+  every human is away when a stand-in is to play, ``Lobby.hold_unattended``);
 * lifetimes: every system step (seating, a deal, the ace draw) gives the match's keys
   ``idle_ttl_s`` more, so an abandoned unfinished match disappears that long after its last
   one; the end of a match gives them ``finished_ttl_s`` (0: for ever), after which even its

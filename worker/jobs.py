@@ -21,9 +21,9 @@ import threading
 import time
 from typing import TYPE_CHECKING
 
-from engine import view_for
+from engine import State, view_for
 from services.bots import RQScheduler
-from services.errors import HokmError
+from services.errors import HokmError, RateLimited
 from services.lobby import stand_in_key
 from services.matches import MatchService, bots_only
 from services.runtime import Runtime, build_runtime
@@ -296,9 +296,24 @@ def away_due(match_id: str, seat: int, away_s: float) -> int | None:
     if occupant is None or occupant.bot is not None:  # left, or given to a bot: nobody away
         rt.client.zrem(keys.AWAY, f"{match_id}:{seat}")  # (a new player is marked when seated)
         return None
-    if rt.service.next_actor(state) != seat or away_s < rt.service.disconnect_timeout(match_id):
+    timeout = rt.service.disconnect_timeout(match_id)
+    if rt.service.next_actor(state) != seat or away_s < timeout:
         return None
+    if not attended(rt, match_id, state, seat, timeout):
+        try:
+            rt.service.hold_unattended(match_id)
+        except RateLimited:  # nobody waits at this table: its stand-in waits for a free slot
+            return None
     return loaded.version
+
+
+def attended(rt: Runtime, match_id: str, state: State, seat: int, timeout: float) -> bool:
+    """Whether another human of the match is there (connected, or away for less than the
+    room's ``timeout``), waiting for ``seat``'s stand-in: if none is, the stand-in would play
+    the match to bots alone (``Lobby.hold_unattended``)."""
+    others = [i for i, o in enumerate(state.match.seats)
+              if i != seat and o is not None and o.bot is None]
+    return any(away_for(rt, match_id, i) < timeout for i in others)
 
 
 def timed_out(rt: Runtime, match_id: str, player: str, version: int) -> bool:

@@ -154,3 +154,47 @@ def test_two_humans_leaving_to_bots_at_once_cannot_both_miss_the_limit(
         seats = snapshot(gw, match_id)[1]
         assert seats[0] == (ann["player"], None) and seats[1][1] == "hard"
         assert held(gw) == 2
+
+
+def test_a_stand_in_for_a_table_nobody_waits_at_takes_a_slot() -> None:
+    """An audit's finding: matches whose one human never connects (or went away) were played
+    to their end by stand-ins, bots-only matches in all but name, past the limit and on the
+    human queue.  The watchdog's stand-in for a table where every human is away takes a slot
+    of the match's owner first, and waits (nothing scheduled, nothing changed) while none is
+    free; a table where another human waits needs none."""
+    from worker import jobs
+
+    with gateway(worker=False, **LIMITS) as gw:
+        jobs.set_runtime(gw.rt, this_thread=True)
+        try:
+            # the human is the first Hakem: the match waits for its trump from the start
+            alone = gw.post("/api/matches", json={
+                "seats": ["human", "bot:easy", "bot:easy", "bot:easy"], "first_hakem": 0,
+                "decks": [deck(5)], "disconnect_timeout": 1, "turn_timeout": 0}).json()
+            match_id = alone["match_id"]
+            for _ in range(2):
+                assert create(gw, BOTS4).status_code == 201
+            assert held(gw) == 2
+            before = snapshot(gw, match_id)
+            assert jobs.away_due(match_id, 0, 5.0) is None  # the finding: its version
+            assert held(gw) == 2 and snapshot(gw, match_id) == before
+
+            # a slot frees (a bots-only match ended): the stand-in plays, holding it
+            ended = gw.rt.client.zrange(keys.slots(BOTS_ONLY, owner_of(ADDRESS)), 0, 0)[0]
+            gw.rt.store.release_slot(BOTS_ONLY, ended.decode(), owner_of(ADDRESS))
+            assert jobs.away_due(match_id, 0, 5.0) == before[0]
+            assert held(gw) == 2
+            assert jobs.away_due(match_id, 0, 5.0) == before[0]  # its own slot: no other
+            assert held(gw) == 2
+
+            # a table where another human is there: its stand-in takes no slot, even now
+            two = gw.post("/api/matches", json={
+                "seats": ["human", "bot:easy", "human", "bot:easy"], "first_hakem": 0,
+                "decks": [deck(6)], "disconnect_timeout": 60, "turn_timeout": 0}).json()
+            joined = gw.post(f"/api/matches/{two['match_id']}/join", json={"name": "Bea"})
+            assert joined.status_code == 200, joined.text
+            waiting = snapshot(gw, two["match_id"])[0]
+            assert jobs.away_due(two["match_id"], 0, 61.0) == waiting
+            assert held(gw) == 2
+        finally:
+            jobs.set_runtime(None, this_thread=True)  # type: ignore[arg-type]
