@@ -62,7 +62,7 @@ class ConnectionLimits:
     """Addresses (or networks) not limited per address: the trusted proxies."""
 
 
-_STATUS = {408: b"Request Timeout", 414: b"URI Too Long",
+_STATUS = {400: b"Bad Request", 408: b"Request Timeout", 414: b"URI Too Long",
            431: b"Request Header Fields Too Large", 503: b"Service Unavailable"}
 
 
@@ -234,7 +234,7 @@ def protocols(limits: ConnectionLimits) -> tuple[type[asyncio.Protocol], type[as
                     return
                 msg = "Invalid HTTP request received."
                 self.logger.warning(msg)
-                self.send_400_response(msg)
+                self._refuse(400, msg)  # uvicorn's own answer carries no security headers
 
         def on_message_begin(self) -> None:
             super().on_message_begin()
