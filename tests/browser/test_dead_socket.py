@@ -175,12 +175,18 @@ def test_a_silent_connection_is_noticed_and_the_table_reconnects(
     page = new_client().page
     match_id, token = seated_solo(gateway, relay, page)
     assert page.locator("#conn-status").inner_text() == "Connected"
+    page.locator(".seat.me .dot.on").wait_for()
     relay.cut()
     # the phone is back on a network (or the tab comes to the front): the page checks its socket
     page.evaluate("() => window.dispatchEvent(new Event('online'))")
     wait_lost(page)
+    # the player's own dot says so too (a QA finding: it stayed green, from the last view)
+    mine = page.locator(".seat.me .dot")
+    assert mine.get_attribute("class") == "dot off"
+    assert mine.get_attribute("aria-label") == "not connected"
     relay.restore()
     view = wait_caught_up(page, gateway, match_id, token)
+    page.locator(".seat.me .dot.on").wait_for()
     # still the player's turn (no stand-in: disconnect_timeout 0), and the table works again
     assert state(page)["myTurn"] == "true", view
     shown = int(state(page)["version"])

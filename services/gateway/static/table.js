@@ -783,6 +783,19 @@ function mountTable(root, matchId, token, ctl) {
     const st = S.conn === "open" ? "open" : S.conn === "connecting" && !S.lost ? "connecting" : "closed";
     E.conn.className = `conn-status ${st}`;
     E.conn.textContent = t(`conn.${st}`);
+    const mine = document.getElementById("my-dot");
+    if (mine && S.view) setDot(mine, S.conn === "open" && !!((S.view.seats || [])[S.view.seat] || {}).connected);
+  }
+
+  /** A human seat's presence dot, on (connected) or off, with its words for screen readers. */
+  function setDot(dot, on) {
+    dot.classList.toggle("on", on);
+    dot.classList.toggle("off", !on);
+    const words = t(on ? "seat.online" : "seat.offline");
+    dot.setAttribute("role", "img");
+    dot.setAttribute("aria-label", words);
+    dot.title = words;
+    return dot;
   }
 
   function renderSeat(el, v, s) {
@@ -803,7 +816,11 @@ function mountTable(root, matchId, token, ctl) {
       badges.push(h("span.badge.bot", { text, title: t("seat.bot_level", { level: t(`level.${lv}`) }) }));
     }
     if (!seat.empty && !seat.bot) {
-      badges.push(h(`span.dot.${seat.connected ? "on" : "off"}`, { role: "img", "aria-label": t(seat.connected ? "seat.online" : "seat.offline"), title: t(seat.connected ? "seat.online" : "seat.offline") }));
+      // the player's own dot follows this page's socket: the last view said "connected" all
+      // through a lost connection (a QA finding: green beside "Connection lost")
+      const on = s === me ? !!seat.connected && S.conn === "open" : !!seat.connected;
+      const dot = h(`span.dot.${on ? "on" : "off"}`, s === me ? { id: "my-dot" } : {});
+      badges.push(setDot(dot, on));
     }
     const count = (v.hand_counts || [])[s] || 0;
     const parts = [h("div.seat-head", {}, h("span.name", { text: seatName(v, s), title: seatName(v, s), dir: "auto" }), ...badges)];
