@@ -221,6 +221,23 @@ def test_a_hakem_on_a_short_phone_sees_the_five_cards_with_the_trump_choice(
     assert covered is not None and not covered["problems"], covered
 
 
+@pytest.mark.timeout(180)
+def test_a_hakem_on_a_laptop_sees_the_five_cards_with_the_trump_choice(
+        new_client: Any, gateway: str) -> None:
+    """A walkthrough's finding: at 1280 x 800 the five cards lay half below the fold under the
+    choice of trump (y 727-829), the empty trick keeping its full height.  The page as it
+    opens shows the four suit buttons and the five cards whole, and nothing covers them."""
+    match_id, token = hakem_room(gateway)
+    page = open_table(new_client(viewport=DESKTOP).page, match_id, token)
+    page.wait_for_function(
+        "() => document.querySelectorAll('.trump-choice button.suit-btn').length === 4"
+        " && document.querySelectorAll('.hand-cards button.card').length === 5")
+    seen = page.evaluate(IN_VIEW_JS)
+    assert seen["cards"] == 5 and not seen["out"], seen
+    covered = page.evaluate(UNCOVERED_JS)
+    assert covered is not None and not covered["problems"], covered
+
+
 LANDSCAPE = {"640x360": {"width": 640, "height": 360}, "844x390": {"width": 844, "height": 390}}
 
 TRICK_IN_VIEW_JS = """
