@@ -238,6 +238,26 @@ def test_a_hakem_on_a_laptop_sees_the_five_cards_with_the_trump_choice(
     assert covered is not None and not covered["problems"], covered
 
 
+@pytest.mark.timeout(180)
+def test_the_cards_dealt_after_trump_come_in_from_the_left(new_client: Any, gateway: str
+                                                           ) -> None:
+    """A walkthrough's finding: the cards dealt in were numbered for their animation from the
+    right, so the first cards of the hand (often the ones to play) showed last, about 1.2 s
+    after "Your turn".  The eight cards dealt once trump is named come in left to right."""
+    match_id, token = hakem_room(gateway)
+    page = open_table(new_client(viewport=DESKTOP).page, match_id, token)
+    page.locator(".trump-choice button.suit-btn").first.wait_for()
+    page.wait_for_function("() => document.querySelectorAll('.hand-cards button.card')"
+                           ".length === 5")
+    page.locator(".trump-choice button.suit-btn").first.click()
+    page.wait_for_function("() => document.querySelectorAll('.hand-cards button.card')"
+                           ".length === 13")
+    order = page.evaluate("() => [...document.querySelectorAll('.hand-cards button.card')]"
+                          ".map((b) => b.style.getPropertyValue('--i')).filter((i) => i !== '')"
+                          ".map(Number)")
+    assert order == list(range(8)), order
+
+
 LANDSCAPE = {"640x360": {"width": 640, "height": 360}, "844x390": {"width": 844, "height": 390}}
 
 TRICK_IN_VIEW_JS = """

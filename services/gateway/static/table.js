@@ -1036,7 +1036,9 @@ function mountTable(root, matchId, token, ctl) {
     const wasInHand = E.handGroup.contains(focused);
     let lostFocus = false;
     for (const [card, b] of had) if (!hand.includes(card)) { if (b === focused) lostFocus = true; b.remove(); had.delete(card); }
-    let fresh = 0;
+    // new cards are dealt in from the left (the loop goes from the right): numbered the other
+    // way, the first cards, often the ones to play, showed last, 1.2 s after "Your turn"
+    let fresh = hand.filter((card) => !had.has(card)).length;
     let next = null;
     for (let i = hand.length - 1; i >= 0; i--) { // insert new cards in order without moving old ones
       const card = hand[i];
@@ -1045,7 +1047,7 @@ function mountTable(root, matchId, token, ctl) {
         b = cardButton(card, onCard);
         if (S.handSeen) { // dealt in; the class goes once done, or it would pin the card's transform
           b.classList.add("dealt");
-          b.style.setProperty("--i", String(fresh++));
+          b.style.setProperty("--i", String(--fresh));
           b.addEventListener("animationend", () => b.classList.remove("dealt"), { once: true });
         }
         E.handGroup.insertBefore(b, next);
