@@ -32,7 +32,9 @@ from .bots import LEVELS
 from .cache import Lru
 from .errors import BadToken, MatchNotOver, NotFound, SeatLeft, StaleVersion
 from .pipeline import Loaded
-from .quotas import BOT_SLOT_RETRY_S, BOT_SLOT_S, BOTS_ONLY, Quotas, RetryLater, window_left
+from .quotas import (
+    BOT_SLOT_RETRY_S, BOT_SLOT_S, BOTS_ONLY, UNATTENDED, Quotas, RetryLater, window_left,
+)
 from .store.port import EventStore
 from .turns import TURN_TIMEOUT_S
 
@@ -550,13 +552,21 @@ class Lobby:
 
     def hold_unattended(self, match_id: str) -> None:
         """A match whose every human is away past the room's timeout, a stand-in about to play
-        for one of them, is played by bots alone with nobody waiting: it takes a bots-only slot
-        of its owner first (``_bot_slot``; one it holds already takes no other), released at
-        its end.  ``rate_limited`` when none is free: the stand-in waits (``worker.jobs.
-        away_due``) until a slot frees or a player comes back.  Without it, creating matches
-        whose human never connects ran bots-only matches past the limit (an audit's finding)."""
-        if self.quotas.bot_matches > 0 or self.quotas.bot_matches_per_owner > 0:
-            self._bot_slot(match_id, None)
+        for one of them, is played by bots alone with nobody waiting: it takes a slot of its
+        owner in ``UNATTENDED`` first (as many as the bots-only limit per owner; one it holds
+        already takes no other), released at its end.  ``rate_limited`` when none is free: the
+        stand-in waits (``worker.jobs.away_due``) until a slot frees or a player comes back.
+        Without it, creating matches whose human never connects ran bots-only matches past the
+        limit (an audit's finding).  Not the bots-only pool itself: tables players walked away
+        from would then keep others from watching bots play."""
+        quotas, now = self.quotas, self.clock()
+        owner = self.store.get_meta_field(match_id, "meta", "owner")
+        if quotas.bot_matches_per_owner <= 0 or owner is None:
+            return
+        if not self.store.take_slot(UNATTENDED, match_id, owner,
+                                    (0, quotas.bot_matches_per_owner), now + BOT_SLOT_S, now):
+            raise RetryLater("too many of this address's tables are played by stand-ins with "
+                             "nobody there", BOT_SLOT_RETRY_S)
 
     def room(self, match_id: str) -> Room:
         """The room's settings as the match was created with them: read from its meta once,

@@ -40,7 +40,7 @@ from .errors import BadToken, NotFound, StaleVersion
 from .lobby import BOT_LEVELS, BOT_NAMES, Lobby, Room, command_key, token_hash
 from .pipeline import (EMPTY, CorruptLog, Duplicate, Loaded, Prepared, chained, fold_raw,
                        prepare)
-from .quotas import BOTS_ONLY, Quotas
+from .quotas import BOTS_ONLY, UNATTENDED, Quotas
 from .store.codec import decode
 from .store.port import Conflict, EventStore, Record, StoreUnavailable
 from .system import SideData, command_of, read_side
@@ -330,6 +330,7 @@ class MatchService(Lobby):
             owner = self.store.get_meta_field(match_id, "meta", "owner")
             if owner:
                 self.store.release_slot(BOTS_ONLY, match_id, owner)
+                self.store.release_slot(UNATTENDED, match_id, owner)
         elif quotas.idle_ttl_s > 0:
             self.store.keep(match_id, quotas.idle_ttl_s)
 

@@ -8,8 +8,11 @@ the client's address (``owner_of``), never the address itself.  With it the serv
   ``bot_matches_per_owner`` per owner: such a match runs its bots at full speed with nobody
   waiting for them, so it is the cheapest way to burn the workers' CPU (``rate_limited``; the
   slot is released when the match ends, and lapses after ``BOT_SLOT_S`` if it never does; a
-  match its last human leaves to a bot takes one then, ``Lobby._to_bot``, and so does one whose
-  every human is away when a stand-in is to play, ``Lobby.hold_unattended``);
+  match its last human leaves to a bot takes one then, ``Lobby._to_bot``);
+* at most ``bot_matches_per_owner`` matches per owner played by stand-ins with every human away
+  (``UNATTENDED``, ``Lobby.hold_unattended``): nobody waits for those either, and creating
+  tables whose human never connects ran them past the bots-only limit (an audit's finding);
+  the others wait for a free slot or a player;
 * lifetimes: every system step (seating, a deal, the ace draw) gives the match's keys
   ``idle_ttl_s`` more, so an abandoned unfinished match disappears that long after its last
   one; the end of a match gives them ``finished_ttl_s`` (0: for ever), after which even its
@@ -31,6 +34,10 @@ from .settings import Settings
 
 BOTS_ONLY = "bots-only"
 """The pool of slots held by bots-only matches."""
+UNATTENDED = "unattended"
+"""The pool of slots held by matches whose every human is away while stand-ins play for them
+(``Lobby.hold_unattended``): counted per owner only, as the bots-only limit per owner, so
+that the tables players walk away from never keep anyone from watching bots play."""
 BOT_SLOT_S = 3600.0
 """A bots-only match's slot lapses after this even if the match never ends (workers down)."""
 BOT_SLOT_RETRY_S = 60.0

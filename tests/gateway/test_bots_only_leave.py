@@ -156,45 +156,56 @@ def test_two_humans_leaving_to_bots_at_once_cannot_both_miss_the_limit(
         assert held(gw) == 2
 
 
-def test_a_stand_in_for_a_table_nobody_waits_at_takes_a_slot() -> None:
+def test_a_stand_in_for_a_table_nobody_waits_at_takes_a_slot_of_its_address() -> None:
     """An audit's finding: matches whose one human never connects (or went away) were played
-    to their end by stand-ins, bots-only matches in all but name, past the limit and on the
-    human queue.  The watchdog's stand-in for a table where every human is away takes a slot
-    of the match's owner first, and waits (nothing scheduled, nothing changed) while none is
-    free; a table where another human waits needs none."""
+    to their end by stand-ins, bots-only matches in all but name, past the limit.  The
+    watchdog's stand-in for a table where every human is away takes a slot of the match's
+    owner first (``UNATTENDED``: as many as the bots-only limit per address), and waits
+    (nothing scheduled, nothing changed) while none is free; the match's end frees it.  Those
+    slots are not the bots-only pool's (watching bots play is not refused for them), and a
+    table where another human waits needs none."""
+    from services.quotas import UNATTENDED
     from worker import jobs
+
+    def unattended() -> int:
+        return int(gw.rt.client.zcard(keys.slots(UNATTENDED, owner_of(ADDRESS))))
 
     with gateway(worker=False, **LIMITS) as gw:
         jobs.set_runtime(gw.rt, this_thread=True)
         try:
-            # the human is the first Hakem: the match waits for its trump from the start
-            alone = gw.post("/api/matches", json={
-                "seats": ["human", "bot:easy", "bot:easy", "bot:easy"], "first_hakem": 0,
-                "decks": [deck(5)], "disconnect_timeout": 1, "turn_timeout": 0}).json()
-            match_id = alone["match_id"]
-            for _ in range(2):
+            tables = []
+            for seed in (5, 6, 7):  # the human is the first Hakem: the match waits for its trump
+                made = gw.post("/api/matches", json={
+                    "seats": ["human", "bot:easy", "bot:easy", "bot:easy"], "first_hakem": 0,
+                    "decks": [deck(seed)], "disconnect_timeout": 1, "turn_timeout": 0}).json()
+                tables.append(made["match_id"])
+            versions = [snapshot(gw, m)[0] for m in tables]
+            assert [jobs.away_due(m, 0, 5.0) for m in tables[:2]] == versions[:2]
+            assert unattended() == 2
+            before = snapshot(gw, tables[2])
+            assert jobs.away_due(tables[2], 0, 5.0) is None  # the finding: its version
+            assert unattended() == 2 and snapshot(gw, tables[2]) == before
+            assert jobs.away_due(tables[0], 0, 5.0) == versions[0]  # its own slot: no other
+            assert unattended() == 2
+            for _ in range(2):  # the bots-only pool is untouched
                 assert create(gw, BOTS4).status_code == 201
             assert held(gw) == 2
-            before = snapshot(gw, match_id)
-            assert jobs.away_due(match_id, 0, 5.0) is None  # the finding: its version
-            assert held(gw) == 2 and snapshot(gw, match_id) == before
 
-            # a slot frees (a bots-only match ended): the stand-in plays, holding it
-            ended = gw.rt.client.zrange(keys.slots(BOTS_ONLY, owner_of(ADDRESS)), 0, 0)[0]
-            gw.rt.store.release_slot(BOTS_ONLY, ended.decode(), owner_of(ADDRESS))
-            assert jobs.away_due(match_id, 0, 5.0) == before[0]
-            assert held(gw) == 2
-            assert jobs.away_due(match_id, 0, 5.0) == before[0]  # its own slot: no other
-            assert held(gw) == 2
+            # the first table ends: its slot frees, and the third's stand-in plays
+            gw.rt.service.renew(tables[0], gw.rt.service.load(tables[0]).state.replace(
+                phase="match_over"))
+            assert unattended() == 1
+            assert jobs.away_due(tables[2], 0, 5.0) == versions[2]
+            assert unattended() == 2
 
             # a table where another human is there: its stand-in takes no slot, even now
             two = gw.post("/api/matches", json={
                 "seats": ["human", "bot:easy", "human", "bot:easy"], "first_hakem": 0,
-                "decks": [deck(6)], "disconnect_timeout": 60, "turn_timeout": 0}).json()
+                "decks": [deck(8)], "disconnect_timeout": 60, "turn_timeout": 0}).json()
             joined = gw.post(f"/api/matches/{two['match_id']}/join", json={"name": "Bea"})
             assert joined.status_code == 200, joined.text
             waiting = snapshot(gw, two["match_id"])[0]
             assert jobs.away_due(two["match_id"], 0, 61.0) == waiting
-            assert held(gw) == 2
+            assert unattended() == 2
         finally:
             jobs.set_runtime(None, this_thread=True)  # type: ignore[arg-type]

@@ -4,6 +4,7 @@ the collector's thaw, ``gcpolicy``), and every blocking call of the gateway goes
 
 from __future__ import annotations
 
+import concurrent.futures
 import gc
 import pathlib
 from collections.abc import Callable, Iterator
@@ -42,6 +43,20 @@ def garbage() -> Iterator[list[Any]]:
         gc.garbage.clear()
 
 
+def run_loop(main: Callable[[], Any]) -> Any:
+    """``anyio.run(main)`` in a thread of its own: a browser test before this one in the same
+    process (Playwright's sync API) may have left an event loop set in this thread."""
+    with concurrent.futures.ThreadPoolExecutor(1) as pool:
+        return pool.submit(anyio.run, main).result(timeout=60)
+
+
+def ours(found: list[Any]) -> list[Any]:
+    """The refusals among ``found``, and the frames of the calls that raised them."""
+    names = {"refuse", "_capture", "off_loop", "main"}
+    return [o for o in found if isinstance(o, MatchFull)
+            or (type(o).__name__ == "frame" and o.f_code.co_name in names)]
+
+
 def refused_many(run: Callable[..., Any]) -> list[str]:
     async def main() -> list[str]:
         codes = []
@@ -51,22 +66,23 @@ def refused_many(run: Callable[..., Any]) -> list[str]:
             except MatchFull as error:
                 codes.append(f"{error.code}: {error}")
         return codes
-    return anyio.run(main)
+    return list(run_loop(main))
 
 
 def test_a_refusal_from_the_thread_leaves_no_cycle() -> None:
     with garbage() as left:
         codes = refused_many(off_loop)
     assert codes == ["match_full: every seat is taken"] * 20
-    kinds = {type(o).__name__ for o in left}
-    assert not kinds & {"traceback", "frame", "Future"}, sorted(kinds)
+    # (other threads of the test process may leave garbage of their own meanwhile: only what
+    # these calls made counts)
+    assert not ours(left), ours(left)[:5]
 
 
 def test_the_plain_threadpool_leaves_one_per_refusal() -> None:
     """What the helper is for: the check above sees the cycle ``run_in_threadpool`` leaves."""
     with garbage() as left:
         refused_many(run_in_threadpool)
-    assert sum(type(o).__name__ == "traceback" for o in left) >= 20
+    assert sum(isinstance(o, MatchFull) for o in left) >= 20
 
 
 def test_values_and_other_errors_pass_as_before() -> None:
@@ -84,7 +100,7 @@ def test_values_and_other_errors_pass_as_before() -> None:
             names.append(tb.tb_frame.f_code.co_name)
             tb = tb.tb_next
         assert "boom" in names
-    anyio.run(main)
+    run_loop(main)
 
 
 def test_the_gateway_runs_its_blocking_calls_through_the_helper() -> None:
