@@ -48,6 +48,7 @@ import os
 import random
 import signal
 import sys
+import threading
 import time
 from collections.abc import Callable, Generator, Sequence
 from dataclasses import dataclass, field
@@ -216,18 +217,56 @@ def play_deal(task: DealTask) -> DealResult:
 def run_deals(a: str, b: str, deals: int, seed: int = 1, jobs: int = 1,
               rules: dict[str, Any] | None = None) -> Generator[DealResult, None, None]:
     """Play ``deals`` duplicate deals, yielding results in deal order."""
-    tasks = [DealTask(a, b, seed, i, dict(rules or {})) for i in range(deals)]
+    # made as they are played: a list of them all held memory for every deal asked at once
+    tasks = (DealTask(a, b, seed, i, dict(rules or {})) for i in range(deals))
     if jobs <= 1:
         for task in tasks:
             yield play_deal(task)
         return
     import multiprocessing
 
+    # Ctrl+C while the processes start would reach a process before ``_pool_process`` ignores
+    # it (a traceback, or one dying with a lock held: the pool's terminate then hung): SIGINT
+    # is blocked while they start (a process starts with the mask of its parent, and unblocks
+    # it once it ignores it), and reaches this process inside the block, which terminates them
+    signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
+    try:
+        pool = multiprocessing.get_context("fork").Pool(jobs, initializer=_pool_process,
+                                                        initargs=(os.getpid(),))
+    except BaseException:
+        signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
+        raise
     # leaving the block (the run over, or an exception: Ctrl+C) terminates
     # the processes at once; ``arena`` closes this generator on its way out
-    with multiprocessing.get_context("fork").Pool(jobs, initializer=_pool_process,
-                                                  initargs=(os.getpid(),)) as pool:
-        yield from pool.imap(play_deal, tasks, chunksize=1)
+    with pool:
+        previous = _stop_on_ctrl_c(pool)
+        signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
+        try:
+            yield from pool.imap(play_deal, tasks, chunksize=1)
+        finally:
+            if previous is not None:
+                signal.signal(signal.SIGINT, previous)
+
+
+def _stop_on_ctrl_c(pool: Any) -> Any:
+    """While ``pool`` runs, Ctrl+C terminates its processes, reaps them and ends the command
+    with 130 at once (``services/clitools.py``), rather than raising KeyboardInterrupt wherever
+    the main thread is: landing inside one of the pool's locks, it left that lock held and the
+    pool's terminate waiting for ever (an audit: 1 run in 8 hung with 200 processes).  Returns
+    the handler to put back (None: not the main thread, or SIGINT not Python's to handle)."""
+    if threading.current_thread() is not threading.main_thread() or \
+            signal.getsignal(signal.SIGINT) is not signal.default_int_handler:
+        return None
+
+    def stop(signum: int, frame: object) -> None:
+        processes = list(pool._pool)
+        for process in processes:
+            process.terminate()
+        for process in processes:
+            process.join(10)
+        os._exit(130)
+
+    return signal.signal(signal.SIGINT, stop)
 
 
 def _pool_process(parent: int) -> None:
@@ -238,6 +277,7 @@ def _pool_process(parent: int) -> None:
     the pool (SIGTERM, SIGKILL), the kernel's SIGTERM ends it."""
     signal.signal(signal.SIGTERM, signal.SIG_DFL)
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})  # (blocked by ``run_deals``)
     end_with_parent(parent)
 
 
@@ -460,9 +500,35 @@ def _main(args: argparse.Namespace) -> int:
     return 0
 
 
+MAX_JOBS = 256
+"""The most ``--jobs`` (as ``hokm worker --processes``): a deal is CPU-bound, so more processes
+than a few per core only share the cores; a mistyped 100000 forked a thousand processes."""
+MAX_DEALS = 1_000_000
+"""The most ``--deals``: about a day of ``hard`` on two cores, and each deal's outcome is kept
+for the statistics."""
+
+
+def _jobs(text: str) -> int:
+    from services.clitools import positive_int
+
+    value = positive_int(text)
+    if value > MAX_JOBS:
+        raise argparse.ArgumentTypeError(f"at most {MAX_JOBS} processes (got {value})")
+    return value
+
+
+def _deals(text: str) -> int:
+    from services.clitools import positive_int
+
+    value = positive_int(text)
+    if value > MAX_DEALS:
+        raise argparse.ArgumentTypeError(f"at most {MAX_DEALS:,} deals (got {value})")
+    return value
+
+
 def register(subparsers: Any) -> None:
     """Add ``hokm arena A B [--deals N] [--seed S] [--jobs J] [--rules JSON]``."""
-    from services.clitools import non_negative_int, players, positive_int
+    from services.clitools import non_negative_int, players
 
     p = subparsers.add_parser("arena", help="duplicate deals between two bot policies",
                               description="Duplicate deals between two policies (or levels): "
@@ -471,12 +537,12 @@ def register(subparsers: Any) -> None:
     known = ", ".join([*LEVELS, *POLICIES])
     p.add_argument("a", help=f"policy or level A ({known})")
     p.add_argument("b", help="policy or level B")
-    p.add_argument("--deals", type=positive_int, default=100,
-                   help="duplicate deals (each played twice)")
+    p.add_argument("--deals", type=_deals, default=100,
+                   help=f"duplicate deals (each played twice), 1 to {MAX_DEALS:,}")
     p.add_argument("--seed", type=non_negative_int, default=1,
                    help="seed of the decks and of the players' random choices")
-    p.add_argument("--jobs", type=positive_int, default=1,
-                   help="worker processes (deals in parallel)")
+    p.add_argument("--jobs", type=_jobs, default=1,
+                   help=f"worker processes (deals in parallel), 1 to {MAX_JOBS}")
     p.add_argument("--rules", type=_rules, default=None,
                    help='house rules as JSON, e.g. \'{"satat": true}\', of the game --players '
                         'and --two-player name (given in both places, they must agree) '

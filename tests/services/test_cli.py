@@ -136,6 +136,8 @@ def test_integer_options_take_ascii_digits_only() -> None:
     ("arena", "heuristic", "random", "--deals", "0"),
     ("arena", "heuristic", "random", "--deals", "-3"),
     ("arena", "heuristic", "random", "--jobs", "0"),
+    ("arena", "heuristic", "random", "--jobs", "257"),  # (an audit: 100000 forked ~1000)
+    ("arena", "heuristic", "random", "--deals", "1000001"),  # (a list of them all: 1 GB in 12 s)
     ("arena", "heuristic", "random", "--seed", "-1"),
     ("arena", "heuristic", "random", "--rules", "notjson"),
     ("arena", "heuristic", "random", "--rules", "[1]"),

@@ -98,3 +98,28 @@ def test_a_killed_arena_leaves_no_pool_process(how: signal.Signals) -> None:
             pass
         reaper.kill()
         reaper.wait(timeout=WAIT_S)
+
+
+def test_ctrl_c_while_the_pool_starts_ends_it_quietly(tmp_path: Path) -> None:
+    """An audit's finding: Ctrl+C while the pool's processes were being forked reached those
+    not yet ignoring it (a traceback each, exit 0 once), and one dying with a lock held left
+    the command waiting for ever.  SIGINT is blocked while they start and handled without
+    unwinding the pool: 130, no traceback, no process left."""
+    err = tmp_path / "err.txt"
+    with err.open("w") as errors:
+        proc = subprocess.Popen([HOKM, "arena", "easy", "easy", "--deals", "100000",
+                                 "--jobs", "48", "--quiet"], stdout=subprocess.DEVNULL,
+                                stderr=errors, start_new_session=True)
+    try:
+        wait_for(lambda: len(group_of(proc.pid)) >= 2, WAIT_S, 0.005, "the pool starting")
+        os.killpg(proc.pid, signal.SIGINT)
+        proc.wait(timeout=WAIT_S)
+        assert proc.returncode == 130, err.read_text()
+        assert "Traceback" not in err.read_text() and "KeyboardInterrupt" not in err.read_text()
+        wait_for(lambda: group_of(proc.pid) == [], WAIT_S, 0.05, "no pool process left")
+    finally:
+        try:
+            os.killpg(proc.pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
+        proc.wait(timeout=WAIT_S)
