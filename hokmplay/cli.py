@@ -87,8 +87,8 @@ def _explain(error: ApiError, where: str) -> str:
     return words.get(error.code, f"the server refused: {error.code} ({error.message})")
 
 
-REFUSED_INPUT = frozenset({"not_found", "not_hokm", "bad_token", "bad_request", "match_full",
-                           "seat_taken"})
+REFUSED_INPUT = frozenset({"not_found", "not_hokm", "bad_token", "bad_request", "bad_rules",
+                           "match_full", "seat_taken"})
 """The refusals of a match's opening that mean the command names what is not there or not
 open to it (exit status 2, as every ``hokm`` command's bad input: ``services/clitools.py``);
 any other (no answer, rate limited, a server error) is a failure to carry it out (1)."""

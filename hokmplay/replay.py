@@ -62,7 +62,7 @@ def refusal(error: ApiError, where: Link) -> Refused:
         return Refused(not_over(where), 2)
     if error.code == "not_hokm":
         return Refused(f"the server at {where.base} is not a Hokm server (it answered HTTP "
-                       f"{error.status})")
+                       f"{error.status})", 2)  # a link that is no match link, as hokm play
     return Refused(f"the server refused: {error.code} ({error.message})")
 
 

@@ -621,8 +621,9 @@ def _run(args: argparse.Namespace) -> int:
         try:
             exporting.enter_context(serve(port, _stop_signals_blocked))
         except OSError as exc:
+            # could not be carried out (1), as ``hokm serve`` on a port in use
             raise CliError(f"HOKM_WORKER_METRICS_PORT: cannot listen on port {port} "
-                           f"({exc.strerror or exc})", 2) from None
+                           f"({exc.strerror or exc})", 1) from None
         queues += f"; metrics on port {port}"
     with exporting:
         return _start(args, url, queues)

@@ -87,6 +87,13 @@ def test_hokm_play_against_another_server_says_so_in_one_line(tmp_path: Path) ->
             assert len(lines) == 1 and "is not a Hokm server (it answered HTTP" in lines[0], \
                 run.stderr
             assert "<" not in run.stderr
+        # hokm replay LINK the same (an audit's finding: status 1 there); it needs no terminal
+        # to ask the server first
+        run = subprocess.run([sys.executable, "-m", "hokm", "replay",
+                              f"http://127.0.0.1:{port}/m/abcdef0123456789"],
+                             capture_output=True, text=True, timeout=60, stdin=subprocess.DEVNULL)
+        assert run.returncode == 2, run.stderr
+        assert "is not a Hokm server (it answered HTTP" in run.stderr, run.stderr
     finally:
         other.kill()
         other.wait(timeout=10)

@@ -328,6 +328,9 @@ def test_hokm_play_refuses_in_one_line(server: LocalServer) -> None:
           '{"two_player": "simple"}'), 2, '--game talon and --rules two_player "simple" disagree'),
         (("play", server.url, "--bot", "easy", "--game", "talon", "--rules", '{"players": 3}'),
          2, "--game talon is a two-player game: it cannot go with --rules players 3"),
+        # rules the server refuses are bad input too (an audit's finding: status 1)
+        (("play", server.url, "--bot", "easy", "--rules", '{"bogus": 1}'), 2, "bad_rules"),
+        (("play", server.url, "--bot", "easy", "--rules", '{"target": -5}'), 2, "bad_rules"),
     ]
     # (side by side: the two unreachable servers take ~12 s each of the client's retries)
     results = parallel([args for args, _, _ in cases], timeout=60)

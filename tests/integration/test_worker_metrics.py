@@ -105,7 +105,7 @@ def test_a_bad_port_stops_the_worker_in_one_line(env: dict[str, str]) -> None:
                               text=True, timeout=60,
                               env={**env, "HOKM_WORKER_METRICS_PORT":
                                    str(taken.getsockname()[1])})
-    assert busy.returncode == 2
+    assert busy.returncode == 1  # a port in use: not carried out (README), as hokm serve
     assert "HOKM_WORKER_METRICS_PORT: cannot listen on port" in busy.stderr
     assert "Traceback" not in busy.stderr and len(busy.stderr.strip().splitlines()) == 1
 
