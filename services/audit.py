@@ -548,13 +548,13 @@ _DATA_HELP = ("the embedded server's data folder, read when HOKM_REDIS_URL is no
 
 
 def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
-    from .clitools import non_negative_int, seat
+    from .clitools import match_arg, non_negative_int, seat
 
     p = sub.add_parser("replay", help="print a match move by move",
                        description="Print a match move by move (every hand once it is over; "
                                    "--seat: only what that seat saw). Without a match id, "
                                    "list the matches there.")
-    p.add_argument("match", nargs="?", default="", help="the match id")
+    p.add_argument("match", nargs="?", default="", type=match_arg, help="the match id")
     p.add_argument("--seat", type=seat, default=None, help="follow the match as this seat")
     p.add_argument("--step", type=non_negative_int, default=None,
                    help="stop after this record")
@@ -564,7 +564,7 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     e = sub.add_parser("export", help="write a match's log as JSON lines",
                        description="Write a finished match's log as JSON lines, one record a "
                                    "line, for an audit or another server.")
-    e.add_argument("match", nargs="?", default="", help="the match id")
+    e.add_argument("match", nargs="?", default="", type=match_arg, help="the match id")
     e.add_argument("-o", "--output", help="write to this file instead of stdout")
     e.add_argument("--data", metavar="DIR", help=_DATA_HELP)
     e.add_argument("--file", help=argparse.SUPPRESS)
@@ -575,7 +575,7 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     v = sub.add_parser("verify", help="check a match's chain, rules and deals",
                        description="Check a match's record: its hash chain, every move "
                                    "against the rules, and the deals against the deck secret.")
-    v.add_argument("match", nargs="?", default="", help="the match id")
+    v.add_argument("match", nargs="?", default="", type=match_arg, help="the match id")
     v.add_argument("--file", help="read an export file instead of the store")
     v.add_argument("--data", metavar="DIR", help=_DATA_HELP)
     v.set_defaults(func=_verify)

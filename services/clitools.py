@@ -114,6 +114,15 @@ def integer(text: str) -> int:
 
 
 
+def match_arg(text: str) -> str:
+    """A match id as typed, in the lowercase the server makes ids in (``2C5F66FA`` is match
+    ``2c5f66fa``, as in a link, the browser and the API); a link (with ``/`` or ``:``) as it
+    is, its id read by the command."""
+    if "/" in text or ":" in text or not text.isascii():
+        return text
+    return text.lower()
+
+
 def players(text: str) -> int:
     """A number of players: 2, 3 or 4."""
     value = integer(text)

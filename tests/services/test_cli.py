@@ -253,6 +253,23 @@ def test_the_audit_commands_read_the_data_folder(data: tuple[Path, str]) -> None
     assert exported.returncode == 0 and len(exported.stdout.splitlines()) > 100
     replayed = run("replay", match_id, "--data", str(folder), env={"NO_COLOR": "1"})
     assert replayed.returncode == 0 and "MATCH OVER" in replayed.stdout
+    # an id typed in capitals is the same match, as in a link (an audit's finding: "no match")
+    loud = match_id.upper()
+    assert loud != match_id
+    assert run("verify", loud, "--data", str(folder)).stdout == verified.stdout
+    assert run("export", loud, "--data", str(folder)).stdout == exported.stdout
+    again = run("replay", loud, "--data", str(folder), env={"NO_COLOR": "1"})
+    assert again.returncode == 0 and again.stdout == replayed.stdout
+
+
+def test_every_audit_command_reads_a_match_id_in_lowercase() -> None:
+    from hokm.cli import build_parser
+
+    for command in ("replay", "export", "verify", "analyze"):
+        args = build_parser().parse_args([command, "2C5F66FAA05A9C2D"])
+        assert args.match == "2c5f66faa05a9c2d", command
+    link = "http://Host:8000/m/ABC123"  # a link: its id read (and lowercased) by the command
+    assert build_parser().parse_args(["replay", link]).match == link
 
 
 def test_a_closed_pipe_ends_quietly(tmp_path: Path) -> None:

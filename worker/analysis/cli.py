@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING, Any
 from engine.events import (
     CardPlayed, CardsDiscarded, MatchCreated, TalonDrawn, TrumpChosen,
 )
-from services.clitools import CliError, positive_int
+from services.clitools import CliError, match_arg, positive_int
 from services.store.port import Record
 
 if TYPE_CHECKING:  # the search and RQ load only when the command runs
@@ -250,7 +250,7 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
                        description="Analyse every decision of a finished match: each card and "
                                    "trump against the best with every hand known, and the hard "
                                    "bot's choice from what the seat knew.")
-    p.add_argument("match", nargs="?", default="", help="the match id")
+    p.add_argument("match", nargs="?", default="", type=match_arg, help="the match id")
     p.add_argument("--local", action="store_true",
                    help="compute in this process instead of asking the workers")
     p.add_argument("--wait", type=positive_int, default=900,
