@@ -224,8 +224,11 @@ def hand_lines(view: View) -> list[Line]:
         if view.get("hakem") == seat:
             tags.append("Hakem")
         mark = "▶ " if seat == turn else "  "
+        info = (view.get("seats") or [])[seat] if seat < len(view.get("seats") or []) else None
+        # an empty seat's name is "seat 0 (open)", which the seat's number follows anyway
+        name = "open" if not info or info.get("empty") else seat_name(view, seat)
         line: Line = [("class:turn" if seat == turn else "",
-                       f"{mark}{seat_name(view, seat)} (seat {seat}"
+                       f"{mark}{name} (seat {seat}"
                        f"{', ' + ', '.join(tags) if tags else ''}):")]
         cards = hands[seat] if seat < len(hands) else []
         for code in cards:

@@ -3,6 +3,7 @@ code; the match service does the work in a thread so the event loop keeps servin
 
 from __future__ import annotations
 
+import dataclasses
 import logging
 import math
 from collections import OrderedDict
@@ -511,6 +512,8 @@ class Api:
         # step 0, before the match's first record, is its own table empty (its rules, public
         # in its summary): a default State was a match of four, two teams, whatever the game
         state = State(loaded.state.rules)
+        # (its id too: the empty state's is "", and a viewer heading its step 0 showed none)
+        state = state.replace(match=dataclasses.replace(state.match, match_id=match_id))
         last_events: list[dict[str, Any]] = []
         for record in records:
             last_events = []

@@ -51,3 +51,15 @@ def test_the_talon_games_decisions_read_as_what_was_done() -> None:
             "cost": "trick", "bot": {}}
     assert text(verdict(draw, VIEW)) == "Analysis: Bob kept K♥ from the talon ?! cost a trick" \
                                        " · best: Q♠"
+
+
+def test_step_0s_empty_seats_are_named_once() -> None:
+    """An audit's finding: at step 0 (no seat taken yet) a row read "seat 0 (open) (seat 0,
+    team 0)"."""
+    from hokmplay.review import hand_lines
+
+    view = {"players": 4, "sides": [[0, 2], [1, 3]], "phase": "new", "hands": [[]] * 4,
+            "seats": [{"empty": True}] * 3 + [{"empty": False, "name": "Kian"}]}
+    rows = ["".join(text for _, text in line) for line in hand_lines(view)]
+    assert rows[0] == "  open (seat 0, team 0): no cards"
+    assert rows[3] == "  Kian (seat 3, team 1): no cards"

@@ -417,6 +417,7 @@ def test_replay_before_and_after_the_end(gw: Gateway) -> None:
     assert all(len(h) == 13 for h in at["view"]["dealt"]) or at["view"]["dealt"] is not None
     zero = gw.get(r.base + "/replay", params={"step": 0}).json()
     assert zero["step"] == 0 and zero["events"] == []
+    assert zero["view"]["match_id"] == r.match_id == at["view"]["match_id"]  # (it was "")
     assert gw.get(r.base + "/replay", params={"step": "two"}).status_code == 400
     assert gw.get("/api/matches/abcdefabcdef0001/replay").status_code == 404
     # a seat's token says whose replay it is (every hand still shown); another token is nobody's
