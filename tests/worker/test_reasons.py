@@ -103,8 +103,8 @@ def test_every_code_has_one_template_and_its_arguments() -> None:
     assert english(Reason("cash", {"card": "AS", "suit": "S"})) == (
         "The ace of spades is the highest spade left: cash it while the opponents must follow.")
     assert english(Reason("trump_choice", {"suit": "H", "count": 3})) == (
-        "Hearts is your longest and strongest suit among your five cards (3 of them): name it "
-        "trump.")
+        "Hearts is your best suit among your five cards, by length and high cards together "
+        "(3 of them): name it trump.")
     assert english(Reason("discard_talon", {"cards": ("2C", "7D")})) == (
         "Lay aside your weakest cards and keep your trumps and high cards: two of clubs, "
         "seven of diamonds.")
@@ -182,8 +182,8 @@ def test_a_hint_carries_the_code_and_the_arguments() -> None:
     table = Table(Rules(), hakem=1)
     table.deal(tuple(deck_for(hands, hakem=1)))
     advice = hint(table.view(1))
-    assert advice == {"suggestion": "H", "reason": "Hearts is your longest and strongest suit "
-                      "among your five cards (3 of them): name it trump.",
+    assert advice == {"suggestion": "H", "reason": "Hearts is your best suit among your five "
+                      "cards, by length and high cards together (3 of them): name it trump.",
                       "reason_code": "trump_choice", "reason_args": {"suit": "H", "count": 3}}
 
 

@@ -85,8 +85,10 @@ TEMPLATES: dict[str, str] = {
     "lead_long_top": "Lead the highest card of your longest suit: make your opponent spend a "
                      "high card on it.",
     # naming trump (``heuristic.choose_trump``; ``count``: the suit's cards among the five)
-    "trump_choice": "{suit:Many} is your longest and strongest suit among your five cards "
-                    "({count} of them): name it trump.",
+    # (the best of the heuristic's score of length and honours together: "longest" was said
+    # of a suit of one card beside a suit of two, an audit's finding)
+    "trump_choice": "{suit:Many} is your best suit among your five cards, by length and high "
+                    "cards together ({count} of them): name it trump.",
     # the talon game (``nseat``): the cards to lay aside, and keeping or passing the top card
     "discard_talon": "Lay aside your weakest cards and keep your trumps and high cards: "
                      "{cards}.",
