@@ -16,6 +16,7 @@ from __future__ import annotations
 import ipaddress
 import math
 import os
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from urllib.parse import urlsplit
@@ -52,7 +53,20 @@ def env_text(name: str, default: str = "") -> str:
 
 
 def _flag(name: str) -> bool:
-    return _text(name).lower() in ("1", "true", "yes", "on")
+    """A switch: 1, true, yes or on, or 0, false, no or off (off when unset or empty); any
+    other value is refused (``maybe`` read as off said nothing, an audit's finding)."""
+    text = _text(name).lower()
+    if text in ("1", "true", "yes", "on"):
+        return True
+    if text in ("", "0", "false", "no", "off"):
+        return False
+    raise SettingError(name, "1 or 0 (on or off)", _text(name))
+
+
+_ASCII_NUMBER = re.compile(r"[-+]?[0-9]+(\.[0-9]*)?([eE][-+]?[0-9]+)?|[-+]?\.[0-9]+")
+"""A number as the settings take it: ASCII digits only (``int`` and ``float`` read the digits
+of every script, ``٣`` as 3, and ``1_0`` as 10; the command lines' options and the API refuse
+them, and the settings do as well)."""
 
 
 MAXIMUM = 10**9
@@ -73,7 +87,7 @@ def env_int(name: str, default: int, minimum: int = 0, maximum: int = MAXIMUM) -
     if not text:
         return default
     try:
-        value = int(text, 10)
+        value = int(text, 10) if _ASCII_NUMBER.fullmatch(text) else minimum - 1
     except ValueError:
         value = minimum - 1
     if value < minimum:
@@ -90,7 +104,7 @@ def env_float(name: str, default: float, *, positive: bool = False,
     if not text:
         return default
     try:
-        value = float(text)
+        value = float(text) if _ASCII_NUMBER.fullmatch(text) else math.nan
     except ValueError:
         value = math.nan
     if not math.isfinite(value) or value < minimum or (positive and value <= 0):

@@ -83,6 +83,13 @@ BAD = [
     ("HOKM_REPLICA_ACKS", "100000000000000000000", "a number of at most 1,000,000,000"),
     ("HOKM_BOT_THINK_S", "61", "a number of at most 60"),
     ("HOKM_WORKER_METRICS_PORT", "70000", "a port, 1 to 65535 (0: off)"),
+    # the digits of other scripts and underscores, which int() and float() read (an audit's
+    # finding; the command lines' options refuse them)
+    ("HOKM_BOT_MATCHES", "\u0663", "a whole number of 0 or more"),
+    ("HOKM_MAX_BODY", "1_0000", "a whole number of 1024 or more"),
+    ("HOKM_IDLE_TTL", "\u0661\u0660", "a number of 0 or more"),
+    ("HOKM_RATE_PER_ADDRESS", "5_0", "a number of 0 or more"),
+    ("HOKM_ALLOW_STACKED_DECKS", "maybe", "1 or 0 (on or off)"),  # (read as off)
 ] + [("HOKM_PUBLIC_URL", bad, "an http:// or https:// address of the site's root, e.g. "
                               "https://hokm.example")
      for bad in ("hokm.example", "ftp://hokm.example", "https://", "https://hokm.example/play",
