@@ -325,13 +325,24 @@ sent (its start and end, under uvicorn's logger): a client's ``discard`` frame i
 to be logged whole, and a ``missed`` frame ends with a record that may hold a seat's cards."""
 
 
+def _cancelled_at_exit(record: logging.LogRecord) -> bool:
+    """Whether ``record`` is Starlette's lifespan reporting its own cancellation: a second
+    Ctrl+C (uvicorn's forced exit) skips the lifespan's shutdown, and the loop's end cancels
+    the lifespan task waiting for it, which Starlette reports as a failed shutdown, a traceback
+    logged whole (an audit's finding: "never a traceback").  The server is stopping as asked;
+    its runtime is closed by ``serve`` all the same."""
+    text = record.msg
+    return (record.name == "uvicorn.error" and isinstance(text, str)
+            and text.startswith("Traceback") and text.rstrip().endswith("CancelledError"))
+
+
 class RedactTokens(logging.Filter):
     """Rewrites a record so that neither its message nor its traceback shows a token, and
     drops the lines that show a WebSocket frame's content (``FRAME_LINES``: a seat's cards,
     which no log line may show, whatever the level)."""
 
     def filter(self, record: logging.LogRecord) -> bool:
-        if record.msg in FRAME_LINES:
+        if record.msg in FRAME_LINES or _cancelled_at_exit(record):
             return False
         message = record.getMessage()
         clean = redact(message)

@@ -8,9 +8,12 @@ import os
 import signal
 import subprocess
 import sys
+import urllib.request
 from pathlib import Path
 
 import pytest
+
+from tests.conftest import wait_for
 
 HOKM = str(Path(sys.executable).parent / "hokm")
 
@@ -29,6 +32,42 @@ def test_serve_exit_status_after_a_stop_signal(tmp_path: Path, signum: int, stat
         out, err = proc.communicate(timeout=60)
         assert proc.returncode == status, (first + out, err)
         assert "Traceback" not in out + err
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+
+
+def _answers(url: str) -> bool:
+    try:
+        with urllib.request.urlopen(url + "healthz", timeout=2) as answer:
+            return bool(answer.status == 200)
+    except OSError:
+        return False
+
+
+def test_ctrl_c_twice_stops_at_once_without_a_traceback(tmp_path: Path) -> None:
+    """An audit's finding: a second Ctrl+C (uvicorn's forced exit, which skips the app's
+    lifespan shutdown) logged Starlette's report of the lifespan's cancellation, a traceback
+    whole.  Still 130, and no traceback."""
+    proc = subprocess.Popen([HOKM, "serve", "--port", "0", "--data", str(tmp_path / "data")],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            env={k: v for k, v in os.environ.items()
+                                 if not k.startswith("HOKM_")})
+    try:
+        assert proc.stdout is not None
+        first = proc.stdout.readline()
+        assert "Hokm is running at" in first, first
+        url = first.split(" at ", 1)[1].split(" ", 1)[0]
+        wait_for(lambda: _answers(url), 30, 0.05, "the server answering")
+        proc.send_signal(signal.SIGINT)
+        try:  # the second once the first is under way (as a hurried hand presses it)
+            proc.wait(timeout=0.05)
+        except subprocess.TimeoutExpired:
+            proc.send_signal(signal.SIGINT)
+        out, err = proc.communicate(timeout=60)
+        assert proc.returncode == 130, (first + out, err)
+        assert "Traceback" not in out + err and "CancelledError" not in out + err, err
     finally:
         if proc.poll() is None:
             proc.kill()
