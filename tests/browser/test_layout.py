@@ -258,6 +258,49 @@ def test_the_cards_dealt_after_trump_come_in_from_the_left(new_client: Any, gate
     assert order == list(range(8)), order
 
 
+STATUS_AND_HAND_JS = """
+() => { const page = document.querySelector('.table-page');
+  if (!page || page.dataset.myTurn !== 'true' || page.dataset.phase !== 'playing') return null;
+  const bar = document.querySelector('.statusbar').getBoundingClientRect();
+  const cards = [...document.querySelectorAll('.hand-cards button.card')]
+    .map((b) => b.getBoundingClientRect());
+  const hand = document.querySelector('.hand-cards').getBoundingClientRect();
+  const focused = document.activeElement.getBoundingClientRect();
+  return { version: page.dataset.version, scrollY: Math.round(scrollY), bar: Math.round(bar.top),
+    out: cards.filter((r) => r.top < 0 || r.bottom > innerHeight).length, cards: cards.length,
+    fits: hand.bottom - bar.top <= innerHeight,
+    focusedIn: focused.top >= 0 && focused.bottom <= innerHeight };
+}
+"""
+
+
+@pytest.mark.timeout(300)
+def test_a_small_phone_keeps_the_status_line_in_sight_at_each_turn(new_client: Any) -> None:
+    """A walkthrough's finding: at 320 x 568, from the second turn on the page sat 141 px down
+    (the hand scrolled into view), "Your turn" and the countdown above the screen and the top
+    seat's card cut.  At each of the player's turns to play, as the page is (nothing scrolled
+    by the test), the card to play is on the screen, and wherever the hand fits under the status
+    line (from a few tricks on), the status line is too, with every card of the hand."""
+    page = new_client(viewport={"width": 320, "height": 568}, locale="de-DE").page
+    page.goto("/")
+    page.get_by_role("button", name="Allein spielen").click()
+    page.wait_for_url(re.compile(r"/m/[\w-]+$"))
+    seen: list[dict[str, Any]] = []
+    deadline = time.monotonic() + 240
+    while sum(1 for now in seen if now["fits"]) < 3:
+        assert time.monotonic() < deadline, seen
+        now = page.evaluate(STATUS_AND_HAND_JS)
+        if now is None or (seen and now["version"] == seen[-1]["version"]):
+            if not click_one_move(page):  # (the trump, as Hakem; else nothing to do yet)
+                time.sleep(0.05)
+            continue
+        # (the turn's scrolling is done in the rendering that showed the turn)
+        assert now["focusedIn"], seen + [now]
+        assert not now["fits"] or (now["bar"] >= 0 and now["out"] == 0), seen + [now]
+        seen.append(now)
+        click_one_move(page)
+
+
 LANDSCAPE = {"640x360": {"width": 640, "height": 360}, "844x390": {"width": 844, "height": 390}}
 
 TRICK_IN_VIEW_JS = """

@@ -4,11 +4,13 @@ stopped) and 130 after SIGINT, as ``hokm worker`` (``services/clitools.py``)."""
 
 from __future__ import annotations
 
+import contextlib
 import os
 import signal
 import subprocess
 import sys
 import urllib.request
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -18,8 +20,9 @@ from tests.conftest import wait_for
 HOKM = str(Path(sys.executable).parent / "hokm")
 
 
-@pytest.mark.parametrize(("signum", "status"), [(signal.SIGTERM, 0), (signal.SIGINT, 130)])
-def test_serve_exit_status_after_a_stop_signal(tmp_path: Path, signum: int, status: int) -> None:
+@contextlib.contextmanager
+def serving(tmp_path: Path) -> Iterator[tuple[subprocess.Popen[str], str]]:
+    """``hokm serve`` (no HOKM_ setting) and its first line, killed if a test leaves it up."""
     proc = subprocess.Popen([HOKM, "serve", "--port", "0", "--data", str(tmp_path / "data")],
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
                             env={k: v for k, v in os.environ.items()
@@ -28,14 +31,20 @@ def test_serve_exit_status_after_a_stop_signal(tmp_path: Path, signum: int, stat
         assert proc.stdout is not None
         first = proc.stdout.readline()
         assert "Hokm is running at" in first, first
-        proc.send_signal(signum)
-        out, err = proc.communicate(timeout=60)
-        assert proc.returncode == status, (first + out, err)
-        assert "Traceback" not in out + err
+        yield proc, first
     finally:
         if proc.poll() is None:
             proc.kill()
             proc.wait()
+
+
+@pytest.mark.parametrize(("signum", "status"), [(signal.SIGTERM, 0), (signal.SIGINT, 130)])
+def test_serve_exit_status_after_a_stop_signal(tmp_path: Path, signum: int, status: int) -> None:
+    with serving(tmp_path) as (proc, first):
+        proc.send_signal(signum)
+        out, err = proc.communicate(timeout=60)
+        assert proc.returncode == status, (first + out, err)
+        assert "Traceback" not in out + err
 
 
 def _answers(url: str) -> bool:
@@ -50,14 +59,7 @@ def test_ctrl_c_twice_stops_at_once_without_a_traceback(tmp_path: Path) -> None:
     """An audit's finding: a second Ctrl+C (uvicorn's forced exit, which skips the app's
     lifespan shutdown) logged Starlette's report of the lifespan's cancellation, a traceback
     whole.  Still 130, and no traceback."""
-    proc = subprocess.Popen([HOKM, "serve", "--port", "0", "--data", str(tmp_path / "data")],
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                            env={k: v for k, v in os.environ.items()
-                                 if not k.startswith("HOKM_")})
-    try:
-        assert proc.stdout is not None
-        first = proc.stdout.readline()
-        assert "Hokm is running at" in first, first
+    with serving(tmp_path) as (proc, first):
         url = first.split(" at ", 1)[1].split(" ", 1)[0]
         wait_for(lambda: _answers(url), 30, 0.05, "the server answering")
         proc.send_signal(signal.SIGINT)
@@ -68,7 +70,3 @@ def test_ctrl_c_twice_stops_at_once_without_a_traceback(tmp_path: Path) -> None:
         out, err = proc.communicate(timeout=60)
         assert proc.returncode == 130, (first + out, err)
         assert "Traceback" not in out + err and "CancelledError" not in out + err, err
-    finally:
-        if proc.poll() is None:
-            proc.kill()
-            proc.wait()

@@ -23,13 +23,28 @@ WAIT_S = 60.0
 """Deadline for the pool to start and for the command to end (never reached when all is well)."""
 
 
+def arena(err: Path, level: str, jobs: int) -> subprocess.Popen[bytes]:
+    """``hokm arena LEVEL LEVEL`` with ``jobs`` processes in a session of its own (its group
+    the command's pid), long enough to stop; its stderr to ``err``."""
+    with err.open("w") as errors:
+        return subprocess.Popen([HOKM, "arena", level, level, "--deals", "100000", "--jobs",
+                                 str(jobs), "--quiet"], stdout=subprocess.DEVNULL,
+                                stderr=errors, start_new_session=True)
+
+
+def end(proc: subprocess.Popen[bytes]) -> None:
+    """Kill whatever of the command's group a failed test left."""
+    try:
+        os.killpg(proc.pid, signal.SIGKILL)
+    except ProcessLookupError:
+        pass
+    proc.wait(timeout=WAIT_S)
+
+
 @pytest.mark.parametrize(("how", "status"), [("Ctrl+C", 130)])
 def test_a_stopped_arena_leaves_no_pool_process(tmp_path: Path, how: str, status: int) -> None:
     err = tmp_path / "err.txt"
-    with err.open("w") as errors:
-        proc = subprocess.Popen([HOKM, "arena", "hard", "hard", "--deals", "100000",
-                                 "--jobs", "2", "--quiet"], stdout=subprocess.DEVNULL,
-                                stderr=errors, start_new_session=True)
+    proc = arena(err, "hard", 2)
     try:
         wait_for(lambda: len(group_of(proc.pid)) == 3, WAIT_S, 0.05,
                  "the command and its two pool processes")
@@ -43,11 +58,7 @@ def test_a_stopped_arena_leaves_no_pool_process(tmp_path: Path, how: str, status
         assert proc.returncode == status, err.read_text()
         assert "Traceback" not in err.read_text(), err.read_text()
     finally:
-        try:
-            os.killpg(proc.pid, signal.SIGKILL)
-        except ProcessLookupError:
-            pass
-        proc.wait(timeout=WAIT_S)
+        end(proc)
 
 
 REAPER = """
@@ -106,10 +117,7 @@ def test_ctrl_c_while_the_pool_starts_ends_it_quietly(tmp_path: Path) -> None:
     the command waiting for ever.  SIGINT is blocked while they start and handled without
     unwinding the pool: 130, no traceback, no process left."""
     err = tmp_path / "err.txt"
-    with err.open("w") as errors:
-        proc = subprocess.Popen([HOKM, "arena", "easy", "easy", "--deals", "100000",
-                                 "--jobs", "48", "--quiet"], stdout=subprocess.DEVNULL,
-                                stderr=errors, start_new_session=True)
+    proc = arena(err, "easy", 48)
     try:
         wait_for(lambda: len(group_of(proc.pid)) >= 2, WAIT_S, 0.005, "the pool starting")
         os.killpg(proc.pid, signal.SIGINT)
@@ -118,8 +126,4 @@ def test_ctrl_c_while_the_pool_starts_ends_it_quietly(tmp_path: Path) -> None:
         assert "Traceback" not in err.read_text() and "KeyboardInterrupt" not in err.read_text()
         wait_for(lambda: group_of(proc.pid) == [], WAIT_S, 0.05, "no pool process left")
     finally:
-        try:
-            os.killpg(proc.pid, signal.SIGKILL)
-        except ProcessLookupError:
-            pass
-        proc.wait(timeout=WAIT_S)
+        end(proc)

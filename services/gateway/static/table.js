@@ -1078,7 +1078,15 @@ function mountTable(root, matchId, token, ctl) {
     if (!lost) return;
     const first = E.trump.querySelector("button:not([disabled])") || E.talon.querySelector("button[data-choice]:not([disabled])") ||
       E.handGroup.querySelector("button.card:not([disabled])");
-    if (first) { first.focus({ preventScroll: true }); first.scrollIntoView({ block: "nearest" }); }
+    if (!first) return;
+    first.focus({ preventScroll: true });
+    first.scrollIntoView({ block: "nearest" });
+    // then back up to the status line ("Your turn", the countdown, the connection) wherever the
+    // whole hand still fits under it: on a 320 x 568 phone the page stayed 141 px down, the
+    // line above the screen and the top seat's card cut (a QA finding)
+    const bar = E.statusbar.getBoundingClientRect();
+    const hand = E.handGroup.getBoundingClientRect();
+    if (bar.top < 0 && hand.bottom - bar.top <= innerHeight) window.scrollBy({ top: bar.top, behavior: "instant" });
   }
 
   /** The hand is one Tab stop (roving tabindex, WAI-ARIA APG): of its enabled cards only the
