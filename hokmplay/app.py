@@ -66,6 +66,9 @@ STYLE = Style.from_dict({
 
 REFUSED_AGAIN = {"stale_version": "The table moved on before your choice arrived: choose again.",
                  "not_your_turn": "It is not your turn any more."}
+SENDING = "Sending… the server does not answer yet: your choice goes once it does."
+"""What a choice made while the header says reconnecting says at once, while the client tries
+(an audit's finding: nothing was said for about 10 s, until :data:`NOT_SENT`)."""
 NOT_SENT = ("The server does not answer: your choice may not have reached it. Choose again once "
             "the header says connected.")
 """A decision whose request failed for the network (QA: it said "Refused (network): POST
@@ -736,8 +739,13 @@ class PlayApp:
         self.busy = True
         self._clear_passing()  # the player acted
         self._sent_at = view["version"]
+        if not self.seat.connected:
+            self.cursor.message = SENDING
+            self.app.invalidate()
         try:
             await self.seat.decide(choice, view)
+            if self.cursor.message == SENDING:
+                self.cursor.message = ""
         except ApiError as error:
             refused = f"Refused ({error.code}): {error.message}"
             self.cursor.message = (NOT_SENT if isinstance(error, NetworkError)

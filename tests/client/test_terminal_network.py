@@ -22,6 +22,7 @@ from .test_terminal_narrow import until, words
 from .tmux import Terminal
 
 NOT_SENT = "The server does not answer: your choice may not have reached it."
+SENDING = "Sending… the server does not answer yet: your choice goes once it does."
 
 
 @pytest.fixture
@@ -63,6 +64,8 @@ def test_a_choice_while_the_server_is_down_says_so_and_goes_when_back(
     assert "POST" not in screen and "/api/" not in words(screen), screen
     term.type("S")
     term.keys("Enter")
+    # said at once, while the client tries (an audit's finding: ~10 s of nothing)
+    until(term, lambda s: SENDING in words(s), "the choice being sent")
     screen = until(term, lambda s: NOT_SENT in words(s), "the choice not sent")
     said = words(screen)
     assert "Refused" not in said and "POST" not in said and "/api/" not in said, screen
