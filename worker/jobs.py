@@ -119,7 +119,8 @@ def bot_turn(match_id: str, seat: int, version: int) -> str:
     turn: tuple[str, int, int] | None = (match_id, seat, version)
     results: list[str] = []
     while turn is not None:
-        keeper.may_keep, keeper.kept = time.monotonic() < until, None
+        keeper.may_keep = time.monotonic() < until and not STOPPING.is_set()
+        keeper.kept = None
         try:
             results.append(_play(rt, service, *turn, fresh=not results))
         except UNREACHABLE as exc:
@@ -129,6 +130,12 @@ def bot_turn(match_id: str, seat: int, version: int) -> str:
             break
         turn = keeper.kept
     return results[0] if len(results) == 1 else f"{results[0]} (+{len(results) - 1} kept)"
+
+
+STOPPING = threading.Event()
+"""Set when the worker is asked to stop (``worker.main``'s stop request): a job plays the turn
+in hand and keeps no more (an audit's finding: SIGTERM finished the turn in hand, then played
+the next one it kept, two think times before the worker stopped); the next goes to the queue."""
 
 
 UNAVAILABLE = "unavailable"

@@ -232,7 +232,10 @@ class BotWorker(SimpleWorker):
             self._stop_requested = True
 
     def request_stop(self, signum: int, frame: Any) -> None:
+        from .jobs import STOPPING
+
         _first_stop(signum)
+        STOPPING.set()  # the turn in hand is finished, and no other kept
         self.asked_to_stop = True
         super().request_stop(signum, frame)  # type: ignore[no-untyped-call]
 

@@ -80,6 +80,24 @@ def test_a_job_plays_the_bot_turns_that_follow_while_the_queue_is_idle(rt: Runti
     assert kept > 0
 
 
+def test_a_job_asked_to_stop_keeps_no_more_turns(rt: Runtime) -> None:
+    """An audit's finding: SIGTERM finished the turn in hand, then the job played the next
+    turn it had kept.  Once the worker is asked to stop (``jobs.STOPPING``), a job plays its
+    own turn alone and the next bot's goes to the queue."""
+    match_id, rng = solo(rt), random.Random(3)
+    jobs.STOPPING.set()
+    try:
+        for _ in range(12):
+            human_moves(rt, match_id, rng)
+            match, seat, version = take_job(rt)
+            assert jobs.bot_turn(match, seat, version) == "played"  # not "(+1 kept)"
+            assert [a for a in actors_after(rt, match_id, version) if a is not None] == [seat]
+            while rt.service.next_actor(rt.service.load(match_id).state) not in (0, None):
+                assert jobs.bot_turn(*take_job(rt)) == "played"  # each through the queue
+    finally:
+        jobs.STOPPING.clear()
+
+
 def test_a_job_leaves_the_next_turn_to_the_queue_when_other_jobs_wait(rt: Runtime) -> None:
     match_id, rng = solo(rt), random.Random(5)
     other = solo(rt)  # another table whose job waits in the queue
