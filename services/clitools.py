@@ -34,7 +34,7 @@ import errno
 import json
 import re
 import sys
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from typing import IO, Any, NoReturn
 from urllib.parse import urlsplit, urlunsplit
 
@@ -100,7 +100,7 @@ def open_named(path: str, option: str, write: bool = False) -> IO[str]:
 
 # -- argument types --------------------------------------------------------------------------
 
-_WHOLE = re.compile(r"-?[0-9]+")
+WHOLE = re.compile(r"-?[0-9]+")
 """A whole number as the API writes one: ASCII digits only (``int`` also takes other scripts'
 digits, ``٣``, and ``1_000`` or `` 3 ``, which the API refuses: a QA finding)."""
 
@@ -108,7 +108,7 @@ digits, ``٣``, and ``1_000`` or `` 3 ``, which the API refuses: a QA finding)."
 def integer(text: str) -> int:
     """A whole number of ASCII digits (optionally negative): what every integer option of
     the command lines takes."""
-    if not _WHOLE.fullmatch(text):
+    if not WHOLE.fullmatch(text):
         raise argparse.ArgumentTypeError(f"{text!r} is not a whole number (digits 0-9)")
     return int(text, 10)
 
@@ -137,6 +137,18 @@ def positive_int(text: str) -> int:
     if value < 1:
         raise argparse.ArgumentTypeError(f"must be 1 or more (got {value})")
     return value
+
+
+def positive_at_most(most: int, unit: str, hint: str = "") -> Callable[[str], int]:
+    """The parser of a whole number of 1 to ``most`` ``unit`` (``hint``: what to do instead
+    of more): the bound of an option that forks processes or holds one thing per unit."""
+    def parse(text: str) -> int:
+        value = positive_int(text)
+        if value > most:
+            raise argparse.ArgumentTypeError(f"at most {most:,} {unit} (got {value})"
+                                             + (f"; {hint}" if hint else ""))
+        return value
+    return parse
 
 
 def non_negative_int(text: str) -> int:

@@ -21,7 +21,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from urllib.parse import urlsplit
 
-from .clitools import CliError
+from .clitools import WHOLE, CliError
 
 MIN_BODY = 1024
 """The least HOKM_MAX_BODY: the API's requests and commands (a create with every rule and a
@@ -64,9 +64,9 @@ def _flag(name: str) -> bool:
 
 
 _ASCII_NUMBER = re.compile(r"[-+]?[0-9]+(\.[0-9]*)?([eE][-+]?[0-9]+)?|[-+]?\.[0-9]+")
-"""A number as the settings take it: ASCII digits only (``int`` and ``float`` read the digits
-of every script, ``٣`` as 3, and ``1_0`` as 10; the command lines' options and the API refuse
-them, and the settings do as well)."""
+"""A number as the settings take it: ASCII digits only (``float`` reads the digits of every
+script, ``٣`` as 3, and ``1_0`` as 10; the command lines' options and the API refuse them, and
+the settings do as well; whole numbers as the options do, ``clitools.WHOLE``)."""
 
 
 MAXIMUM = 10**9
@@ -87,7 +87,7 @@ def env_int(name: str, default: int, minimum: int = 0, maximum: int = MAXIMUM) -
     if not text:
         return default
     try:
-        value = int(text, 10) if _ASCII_NUMBER.fullmatch(text) else minimum - 1
+        value = int(text, 10) if WHOLE.fullmatch(text) else minimum - 1
     except ValueError:
         value = minimum - 1
     if value < minimum:

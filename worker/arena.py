@@ -509,27 +509,9 @@ MAX_DEALS = 1_000_000
 minutes), and each deal's outcome is kept for the statistics."""
 
 
-def _jobs(text: str) -> int:
-    from services.clitools import positive_int
-
-    value = positive_int(text)
-    if value > MAX_JOBS:
-        raise argparse.ArgumentTypeError(f"at most {MAX_JOBS} processes (got {value})")
-    return value
-
-
-def _deals(text: str) -> int:
-    from services.clitools import positive_int
-
-    value = positive_int(text)
-    if value > MAX_DEALS:
-        raise argparse.ArgumentTypeError(f"at most {MAX_DEALS:,} deals (got {value})")
-    return value
-
-
 def register(subparsers: Any) -> None:
     """Add ``hokm arena A B [--deals N] [--seed S] [--jobs J] [--rules JSON]``."""
-    from services.clitools import non_negative_int, players
+    from services.clitools import non_negative_int, players, positive_at_most
 
     p = subparsers.add_parser("arena", help="duplicate deals between two bot policies",
                               description="Duplicate deals between two policies (or levels): "
@@ -538,11 +520,11 @@ def register(subparsers: Any) -> None:
     known = ", ".join([*LEVELS, *POLICIES])
     p.add_argument("a", help=f"policy or level A ({known})")
     p.add_argument("b", help="policy or level B")
-    p.add_argument("--deals", type=_deals, default=100,
+    p.add_argument("--deals", type=positive_at_most(MAX_DEALS, "deals"), default=100,
                    help=f"duplicate deals (each played twice), 1 to {MAX_DEALS:,}")
     p.add_argument("--seed", type=non_negative_int, default=1,
                    help="seed of the decks and of the players' random choices")
-    p.add_argument("--jobs", type=_jobs, default=1,
+    p.add_argument("--jobs", type=positive_at_most(MAX_JOBS, "processes"), default=1,
                    help=f"worker processes (deals in parallel), 1 to {MAX_JOBS}")
     p.add_argument("--rules", type=_rules, default=None,
                    help='house rules as JSON, e.g. \'{"satat": true}\', of the game --players '

@@ -670,24 +670,17 @@ MAX_PROCESSES = 256
 only share the cores; a mistyped 100000 would fork the machine to a halt."""
 
 
-def _processes(text: str) -> int:
-    from services.clitools import positive_int
-
-    value = positive_int(text)
-    if value > MAX_PROCESSES:
-        raise argparse.ArgumentTypeError(f"at most {MAX_PROCESSES} processes (got {value}); "
-                                         "run more hosts for more")
-    return value
-
-
 def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+    from services.clitools import positive_at_most
+
     parser = sub.add_parser("worker", help="run RQ workers that play the bots' turns "
                                            "(needs HOKM_REDIS_URL)",
                             description="RQ workers that play the bots' turns, then post-match "
                                         "analyses, for the gateways (`hokm serve`) that use "
                                         "the same Redis (HOKM_REDIS_URL, needed).",
                             epilog=EXTERNAL_HELP)
-    parser.add_argument("--processes", type=_processes, default=1,
-                        help=f"worker processes to start (1 to {MAX_PROCESSES})")
+    parser.add_argument("--processes", type=positive_at_most(MAX_PROCESSES, "processes",
+                                                             "run more hosts for more"),
+                        default=1, help=f"worker processes to start (1 to {MAX_PROCESSES})")
     parser.add_argument("--burst", action="store_true", help="quit when the queues are empty")
     parser.set_defaults(func=_run)

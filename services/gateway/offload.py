@@ -43,12 +43,7 @@ def _capture(fn: Callable[..., T], args: tuple[Any, ...], kwargs: dict[str, Any]
     try:
         return fn(*args, **kwargs)
     except HokmError as error:
-        seen: BaseException | None = error
-        for _ in range(16):  # the thread's frames, of it and what it was raised in
-            if seen is None:
-                break
-            seen.__traceback__ = None
-            seen = seen.__cause__ or seen.__context__
+        error.__traceback__ = None  # the thread's frames: nothing of them is wanted
         return _Refused(error)
 
 
