@@ -260,11 +260,17 @@ def _stop_on_ctrl_c(pool: Any) -> Any:
         return None
 
     def stop(signum: int, frame: object) -> None:
-        processes = list(pool._pool)
-        for process in processes:
-            process.terminate()
-        for process in processes:
-            process.join(10)
+        import multiprocessing.pool
+
+        # as ``Pool.terminate`` begins: its handler thread replaces no process ended here (one
+        # started so was left running after the command: a test under load)
+        pool._worker_handler._state = multiprocessing.pool.TERMINATE
+        for _ in range(3):  # (one it was starting meanwhile)
+            processes = multiprocessing.active_children()
+            for process in processes:
+                process.terminate()
+            for process in processes:
+                process.join(10)
         os._exit(130)
 
     return signal.signal(signal.SIGINT, stop)
