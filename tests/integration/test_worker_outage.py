@@ -279,11 +279,13 @@ def test_a_redis_restarted_from_a_snapshot_is_no_traceback_and_the_worker_plays_
     RQ's cleanup of that job, once played, raised ``InvalidJobOperation`` ("Failed to retrieve
     status for job"), which RQ logged with a traceback and recorded as a failed job.  Now: one
     line naming the job, no traceback, no failed job, and a match created after the restart
-    is played by the same worker, which then stops cleanly."""
+    is played by the same worker, which then stops cleanly.  (On a loaded machine the think
+    pause may end while the Redis is still down: the turn is then one line, "not played",
+    and the job ends in the outage; CI saw it once, 3 runs in 8 here with three busy loops.)"""
     server = private_redis("--appendonly", "no")
     server.start()
     service, client = service_on(server)
-    worker = Run(server, tmp_path, 1, HOKM_BOT_THINK_S="2", HOKM_BOT_TIMEOUT="2")
+    worker = Run(server, tmp_path, 1, HOKM_BOT_THINK_S="3", HOKM_BOT_TIMEOUT="2")
     try:
         wait_for(lambda: worker.idle(1), WAIT_S, STEP, "the RQ worker waiting")
         client.save()  # the snapshot: the worker registered, no match yet
@@ -299,12 +301,18 @@ def test_a_redis_restarted_from_a_snapshot_is_no_traceback_and_the_worker_plays_
         server.start()  # from the snapshot in its folder
         if how == "crash":
             assert not client.exists(job.key)  # the snapshot predates the job
-            wait_for(lambda: any(said in worker.err.read_text()
-                                 for said in ("no longer knows it", "Traceback")),
-                     WAIT_S, STEP, "the worker ending the job its Redis forgot")
-            assert "Traceback" not in worker.err.read_text(), worker.err.read_text()
-            lines = [line for line in worker.err.read_text().splitlines() if job.id in line]
-            assert len(lines) == 1 and "restarted from an older snapshot" in lines[0], lines
+            ended = ("no longer knows it", "not played: the store is unreachable", "Traceback")
+            wait_for(lambda: any(said in worker.err.read_text() for said in ended),
+                     WAIT_S, STEP, "the worker ending the job its Redis forgot",
+                     seen=lambda: worker.err.read_text()[-3000:])
+            err = worker.err.read_text()
+            assert "Traceback" not in err, err
+            if "no longer knows it" in err:  # the turn ended after the restart (the finding)
+                lines = [line for line in err.splitlines() if job.id in line]
+                assert len(lines) == 1 and "restarted from an older snapshot" in lines[0], lines
+            else:  # (a loaded machine: the think ended while the Redis was down) one line too
+                lines = [line for line in err.splitlines() if f"bot turn of {match_id}" in line]
+                assert len(lines) == 1 and "enqueued again after its deadline" in lines[0], err
         else:
             wait_for(lambda: service.load(match_id).version > loaded.version, WAIT_S, STEP,
                      "the turn in hand played after the restart")
