@@ -14,7 +14,9 @@ Contract:
   appended to ``missed`` and passed to ``on_missed``.  (Not since the version held: a
   command's answer while the socket was down may hold a later one, with the bots' moves
   after the command, and those records would never reach ``missed``.)  ``reconnects``
-  counts the reconnections.  Any other failure of the socket's
+  counts the reconnections.  A seat given up elsewhere (its token no longer works: a view
+  without a seat, or a reconnection refused with ``bad_token``) follows on as a spectator
+  after :meth:`AsyncSeat.watch_on`.  Any other failure of the socket's
   task (an ``on_view`` callback raising, a URL the socket library refuses) also ends the seat:
   every wait raises :class:`~hokmclient.errors.NetworkError`, its ``__cause__`` the failure.
 * :meth:`~AsyncSeat.start` raises ``NetworkError`` when no view arrives within its
@@ -416,6 +418,17 @@ class AsyncSeat:
         answer = await self.client.leave(self.match_id, self._need_token(), replace_with)
         await self.close()
         return answer
+
+    def watch_on(self) -> None:
+        """Drop the token and follow the match on as a spectator (the seat was given up
+        elsewhere: the token no longer works).  The socket goes on and reconnects without the
+        token; if the server already refused it (close 4401: the seat ended with
+        ``ApiError("bad_token")``, say after a reconnection while the seat was given up), it is
+        opened again, and waits and :meth:`views` work on."""
+        self.token = None
+        if self._fatal is not None and self._fatal.code == "bad_token" and not self._closing:
+            self._fatal, self._last_error = None, None
+            self._task = asyncio.get_running_loop().create_task(self._guarded())
 
     # -- the end -------------------------------------------------------------------------------
 

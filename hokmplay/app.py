@@ -532,7 +532,7 @@ class PlayApp:
         back).  A bot at the seat last shown is said as the browser says it; a seat left empty
         is open to anyone, this player too."""
         seat, self._last_seat = self._last_seat, None
-        self.seat.token = None  # (now: no key may use it while the summary is asked)
+        self.seat.watch_on()  # (now: no key may use the token while the summary is asked)
         self.busy = False
         self.cursor.typed = ""
 
@@ -776,13 +776,22 @@ class PlayApp:
     async def _watch_end(self) -> None:
         """End the app when the server refuses the seat's socket for good (QA: a server
         restarted without the match, 4404, left the table saying "reconnecting…" for ever):
-        :meth:`run` raises that ``ApiError`` and ``hokm play`` says it in a line, status 1."""
-        try:
-            await self.seat.wait(lambda view: False)
-        except ApiError as error:
-            self.ended = error
-            if self.app.is_running:
-                self.app.exit(result=1)
+        :meth:`run` raises that ``ApiError`` and ``hokm play`` says it in a line, status 1.
+        But a token refused (4401) once the seat was shown is the seat given up elsewhere while
+        the socket was away (it reconnected after the leave): said, and watched on, as the
+        browser does (table.js, close 4401)."""
+        while True:
+            try:
+                await self.seat.wait(lambda view: False)
+            except ApiError as error:
+                if error.code == "bad_token" and self.seat.token is not None \
+                        and self._last_seat is not None and not self._leaving:
+                    self._seat_lost()  # (the socket opened again, a spectator's)
+                    continue
+                self.ended = error
+                if self.app.is_running:
+                    self.app.exit(result=1)
+                return
 
     async def run(self) -> int:
         """Show the table until the player quits; returns the exit status."""

@@ -219,28 +219,37 @@ async def run_lines(seat: AsyncSeat, bot: LocalBot | None, out: IO[str] = sys.st
                 + (f", played by the local {bot.level} bot" if bot else ""))
     printer.begin(first)
     last = first.get("seat")
-    async for view in seat.views():
-        if view.get("seat") is not None:
-            last = view["seat"]  # (the ace draw may move a seat)
-        elif seat.token is not None and last is not None:
-            bot = None  # the seat was given up elsewhere: said, and watched on (lost.py)
-            printer.say(f"hokm play: {await seat_lost(seat, last)}")
+    while True:
         try:
-            await printer.follow(seat, view)
+            async for view in seat.views():
+                if view.get("seat") is not None:
+                    last = view["seat"]  # (the ace draw may move a seat)
+                elif seat.token is not None and last is not None:
+                    bot = None  # the seat was given up elsewhere: said, and watched on
+                    printer.say(f"hokm play: {await seat_lost(seat, last)}")
+                try:
+                    await printer.follow(seat, view)
+                except ApiError as error:
+                    # the token left its seat between this view and the read of its records:
+                    # the view that says so follows, and the records are read again then
+                    if error.code != "bad_token" or seat.token is None or last is None:
+                        raise
+                    continue
+                if bot is not None and my_turn(view):
+                    try:
+                        choice = await bot.choose(seat, view)
+                        answer = await seat.decide(choice, view)
+                    except ApiError as error:
+                        if error.code not in ("stale_version", "not_your_turn", "wrong_phase",
+                                              "bad_token"):  # (bad_token: the seat given up)
+                            raise
+                        continue
+                    await printer.follow(seat, answer)
+            return 0
         except ApiError as error:
-            # the token left its seat between this view and the read of its records: the
-            # view that says so follows, and the records are read again then
+            # the socket refused the token (4401) once the seat was shown: it reconnected
+            # after the seat was given up elsewhere, and never saw the view without it
             if error.code != "bad_token" or seat.token is None or last is None:
                 raise
-            continue
-        if bot is not None and my_turn(view):
-            try:
-                choice = await bot.choose(seat, view)
-                answer = await seat.decide(choice, view)
-            except ApiError as error:
-                if error.code not in ("stale_version", "not_your_turn", "wrong_phase",
-                                      "bad_token"):  # (bad_token: the seat given up, above)
-                    raise
-                continue
-            await printer.follow(seat, answer)
-    return 0
+            bot = None
+            printer.say(f"hokm play: {await seat_lost(seat, last)}")

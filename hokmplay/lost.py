@@ -18,9 +18,9 @@ SEAT_OPEN = ("Your seat was given up in another tab or on another device: it is 
 
 
 async def seat_lost(seat: AsyncSeat, last: int | None) -> str:
-    """Drop the seat's token (the socket then reconnects as a spectator's) and say what became
-    of seat ``last`` (the one the token held), in a line."""
-    seat.token = None
+    """Drop the seat's token (the socket goes on as a spectator's: :meth:`AsyncSeat.watch_on`)
+    and say what became of seat ``last`` (the one the token held), in a line."""
+    seat.watch_on()
     bot = False
     with contextlib.suppress(ApiError):
         seats = (await seat.client.summary(seat.match_id)).get("seats") or []

@@ -10,6 +10,7 @@ import pytest
 
 from hokmclient import NO_LIMITS, LocalServer
 
+from .proxy import Proxy
 from .tmux import Terminal
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -30,3 +31,11 @@ def terminal() -> Iterator[list[Terminal]]:
     yield opened
     for t in opened:
         t.close()
+
+
+@pytest.fixture
+def proxy(server: LocalServer) -> Iterator[Proxy]:
+    """A TCP proxy in front of the session's server, whose connections the test can cut."""
+    p = Proxy(int(server.url.rsplit(":", 1)[1]))
+    yield p
+    p.close()

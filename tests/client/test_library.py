@@ -7,7 +7,6 @@ spectators see the public view only; links parse."""
 from __future__ import annotations
 
 import random
-from collections.abc import Iterator
 from typing import Any
 
 import pytest
@@ -27,14 +26,6 @@ def deck(seed: int) -> list[str]:
     cards = [r + s for s in SUITS for r in RANKS]
     random.Random(seed).shuffle(cards)
     return cards
-
-
-@pytest.fixture
-def proxy(server: LocalServer) -> Iterator[Proxy]:
-    port = int(server.url.rsplit(":", 1)[1])
-    p = Proxy(port)
-    yield p
-    p.close()
 
 
 def cut_while_the_bots_play(seat: Seat, proxy: Proxy, direct: Client, view: dict[str, Any]

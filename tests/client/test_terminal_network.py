@@ -7,10 +7,9 @@ leaving the seat say "the server does not answer" as well."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from typing import Any
 
-import pytest
 
 from hokmclient import Client, LocalServer
 from tests.conftest import wait_for
@@ -23,13 +22,6 @@ from .tmux import Terminal
 
 NOT_SENT = "The server does not answer: your choice may not have reached it."
 SENDING = "Sending… the server does not answer yet: your choice goes once it does."
-
-
-@pytest.fixture
-def proxy(server: LocalServer) -> Iterator[Proxy]:
-    p = Proxy(int(server.url.rsplit(":", 1)[1]))
-    yield p
-    p.close()
 
 
 def _at_the_choice_of_trump(server: LocalServer, proxy: Proxy,
