@@ -25,7 +25,7 @@ from collections.abc import Callable, Iterable
 from typing import Any
 
 import redis
-from rq import Queue
+from rq import Queue, Retry
 from rq.serializers import JSONSerializer
 
 from .store import keys
@@ -47,6 +47,10 @@ def job_id(match_id: str, version: int, seat: int, attempt: int = 0) -> str:
 
 def member(match_id: str, version: int, seat: int) -> str:
     return f"{match_id}:{version}:{seat}"
+
+
+ABANDONED_RETRY = 1
+"""Retries of a bot job (:meth:`RQScheduler._enqueue`)."""
 
 
 class RQScheduler:
@@ -113,11 +117,19 @@ class RQScheduler:
 
     def _enqueue(self, match_id: str, seat: int, version: int, attempt: int,
                  pipeline: Any = None, *, bots_only: bool = False) -> None:
-        """Enqueue the job (in ``pipeline`` if given: the caller executes it)."""
+        """Enqueue the job (in ``pipeline`` if given: the caller executes it).
+
+        One retry (``ABANDONED_RETRY``): a job whose worker died under it (``kill -9``, a worker
+        that lost its Redis past its heartbeat) is found by RQ's cleanup of its started jobs a
+        minute or two later and enqueued once more instead of being recorded as failed
+        (``hokm_queue_failed_jobs`` is for jobs that met a bug).  By then the watchdog has
+        enqueued its turn again, so the retry finds it played and ends.  A job that raised is
+        retried once too, and recorded as failed the second time."""
         queue = self.bots_only_queue if bots_only else self.queue
         queue.enqueue_call(
             JOB, args=(match_id, seat, version), job_id=job_id(match_id, version, seat, attempt),
             result_ttl=0, failure_ttl=3600, timeout=60, pipeline=pipeline,
+            retry=Retry(max=ABANDONED_RETRY),
         )
 
     def done(self, match_id: str, seat: int, version: int) -> None:

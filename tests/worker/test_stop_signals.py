@@ -17,6 +17,7 @@ import re
 import signal
 import subprocess
 import sys
+import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
@@ -25,6 +26,7 @@ import pytest
 import redis
 from rq import Worker
 from rq.job import Job, JobStatus
+from rq.registry import FailedJobRegistry, StartedJobRegistry
 from rq.serializers import JSONSerializer
 from rq.worker import BaseWorker
 
@@ -242,3 +244,37 @@ def test_a_worker_stopped_in_its_blocking_dequeue_registers_its_death(
     worker.teardown()
     assert client.hget(worker.key, "death") is not None
     assert worker.name not in {w.name for w in Worker.all(connection=client)}
+
+
+def test_a_bot_job_whose_worker_was_killed_is_retried_not_failed(
+        run: Callable[..., Run], server: PrivateRedis) -> None:
+    """``kill -9`` of every process of a worker in the middle of a bot turn: the match plays on
+    (a new worker's watchdog enqueues the turn again), and RQ's cleanup of the dead worker's
+    started job, which runs once its entry lapses (here: now, with a later clock), enqueues it
+    once more instead of recording it as failed (a deployment audit: each such job counted in
+    ``hokm_queue_failed_jobs`` for an hour, a bug to look at for the operator, although
+    nothing failed).  The retry finds its turn played and ends as a success."""
+    client = redis.Redis.from_url(server.url)
+    service = MatchService(RedisStore(client), scheduler=RQScheduler(client, QUEUE, 3.0))
+    worker = run(1, HOKM_BOT_THINK_S="2")
+    wait_for(lambda: worker.idle(1), WAIT_S, STEP, "the RQ worker waiting for jobs")
+    match_id, loaded, job = a_bot_turn_started(service, client)
+    worker.kill()
+    assert job.get_status(refresh=True) == JobStatus.STARTED  # abandoned
+    again = run(1)
+    wait_for(lambda: service.load(match_id).version > loaded.version, WAIT_S, STEP,
+             "the turn enqueued again by the watchdog and played")
+    again.proc.send_signal(signal.SIGTERM)
+    wait_for(again.stopped, WAIT_S, STEP, "the new worker's end")
+    started = StartedJobRegistry(job.origin, connection=client, serializer=JSONSerializer)
+    assert job.id in {key.split(":")[0] for key in started.get_job_ids(cleanup=False)}
+    started.cleanup(timestamp=time.time() + 3600)  # RQ's, once the dead worker's entry lapses
+    failed = FailedJobRegistry(job.origin, connection=client, serializer=JSONSerializer)
+    assert failed.get_job_ids() == []
+    assert job.get_status(refresh=True) == JobStatus.QUEUED  # once more
+    last = run(1)
+    wait_for(lambda: not client.exists(job.key), WAIT_S, STEP,
+             "the retried job played (its turn found played) and gone as a success")
+    assert failed.get_job_ids() == []
+    last.proc.send_signal(signal.SIGTERM)
+    wait_for(last.stopped, WAIT_S, STEP, "the last worker's end")
