@@ -63,7 +63,13 @@ class RQScheduler:
         """Bot turns of tables with at least one human."""
         self.bots_only_queue = Queue(f"{queue}-bots-only", connection=client,
                                      serializer=JSONSerializer)
-        """Bot turns of bots-only matches: served only when ``queue`` is empty."""
+        """Bot turns of bots-only matches: served only when ``queue`` is empty, taking turns
+        with ``analysis_queue`` (``worker.main.BotWorker.reorder_queues``)."""
+        self.analysis_queue = Queue(f"{queue}-analysis", connection=client,
+                                    serializer=JSONSerializer)
+        """Post-match analyses (``worker/analysis/jobs.py``), one job per round: served after
+        ``queue``, taking turns with ``bots_only_queue``, so that neither waits for the
+        other to run dry (bots-only matches started one after another starved them)."""
         self.timeout_s = timeout_s
         self.clock = clock
 
@@ -86,8 +92,8 @@ class RQScheduler:
         enqueued and the answer is True: a bot job plays the bot turns that follow its own this
         way, saving the queue's round trips, and if it dies first the watchdog re-enqueues the
         turn after its deadline like any other.  Two round trips either way.  A bots-only turn
-        (``bots_only``) is kept only if neither queue has a job waiting, and goes to the
-        bots-only queue otherwise.
+        (``bots_only``) is kept only if no queue (the analyses' too) has a job waiting, and goes
+        to the bots-only queue otherwise.
 
         The turn is marked pending *before* the guard is taken (``ZADD NX``, in the same
         pipeline, which Redis runs in order): a process that dies after taking the guard has
@@ -104,6 +110,7 @@ class RQScheduler:
             first.llen(self.queue.key)
             if bots_only:
                 first.llen(self.bots_only_queue.key)
+                first.llen(self.analysis_queue.key)
         _, fresh, *waiting = first.execute()
         if not fresh:
             return False

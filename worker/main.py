@@ -187,6 +187,16 @@ class BotWorker(SimpleWorker):
             self.drained = True
         return found
 
+    def reorder_queues(self, reference_queue: Any) -> None:
+        """After each job: the first queue (tables with a human) stays first, and the queue the
+        job came from, if another, goes last, so that the queues after the first take turns
+        (bots-only matches and post-match analyses: with RQ's strict order, bots-only matches
+        started one after another kept a worker's analyses waiting for ever)."""
+        first, *rest = self._ordered_queues
+        if reference_queue.name != first.name and len(rest) > 1:
+            self._ordered_queues = [first, *(q for q in rest if q.name != reference_queue.name),
+                                    *(q for q in rest if q.name == reference_queue.name)]
+
     def execute_job(self, job: Any, queue: Any) -> None:
         """RQ's, but a Redis that stops answering meanwhile ends the worker's loop quietly
         instead of with RQ's "unhandled exception" and a traceback.  The job failed on it (the
@@ -406,8 +416,8 @@ def _work(burst: bool) -> None:
     rt = runtime()
     stop = threading.Event()
     start_watchdog(rt, stop)
-    # tables with a human first, post-match analyses last: RQ serves the first non-empty
-    # queue of the list
+    # tables with a human first; then bots-only matches and post-match analyses take turns
+    # (BotWorker.reorder_queues): RQ serves the first non-empty queue of the list
     from .analysis.jobs import queue as analysis_queue
 
     queues = [*rt.scheduler.queues, analysis_queue(rt)]

@@ -46,6 +46,8 @@ def service_with(rt: Runtime, clock: Clock | None = None, **quotas: Any) -> Matc
 
 
 BOTS = ["bot:easy"] * 4
+ANALYSIS_JOB = "builtins.len"
+"""A stand-in for an analysis job in the analysis queue (what it does is not the point)."""
 SOLO = ["human", "bot:easy", "bot:easy", "bot:easy"]
 
 
@@ -215,4 +217,38 @@ def test_a_bots_only_job_keeps_no_turns_while_a_table_with_a_human_waits(rt: Run
     # a table with a human may keep its turns past waiting bots-only jobs
     assert scheduler.claim("t" * 16, 2, 6, keep_if_idle=True) is True
     scheduler.bots_only_queue.empty()
-    assert scheduler.claim("b" * 16, 0, 11, keep_if_idle=True, bots_only=True) is True
+    # nor while a post-match analysis waits (a bots-only match kept its turns to its end, and
+    # one started after it too: the analyses waited for ever)
+    scheduler.analysis_queue.enqueue_call(ANALYSIS_JOB, args=("a" * 16, 1))
+    assert scheduler.claim("b" * 16, 1, 11, keep_if_idle=True, bots_only=True) is False
+    assert scheduler.claim("t" * 16, 3, 7, keep_if_idle=True) is True  # (a human's table may)
+    scheduler.analysis_queue.empty()
+    scheduler.bots_only_queue.empty()
+    assert scheduler.claim("b" * 16, 0, 12, keep_if_idle=True, bots_only=True) is True
+
+
+def test_bots_only_matches_and_analyses_take_turns_at_a_worker(rt: Runtime) -> None:
+    """A flood of bots-only matches waits, and two rounds' analyses: a worker serving the three
+    queues (``hokm worker``'s order) takes a bots-only turn and an analysis in turn, where
+    RQ's strict order served every bots-only turn first.  A table with a human still comes
+    first."""
+    flood = [rt.service.create(seats=BOTS)["match_id"] for _ in range(4)]
+    versions = {m: rt.service.load(m).version for m in flood}
+
+    def bots_only_played() -> int:  # (each turn played enqueues its match's next one)
+        return sum(rt.service.load(m).version > v for m, v in versions.items())
+
+    for round_no in (1, 2):
+        rt.scheduler.analysis_queue.enqueue_call(ANALYSIS_JOB, args=("a" * 16, round_no))
+    queues = [*rt.scheduler.queues, rt.scheduler.analysis_queue]
+    worker = ThreadWorker(queues, connection=rt.client, serializer=JSONSerializer)
+    worker.work(burst=True, max_jobs=2, logging_level="WARNING", with_scheduler=False)
+    assert rt.scheduler.analysis_queue.count == 1  # the first analysis ran second
+    assert bots_only_played() == 1
+    table = rt.service.create(seats=["bot:easy", "bot:easy", "bot:easy", "human"],
+                              rules={"teams": "as_seated"}, first_hakem=0)
+    before = rt.service.load(table["match_id"]).version
+    worker.work(burst=True, max_jobs=3, logging_level="WARNING", with_scheduler=False)
+    assert rt.service.load(table["match_id"]).version > before  # the human's table first
+    assert rt.scheduler.analysis_queue.count == 0  # then a bots-only turn, then the other
+    assert bots_only_played() == 2

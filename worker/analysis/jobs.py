@@ -30,7 +30,6 @@ from collections.abc import Sequence
 from typing import Protocol
 
 from rq import Queue
-from rq.serializers import JSONSerializer
 
 from engine.events import CardPlayed, MatchEnded, RoundStarted
 from services.matches import MatchService
@@ -55,12 +54,13 @@ BOTS = {"hard": HARD, "medium": MEDIUM, "expert": EXPERT}
 
 
 def queue_name(rt: Runtime) -> str:
-    return f"{rt.settings.queue}-analysis"
+    return queue(rt).name
 
 
 def queue(rt: Runtime) -> Queue:
-    """The analysis queue, on the bot queue's Redis."""
-    return Queue(queue_name(rt), connection=rt.scheduler.client, serializer=JSONSerializer)
+    """The analysis queue, on the bot queue's Redis (the scheduler's: its kept bots-only turns
+    give way to waiting analyses)."""
+    return rt.scheduler.analysis_queue
 
 
 def enqueue(rt: Runtime, match_id: str, rounds: Sequence[int]) -> list[int]:
