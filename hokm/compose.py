@@ -27,7 +27,7 @@ def gateway_app(runtime: Runtime | None = None, *, in_process_worker: bool | Non
     ``in_process_worker`` says), an in-process bot worker (and analysis worker); ``/metrics``
     reports the bot queues and the analysis queue, and the in-process worker's metrics."""
     from services.runtime import build_runtime
-    from worker.analysis.jobs import enqueue, queue
+    from worker.analysis.jobs import WAITING_CAP, enqueue, queue
     from worker.main import start_in_process
     from worker.metrics import REGISTRY
 
@@ -35,8 +35,9 @@ def gateway_app(runtime: Runtime | None = None, *, in_process_worker: bool | Non
     worker = rt.embedded if in_process_worker is None else in_process_worker
 
     def analyst(match_id: str, rounds: Sequence[int]) -> list[int]:
-        """The post-match analysis: a worker job per round not queued yet."""
-        return enqueue(rt, match_id, rounds)
+        """The post-match analysis: a worker job per round not queued yet (none while the
+        queue is full: ``rate_limited``)."""
+        return enqueue(rt, match_id, rounds, cap=WAITING_CAP)
 
     queues = [*rt.scheduler.queues, queue(rt)]
     return create_app(rt, advisor=advise, start_worker=start_in_process if worker else None,

@@ -639,6 +639,9 @@ def document() -> dict[str, Any]:
             "/api/matches/{match_id}/analysis": {"get": {
                 "summary": "The post-match analysis (anyone, once the match is over; asking "
                            "starts it: 202 until every round is done)",
+                "description": "Rounds not queued yet are queued only while fewer than 100 "
+                               "analysis jobs wait: else 429 rate_limited with Retry-After 60 "
+                               "(nothing queued; rounds already queued are never refused).",
                 "parameters": [MATCH_ID],
                 "responses": {**_ok("every round analysed", _ref("Analysis")),
                               **_ok("being computed", _ref("AnalysisPending"), "202"),

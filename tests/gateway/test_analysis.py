@@ -186,3 +186,38 @@ def test_the_match_summary_splits_a_seat_by_its_players() -> None:
     old = [{"seats": [{k: v for k, v in r.items() if k != "players"}
                       for r in rounds[0]["seats"]]}, rounds[1]]
     assert all("players" not in s for s in summary(old))
+
+
+def test_a_full_analysis_queue_refuses_new_rounds_and_queues_nothing(
+        fast: None, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Anyone may ask for any finished match's analysis, and bots-only matches end in seconds:
+    the queue grew without end (an audit: one address queued ~360 rounds every ten minutes).
+    Past ``WAITING_CAP`` waiting jobs a request that would queue rounds is ``429 rate_limited``
+    with ``Retry-After: 60`` and queues nothing; rounds already queued are never refused."""
+    from worker.analysis import jobs
+
+    monkeypatch.setattr(jobs, "WAITING_CAP", 0)  # (read as the gateway is made) always full
+    with gateway() as gw:
+        r = room(gw, first_hakem=0)
+        finish(gw, r.match_id, random.Random(3))
+        url = f"/api/matches/{r.match_id}/analysis"
+        refused = gw.get(url)
+        assert refused.status_code == 429 and refused.headers["retry-after"] == "60"
+        assert refused.json()["error"]["code"] == "rate_limited"
+        wait_for(lambda: analysis_keys(gw, r.match_id) == [], what="no mark left (it lapses at "
+                 "once): nothing queued", seen=lambda: analysis_keys(gw, r.match_id))
+    with gateway(worker=False) as gw:  # (no analysis worker: the queue stays as made)
+        rt = gw.rt
+        q = jobs.queue(rt)
+        r = room(gw, first_hakem=0)
+        finish(gw, r.match_id, random.Random(3))
+        rounds = gw.state(r.match_id).deal.round_no
+        for _ in range(2):
+            q.enqueue_call("builtins.len", args=("x",))  # stand-ins, never run
+        with pytest.raises(jobs.RetryLater):
+            jobs.enqueue(rt, r.match_id, range(rounds), cap=2)
+        assert q.count == 2
+        wait_for(lambda: analysis_keys(gw, r.match_id) == [], what="the marks given back")
+        assert jobs.enqueue(rt, r.match_id, range(rounds), cap=3) == list(range(rounds))
+        assert q.count == 2 + rounds  # all of them, past the cap: the check is before the first
+        assert jobs.enqueue(rt, r.match_id, range(rounds), cap=1) == []  # queued: not refused

@@ -34,6 +34,7 @@ from rq import Queue
 from engine.events import CardPlayed, MatchEnded, RoundStarted
 from services.matches import MatchService
 from services.pipeline import CorruptLog, chained
+from services.quotas import RetryLater
 from services.runtime import Runtime
 from services.settings import env_analysis_bot, env_analysis_nodes, env_analysis_ttl_s
 from services.store.port import AnalysisStore, Record
@@ -49,6 +50,14 @@ QUEUED_TTL_S = 900.0
 RUNNING_TTL_S = env_analysis_ttl_s()
 """How long a running job's mark lasts unless refreshed (it is, after every decision):
 ``HOKM_ANALYSIS_TTL`` seconds, 60 by default (a test makes it short)."""
+WAITING_CAP = 100
+"""The most analysis jobs waiting in the queue for a request of the gateway to add more: about
+ten minutes of one worker's work (a round takes seconds), under ``QUEUED_TTL_S``, so a waiting
+round's mark does not lapse and get the round enqueued twice.  Finished bots-only matches, which
+anyone may ask to analyse, no longer grow the queue without end (an audit: one address queued
+about 360 rounds every ten minutes)."""
+BUSY_RETRY_S = 60.0
+"""The ``Retry-After`` of a request refused for ``WAITING_CAP``."""
 BOTS = {"hard": HARD, "medium": MEDIUM, "expert": EXPERT}
 """The searches by HOKM_ANALYSIS_BOT's values (``services.settings.ANALYSIS_BOTS``)."""
 
@@ -63,17 +72,26 @@ def queue(rt: Runtime) -> Queue:
     return rt.scheduler.analysis_queue
 
 
-def enqueue(rt: Runtime, match_id: str, rounds: Sequence[int]) -> list[int]:
+def enqueue(rt: Runtime, match_id: str, rounds: Sequence[int], cap: int | None = None
+            ) -> list[int]:
     """Enqueue a job for each of ``rounds`` (rounds without a stored result) that no request
     has marked queued or running yet, the longest first (:func:`longest_first`); returns those
     enqueued, in round order.  The mark is taken first, so
-    two requests at once enqueue a round once; a mark whose enqueue failed is removed."""
+    two requests at once enqueue a round once; a mark whose enqueue failed is removed.
+
+    With ``cap`` (the gateway's: anyone may ask for any finished match), rounds not queued yet
+    are enqueued only while fewer than ``cap`` jobs wait in the queue; else none is, and
+    ``RetryLater`` says to ask again in ``BUSY_RETRY_S`` (a request for rounds already queued
+    is never refused)."""
     q = queue(rt)
     stamp = int(time.time() * 1000)
-    fresh = []
+    fresh: list[int] = []
     for round_no in longest_first(rt.store.read(match_id), rounds):
         if not rt.store.mark_analysis(match_id, round_no, QUEUED_TTL_S, new=True):
             continue
+        if cap is not None and not fresh and q.count >= cap:
+            rt.store.mark_analysis(match_id, round_no, 0.001, new=False)  # (given back)
+            raise RetryLater("the analyses are busy; ask again in a minute", BUSY_RETRY_S)
         try:
             q.enqueue_call(JOB, args=(match_id, round_no),
                            job_id=f"analysis-{match_id}-{round_no}-{stamp}", result_ttl=0,
