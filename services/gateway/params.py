@@ -14,7 +14,7 @@ import re
 
 from starlette.requests import HTTPConnection
 
-from services.errors import InvalidCommand, NotFound
+from services.errors import BadToken, InvalidCommand, NotFound
 from services.lobby import MAX_TOKEN as MAX_TOKEN  # (the token checks of the routes)
 
 MAX_DIGITS = 12
@@ -95,10 +95,12 @@ def page_id(raw: str) -> str | None:
 
 
 def token_query(conn: HTTPConnection) -> str | None:
-    """The ``token`` query parameter (WebSocket connections); None when absent or empty."""
+    """The ``token`` query parameter (WebSocket connections); None when absent or empty.  One
+    no seat can have (too long, not printable ASCII) is ``bad_token``, as over HTTP (close 4401:
+    it was ``bad_request``, 4400, for the same token that HTTP answers 401)."""
     raw = _one(conn, "token")
     if not raw:
         return None
     if len(raw) > MAX_TOKEN or not raw.isascii() or not raw.isprintable():
-        raise InvalidCommand("a token is a short printable string")
+        raise BadToken("this token does not belong to a seat of this match")
     return raw

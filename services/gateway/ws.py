@@ -19,7 +19,7 @@ from services.errors import BadToken, HokmError, InvalidCommand, TooLarge
 from services.quotas import RetryLater, retry_after
 
 from . import params
-from .api import Api, Unavailable, checked_id
+from .api import MAX_ID, Api, Unavailable, checked_id
 from .hub import Hub
 from .outage import UNREACHABLE, one_line
 from .subscriber import CLOSE_NOT_FOUND, Subscriber
@@ -177,6 +177,7 @@ async def _handle_frame(text: str, sub: Subscriber, api: Api, address: str, toke
         command_id = data.get("id")
         if data.get("type") == "ping":
             only_fields(data, {"type", "id"})  # (as every frame: a misspelt field is told)
+            checked_id(data)  # (as a command's: any id was taken)
             sub.send(dumps({"type": "pong"}))
             return True
         if data.get("type") not in FRAME_TYPES:  # (the commands' own list omits the socket's)
@@ -194,7 +195,7 @@ async def _handle_frame(text: str, sub: Subscriber, api: Api, address: str, toke
         if applied.duplicate:  # a retried command: its effect is in the newest view
             api.hub.resend(sub)
     except HokmError as refusal:
-        sub.send(_error(refusal, command_id if isinstance(command_id, str) else None))
+        sub.send(_error(refusal, _echoed(command_id)))
     except Exception as exc:  # Redis trouble, or a bug: this socket (and everyone else's)
         if isinstance(exc, UNREACHABLE):  # lives on; the expected trouble in one line
             log.warning("a command on %s failed: the store is unreachable (%s)", match_id,
@@ -202,5 +203,14 @@ async def _handle_frame(text: str, sub: Subscriber, api: Api, address: str, toke
         else:
             log.exception("a command on %s failed", match_id)
         sub.send(_error(Unavailable("the server could not take this command now; try again"),
-                        command_id if isinstance(command_id, str) else None))
+                        _echoed(command_id)))
     return False
+
+
+def _echoed(command_id: object) -> str | None:
+    """The ``id`` an error frame echoes: the frame's, if it is one a command may have (a string
+    of 1 to ``MAX_ID`` characters); an id refused for its length is not sent back (an audit:
+    a 15,000-character id came back whole)."""
+    if isinstance(command_id, str) and 0 < len(command_id) <= MAX_ID:
+        return command_id
+    return None

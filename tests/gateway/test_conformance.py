@@ -187,6 +187,50 @@ def test_a_socket_with_a_bad_query_is_refused_with_4400(gw: Gateway, query: str)
     assert closed.value.code == 4400
 
 
+@pytest.mark.parametrize("token", ["x" * 300, "%C3%A9abc", "a%07b"],
+                         ids=["long", "not_ascii", "not_printable"])
+def test_a_token_no_seat_can_have_closes_the_socket_as_bad_token(gw: Gateway,
+                                                                 token: str) -> None:
+    """A token too long or not printable ASCII: HTTP answers ``401 bad_token``; the socket
+    said ``bad_request`` and closed with 4400 (an audit), which a client reads as its own
+    mistake rather than a token that holds no seat."""
+    from starlette.websockets import WebSocketDisconnect
+
+    match_id, _ = _room(gw)
+    with gw.websocket_connect(f"/api/matches/{match_id}/ws?token={token}") as ws:
+        frame = recv(ws)
+        assert frame["type"] == "error" and frame["code"] == "bad_token", frame
+        with pytest.raises(WebSocketDisconnect) as closed:
+            recv(ws)
+    assert closed.value.code == 4401
+    _refused(gw.get(f"/api/matches/{match_id}/view", headers=bearer("x" * 300)), 401,
+             "bad_token")
+
+
+def test_a_socket_checks_a_pings_id_and_echoes_no_id_it_refused(gw: Gateway) -> None:
+    """A ping's ``id`` is checked as a command's (any value was taken), and an error frame
+    echoes only an id a command may have: a 15,000-character one came back whole."""
+    match_id, token = _room(gw)
+    before = gw.version(match_id)
+    with gw.websocket_connect(f"/api/matches/{match_id}/ws?token={token}") as ws:
+        def answer() -> dict[str, Any]:  # (presence frames may come between)
+            return recv_until(ws, lambda f: f.get("type") in ("pong", "error"))
+
+        ws.send_json({"type": "ping", "id": "p1"})
+        assert answer() == {"type": "pong"}
+        for bad in (123, {"a": [1]}, "", [1, 2], "p" * 65):
+            ws.send_json({"type": "ping", "id": bad})
+            frame = answer()
+            assert frame["type"] == "error" and frame["code"] == "bad_request", frame
+            assert frame.get("id") is None, frame
+        ws.send_json({"type": "play", "card": "QH", "id": "z" * 15000})
+        frame = answer()
+        assert frame["code"] == "bad_request" and frame.get("id") is None, frame
+        ws.send_json({"type": "play", "card": "ZZ", "id": "c1"})
+        assert answer()["id"] == "c1"  # a valid id is echoed as before
+    assert gw.version(match_id) == before
+
+
 def test_a_header_given_twice_is_refused(gw: Gateway) -> None:
     """Two ``Authorization`` (or ``Content-Type``) headers: which one counts depends on who
     reads them; the first was taken silently."""
