@@ -82,7 +82,14 @@ class Proxy:
         self._in_loop(lambda: setattr(self, "refusing", False))
 
     def close(self) -> None:
-        self.loop.call_soon_threadsafe(self._cut)
-        self.loop.call_soon_threadsafe(self.server.close)
-        self.loop.call_soon_threadsafe(self.loop.stop)
+        async def end() -> None:
+            self._cut()
+            self.server.close()
+            tasks = [t for t in asyncio.all_tasks() if t is not asyncio.current_task()]
+            for task in tasks:  # (the connections' pipes: none left pending at the stop)
+                task.cancel()
+            await asyncio.gather(*tasks, return_exceptions=True)
+            self.loop.stop()
+
+        self.loop.call_soon_threadsafe(lambda: self.loop.create_task(end()))
         self.thread.join(10)
