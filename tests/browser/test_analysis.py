@@ -307,6 +307,16 @@ def test_the_analysis_on_a_phone_in_persian(
     page.keyboard.press("ArrowLeft")  # forward, right to left
     page.locator("svg.an-chart[data-here='11']").wait_for()
     assert step_of(page) == moves[10]["version"]
+    # a costly move's button, far below the board on a phone: a tap jumps there and brings the
+    # move's verdict into view (an audit: nothing visible changed, the verdict 371 px above)
+    jump = page.locator("button.an-jump").first
+    version = jump.get_attribute("data-version")
+    jump.evaluate("(el) => el.scrollIntoView({ block: 'start' })")  # (read down to the list)
+    assert page.locator("#an-move").evaluate("(el) => el.getBoundingClientRect().bottom") <= 0
+    jump.click()
+    page.locator(f"#an-move[data-version='{version}']").wait_for()
+    page.wait_for_function("""() => { const r = document.querySelector('#an-move')
+      .getBoundingClientRect(); return r.top >= -1 && r.bottom <= innerHeight + 1; }""")
 
 
 MARKS_JS = """

@@ -89,6 +89,7 @@ export class AnalysisPanel {
     this.data = null;
     this.timer = null;
     this.failures = 0;
+    this.reveal = null; // the step a costly move's button jumped to: brought into view once shown
     this.choicesOpen = false;
     this.step = 0;
     this.players = 4;
@@ -135,6 +136,19 @@ export class AnalysisPanel {
     this.replayName = nameOf;
     this.viewer = Number.isInteger(viewer) && viewer >= 0 ? viewer : null;
     if (this.status === "done" && this.open) this.render();
+    if (this.reveal === step) { this.reveal = null; this.revealMove(); }
+  }
+
+  /** After a costly move's button jumped the replay there (the buttons are far below the board
+   *  and the verdict: on a phone nothing visible changed, an audit): the board and the move's
+   *  verdict brought into view, or the verdict alone where both do not fit the window. */
+  revealMove() {
+    const move = this.bodyEl.querySelector("#an-move");
+    if (!move) return;
+    const board = document.querySelector(".replay .play-area");
+    const top = board ? board.getBoundingClientRect().top : Infinity;
+    if (board && move.getBoundingClientRect().bottom - top <= window.innerHeight) board.scrollIntoView({ block: "start" });
+    else move.scrollIntoView({ block: "start" });
   }
 
   toggle() {
@@ -368,7 +382,7 @@ export class AnalysisPanel {
         mark(m.cost, `.cost-${m.cost}`), " ",
         t(COSTLY_KEY[m.kind] || "an.costly_item", { name: this.nameOf(m.seat), card: choiceName(m, m.played),
           cards: choiceName(m, m.played), cost: t(`an.cost.${m.cost}`) }));
-      b.addEventListener("click", () => this.jump(m.version));
+      b.addEventListener("click", () => { this.reveal = m.version; this.jump(m.version); });
       return h("li", {}, b);
     });
     return h("div.an-costly", {}, h("h3", { text: t("an.costly_title", { n: round.round + 1 }) }),
