@@ -1087,6 +1087,17 @@ function mountTable(root, matchId, token, ctl) {
     const bar = E.statusbar.getBoundingClientRect();
     const hand = E.handGroup.getBoundingClientRect();
     if (bar.top < 0 && hand.bottom - bar.top <= innerHeight) window.scrollBy({ top: bar.top, behavior: "instant" });
+    // choosing trump, the five cards the choice is about (under the buttons) come into view
+    // too, as far as the buttons stay on the screen below the countdown (at 320 x 568 the cards
+    // lay under the screen's edge: an audit)
+    if (!E.trump.hidden && E.trump.contains(first)) {
+      const cards = [...E.handGroup.querySelectorAll("button.card")].map((b) => b.getBoundingClientRect().bottom);
+      const under = Math.ceil(Math.max(0, ...cards) - innerHeight); // (a fraction of a pixel counts)
+      const suits = first.parentElement.getBoundingClientRect();
+      const limit = E.limit.closest(".limit-box").getBoundingClientRect();
+      const room = suits.top - Math.max(0, limit.bottom) - 4;
+      if (under > 0 && room > 0) window.scrollBy({ top: Math.min(under, room), behavior: "instant" });
+    }
   }
 
   /** The hand is one Tab stop (roving tabindex, WAI-ARIA APG): of its enabled cards only the
