@@ -454,3 +454,21 @@ def test_a_first_view_over_http_that_finds_the_match_gone_leads_to_the_join_page
     assert page.evaluate("id => localStorage.getItem('hokm.token.' + id)", gone) is None
     # the browser logs the refused view and the join page's summary (404s) itself: expected
     c.errors[:] = [e for e in c.errors if "Failed to load resource" not in e]
+
+
+@pytest.mark.parametrize("viewport", [DESKTOP, PHONE, {"width": 320, "height": 568}],
+                         ids=["desktop", "phone", "320"])
+def test_the_start_pages_boxes_and_radios_keep_their_size(new_client: Any,
+                                                           viewport: dict[str, int]) -> None:
+    """A walkthrough's finding: a radio or box whose description wraps ("Bavney", "Double
+    sar", "Two players with the talon") shrank to 13-17 px beside 20 px for the others (at 360
+    px all of them).  Every one is 20 x 20 px, whatever its text."""
+    page = new_client(viewport=viewport).page
+    page.goto("/")
+    page.locator("form.room input[type=checkbox]").first.wait_for()
+    sizes = page.evaluate("""() => [...document.querySelectorAll(
+        '.radio input, .check input')].filter((el) => el.getClientRects().length)
+        .map((el) => { const r = el.getBoundingClientRect();
+          return [el.name + ':' + el.value, Math.round(r.width), Math.round(r.height)]; })""")
+    assert len(sizes) >= 8, sizes
+    assert [s for s in sizes if s[1:] != [20, 20]] == [], sizes
