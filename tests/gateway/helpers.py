@@ -247,6 +247,20 @@ def recv(ws: WebSocketTestSession, timeout: float = 5.0) -> dict[str, Any]:
     return json.loads(message["text"])  # type: ignore[no-any-return]
 
 
+def refused_socket(client: TestClient, url: str) -> tuple[dict[str, Any], int]:
+    """A socket the server refuses at ``url``: its one frame (the error) and its close code (a
+    second frame instead fails the test)."""
+    from starlette.websockets import WebSocketDisconnect
+
+    with client.websocket_connect(url) as ws:
+        frame = recv(ws)
+        try:
+            extra = recv(ws)
+        except WebSocketDisconnect as closed:
+            return frame, closed.code
+    raise AssertionError(f"the socket was not closed after {frame}: {extra}")
+
+
 def recv_until(ws: WebSocketTestSession, pred: Any, timeout: float = 5.0) -> dict[str, Any]:
     """The first frame that satisfies ``pred`` (the frames before it are dropped); an
     AssertionError naming the frames that came instead once ``timeout`` seconds have passed."""

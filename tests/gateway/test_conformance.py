@@ -12,7 +12,7 @@ import pytest
 
 from services.store import keys
 
-from .helpers import Gateway, bearer, create, recv, recv_until
+from .helpers import Gateway, bearer, create, recv, recv_until, refused_socket
 
 JSON = {"content-type": "application/json"}
 
@@ -176,15 +176,10 @@ def test_a_query_parameter_the_route_does_not_take_is_bad_request(gw: Gateway) -
 
 @pytest.mark.parametrize("query", ["since=01", "since=1&since=2", "sinse=1", "token=a&token=b"])
 def test_a_socket_with_a_bad_query_is_refused_with_4400(gw: Gateway, query: str) -> None:
-    from starlette.websockets import WebSocketDisconnect
-
     match_id, _ = _room(gw)
-    with gw.websocket_connect(f"/api/matches/{match_id}/ws?{query}") as ws:
-        frame = recv(ws)
-        assert frame["type"] == "error" and frame["code"] == "bad_request", frame
-        with pytest.raises(WebSocketDisconnect) as closed:
-            recv(ws)
-    assert closed.value.code == 4400
+    frame, code = refused_socket(gw, f"/api/matches/{match_id}/ws?{query}")
+    assert frame["type"] == "error" and frame["code"] == "bad_request", frame
+    assert code == 4400
 
 
 @pytest.mark.parametrize("token", ["x" * 300, "%C3%A9abc", "a%07b"],
@@ -194,15 +189,10 @@ def test_a_token_no_seat_can_have_closes_the_socket_as_bad_token(gw: Gateway,
     """A token too long or not printable ASCII: HTTP answers ``401 bad_token``; the socket
     said ``bad_request`` and closed with 4400 (an audit), which a client reads as its own
     mistake rather than a token that holds no seat."""
-    from starlette.websockets import WebSocketDisconnect
-
     match_id, _ = _room(gw)
-    with gw.websocket_connect(f"/api/matches/{match_id}/ws?token={token}") as ws:
-        frame = recv(ws)
-        assert frame["type"] == "error" and frame["code"] == "bad_token", frame
-        with pytest.raises(WebSocketDisconnect) as closed:
-            recv(ws)
-    assert closed.value.code == 4401
+    frame, code = refused_socket(gw, f"/api/matches/{match_id}/ws?token={token}")
+    assert frame["type"] == "error" and frame["code"] == "bad_token", frame
+    assert code == 4401
     _refused(gw.get(f"/api/matches/{match_id}/view", headers=bearer("x" * 300)), 401,
              "bad_token")
 

@@ -10,11 +10,10 @@ import logging
 from typing import Any
 
 import pytest
-from starlette.websockets import WebSocketDisconnect
 
 from services.store import keys
 
-from .helpers import bearer, gateway, recv, stacked_room
+from .helpers import bearer, gateway, refused_socket, stacked_room
 
 
 def _damage(client: Any, match_id: str) -> None:
@@ -46,12 +45,9 @@ def test_a_damaged_log_answers_match_damaged_everywhere(caplog: pytest.LogCaptur
         assert answer.status_code == 503 and answer.json()["error"]["code"] == "match_damaged"
         joined = gw.post(r.base + "/join", json={"name": "late"})
         assert joined.status_code in (409, 503), joined.text  # full, or damaged: never a 500
-        with gw.websocket_connect(f"{r.base}/ws?token={r.tokens[1]}") as ws:
-            frame = recv(ws)
-            assert frame["type"] == "error" and frame["code"] == "match_damaged", frame
-            with pytest.raises(WebSocketDisconnect) as closed:
-                recv(ws)
-            assert closed.value.code == 4500
+        frame, code = refused_socket(gw, f"{r.base}/ws?token={r.tokens[1]}")
+        assert frame["type"] == "error" and frame["code"] == "match_damaged", frame
+        assert code == 4500
         named = [rec for rec in caplog.records if r.match_id in rec.getMessage()]
         assert named and all(rec.exc_info is None for rec in named)
         assert all("Traceback" not in rec.getMessage() for rec in caplog.records)
