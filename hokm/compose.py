@@ -27,7 +27,7 @@ def gateway_app(runtime: Runtime | None = None, *, in_process_worker: bool | Non
     ``in_process_worker`` says), an in-process bot worker (and analysis worker); ``/metrics``
     reports the bot queues and the analysis queue, and the in-process worker's metrics."""
     from services.runtime import build_runtime
-    from worker.analysis.jobs import WAITING_CAP, enqueue, queue
+    from worker.analysis.jobs import WAITING_CAP, enqueue
     from worker.main import start_in_process
     from worker.metrics import REGISTRY
 
@@ -39,7 +39,7 @@ def gateway_app(runtime: Runtime | None = None, *, in_process_worker: bool | Non
         queue is full: ``rate_limited``)."""
         return enqueue(rt, match_id, rounds, cap=WAITING_CAP)
 
-    queues = [*rt.scheduler.queues, queue(rt)]
+    queues = rt.scheduler.all_queues
     return create_app(rt, advisor=advise, start_worker=start_in_process if worker else None,
                       analyst=analyst, queues=lambda: queues,
                       metrics_beside=[REGISTRY] if worker else [])

@@ -75,8 +75,15 @@ class RQScheduler:
 
     @property
     def queues(self) -> list[Queue]:
-        """The queues a worker listens to, in the order it must serve them."""
+        """The bot turns' queues, in the order a worker must serve them (the embedded server's
+        bot thread listens to these; its analyses have a thread of their own)."""
         return [self.queue, self.bots_only_queue]
+
+    @property
+    def all_queues(self) -> list[Queue]:
+        """Every queue of the workers, in the order ``hokm worker`` serves them (the last two
+        taking turns: ``worker.main.BotWorker.reorder_queues``), as the metrics report them."""
+        return [*self.queues, self.analysis_queue]
 
     def schedule(self, match_id: str, seat: int, version: int, *,
                  bots_only: bool = False) -> None:

@@ -356,12 +356,10 @@ def start_in_process(rt: Runtime) -> threading.Event:
     """The embedded default: one RQ worker thread and the watchdog in this process, and a
     thread for post-match analyses (``worker/analysis/jobs.py``): they take seconds a round,
     so the bots' turns never wait behind one."""
-    from .analysis.jobs import queue as analysis_queue
-
     stop = threading.Event()
     # tables with a human first: RQ serves the first non-empty queue of the list
     _thread_worker(rt, rt.scheduler.queues, stop, "hokm-bot-worker")
-    _thread_worker(rt, [analysis_queue(rt)], stop, "hokm-analysis-worker")
+    _thread_worker(rt, [rt.scheduler.analysis_queue], stop, "hokm-analysis-worker")
     start_watchdog(rt, stop)
     return stop
 
@@ -418,11 +416,8 @@ def _work(burst: bool) -> None:
     start_watchdog(rt, stop)
     # tables with a human first; then bots-only matches and post-match analyses take turns
     # (BotWorker.reorder_queues): RQ serves the first non-empty queue of the list
-    from .analysis.jobs import queue as analysis_queue
-
-    queues = [*rt.scheduler.queues, analysis_queue(rt)]
     try:
-        while _serve(rt, queues, burst):
+        while _serve(rt, rt.scheduler.all_queues, burst):
             pass
     finally:
         stop.set()

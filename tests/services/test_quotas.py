@@ -240,8 +240,7 @@ def test_bots_only_matches_and_analyses_take_turns_at_a_worker(rt: Runtime) -> N
 
     for round_no in (1, 2):
         rt.scheduler.analysis_queue.enqueue_call(ANALYSIS_JOB, args=("a" * 16, round_no))
-    queues = [*rt.scheduler.queues, rt.scheduler.analysis_queue]
-    worker = ThreadWorker(queues, connection=rt.client, serializer=JSONSerializer)
+    worker = ThreadWorker(rt.scheduler.all_queues, connection=rt.client, serializer=JSONSerializer)
     worker.work(burst=True, max_jobs=2, logging_level="WARNING", with_scheduler=False)
     assert rt.scheduler.analysis_queue.count == 1  # the first analysis ran second
     assert bots_only_played() == 1
