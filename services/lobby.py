@@ -36,7 +36,7 @@ from .quotas import (
     BOT_SLOT_RETRY_S, BOT_SLOT_S, BOTS_ONLY, UNATTENDED, Quotas, RetryLater, window_left,
 )
 from .store.port import EventStore
-from .turns import TURN_TIMEOUT_S
+from .turns import TURN_TIMEOUT_MIN_S, TURN_TIMEOUT_S
 
 BOT_LEVELS = LEVELS
 """``bot:<level>`` seats: exactly the levels of the API (``services.bots.LEVELS``)."""
@@ -284,6 +284,9 @@ class Lobby:
                                ("turn_timeout", turn_timeout)):
             if not isinstance(value, (int, float)) or not 0 <= value <= 3600:
                 raise InvalidCommand(f"{setting} is 0 to 3600 seconds")
+        if 0 < turn_timeout < TURN_TIMEOUT_MIN_S:
+            raise InvalidCommand(f"turn_timeout is 0 (no limit) or {TURN_TIMEOUT_MIN_S:g} to "
+                                 f"3600 seconds")
         check_request_key(key)
         room = Room(disconnect_timeout, turn_timeout)
         if key is not None:
@@ -580,9 +583,10 @@ class Lobby:
         disconnect = meta.get("disconnect_timeout")
         turn = meta.get("turn_timeout")
         # a match made before the turn limit existed has none (its players were promised none)
+        # (a room stored before the floor keeps a limit, at the floor)
         return self.rooms.put(match_id, Room(
             float(disconnect) if disconnect else DISCONNECT_TIMEOUT_S,
-            float(turn) if turn else 0.0))
+            max(float(turn), TURN_TIMEOUT_MIN_S) if turn and float(turn) > 0 else 0.0))
 
     def disconnect_timeout(self, match_id: str) -> float:
         """The room's ``disconnect_timeout`` in seconds: how long a human seat may be away

@@ -80,6 +80,11 @@ from .store import keys
 
 TURN_TIMEOUT_S = 90.0
 """A room's ``turn_timeout`` unless it says otherwise (api.md, ``POST /api/matches``)."""
+TURN_TIMEOUT_MIN_S = 1.0
+"""The shortest ``turn_timeout`` a room may set, other than 0 (none).  A limit of a
+millisecond handed every present human's turn to a stand-in at once: a table played by bots
+at full speed that took no bots-only slot (services/quotas.py).  One second keeps the
+stand-ins to a human's pace and is what the turn-limit tests use."""
 TURN_GRACE_S = 15.0
 """The limit of a hurried seat's turns (a stand-in played its last timed-out turn, and its
 player has not acted since).  Read at each use: tests may change it."""

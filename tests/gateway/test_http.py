@@ -115,6 +115,8 @@ def test_create_house_rules(gw: Gateway, rules: dict[str, object]) -> None:
     ({"disconnect_timeout": "soon"}, "bad_request"),
     ({"turn_timeout": -1}, "bad_request"),
     ({"turn_timeout": 3601}, "bad_request"),
+    ({"turn_timeout": 0.001}, "bad_request"),  # (a stand-in's table at full speed: a floor)
+    ({"turn_timeout": 0.999}, "bad_request"),
     ({"turn_timeout": "soon"}, "bad_request"),
     ({"turn_timeout": None}, "bad_request"),
     ({"colour": "red"}, "bad_request"),

@@ -11,6 +11,7 @@ from engine import ChooseTrump, PlayCard, legal_choices
 from engine.errors import HokmError
 from services.errors import BadToken, NotFound, StaleVersion
 from services.matches import MatchService
+from services.turns import TURN_TIMEOUT_MIN_S
 from services.store.memory import MemoryStore
 from services.store.redis_streams import RedisStore
 
@@ -208,3 +209,29 @@ def test_a_cached_match_whose_newest_records_were_lost_is_read_again() -> None:
     out = service.handle(match_id, seat, command, version=version)  # type: ignore[arg-type]
     assert out.version == version + 1
     assert [r.version for r in store.read(match_id)] == list(range(1, out.version + 1))
+
+
+@pytest.mark.parametrize("turn_timeout", [0.001, 0.5, 0.999])
+def test_a_turn_limit_below_a_second_is_refused_and_nothing_is_made(turn_timeout: float) -> None:
+    """Other than 0 (none), a room's turn limit is at least ``TURN_TIMEOUT_MIN_S``: a limit of
+    a millisecond handed every present human's turn to a stand-in at once, a table played by
+    bots at full speed without a bots-only slot."""
+    store = MemoryStore()
+    service = MatchService(store)
+    with pytest.raises(HokmError) as refused:
+        service.create(seats=["human", "human", "bot:easy", "bot:easy"],
+                       turn_timeout=turn_timeout)
+    assert refused.value.code == "bad_request" and "turn_timeout" in str(refused.value)
+    assert store._logs == {} and store._meta == {}  # nothing stored
+    for allowed in (0, 1, 1.5, 3600):
+        made = service.create(seats=["human", "human", "bot:easy", "bot:easy"],
+                              turn_timeout=allowed)
+        assert service.room(made["match_id"]).turn_timeout == allowed
+
+
+def test_a_room_stored_with_a_limit_below_the_floor_runs_at_the_floor() -> None:
+    """A room stored before the floor (its meta says 0.001 s) keeps a limit, at the floor."""
+    store = MemoryStore()
+    made = MatchService(store).create(seats=["human", "human", "bot:easy", "bot:easy"])
+    store.put_meta(made["match_id"], "meta", {"turn_timeout": "0.001"})
+    assert MatchService(store).room(made["match_id"]).turn_timeout == TURN_TIMEOUT_MIN_S
