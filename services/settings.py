@@ -52,6 +52,21 @@ def env_text(name: str, default: str = "") -> str:
     return _text(name) or default
 
 
+QUEUE_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.:-]{0,63}")
+"""A queue's name (HOKM_QUEUE): letters, digits and ``_.:-``, 64 at most.  RQ takes any text,
+but a name with spaces, braces or another script is a typing slip that nothing else would
+catch: the workers and the gateways would each serve a queue the other does not see."""
+
+
+def env_queue(name: str, default: str) -> str:
+    """A queue name setting (``QUEUE_NAME``), ``default`` when unset or empty."""
+    value = _text(name) or default
+    if not QUEUE_NAME.fullmatch(value):
+        raise SettingError(name, "a queue name of letters, digits and _.:- (64 at most)",
+                           value)
+    return value
+
+
 def _flag(name: str) -> bool:
     """A switch: 1, true, yes or on, or 0, false, no or off (off when unset or empty); any
     other value is refused (``maybe`` read as off said nothing, an audit's finding)."""
@@ -267,7 +282,7 @@ class Settings:
         return cls(
             redis_url=redis_url,
             allow_stacked_decks=_flag("HOKM_ALLOW_STACKED_DECKS"),
-            queue=env_text("HOKM_QUEUE", "hokm-bots"),
+            queue=env_queue("HOKM_QUEUE", "hokm-bots"),
             bot_timeout_s=env_float("HOKM_BOT_TIMEOUT", 3.0, positive=True),
             max_body=env_int("HOKM_MAX_BODY", 16 * 1024, minimum=MIN_BODY),
             rate_per_token=env_float("HOKM_RATE_PER_TOKEN", 20.0),

@@ -90,6 +90,8 @@ BAD = [
     ("HOKM_IDLE_TTL", "\u0661\u0660", "a number of 0 or more"),
     ("HOKM_RATE_PER_ADDRESS", "5_0", "a number of 0 or more"),
     ("HOKM_ALLOW_STACKED_DECKS", "maybe", "1 or 0 (on or off)"),  # (read as off)
+] + [("HOKM_QUEUE", bad, "a queue name of letters, digits and _.:- (64 at most)")
+     for bad in ("my queue", "bots{1}", "\u0635\u0641", "-bots", "q" * 65)
 ] + [("HOKM_PUBLIC_URL", bad, "an http:// or https:// address of the site's root, e.g. "
                               "https://hokm.example")
      for bad in ("hokm.example", "ftp://hokm.example", "https://", "https://hokm.example/play",
