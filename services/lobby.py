@@ -191,6 +191,10 @@ class Room:
     disconnect_timeout: float = DISCONNECT_TIMEOUT_S
     turn_timeout: float = TURN_TIMEOUT_S
 
+REMATCH_ASKS = 10
+REMATCH_ASK_WINDOW_S = 600.0
+"""A player of a finished match may ask for its rematch (each ask a new token for its seat
+there: a second click, another tab) ``REMATCH_ASKS`` times in a window of this many seconds."""
 REMATCH_WAIT_S = 5.0
 REMATCH_HOLD_S = 300.0
 """How long a rematch's human seats are held for the finished match's players, each seat for
@@ -485,6 +489,7 @@ class Lobby:
         # click, another tab, at the same moment too) gives the seat it has there already,
         # with a token of its own
         again = self.rematch_player(player, standing)
+        self._count_rematch_ask(match_id, again)
         for _ in range(3):
             seats = self.load(standing).state.match.seats
             held = next((i for i, o in enumerate(seats)
@@ -508,6 +513,18 @@ class Lobby:
         else:
             raise StaleVersion("the rematch's seats are moving; try again")
         return {"match_id": standing, **joined}, standing == new_id
+
+    def _count_rematch_ask(self, match_id: str, player: str) -> None:
+        """Count one more ask of ``player`` (its id in the rematch) for the rematch of
+        ``match_id``; ``rate_limited`` beyond ``REMATCH_ASKS`` in ``REMATCH_ASK_WINDOW_S``.
+        Each ask stores one more token for the player's seat there, so without a bound a loop
+        of asks grew the rematch's tokens for as long as it kept the match."""
+        now = self.clock()
+        if self.store.hit("rematch", f"{match_id}:{player}", REMATCH_ASK_WINDOW_S,
+                          now) > REMATCH_ASKS:
+            raise RetryLater(f"at most {REMATCH_ASKS} asks for a rematch per player in "
+                             f"{REMATCH_ASK_WINDOW_S / 60:g} minutes; use a token you were "
+                             f"given, or try again later", window_left(REMATCH_ASK_WINDOW_S, now))
 
     def _admit(self, match_id: str, owner: str, *, bots: bool, counted: bool = True) -> None:
         """Hold a new match of ``owner`` to the quotas (``rate_limited`` beyond them); not

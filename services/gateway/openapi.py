@@ -672,7 +672,9 @@ def document() -> dict[str, Any]:
                                "ace draw. The first player to ask creates it (201, held to "
                                "the create limits); the others, and the same player asking "
                                "again, join it (200) at the seat they held at the end while "
-                               "it is open; the summary of the finished match names it.",
+                               "it is open; the summary of the finished match names it. "
+                               "Each ask gives a new token; a player may ask 10 times in 10 "
+                               "minutes (then 429 rate_limited with Retry-After).",
                 "parameters": [MATCH_ID], "security": TOKEN,
                 "responses": {**_ok("the rematch, and the caller's seat and token there",
                                     _ref("Created"), code="201"),
@@ -680,7 +682,8 @@ def document() -> dict[str, Any]:
                                     "and token there", _ref("Created")),
                               **_errors("bad_request", "bad_token", "not_found",
                                         "match_not_over", "match_full", "seat_left",
-                                        "too_large", "unsupported_media_type")},
+                                        "rate_limited", "too_large",
+                                        "unsupported_media_type")},
             }},
             "/api/matches/{match_id}/seats/{seat}/bot": {"post": {
                 "summary": "Give an empty seat to a bot",

@@ -10,6 +10,7 @@ import random
 import threading
 from typing import Any
 
+from services import lobby
 from services.gateway import openapi
 from services.store import keys
 
@@ -343,3 +344,28 @@ def test_a_waiting_ask_goes_on_at_once_when_the_creator_was_refused() -> None:
         service.load, service.clock = real_load, clock  # type: ignore[method-assign]
         assert answer and answer[0][1] is True, answer
         assert r.summary()["rematch"] == answer[0][0]["match_id"]
+
+
+def test_a_player_asking_again_and_again_is_refused_past_the_bound_and_no_token_is_stored(
+        ) -> None:
+    """Each ask stores one more token of the player's seat in the rematch; past
+    ``REMATCH_ASKS`` asks in the window the answer is ``429 rate_limited`` with
+    ``Retry-After``, and nothing more is stored (a loop of asks grew the tokens without end).
+    The other players of the match still get their seats."""
+    with gateway(worker=False) as gw:
+        r = room(gw, seats=["human", "human"], rules={"players": 2})
+        finish(gw, r.match_id, random.Random(8))
+        answers = [_rematch(gw, r.match_id, r.tokens[0]) for _ in range(lobby.REMATCH_ASKS)]
+        assert [a.status_code for a in answers] == [201] + [200] * (lobby.REMATCH_ASKS - 1)
+        rematch_id = answers[0].json()["match_id"]
+        stored = gw.rt.service.store.get_meta(rematch_id, "tokens")
+        refused = _rematch(gw, r.match_id, r.tokens[0])
+        assert refused.status_code == 429, refused.text
+        assert refused.json()["error"]["code"] == "rate_limited"
+        assert 1 <= int(refused.headers["Retry-After"]) <= lobby.REMATCH_ASK_WINDOW_S
+        assert gw.rt.service.store.get_meta(rematch_id, "tokens") == stored
+        for a in answers:  # the tokens given still hold the seat
+            assert gw.get(f"/api/matches/{rematch_id}/view",
+                          headers=bearer(a.json()["token"])).status_code == 200
+        other = _rematch(gw, r.match_id, r.tokens[1])
+        assert other.status_code == 200 and other.json()["match_id"] == rematch_id
