@@ -12,10 +12,12 @@ bot thinks.  ``claim`` lets a bot job keep the next bot turn of its match for it
 queue is idle (worker/jobs.py).
 
 Fair scheduling: turns of bots-only matches (nobody seated waits for them) go to a queue of
-their own, ``<queue>-bots-only``.  Workers listen to the main queue first (RQ takes a job from
-the first non-empty queue it listens to), and a bots-only job keeps its match's turns only while
-both queues are empty, so a flood of bots-only matches never delays a table with a human by
-more than the one decision a worker is in.
+their own, ``<queue>-bots-only``, and so do those of a table whose every human is away past the
+room's ``disconnect_timeout`` (``worker.jobs._Keeper.schedule``, ``recover_away``).  Workers
+listen to the main queue first (RQ takes a job from the first non-empty queue it listens to),
+and a bots-only job keeps its match's turns only while both queues are empty, so a flood of
+bots-only matches never delays a table with a human by more than the one decision a worker is
+in.
 """
 
 from __future__ import annotations
@@ -86,7 +88,9 @@ class RQScheduler:
         return [*self.queues, self.analysis_queue]
 
     def schedule(self, match_id: str, seat: int, version: int, *,
-                 bots_only: bool = False) -> None:
+                 bots_only: bool = False, humans: tuple[int, ...] = ()) -> None:
+        """``MatchService``'s scheduler in the gateways (``humans`` unused: a table whose
+        player just moved is attended)."""
         self.claim(match_id, seat, version, bots_only=bots_only)
 
     def claim(self, match_id: str, seat: int, version: int, *, keep_if_idle: bool = False,
@@ -199,13 +203,14 @@ passes go round the whole set a page at a time."""
 
 
 def recover_away(client: redis.Redis, scheduler: RQScheduler,
-                 due: Callable[[str, int, float], int | None],
+                 due: Callable[[str, int, float], tuple[int, bool] | None],
                  clock: Callable[[], float] = time.time) -> int:
     """Schedule substitute moves for human seats whose player has been away too long.
 
     ``keys.AWAY`` holds "<match>:<seat>" of human seats with nobody connected, scored by since
     when (the gateways keep it).  ``due(match, seat, away_for_s)`` returns the version at which
-    that seat must move now if it is its turn and the room's timeout has passed, else None.
+    that seat must move now if it is its turn and the room's timeout has passed, and whether
+    nobody waits for that move (the bots-only queue's), else None.
     The seat stays the player's: when they come back the gateway removes them from the set.
     A pass reads ``AWAY_PAGE`` entries, the next pass the page after them (then from the start
     again), so a seat is looked at within one round of the set however many are away.
@@ -222,9 +227,10 @@ def recover_away(client: redis.Redis, scheduler: RQScheduler,
     for name_raw, since in raw:
         name = name_raw.decode() if isinstance(name_raw, bytes) else str(name_raw)
         match_id, seat_s = name.rsplit(":", 1)
-        version = due(match_id, int(seat_s), now - float(since))
-        if version is not None:
-            scheduler.schedule(match_id, int(seat_s), version)
+        found = due(match_id, int(seat_s), now - float(since))
+        if found is not None:
+            version, nobody_waits = found
+            scheduler.schedule(match_id, int(seat_s), version, bots_only=nobody_waits)
             count += 1
     return count
 

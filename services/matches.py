@@ -46,7 +46,7 @@ from .store.port import Conflict, EventStore, Record, StoreUnavailable
 from .system import SideData, command_of, read_side
 
 __all__ = ["BOT_LEVELS", "BOT_NAMES", "BotScheduler", "CorruptLog", "Loaded", "MatchService",
-           "Outcome", "bots_only", "command_key", "fold_raw", "token_hash"]
+           "Outcome", "bots_only", "command_key", "fold_raw", "human_seats", "token_hash"]
 
 MAX_ATTEMPTS = 8
 log = logging.getLogger("hokm.service")
@@ -64,16 +64,23 @@ class Outcome:
 
 class BotScheduler(Protocol):
     def schedule(self, match_id: str, seat: int, version: int, *,
-                 bots_only: bool = False) -> None:
+                 bots_only: bool = False, humans: tuple[int, ...] = ()) -> None:
         """Make sure the bot at ``seat`` plays the move due at ``version`` (idempotent);
         ``bots_only``: nobody but bots sits at the table (its turns wait behind tables with
-        humans)."""
+        humans); else ``humans``, the seats of the humans at the table, for a scheduler that
+        knows whether any of them is there (``worker.jobs``: a table every human has walked
+        away from is played on the bots-only queue)."""
         ...
 
 
 def bots_only(state: State) -> bool:
     """Whether every seat is taken by a bot (nobody is waiting for this match's moves)."""
     return all(s is not None and s.bot is not None for s in state.match.seats)
+
+
+def human_seats(state: State) -> tuple[int, ...]:
+    """The seats taken by humans."""
+    return tuple(i for i, s in enumerate(state.match.seats) if s is not None and s.bot is None)
 
 
 class MatchService(Lobby):
@@ -373,7 +380,8 @@ class MatchService(Lobby):
             return
         try:
             self.scheduler.schedule(match_id, seat, loaded.version,
-                                    bots_only=bots_only(loaded.state))
+                                    bots_only=bots_only(loaded.state),
+                                    humans=human_seats(loaded.state))
         except (redis.RedisError, OSError) as exc:
             if self._unscheduled is None:
                 raise

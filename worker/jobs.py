@@ -25,7 +25,7 @@ from engine import State, view_for
 from services.bots import RQScheduler
 from services.errors import HokmError, RateLimited
 from services.lobby import stand_in_key
-from services.matches import MatchService, bots_only
+from services.matches import MatchService, bots_only, human_seats
 from services.runtime import Runtime, build_runtime
 from services.settings import env_bot_think_s
 from services.store import keys
@@ -78,13 +78,22 @@ class _Keeper:
     """The bot scheduler of a job's own match service: the bot turn that follows the job's move
     is kept for the job (``RQScheduler.claim`` with ``keep_if_idle``) while ``may_keep``."""
 
-    def __init__(self, scheduler: RQScheduler) -> None:
-        self.scheduler = scheduler
+    def __init__(self, rt: Runtime) -> None:
+        self.rt = rt
+        self.scheduler = rt.scheduler
         self.may_keep = False
         self.kept: tuple[str, int, int] | None = None
 
     def schedule(self, match_id: str, seat: int, version: int, *,
-                 bots_only: bool = False) -> None:
+                 bots_only: bool = False, humans: tuple[int, ...] = ()) -> None:
+        """A table whose every human is away past the room's ``disconnect_timeout`` (its
+        stand-ins play) is played on the bots-only queue: nobody waits for it, and it
+        delayed the tables where players do (players walk away from tables all the time).
+        Asked here only, after a bot's or a stand-in's move: a move of a player's own says
+        the table is attended."""
+        if not bots_only and humans:
+            bots_only = not present(self.rt, match_id, humans,
+                                    self.rt.service.disconnect_timeout(match_id))
         if self.scheduler.claim(match_id, seat, version, keep_if_idle=self.may_keep,
                                 bots_only=bots_only):
             self.kept = (match_id, seat, version)
@@ -96,7 +105,7 @@ _local = threading.local()
 def _job_service(rt: Runtime) -> tuple[MatchService, _Keeper]:
     """This thread's match service for bot jobs (one per worker thread and runtime)."""
     if getattr(_local, "runtime", None) is not rt:
-        keeper = _Keeper(rt.scheduler)
+        keeper = _Keeper(rt)
         _local.runtime = rt
         _local.keeper = keeper
         _local.service = MatchService(rt.store, scheduler=keeper,
@@ -287,8 +296,10 @@ def away_for(rt: Runtime, match_id: str, seat: int) -> float:
     return 0.0 if since is None else max(0.0, time.time() - float(since))
 
 
-def away_due(match_id: str, seat: int, away_s: float) -> int | None:
-    """For the watchdog: the version at which a long-away human's seat must move now."""
+def away_due(match_id: str, seat: int, away_s: float) -> tuple[int, bool] | None:
+    """For the watchdog: the version at which a long-away human's seat must move now, and
+    whether nobody waits for that move (no other human of the table is there: the bots-only
+    queue's, as ``_Keeper.schedule`` says)."""
     rt = runtime()
     try:
         loaded = rt.service.load(match_id)
@@ -306,21 +317,30 @@ def away_due(match_id: str, seat: int, away_s: float) -> int | None:
     timeout = rt.service.disconnect_timeout(match_id)
     if rt.service.next_actor(state) != seat or away_s < timeout:
         return None
-    if not attended(rt, match_id, state, seat, timeout):
-        try:
-            rt.service.hold_unattended(match_id)
-        except RateLimited:  # nobody waits at this table: its stand-in waits for a free slot
-            return None
-    return loaded.version
+    if attended(rt, match_id, state, seat, timeout):
+        return loaded.version, False
+    try:
+        rt.service.hold_unattended(match_id)
+    except RateLimited:  # nobody waits at this table: its stand-in waits for a free slot
+        return None
+    return loaded.version, True
 
 
 def attended(rt: Runtime, match_id: str, state: State, seat: int, timeout: float) -> bool:
     """Whether another human of the match is there (connected, or away for less than the
     room's ``timeout``), waiting for ``seat``'s stand-in: if none is, the stand-in would play
     the match to bots alone (``Lobby.hold_unattended``)."""
-    others = [i for i, o in enumerate(state.match.seats)
-              if i != seat and o is not None and o.bot is None]
-    return any(away_for(rt, match_id, i) < timeout for i in others)
+    return present(rt, match_id, tuple(i for i in human_seats(state) if i != seat), timeout)
+
+
+def present(rt: Runtime, match_id: str, seats: tuple[int, ...], timeout: float) -> bool:
+    """Whether a human of ``seats`` is there: connected, or away for less than ``timeout``
+    (the room's ``disconnect_timeout``; infinite when the room never substitutes)."""
+    if not seats:
+        return False
+    since = rt.client.zmscore(keys.AWAY, [f"{match_id}:{i}" for i in seats])
+    now = time.time()
+    return any(s is None or now - float(s) < timeout for s in since)
 
 
 def timed_out(rt: Runtime, match_id: str, player: str, version: int) -> bool:

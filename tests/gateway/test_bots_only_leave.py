@@ -180,12 +180,13 @@ def test_a_stand_in_for_a_table_nobody_waits_at_takes_a_slot_of_its_address() ->
                     "decks": [deck(seed)], "disconnect_timeout": 1, "turn_timeout": 0}).json()
                 tables.append(made["match_id"])
             versions = [snapshot(gw, m)[0] for m in tables]
-            assert [jobs.away_due(m, 0, 5.0) for m in tables[:2]] == versions[:2]
+            assert [jobs.away_due(m, 0, 5.0) for m in tables[:2]] == [(v, True)
+                                                                      for v in versions[:2]]
             assert unattended() == 2
             before = snapshot(gw, tables[2])
             assert jobs.away_due(tables[2], 0, 5.0) is None  # the finding: its version
             assert unattended() == 2 and snapshot(gw, tables[2]) == before
-            assert jobs.away_due(tables[0], 0, 5.0) == versions[0]  # its own slot: no other
+            assert jobs.away_due(tables[0], 0, 5.0) == (versions[0], True)  # its slot: no other
             assert unattended() == 2
             for _ in range(2):  # the bots-only pool is untouched
                 assert create(gw, BOTS4).status_code == 201
@@ -195,7 +196,7 @@ def test_a_stand_in_for_a_table_nobody_waits_at_takes_a_slot_of_its_address() ->
             gw.rt.service.renew(tables[0], gw.rt.service.load(tables[0]).state.replace(
                 phase="match_over"))
             assert unattended() == 1
-            assert jobs.away_due(tables[2], 0, 5.0) == versions[2]
+            assert jobs.away_due(tables[2], 0, 5.0) == (versions[2], True)
             assert unattended() == 2
 
             # a table where another human is there: its stand-in takes no slot, even now
@@ -205,7 +206,7 @@ def test_a_stand_in_for_a_table_nobody_waits_at_takes_a_slot_of_its_address() ->
             joined = gw.post(f"/api/matches/{two['match_id']}/join", json={"name": "Bea"})
             assert joined.status_code == 200, joined.text
             waiting = snapshot(gw, two["match_id"])[0]
-            assert jobs.away_due(two["match_id"], 0, 61.0) == waiting
+            assert jobs.away_due(two["match_id"], 0, 61.0) == (waiting, False)
             assert unattended() == 2
         finally:
             jobs.set_runtime(None, this_thread=True)  # type: ignore[arg-type]

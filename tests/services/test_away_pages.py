@@ -18,9 +18,12 @@ class Scheduled:
 
     def __init__(self) -> None:
         self.turns: list[tuple[str, int, int]] = []
+        self.bots_only: list[bool] = []
 
-    def schedule(self, match_id: str, seat: int, version: int) -> None:
+    def schedule(self, match_id: str, seat: int, version: int, *,
+                 bots_only: bool = False) -> None:
         self.turns.append((match_id, seat, version))
+        self.bots_only.append(bots_only)
 
 
 def test_a_due_seat_behind_a_page_of_seats_not_due_gets_its_stand_in() -> None:
@@ -30,9 +33,9 @@ def test_a_due_seat_behind_a_page_of_seats_not_due_gets_its_stand_in() -> None:
     scheduler = Scheduled()
     looked: list[str] = []
 
-    def due(match_id: str, seat: int, away_s: float) -> int | None:
+    def due(match_id: str, seat: int, away_s: float) -> tuple[int, bool] | None:
         looked.append(f"{match_id}:{seat}")
-        return 17 if match_id == "late" else None
+        return (17, True) if match_id == "late" else None
 
     passes = 0
     while not scheduler.turns:
@@ -40,6 +43,7 @@ def test_a_due_seat_behind_a_page_of_seats_not_due_gets_its_stand_in() -> None:
         assert passes <= 3, "the due seat was never looked at"
         recover_away(client, scheduler, due, clock=lambda: 20_000.0)  # type: ignore[arg-type]
     assert scheduler.turns == [("late", 2, 17)]
+    assert scheduler.bots_only == [True]  # nobody waits: the bots-only queue's
     assert passes == 3 and len(looked) == len(waiting) + 1  # every seat once, none twice
     # and round again from the start
     looked.clear()

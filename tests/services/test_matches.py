@@ -21,7 +21,7 @@ class Recorder:
         self.calls: list[tuple[str, int, int]] = []
 
     def schedule(self, match_id: str, seat: int, version: int, *,
-                 bots_only: bool = False) -> None:
+                 bots_only: bool = False, humans: tuple[int, ...] = ()) -> None:
         self.calls.append((match_id, seat, version))
 
 

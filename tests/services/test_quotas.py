@@ -251,3 +251,27 @@ def test_bots_only_matches_and_analyses_take_turns_at_a_worker(rt: Runtime) -> N
     assert rt.service.load(table["match_id"]).version > before  # the human's table first
     assert rt.scheduler.analysis_queue.count == 0  # then a bots-only turn, then the other
     assert bots_only_played() == 2
+
+
+@pytest.mark.parametrize("away", [False, True])
+def test_a_table_every_human_walked_away_from_is_played_on_the_bots_only_queue(
+        rt: Runtime, away: bool) -> None:
+    """After a bot's move, the next bot turn of a table whose every human is away past the
+    room's ``disconnect_timeout`` (its stand-ins play, nobody waits) goes to the bots-only
+    queue: such tables delayed the tables where players wait.  A human there, even one away
+    for less than the timeout, keeps the table on the main queue."""
+    table = rt.service.create(seats=["bot:easy", "bot:easy", "bot:easy", "human"],
+                              rules={"teams": "as_seated"}, first_hakem=0)
+    match_id = table["match_id"]
+    since = time.time() - (rt.service.disconnect_timeout(match_id) + 5 if away else 5)
+    rt.client.zadd(keys.AWAY, {f"{match_id}:3": since})
+    rt.scheduler.schedule("t" * 16, 1, 5)  # another table waits: the job keeps no turn
+    assert rt.scheduler.queue.count == 2 and rt.scheduler.bots_only_queue.count == 0
+    before = rt.service.load(match_id).version
+    worker = ThreadWorker(rt.scheduler.queues, connection=rt.client, serializer=JSONSerializer)
+    worker.work(burst=True, max_jobs=1, logging_level="WARNING", with_scheduler=False)
+    assert rt.service.load(match_id).version == before + 1  # the Hakem (a bot) named trump
+    queued = rt.scheduler.bots_only_queue if away else rt.scheduler.queue
+    assert [j.args[0] for j in queued.get_jobs()][-1] == match_id
+    assert rt.scheduler.bots_only_queue.count == (1 if away else 0)
+    assert rt.scheduler.queue.count == (1 if away else 2)

@@ -20,7 +20,7 @@ class FlakyQueue:
         self.scheduled: list[str] = []
 
     def schedule(self, match_id: str, seat: int, version: int, *,
-                 bots_only: bool = False) -> None:
+                 bots_only: bool = False, humans: tuple[int, ...] = ()) -> None:
         self.tries += 1
         if self.down:
             raise redis.ConnectionError("the queue does not answer")

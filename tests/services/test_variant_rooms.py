@@ -232,7 +232,7 @@ class Scheduled:
         self.calls: list[tuple[int, int, str]] = []
 
     def schedule(self, match_id: str, seat: int, version: int, *,
-                 bots_only: bool = False) -> None:
+                 bots_only: bool = False, humans: tuple[int, ...] = ()) -> None:
         phase = self.service[0].load(match_id, fresh=False).state.phase
         self.calls.append((seat, version, phase))
 
