@@ -332,3 +332,34 @@ def test_before_the_first_move_the_graph_names_who_played_the_round(
     page.goto(f"/replay/{match_id}?analysis=1&step={first}")
     page.locator(f"#an-move[data-version='{first}']").wait_for()
     assert "Nima" not in page.locator("figure.an-graph figcaption strong").inner_text()
+
+
+@pytest.mark.timeout(120)
+@pytest.mark.parametrize("viewport", [DESKTOP, PHONE], ids=["desktop", "phone"])
+def test_the_marks_of_costly_moves_side_by_side_do_not_overlap(
+        new_client: Any, four: tuple[str, dict[str, Any]], viewport: dict[str, int]) -> None:
+    """Two or three costly moves in a row drew their marks over each other ("?!" on "??":
+    a walkthrough's finding): each mark's box is clear of every other's, and on the chart."""
+    match_id, answer = four
+    answer = copy.deepcopy(answer)
+    moves = answer["rounds"][0]["moves"]
+    for m in moves:
+        m["cost"] = None
+    priced = [j for j, m in enumerate(moves) if m["win_chance"] is not None][:6]
+    for j, cost in zip(priced, ["trick", "round", "kot", "round", "trick", "trick"], strict=True):
+        moves[j]["cost"] = cost
+    page = new_client(viewport=viewport).page
+    serve_canned(page, answer, pending=0)
+    page.goto(f"/replay/{match_id}?analysis=1&step={moves[0]['version']}")
+    page.locator("svg.an-chart").wait_for()
+    boxes = page.eval_on_selector_all(
+        "svg.an-chart text.an-pt-mark",
+        "(ts) => ts.map((t) => { const b = t.getBoundingClientRect(); "
+        "return [b.left, b.top, b.right, b.bottom]; })")
+    chart = page.locator("svg.an-chart").bounding_box()
+    assert len(boxes) == 6
+    for i, a in enumerate(boxes):
+        assert chart["y"] - 1 <= a[1] and a[3] <= chart["y"] + chart["height"] + 1, a
+        for b in boxes[i + 1:]:
+            apart = a[2] <= b[0] or b[2] <= a[0] or a[3] <= b[1] or b[3] <= a[1]
+            assert apart, (a, b)

@@ -329,6 +329,24 @@ export class AnalysisPanel {
     const team = this.sideName();
     const none = H - pad / 2; // a point without an estimate: a hollow mark below the scale
     const title = this.players === 4 ? t("an.graph", { n: round.round + 1, team }) : t("an.graph1", { n: round.round + 1, name: team });
+    // Costly moves side by side drew their marks over each other ("?!??"): a mark that would
+    // touch one drawn before goes a line further from its point, then to its other side
+    const LINE = 16 * k;
+    const drawn = []; // the marks so far: { x, y, w } (y the baseline)
+    const markAt = (x, y, text) => {
+      const w = text.length * 9.5 * k;
+      const clear = (my) => my >= LINE && my <= H - 2 * k && drawn.every((d) =>
+        Math.abs(x - d.x) >= (w + d.w) / 2 + 2 * k || Math.abs(my - d.y) >= LINE);
+      const up = (i) => y - 10 * k - i * LINE;
+      const down = (i) => y + 20 * k + i * LINE;
+      const ways = y > H / 2 ? [up, down] : [down, up];
+      let my = ways[0](0);
+      for (let i = 0; i < 4 && !clear(my); i++) {
+        my = [ways[0](i), ways[1](i)].find(clear) ?? my;
+      }
+      drawn.push({ x, y: my, w });
+      return my;
+    };
     const points = vals.map((p, j) => {
       const cost = j > 0 ? moves[j - 1].cost : null;
       // a point without an estimate is a hollow dashed ring below the scale (drawn by its
@@ -339,7 +357,7 @@ export class AnalysisPanel {
       return svg("g", {}, svg("circle", { class: cls, cx: X(j).toFixed(1), cy: y.toFixed(1), r: k * (j === here ? 7 : cost ? 5.5 : 3.5), "data-j": j,
         "data-chance": p == null ? "" : p.toFixed(3), ...ring }),
         // (the mark is seen; read, it is the slider's content "?? ?! ?": the costly moves' buttons below say them)
-        cost ? svg("text", { class: `an-pt-mark cost-${cost}`, x: X(j).toFixed(1), y: (y > H / 2 ? y - 10 * k : y + 20 * k).toFixed(1), "text-anchor": "middle", direction: "ltr", "aria-hidden": "true" }, MARKS[cost]) : null);
+        cost ? svg("text", { class: `an-pt-mark cost-${cost}`, x: X(j).toFixed(1), y: markAt(X(j), y, MARKS[cost]).toFixed(1), "text-anchor": "middle", direction: "ltr", "aria-hidden": "true" }, MARKS[cost]) : null);
     });
     const valueText = vals[here] == null ? t("an.now_none", { team }) : t("an.now_next", { team, pct: pct(vals[here]) });
     // a slider for the keyboard: arrows go point by point, Home and End to the round's ends
