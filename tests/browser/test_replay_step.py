@@ -64,21 +64,3 @@ def test_last_goes_to_the_last_step_when_the_page_knew_one_fewer(new_client: Any
     counter.get_by_text(f"Step {last} of {last}").wait_for()
     page.wait_for_function(f"() => /step={last}$/.test(location.search)")
     assert page.get_by_role("button", name="Last step").is_disabled()
-
-
-@pytest.mark.timeout(120)
-def test_the_first_step_names_the_seats_by_who_sits_there(new_client: Any, gateway: str,
-                                                          finished_match: str) -> None:
-    """At step 0 nobody has taken a seat yet: the board names each seat by who sits there (the
-    summary's names), not "Seat 1" to "Seat 4" (a browser walkthrough's finding)."""
-    seats = http(gateway, "GET", f"/api/matches/{finished_match}")["seats"]
-    names = sorted(s["name"] for s in seats)
-    assert all(names), seats
-    page = new_client(viewport=DESKTOP).page
-    page.goto(f"/replay/{finished_match}?step=0")
-    page.locator("#rp-counter").get_by_text("Step 0 of", exact=False).wait_for()
-    shown = page.locator(".seat-head .name")
-    page.wait_for_function("(n) => [...document.querySelectorAll('.seat-head .name')]"
-                           ".filter((e) => e.offsetParent).map((e) => e.textContent).sort()"
-                           ".join('|') === n", arg="|".join(names))
-    assert not any(re.fullmatch(r"Seat \d", text) for text in shown.all_text_contents())

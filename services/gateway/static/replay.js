@@ -136,9 +136,6 @@ export function mount(root, [matchId]) {
     watchTimer = null;
     return api.summary(matchId).then((sm) => {
       if (!alive) return sm;
-      const first = !known.length;
-      known = sm.seats || [];
-      if (first && known.length && data) paint();
       analysis.summary(sm);
       const ended = sm.phase === "match_over";
       if (ended && over === false) { blocked = false; load(); }
@@ -193,13 +190,9 @@ export function mount(root, [matchId]) {
     });
   }
 
-  // A seat not taken yet at the step shown (the first steps) is named by who sits there now
-  // (the summary's): the board of step 0 said "Seat 1" to "Seat 4".
-  let known = [];
   function name(v, s) {
     const seat = v.seats && v.seats[s];
-    const now = known[s];
-    return seat && seat.name ? seat.name : now && now.name ? now.name : t("start.seat_n", { n: s + 1 });
+    return seat && seat.name ? seat.name : t("start.seat_n", { n: s + 1 });
   }
   // Two and three players (issue 13): the view's sides name who plays with whom (nobody, there),
   // and the seats take the table's places: two face each other, three sit bottom, right, left.
