@@ -41,15 +41,24 @@ from .turns import TURN_TIMEOUT_MIN_S, TURN_TIMEOUT_S
 BOT_LEVELS = LEVELS
 """``bot:<level>`` seats: exactly the levels of the API (``services.bots.LEVELS``)."""
 BOT_NAMES = ("Dara", "Roxana", "Kian", "Shirin")
+BOT_NAMES_FA = {"Dara": "دارا", "Roxana": "رکسانا", "Kian": "کیان", "Shirin": "شیرین"}
+"""The bots' names as the Persian pages write them (``bot.<name>`` in i18n/fa.json; a test
+holds the two together).  A player named "دارا" reads, to whoever reads the table in Persian,
+as the bot Dara: ``reads_like_bot``."""
+
+
+def reads_like_bot(name: str, bot: str) -> bool:
+    """Whether a player's ``name`` reads as the bot name ``bot`` in any script the pages write
+    it in (in any case, in fullwidth letters...: ``reads_as``)."""
+    return reads_as(name) in (reads_as(bot), reads_as(BOT_NAMES_FA.get(bot, bot)))
 
 
 def bot_name(seat: int, taken: set[str]) -> str:
     """A bot's name at ``seat``: the seat's own in ``BOT_NAMES`` unless a player at the table
-    has it (``taken``, as it reads: in any case, in fullwidth letters...), then the first of
-    them nobody has (four names, at most three others)."""
-    had = {reads_as(n) for n in taken}
-    return next((n for n in (BOT_NAMES[seat % 4], *BOT_NAMES) if reads_as(n) not in had),
-                BOT_NAMES[seat % 4])
+    has it (``taken``, as it reads, in Latin or Persian letters: ``reads_like_bot``), then
+    the first of them nobody has (four names, at most three others)."""
+    return next((n for n in (BOT_NAMES[seat % 4], *BOT_NAMES)
+                 if not any(reads_like_bot(t, n) for t in taken)), BOT_NAMES[seat % 4])
 
 
 def bots_renamed(state: State, seat: int, name: str) -> tuple[tuple[int, str], ...]:
@@ -64,7 +73,7 @@ def bots_renamed(state: State, seat: int, name: str) -> tuple[tuple[int, str], .
     renames: list[tuple[int, str]] = []
     for i, bot in enumerate(seats):
         if i != seat and bot is not None and bot.bot is not None \
-                and reads_as(bot.name) == reads_as(name):
+                and (reads_as(bot.name) == reads_as(name) or reads_like_bot(name, bot.name)):
             taken = {o.name for j, o in enumerate(seats) if j not in (i, seat) and o is not None}
             taken |= {name, *(n for _, n in renames)}
             renames.append((i, bot_name(i, taken)))

@@ -3,7 +3,9 @@ in the join's own record (``seat_renamed``), so the table never shows two of one
 
 from __future__ import annotations
 
+import json
 import unicodedata
+from pathlib import Path
 
 import fakeredis
 import pytest
@@ -11,7 +13,7 @@ import pytest
 from engine import replay
 from engine.events import SeatRenamed, SeatTaken
 from services.audit import check, describe
-from services.lobby import BOT_NAMES
+from services.lobby import BOT_NAMES, BOT_NAMES_FA
 from services.matches import MatchService
 from services.store.redis_streams import RedisStore
 
@@ -65,3 +67,30 @@ def test_a_name_no_bot_has_renames_nobody() -> None:
     assert sorted(table(service, match_id)) == ["Ali", "Kian", "Kiana", "Shirin"]
     record = service.store.read(match_id)[before]
     assert [type(e) for e in record.events] == [SeatTaken]
+
+
+@pytest.mark.parametrize("name", ["کیان", " کیان "])
+def test_a_player_named_as_a_bot_in_persian_letters_keeps_the_name_and_the_bot_takes_another(
+        name: str) -> None:
+    """A Persian page writes the bot Kian "کیان" (``BOT_NAMES_FA``): a player who joins as
+    "کیان" reads as that bot to whoever reads the table in Persian, so the bot takes another
+    name, as for a player named "Kian"; and a creator so named gets no bot of that name."""
+    service = MatchService(RedisStore(fakeredis.FakeRedis()))
+    created = service.create(name="Ali", seats=["human", "human", "bot:easy", "bot:easy"])
+    match_id = created["match_id"]
+    assert table(service, match_id) == ["Ali", "Kian", "Shirin"]
+    service.join(match_id, name)
+    names = table(service, match_id)
+    assert name.strip() in names and "Kian" not in names, names
+    alone = service.create(name=name, seats=["human", "bot:easy", "bot:easy", "bot:easy"])
+    assert "Kian" not in table(service, alone["match_id"])
+
+
+def test_every_language_of_the_pages_names_every_bot() -> None:
+    """The pages' ``bot.<name>`` keys hold the server's bot names: the Persian page's are
+    ``BOT_NAMES_FA`` (which the server's name checks use), the others' the names as they are."""
+    static = Path(__file__).resolve().parents[2] / "services/gateway/static/i18n"
+    for path in sorted(static.glob("*.json")):
+        strings = json.loads(path.read_text(encoding="utf-8"))
+        want = BOT_NAMES_FA if path.stem == "fa" else {n: n for n in BOT_NAMES}
+        assert {n: strings.get(f"bot.{n}") for n in BOT_NAMES} == want, path.name

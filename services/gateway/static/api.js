@@ -1,6 +1,6 @@
 // The gateway API (docs/api.md): HTTP calls, tokens kept per match, and a WebSocket that
 // reconnects by itself with backoff and catches up with `since=<last version>`.
-import { safeDel, safeGet, safeSet } from "./i18n.js";
+import { safeDel, safeGet, safeSet, withBotNames } from "./i18n.js";
 
 export class ApiError extends Error {
   constructor(status, code, message, retryAfter = null) {
@@ -29,7 +29,7 @@ async function request(method, path, { body, token } = {}) {
     throw new ApiError(res.status, err.code || `http_${res.status}`, err.message || res.statusText,
       Number.isFinite(wait) && wait > 0 ? wait : null);
   }
-  return data;
+  return withBotNames(data);
 }
 
 /** The games a room can play (docs/rules-decisions.md, "The variants"): what create sends for
@@ -230,7 +230,7 @@ export class MatchSocket {
       clearTimeout(this.deadline); // any frame shows the socket is alive
       this.deadline = null;
       let msg;
-      try { msg = JSON.parse(ev.data); } catch { return; }
+      try { msg = withBotNames(JSON.parse(ev.data)); } catch { return; }
       if (msg.type === "view") this.h.onView?.(msg);
       else if (msg.type === "missed") this.h.onMissed?.(msg);
       else if (msg.type === "turn_limit") this.h.onTurnLimit?.(msg);

@@ -96,6 +96,28 @@ export function t(key, vars) {
   return s;
 }
 
+/** A bot's name as the page's language writes it ("Dara" is "دارا" in Persian: `bot.<name>`
+ *  of the language file; services/lobby.py BOT_NAMES and BOT_NAMES_FA).  The server names its
+ *  bots in Latin letters, a label of the table that each page may write in its own script;
+ *  a player's own name is never changed. */
+export const botName = (name) => strings[`bot.${name}`] ?? name;
+
+/** `data` (an API answer or a socket frame) with every bot's name as the page writes it
+ *  (`botName`): each object with a bot's level (`bot`, a string) and a `name` (a view's or a
+ *  summary's seats, an analysis's players and movers, a `seat_taken` event), and the name of
+ *  a `seat_renamed` event (always a bot's).  Changed in place; returned. */
+export function withBotNames(data) {
+  if (current === "en" || data == null || typeof data !== "object") return data;
+  const walk = (x, depth) => {
+    if (depth > 8 || x == null || typeof x !== "object") return;
+    if (Array.isArray(x)) { for (const y of x) walk(y, depth + 1); return; }
+    if (typeof x.name === "string" && (typeof x.bot === "string" || x.type === "seat_renamed")) x.name = botName(x.name);
+    for (const k in x) if (x[k] && typeof x[k] === "object") walk(x[k], depth + 1);
+  };
+  walk(data, 0);
+  return data;
+}
+
 export const SUIT_SYMBOL = { S: "♠", H: "♥", D: "♦", C: "♣" };
 export const suitName = (s) => t(`suit.${s}`);
 export const rankName = (r) => t(`rank.${r}`);
