@@ -20,6 +20,7 @@ import asyncio
 import functools
 import json
 import re
+import signal
 import sys
 from typing import Any
 
@@ -175,7 +176,7 @@ async def _open(args: argparse.Namespace) -> tuple[AsyncSeat, str | None]:
     return seat, where.invite_url
 
 
-async def _play(args: argparse.Namespace, tty: bool) -> int:
+async def _play(args: argparse.Namespace, tty: bool, ending: Ending) -> int:
     from hokmclient import ApiError, parse_link
 
     from .bot import LocalBot
@@ -188,6 +189,7 @@ async def _play(args: argparse.Namespace, tty: bool) -> int:
     # the note goes to stderr, and only when that is a terminal, where it can be wiped; on a
     # captured stderr it would be a second line beside the error's one.
     note = sys.stdout if tty else sys.stderr if sys.stderr.isatty() else None
+    ending.install()
     if note is not None:
         print(f"connecting to {args.url} …", end="", flush=True, file=note)
     try:
@@ -207,19 +209,22 @@ async def _play(args: argparse.Namespace, tty: bool) -> int:
             from .app import PlayApp
 
             app = PlayApp(seat, bot, invite)
+            ending.screen = app.app
             status = await app.run()
-            while app.rematch is not None:  # R at the end: on at the next match's table
-                await seat.close()
+            while app.rematch is not None and ending.signum is None:  # R at the end: on at
+                await seat.close()  # the next match's table
                 seat = AsyncSeat.resume(app.rematch["invite_url"], app.rematch["token"])
                 app = PlayApp(seat, bot, app.rematch["invite_url"])
+                ending.screen = app.app
                 status = await app.run()
+            ending.screen = None
             left = app.left
         else:
             try:
                 status = await run_lines(seat, bot)
-            except asyncio.CancelledError:  # Ctrl+C (asyncio.run cancels the task on SIGINT)
-                _take_back(seat, args)  # (it said nothing: the seat was lost to its player)
-                raise
+            except asyncio.CancelledError:  # Ctrl+C (asyncio.run cancels the task on SIGINT),
+                _take_back(seat, args)  # or SIGTERM (``Ending``); it said nothing: the seat
+                raise  # was lost to its player
         if left:  # L L: the seat is a bot's, its token gone
             print(f"{left}\nTo watch it: hokm play {seat.client.base}/m/{seat.match_id} "
                   "--spectate", file=sys.stderr)
@@ -266,6 +271,39 @@ def _game_options_agree(args: argparse.Namespace) -> None:
         raise CliError(str(exc), 2) from None
 
 
+class Ending:
+    """SIGTERM (a ``kill``, a service manager, a closing session) ends ``hokm play`` and
+    ``hokm replay LINK`` as their quit key does: the full screen closed (the terminal given
+    back as it was, the cursor shown), the line that takes the seat back printed, and the
+    status 128 + 15.  Without it the process died with the terminal left in the game's
+    screen, the cursor hidden, and the seat's token lost (an audit's finding).
+
+    ``screen``: the prompt_toolkit application showing, if any (its ``exit`` is the quit
+    key's way out); otherwise the main task is cancelled, as Ctrl+C cancels it."""
+
+    def __init__(self) -> None:
+        self.signum: int | None = None
+        self.screen: Any = None
+        self._task: asyncio.Task[Any] | None = None
+
+    def install(self) -> None:
+        """Catch SIGTERM in the running loop (for the task calling this)."""
+        self._task = asyncio.current_task()
+        asyncio.get_running_loop().add_signal_handler(signal.SIGTERM, self._on, signal.SIGTERM)
+
+    def _on(self, signum: int) -> None:
+        first = self.signum is None
+        self.signum = signum
+        if first and self.screen is not None and self.screen.is_running:
+            self.screen.exit(result=self.status)
+        elif self._task is not None:
+            self._task.cancel()
+
+    @property
+    def status(self) -> int:
+        return 128 + (self.signum or 0)
+
+
 def _run(args: argparse.Namespace) -> int:
     from services.clitools import CliError
 
@@ -278,10 +316,15 @@ def _run(args: argparse.Namespace) -> int:
     if not tty and not (args.bot or args.spectate):
         raise CliError("playing needs a terminal (without one, --bot LEVEL plays the seat "
                        "and --spectate watches)", 2)
+    ending = Ending()
     try:
-        return asyncio.run(_play(args, tty))
+        return asyncio.run(_play(args, tty, ending))
     except PlayError as error:
         raise CliError(error.message, error.code) from None
+    except asyncio.CancelledError:
+        if ending.signum is None:
+            raise
+        return ending.status
 
 
 KEYS_HELP = """\
@@ -337,19 +380,28 @@ def _replay_link(args: argparse.Namespace) -> int:
                        "(http://HOST/m/MATCH or http://HOST/replay/MATCH)", 2)
     tty = sys.stdin.isatty() and sys.stdout.isatty()
 
+    ending = Ending()
+
     async def show() -> int:
+        ending.install()
         client, story, step = await open_replay(where, args.step)
         if not tty:
             await client.aclose()
             raise Refused("the replay viewer needs a terminal (hokm analyze MATCH prints the "
                           "analysis; a browser shows the replay at "
                           f"{where.base}/replay/{where.match_id})", 2)
-        return await ReplayApp(client, str(where.match_id), story, step).run()
+        viewer = ReplayApp(client, str(where.match_id), story, step)
+        ending.screen = viewer.app
+        return await viewer.run()
 
     try:
         return asyncio.run(show())
     except Refused as error:
         raise CliError(error.message, error.code) from None
+    except asyncio.CancelledError:
+        if ending.signum is None:
+            raise
+        return ending.status
 
 
 def _link_replay(sub: Any, formatter: Any) -> None:

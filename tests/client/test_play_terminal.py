@@ -8,8 +8,10 @@ bad links and unreachable servers are one line."""
 
 from __future__ import annotations
 
+import os
 import random
 import re
+import signal
 import socket
 from typing import Any
 
@@ -21,7 +23,7 @@ from hokmclient.cards import RANKS, SUIT_SYMBOL, SUITS
 from tests.conftest import wait_for
 from tests.hokm_command import HOKM, parallel, run
 
-from .tmux import Terminal
+from .tmux import Terminal, command_pid, modes
 
 SOLO = ["human", "bot:easy", "bot:easy", "bot:easy"]
 CARD_ON_SCREEN = re.compile(r"(10|[2-9AKQJ])[♠♥♦♣]")
@@ -436,6 +438,40 @@ def test_ctrl_c_without_a_terminal_prints_the_token_that_takes_the_seat_back(
     wait_for(lambda: term.exit_status() is not None, timeout=30, what="hokm play quitting",
              seen=term.history)
     assert term.exit_status() == 130
+    told = term._run("capture-pane", "-p", "-J", "-S", "-", "-t", "play")  # (lines unwrapped)
+    said = re.search(rf"To take this seat back: hokm play {re.escape(server.url)}/m/{mid} "
+                     r"--token=(\S+)", told)
+    assert said, told
+    assert "Traceback" not in told
+    assert client.view(mid, said.group(1))["view"]["seat"] == 1  # the token takes it back
+
+
+@pytest.mark.parametrize("table", [True, False], ids=["table", "lines"])
+def test_sigterm_gives_the_terminal_back_and_prints_the_token_that_takes_the_seat_back(
+        server: LocalServer, terminal: list[Terminal], table: bool) -> None:
+    """SIGTERM (a ``kill``) ends ``hokm play`` as its quit key does: the table's full screen
+    closed and the cursor shown again, the line that takes the seat back printed, status 143.
+    It died with the terminal left in the game's screen, the cursor hidden, and the token lost
+    (an audit's finding).  The same without a terminal (``--bot``: the trick lines)."""
+    client = Client(server.url)
+    created = client.create(seats=["human", "human", "human", "bot:easy"], name="Host")
+    mid = created["match_id"]
+    command = [HOKM, "play", created["invite_url"], "--name", "Kill"]
+    term = Terminal(command if table else [*command, "--bot", "easy"], env={"NO_COLOR": "1"},
+                    stdin=None if table else "/dev/null")
+    terminal.append(term)
+    shown = "Waiting for players" if table else f"hokm play: seat 1 in match {mid}"
+    wait_for(lambda: shown in term.screen(), timeout=60, what="the table", seen=term.screen)
+    if table:
+        assert modes(term) == (1, 0)  # the game's screen, no cursor
+    os.kill(command_pid(term), signal.SIGTERM)
+    wait_for(lambda: term.exit_status() is not None, timeout=30, what="hokm play ending",
+             seen=term.history)
+    assert term.exit_status() == 143
+    # the shell's screen (as after the quit key: tmux's cursor flag of a pane whose command
+    # ended reads 0 either way, so the cursor is not checked)
+    wait_for(lambda: modes(term)[0] == 0, timeout=10, what="the terminal given back",
+             seen=lambda: str(modes(term)))
     told = term._run("capture-pane", "-p", "-J", "-S", "-", "-t", "play")  # (lines unwrapped)
     said = re.search(rf"To take this seat back: hokm play {re.escape(server.url)}/m/{mid} "
                      r"--token=(\S+)", told)

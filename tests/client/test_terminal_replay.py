@@ -16,6 +16,8 @@ from __future__ import annotations
 
 import contextlib
 import io
+import os
+import signal
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
@@ -31,7 +33,7 @@ from tests.conftest import wait_for
 
 from .test_play_terminal import HOKM, deck
 from .test_terminal_narrow import shrink, until
-from .tmux import Terminal
+from .tmux import Terminal, command_pid, modes
 
 NAMES = ["Ana", "Bob", "Cy", "Dee"]
 CONTESTED = 4
@@ -228,3 +230,20 @@ def test_hokm_replay_takes_links_whatever_order_the_plugins_register_in(
         match = next(a for a in replay._actions if a.dest == "match")
         assert match.metavar == "MATCH|LINK", (order, only)
         assert replay.get_default("func").__module__ == "hokmplay.cli", (order, only)
+
+
+def test_sigterm_closes_the_replay_as_its_quit_key_does(
+        server: LocalServer, terminal: list[Terminal],
+        finished: tuple[str, dict[str, Any]]) -> None:
+    """SIGTERM ends the replay viewer with the terminal given back (it died in its full
+    screen, an audit's finding), status 143 and no traceback."""
+    mid, _ = finished
+    term = Terminal([HOKM, "replay", f"{server.url}/replay/{mid}"], env={"NO_COLOR": "1"})
+    terminal.append(term)
+    until(term, lambda s: "step 0 of" in flat(s), "the replay")
+    assert modes(term)[0] == 1
+    os.kill(command_pid(term), signal.SIGTERM)
+    assert wait_for(lambda: term.exit_status() is not None, timeout=30,
+                    what="hokm replay ends") and term.exit_status() == 143
+    wait_for(lambda: modes(term)[0] == 0, timeout=10, what="the terminal given back")
+    assert "Traceback" not in term.history()

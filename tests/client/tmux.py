@@ -81,3 +81,19 @@ class Terminal:
         subprocess.run([*self.tmux, "kill-server"], capture_output=True, timeout=30)
         self.socket.unlink(missing_ok=True)  # (the server does not always remove it)
         shutil.rmtree(self.status_file.parent, ignore_errors=True)
+
+
+def command_pid(term: Terminal) -> int:
+    """The process id of the command ``term`` runs (the child of the pane's shell)."""
+    shell = term._run("display-message", "-p", "-t", "play", "#{pane_pid}").strip()
+    found = subprocess.run(["pgrep", "-P", shell], capture_output=True, text=True, timeout=30)
+    pids = found.stdout.split()
+    assert len(pids) == 1, (shell, found.stdout, found.stderr)
+    return int(pids[0])
+
+
+def modes(term: Terminal) -> tuple[int, int]:
+    """The pane's (alternate screen on, cursor shown) flags: a full-screen program shows (1, 0)."""
+    on, cursor = term._run("display-message", "-p", "-t", "play",
+                           "#{alternate_on} #{cursor_flag}").split()
+    return int(on), int(cursor)
