@@ -89,7 +89,7 @@ def _explain(error: ApiError, where: str) -> str:
 
 
 REFUSED_INPUT = frozenset({"not_found", "not_hokm", "bad_token", "bad_request", "bad_rules",
-                           "match_full", "seat_taken"})
+                           "match_full", "seat_taken", "match_over"})
 """The refusals of a match's opening that mean the command names what is not there or not
 open to it (exit status 2, as every ``hokm`` command's bad input: ``services/clitools.py``);
 any other (no answer, rate limited, a server error) is a failure to carry it out (1)."""
@@ -117,11 +117,15 @@ def _held(summary: dict[str, Any], seat: int | None) -> str | None:
 
 async def _refused_join(error: ApiError, args: argparse.Namespace) -> str | None:
     """The words for a refused join of a rematch's kept seat (the code alone, ``match_full``
-    or ``seat_taken``, reads as "every seat is taken" while one is open), or of a ``--seat``
-    the match has not (``bad_request``: its seats are named)."""
+    or ``seat_taken``, reads as "every seat is taken" while one is open), of a ``--seat``
+    the match has not (``bad_request``: its seats are named), or of a match that is over (the
+    replay's command)."""
     from hokmclient import ApiError, AsyncClient, parse_link
 
     where = parse_link(args.url)
+    if error.code == "match_over" and where.match_id is not None:  # (it said "refused")
+        return (f"this match is over: hokm replay {where.base}/m/{where.match_id} shows it "
+                "move by move")
     asked = args.seat is not None and error.code == "bad_request"  # (a seat the match lacks)
     if where.match_id is None or (not asked and error.code not in ("match_full", "seat_taken")):
         return None

@@ -17,6 +17,8 @@ from typing import Any
 
 import pytest
 
+from services.lobby import BOT_NAMES_FA
+
 from hokmclient import Client, Seat
 
 from .conftest import DESKTOP
@@ -123,7 +125,9 @@ def test_a_round_result_on_a_persian_phone(new_client: Any, gateway: str, player
     shown = panels(page, "result") or panels(page, "over")
     assert shown, page.evaluate("() => window.__panels")
     fa = strings("fa")
-    names = [s["name"] for s in http(gateway, "GET", f"/api/matches/{match_id}")["seats"]]
+    # (a Persian page writes the bots' names in Persian letters)
+    names = [BOT_NAMES_FA[s["name"]] if s["bot"] else s["name"]
+             for s in http(gateway, "GET", f"/api/matches/{match_id}")["seats"]]
     for p in shown:
         text = " ".join(p["lines"])
         assert not re.search(r"[0-9]", text), p  # Persian digits only
@@ -278,7 +282,9 @@ def test_the_replay_names_three_sides_in_one_order(new_client: Any, gateway: str
             seat.decide(view["legal"][0], view)
         match_id, token, me = seat.match_id, str(seat.token), int(view["seat"])
     assert me == 1
-    names = [s["name"] for s in http(gateway, "GET", f"/api/matches/{match_id}")["seats"]]
+    # (a Persian page writes the bots' names in Persian letters)
+    names = [BOT_NAMES_FA[s["name"]] if s["bot"] else s["name"]
+             for s in http(gateway, "GET", f"/api/matches/{match_id}")["seats"]]
     step, ended = round_end(gateway, match_id, token)
     page = new_client(viewport=DESKTOP).page
     page.goto("/")

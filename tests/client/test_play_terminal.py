@@ -478,3 +478,18 @@ def test_sigterm_gives_the_terminal_back_and_prints_the_token_that_takes_the_sea
     assert said, told
     assert "Traceback" not in told
     assert client.view(mid, said.group(1))["view"]["seat"] == 1  # the token takes it back
+
+
+def test_joining_a_finished_match_says_how_to_replay_it(server: LocalServer) -> None:
+    """``hokm play LINK`` of a match that is over: bad input (status 2), and the command that
+    shows it (it said "the server refused: match_over", status 1: an audit's finding)."""
+    client = Client(server.url)
+    created = client.create(players=2, seats=["bot:easy", "bot:easy"],
+                            rules={"players": 2, "target": 7})
+    mid = str(created["match_id"])
+    wait_for(lambda: client.summary(mid)["phase"] == "match_over", timeout=120,
+             what="the bots' match to end")
+    done = run("play", f"{server.url}/m/{mid}", "--bot", "easy", timeout=60)
+    assert done.returncode == 2, done.stderr
+    assert done.stderr.strip() == (f"hokm play: this match is over: hokm replay "
+                                   f"{server.url}/m/{mid} shows it move by move"), done.stderr
