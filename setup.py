@@ -46,7 +46,9 @@ def _compiler() -> bool:
 
 
 ext_modules = []
-if os.environ.get("HOKM_PURE") != "1" and _compiler():
+# (as worker/policies/_compiled.py's ``pure``: 1, true, yes or on; 0, false, no, off or unset)
+if os.environ.get("HOKM_PURE", "").strip().lower() in ("", "0", "false", "no", "off") \
+        and _compiler():
     from mypyc.build import mypycify
 
     sources = [POLICIES / f"{name}.py" for name in HOT]

@@ -105,11 +105,25 @@ WHOLE = re.compile(r"-?[0-9]+")
 digits, ``٣``, and ``1_000`` or `` 3 ``, which the API refuses: a QA finding)."""
 
 
+MOST_DIGITS = 30
+"""The longest whole number an option takes: more than any seed or count needs (a number of
+5,000 digits met Python's ``int`` limit, and the refusal echoed every digit: an audit's
+finding)."""
+
+
+def shown(text: str, most: int = 40) -> str:
+    """``text`` quoted for an error line, cut to ``most`` characters."""
+    return repr(text) if len(text) <= most else f"{text[:most]!r}… ({len(text):,} characters)"
+
+
 def integer(text: str) -> int:
-    """A whole number of ASCII digits (optionally negative): what every integer option of
-    the command lines takes."""
+    """A whole number of ASCII digits (optionally negative), ``MOST_DIGITS`` at most: what
+    every integer option of the command lines takes."""
     if not WHOLE.fullmatch(text):
-        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number (digits 0-9)")
+        raise argparse.ArgumentTypeError(f"{shown(text)} is not a whole number (digits 0-9)")
+    if len(text.lstrip("-")) > MOST_DIGITS:
+        raise argparse.ArgumentTypeError(f"a whole number of at most {MOST_DIGITS} digits (got "
+                                         f"{len(text.lstrip('-')):,} digits)")
     return int(text, 10)
 
 

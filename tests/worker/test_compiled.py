@@ -8,6 +8,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from worker.policies import MODE, _compiled
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -48,7 +50,7 @@ def _play(pure: bool) -> tuple[str, list[str]]:
 
 def test_compiled_modules_match_their_source() -> None:
     """Where a build exists it was made from the current source and is the one in use."""
-    if _compiled.compiled() and os.environ.get("HOKM_PURE") != "1":
+    if _compiled.compiled() and not _compiled.pure():
         assert _compiled.stale() == []
         assert MODE == "compiled"
         assert len(_compiled.compiled()) == len(_compiled.HOT)
@@ -62,3 +64,21 @@ def test_compiled_and_plain_python_choose_alike() -> None:
     assert compiled_mode == ("compiled" if _compiled.compiled() else "python")
     assert len(compiled_choices) > 40
     assert compiled_choices == pure_choices
+
+
+@pytest.mark.parametrize(("value", "on"), [
+    ("1", True), ("yes", True), (" TRUE ", True), ("on", True),
+    ("", False), ("0", False), ("no", False), ("Off", False), ("false", False)])
+def test_hokm_pure_takes_the_words_of_every_switch(
+        monkeypatch: pytest.MonkeyPatch, value: str, on: bool) -> None:
+    """``HOKM_PURE`` reads as every HOKM_ switch (only ``1`` counted: ``yes`` kept the
+    compiled bots, unsaid)."""
+    monkeypatch.setenv("HOKM_PURE", value)
+    assert _compiled.pure() is on
+
+
+def test_a_hokm_pure_that_is_no_switch_is_read_as_on_and_said(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("HOKM_PURE", "maybe")
+    with pytest.warns(RuntimeWarning, match="HOKM_PURE must be 1 or 0"):
+        assert _compiled.pure() is True

@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING, Any
 from engine.events import (
     CardPlayed, CardsDiscarded, MatchCreated, TalonDrawn, TrumpChosen,
 )
-from services.clitools import CliError, match_arg, positive_int
+from services.clitools import CliError, match_arg, positive_at_most
 from services.store.port import Record
 
 if TYPE_CHECKING:  # the search and RQ load only when the command runs
@@ -62,6 +62,9 @@ class Progress:
         if self.tty:
             print(file=sys.stderr, flush=True)
 
+
+MAX_WAIT_S = 86_400
+"""The longest ``--wait``: a day (an audit's finding: 10**20 s was taken and said)."""
 
 def _analyze(args: argparse.Namespace) -> int:
     from services.audit import _records, is_over, whole_chain
@@ -253,8 +256,8 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     p.add_argument("match", nargs="?", default="", type=match_arg, help="the match id")
     p.add_argument("--local", action="store_true",
                    help="compute in this process instead of asking the workers")
-    p.add_argument("--wait", type=positive_int, default=900,
-                   help="seconds to wait for the workers")
+    p.add_argument("--wait", type=positive_at_most(MAX_WAIT_S, "seconds (a day)"),
+                   default=900, help="seconds to wait for the workers")
     p.add_argument("--data", metavar="DIR", help=_DATA_HELP)
     p.set_defaults(func=_analyze)
 
