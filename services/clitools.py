@@ -247,6 +247,11 @@ def redact_url(url: str) -> str:
 
 
 def unreachable(url: str, exc: BaseException) -> CliError:
-    """The error of a Redis that does not answer."""
+    """The error of a Redis that does not answer; or (status 2, bad input) of one that answers
+    that the URL's database is none it has (it read as an outage: an audit's finding)."""
     reason = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+    if "DB index is out of range" in reason:
+        database = urlsplit(url).path.strip("/") or "0"
+        return CliError(f"the Redis at {redact_url(url)} has no database {database} ({reason}): "
+                        "the URL's database must be one it has (0 to 15 by default)", 2)
     return CliError(f"cannot reach Redis at {redact_url(url)} ({reason})")

@@ -174,6 +174,20 @@ def test_every_sub_command_with_an_unreachable_redis_ends_in_one_line() -> None:
         assert "running at" not in result.stdout
 
 
+@pytest.mark.redis
+def test_a_database_the_redis_has_not_is_said_as_bad_input_not_an_outage() -> None:
+    """A URL's database past the Redis's (``/99999`` of a server of 16): status 2 and the
+    database named, where it read "cannot reach Redis" (status 1), as an outage would (an
+    audit's finding); by every command that uses Redis."""
+    url = redis_db_url(99999)
+    jobs = [(name, *positionals(parser)) + (("--port", "0") if "--port" in
+                                           typed_options(parser) else ())
+            for name, parser in COMMANDS.items() if name not in NO_REDIS]
+    for job, result in zip(jobs, parallel(jobs, env={"HOKM_REDIS_URL": url}), strict=True):
+        line = assert_one_line_error(result, 2)
+        assert "has no database 99999 (DB index is out of range)" in line, (job, line)
+
+
 @pytest.fixture
 def data(tmp_path: Path) -> Iterator[tuple[Path, str]]:
     """A data folder holding one finished match (written through the journal)."""
