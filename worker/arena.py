@@ -433,6 +433,22 @@ def arena(a: str, b: str, deals: int, seed: int = 1, jobs: int = 1,
             "match_rate": match_rate}
 
 
+def _plot_ready(path: str) -> None:
+    """A ``CliError`` (status 2) before any deal is played if ``--plot PATH`` cannot be
+    written: its folder missing, or matplotlib not installed (the run ended with status 0 and
+    "plot skipped": an audit's finding)."""
+    from services.clitools import CliError
+
+    folder = os.path.dirname(os.path.abspath(path)) if path else ""
+    if not path or os.path.isdir(path) or not os.path.isdir(folder):
+        raise CliError(f"--plot {path!r}: the plot is a file in a folder that exists", 2)
+    try:
+        import matplotlib  # noqa: F401
+    except ImportError:
+        raise CliError("--plot needs matplotlib, which is not installed (pip install "
+                       "matplotlib)", 2) from None
+
+
 def plot(results: Sequence[DealResult], path: str, title: str) -> str:
     """Save the running round win rate of A (with its 95 % band) to ``path`` when matplotlib is
     installed; return what happened, for the report."""
@@ -499,6 +515,8 @@ def _main(args: argparse.Namespace) -> int:
         raise CliError(str(exc), 2) from None
     except ValueError as exc:
         raise CliError(f"--rules: {exc}" if args.rules is not None else str(exc), 2) from None
+    if args.plot is not None:
+        _plot_ready(args.plot)
     # SIGTERM ends the command as the signal does, and its pool with it (the kernel's
     # parent-death signal, ``_pool_process``): unwinding the run from a handler to terminate
     # the pool could hang in ``Pool.terminate`` (a CI run under load waited a minute)

@@ -8,6 +8,7 @@ tiny run, one card notation in the terminal, the worker's start and progress lin
 from __future__ import annotations
 
 import argparse
+import importlib.util
 import io
 import os
 import re
@@ -152,6 +153,9 @@ def test_integer_options_take_ascii_digits_only() -> None:
     ("replay", "m", "--seat", "9"),
     ("replay", "m", "--step", "-1"),
     ("analyze", "m", "--wait", "86401"),  # (10**20 s was taken: an audit's finding)
+    # a plot that cannot be written: refused before any deal (it said "plot skipped", 0)
+    ("arena", "random", "random", "--deals", "1", "--plot", "/nonexistent/x.png"),
+    ("arena", "random", "random", "--deals", "1", "--plot", "/tmp"),
 ])
 def test_values_out_of_range_are_refused_by_the_parser(args: tuple[str, ...]) -> None:
     line = assert_one_line_error(run(*args), 2)
@@ -172,6 +176,19 @@ def test_every_sub_command_with_an_unreachable_redis_ends_in_one_line() -> None:
             assert "cannot reach Redis at redis://:***@127.0.0.1:1/0" in line, line
         assert "secret" not in result.stderr + result.stdout  # the password is not printed
         assert "running at" not in result.stdout
+
+
+def test_arena_plot_is_written_or_refused_before_any_deal(tmp_path: Path) -> None:
+    """``--plot PATH``: the plot written where matplotlib is installed; where it is not, the
+    command refused at once (status 2, nothing played: it ended 0 with "plot skipped")."""
+    path = tmp_path / "rate.png"
+    result = run("arena", "random", "random", "--deals", "1", "--plot", str(path), "--quiet")
+    if importlib.util.find_spec("matplotlib") is None:
+        line = assert_one_line_error(result, 2)
+        assert "--plot needs matplotlib" in line and "RESULT" not in result.stdout
+        assert not path.exists()
+    else:
+        assert result.returncode == 0 and path.stat().st_size > 0, result.stderr
 
 
 @pytest.mark.redis
