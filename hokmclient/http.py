@@ -15,7 +15,10 @@ Retries (contract):
   are safe to repeat are sent again after a broken connection: reads (GET), commands, which
   always carry a command ``id`` (the server answers a repeated id with the original answer and
   applies it once), and creates and joins, which always carry a request key ``id`` (the same
-  for every try of one call: a retry gets the first try's match, seat and token);
+  for every try of one call: a retry gets the first try's match, seat and token); a request
+  that timed out (a server that took the connection and did not answer in ``timeout``
+  seconds) is sent again once only, so such a server holds the caller about twice
+  ``timeout``, not ``retries`` times (``hokm play`` waited 148 s: an audit's finding);
 * nothing else is retried: ``stale_version`` and the other refusals are the caller's to handle.
 """
 
@@ -38,6 +41,8 @@ JSON = dict[str, Any]
 R = TypeVar("R")
 DEFAULT_RETRIES = 8
 DEFAULT_TIMEOUT = 15.0
+TIMED_OUT = "timed out"
+"""The ``reason`` of a ``NetworkError`` whose request had no answer in time."""
 MAX_BACKOFF_S = 5.0
 
 
@@ -163,7 +168,7 @@ def should_retry(error: ApiError, call: Call, attempt: int, retries: int) -> boo
     if attempt >= retries:
         return False
     if isinstance(error, NetworkError):
-        return call.repeatable
+        return call.repeatable and (attempt < 1 or error.reason != TIMED_OUT)
     # a Retry-After past the longest backoff is a limit that lasts: sleeping a few seconds and
     # asking again would only be refused again (and use up the attempts), so raise at once
     return error.retryable and (error.retry_after is None or error.retry_after <= MAX_BACKOFF_S)
@@ -307,7 +312,7 @@ def _unreachable(call: Call, exc: httpx.TransportError, base: str) -> NetworkErr
     whatever its text (an asyncio timeout's is empty, a blocking one's "timed out"), and an
     exception without a text is named by its class (an exception is true even when its text
     is empty, so ``exc or ...`` printed nothing)."""
-    reason = "timed out" if isinstance(exc, httpx.TimeoutException) else (
+    reason = TIMED_OUT if isinstance(exc, httpx.TimeoutException) else (
         str(exc) or type(exc).__name__)
     return NetworkError(f"{call.method} {base.rstrip('/')}{call.path}: {reason}", reason)
 

@@ -310,3 +310,54 @@ def test_a_create_and_a_join_are_retried_with_one_request_key_a_bounded_number_o
     assert ids[0] == ids[1] and ids[2] == ids[3] and len(set(ids[4:])) == 1  # one key a call
     assert len(set(ids[::2][:3])) == 3  # a new key for each call
     assert all(re.fullmatch(r"[A-Za-z0-9_-]{16,64}", key) for key in ids)
+
+
+def test_a_server_that_takes_the_connection_and_never_answers_is_asked_twice_only() -> None:
+    """A request that timed out is sent again once, not ``retries`` times: ``hokm play`` on a
+    server that accepts connections and never answers waited 148 s (an audit's finding).  A
+    refused connection (a server restarting) is still retried as before."""
+    silent = socket.create_server(("127.0.0.1", 0))
+    accepted: list[socket.socket] = []
+
+    def take() -> None:
+        with contextlib.suppress(OSError):
+            while True:
+                accepted.append(silent.accept()[0])
+
+    threading.Thread(target=take, daemon=True).start()
+    url = f"http://127.0.0.1:{silent.getsockname()[1]}"
+    try:
+        with pytest.raises(NetworkError) as failed:
+            Client(url, retries=8, timeout=0.3).summary("abc")
+        assert failed.value.reason == "timed out"
+        wait_for(lambda: len(accepted) == 2, what="two connections")
+        assert len(accepted) == 2
+
+        async def asynchronously() -> str:
+            async with AsyncClient(url, retries=8, timeout=0.3) as client:
+                try:
+                    await client.summary("abc")
+                except NetworkError as error:
+                    return error.reason
+            raise AssertionError("an answer")
+
+        assert run_async(asynchronously(), 60) == "timed out"
+        wait_for(lambda: len(accepted) == 4, what="two more connections")
+    finally:
+        silent.close()
+        for s in accepted:
+            s.close()
+    # a port nobody listens on: refused at once, every retry made
+    closed = free_port()
+    calls = []
+    real = httpx.Client.request
+
+    def counted(self: httpx.Client, *args: Any, **kw: Any) -> Any:
+        calls.append(args)
+        return real(self, *args, **kw)
+
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(httpx.Client, "request", counted)
+        with pytest.raises(NetworkError):
+            Client(f"http://127.0.0.1:{closed}", retries=3, timeout=0.3).summary("abc")
+    assert len(calls) == 4
