@@ -182,6 +182,7 @@ async def _open(args: argparse.Namespace) -> tuple[AsyncSeat, str | None]:
 
 async def _play(args: argparse.Namespace, tty: bool, ending: Ending) -> int:
     from hokmclient import ApiError, parse_link
+    from services.clitools import redact_url
 
     from .bot import LocalBot
     from .lines import run_lines
@@ -195,7 +196,8 @@ async def _play(args: argparse.Namespace, tty: bool, ending: Ending) -> int:
     note = sys.stdout if tty else sys.stderr if sys.stderr.isatty() else None
     ending.install()
     if note is not None:
-        print(f"connecting to {args.url} …", end="", flush=True, file=note)
+        # (the link without a password it may hold, as the error's line says it)
+        print(f"connecting to {redact_url(args.url)} …", end="", flush=True, file=note)
     try:
         bot = LocalBot(args.bot) if args.bot else None
         seat, invite = await _open(args)

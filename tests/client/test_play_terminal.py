@@ -292,15 +292,17 @@ def test_hokm_play_opens_a_solo_match_in_a_terminal(server: LocalServer,
 
 def test_hokm_play_says_it_is_connecting_at_once(terminal: list[Terminal]) -> None:
     """A server that takes the connection and never answers: the terminal says at once what
-    ``hokm play`` waits for (QA: it stayed blank for the requests' whole timeout)."""
+    ``hokm play`` waits for (QA: it stayed blank for the requests' whole timeout), without the
+    password a link may hold (an audit's finding: the error's line hid it, this one not)."""
     with socket.socket() as silent:
         silent.bind(("127.0.0.1", 0))
         silent.listen(8)  # connections are taken (the backlog) and never answered
-        url = f"http://127.0.0.1:{silent.getsockname()[1]}"
-        term = Terminal([HOKM, "play", url])
+        where = f"127.0.0.1:{silent.getsockname()[1]}"
+        term = Terminal([HOKM, "play", f"http://ann:s3cret@{where}"])
         terminal.append(term)
-        wait_for(lambda: f"connecting to {url} …" in term.screen(), timeout=10,
-                 what="the connecting line", seen=term.screen)
+        wait_for(lambda: f"connecting to http://ann:***@{where} …" in term.screen(),
+                 timeout=10, what="the connecting line", seen=term.screen)
+        assert "s3cret" not in term.history()
 
 
 def test_hokm_play_refuses_in_one_line(server: LocalServer) -> None:
