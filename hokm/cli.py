@@ -148,6 +148,9 @@ class _CommandParser(HokmParser):
 
     def parse_known_args(self, args: Any = None, namespace: Any = None) -> Any:
         parsed, extras = super().parse_known_args(args, namespace)
+        command = subcommands(self).get(getattr(parsed, "cmd", None) or "")
+        if extras and command is not None:  # said by the command they were given to ("hokm:
+            command.error(f"unrecognized arguments: {' '.join(extras)}")  # ..." named none)
         if getattr(parsed, "data", None) == "":  # an empty path would be the current folder
             subcommands(self)[parsed.cmd].error(
                 "argument --data: the data folder is empty (give a folder, or leave --data out "
@@ -159,6 +162,7 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
     """The ``hokm`` parser with every sub-command registered (``demo`` and, with ``only``, the
     plugin command of that name alone: :func:`_register_plugins`)."""
     parser = _CommandParser(prog="hokm", description="Hokm: play, serve, audit.")
+    parser.add_argument("--version", action="version", version=f"%(prog)s {_version()}")
     sub = parser.add_subparsers(dest="cmd", required=True, parser_class=HokmParser,
                                 metavar="COMMAND")
     demo = sub.add_parser("demo", help="print a match between random players",
@@ -169,6 +173,16 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
     demo.set_defaults(func=_demo)
     _register_plugins(sub, only)
     return parser
+
+
+def _version() -> str:
+    """The installed package's version (``hokm --version``; it said a command was needed)."""
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version("hokm")
+    except PackageNotFoundError:
+        return "(not installed)"
 
 
 def subcommands(parser: argparse.ArgumentParser) -> dict[str, argparse.ArgumentParser]:

@@ -759,3 +759,15 @@ def test_a_path_that_names_no_file_is_asked_for_what_cannot_be(data: tuple[Path,
     finally:
         sock.close()
     assert afile.read_text() == "x" and not (tmp_path / "no").exists()  # nothing written
+
+
+def test_an_unknown_option_is_said_by_its_command_and_the_version_is_told() -> None:
+    """``hokm serve --bogus`` named ``hokm`` and its help, not the command given the option;
+    ``hokm --version`` said a command was needed (an audit's findings)."""
+    results = parallel([("serve", "--bogus"), ("arena", "random", "random", "--bogus", "x"),
+                        ("--version",)])
+    assert assert_one_line_error(results[0], 2) == (
+        "hokm serve: unrecognized arguments: --bogus (see hokm serve --help)")
+    assert assert_one_line_error(results[1], 2) == (
+        "hokm arena: unrecognized arguments: --bogus x (see hokm arena --help)")
+    assert results[2].returncode == 0 and re.fullmatch(r"hokm \S+\n", results[2].stdout)
