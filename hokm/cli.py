@@ -151,6 +151,10 @@ class _CommandParser(HokmParser):
         command = subcommands(self).get(getattr(parsed, "cmd", None) or "")
         if extras and command is not None:  # said by the command they were given to ("hokm:
             command.error(f"unrecognized arguments: {' '.join(extras)}")  # ..." named none)
+        if getattr(parsed, "output", None) == "":  # it wrote to stdout (an audit's finding)
+            subcommands(self)[parsed.cmd].error(
+                "argument -o/--output: the file is empty (give a file, or leave -o out for "
+                "stdout)")
         if getattr(parsed, "data", None) == "":  # an empty path would be the current folder
             subcommands(self)[parsed.cmd].error(
                 "argument --data: the data folder is empty (give a folder, or leave --data out "

@@ -127,3 +127,13 @@ def test_a_new_empty_or_hokm_folder_is_used(tmp_path: Path) -> None:
         DataFolder.open(folder, fakeredis.FakeServer()).close()
         assert sorted(p.name for p in folder.iterdir()) == ["journal", "lock"]
         DataFolder.open(folder, fakeredis.FakeServer()).close()  # and again: it is hokm's
+
+
+def test_an_empty_output_file_is_refused(tmp_path: Path) -> None:
+    """``hokm export M -o ""`` wrote to stdout as if ``-o`` were left out (an audit's
+    finding): refused, as an empty ``--data`` is."""
+    result = subprocess.run([HOKM, "export", "abc", "-o", ""], env=base_env(), cwd=tmp_path,
+                            capture_output=True, text=True, timeout=60)
+    line = assert_one_line_error(result, 2)
+    assert line.startswith("hokm export: argument -o/--output: the file is empty"), line
+    assert result.stdout == "" and list(tmp_path.iterdir()) == []
