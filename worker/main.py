@@ -96,6 +96,9 @@ PROGRESS_EVERY_S = 60.0
 _turns: Any = None
 """The bot turns played by this ``hokm worker`` (a ``multiprocessing.Value`` its processes
 share; None elsewhere, e.g. in the embedded server)."""
+_analysed: Any = None
+"""The analysis jobs (rounds) this ``hokm worker`` ran, shared by its processes (``--burst``
+said "stopped after 0 bot turns" after ten analyses: an audit's finding)."""
 _KEPT = re.compile(r"\(\+(\d+) kept\)")
 DEQUEUE_WAIT_S = 1
 """Longest wait of a worker's blocking dequeue (RQ's default, ``worker_ttl`` - 15, is 405 s): a
@@ -267,6 +270,10 @@ class BotWorker(SimpleWorker):
             if played:
                 with counter.get_lock():
                     counter.value += played
+        analysed = _analysed
+        if analysed is not None and job.func_name.startswith("worker.analysis."):
+            with analysed.get_lock():
+                analysed.value += 1
 
     def _forget(self, job: Any, execution: Any) -> None:
         """One line for a job that ended once its Redis had forgotten it, and the traces of
@@ -641,8 +648,9 @@ def _start(args: argparse.Namespace, url: str, queues: str) -> int:
     """``_run`` once the Redis answered: the processes, until they stop."""
     from services.clitools import redact_url
 
-    global _turns
+    global _turns, _analysed
     _turns = multiprocessing.get_context("fork").Value("q", 0)
+    _analysed = multiprocessing.get_context("fork").Value("q", 0)
     processes = "1 process" if args.processes == 1 else f"{args.processes} processes"
     # from the start line on, a stop signal stops the worker (and its last line is printed)
     previous = {signum: signal.getsignal(signum) for signum in STOP_SIGNALS}
@@ -663,7 +671,9 @@ def _start(args: argparse.Namespace, url: str, queues: str) -> int:
                 _pool(args.processes, args.burst)
         finally:
             stop.set()
-        print(f"hokm worker: stopped after {int(_turns.value)} bot turns.", flush=True)
+        rounds = int(_analysed.value)
+        print(f"hokm worker: stopped after {int(_turns.value)} bot turns"
+              + (f" and {rounds} analysed rounds." if rounds else "."), flush=True)
     finally:
         for signum, handler in previous.items():
             signal.signal(signum, signal.SIG_DFL if handler is None else handler)

@@ -40,11 +40,14 @@ def rt() -> Iterator[Runtime]:
     client.flushdb()
 
 
-def worker(rt: Runtime, *extra: str, **env: str) -> subprocess.Popen[bytes]:
+def worker(rt: Runtime, *extra: str, said: bool = False, **env: str
+           ) -> subprocess.Popen[bytes]:
+    """``hokm worker EXTRA`` on the test's queue (``said``: its stdout kept to read)."""
     return subprocess.Popen([sys.executable, "-m", "hokm", "worker", *extra],
                             env={**os.environ, "HOKM_REDIS_URL": redis_db_url(DB),
                                  "HOKM_QUEUE": rt.settings.queue, **FAST, **env},
-                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+                            stdout=subprocess.PIPE if said else subprocess.DEVNULL,
+                            stderr=subprocess.DEVNULL)
 
 
 def finished_match(rt: Runtime, seed: int, rules: dict[str, Any] | None = None
@@ -76,8 +79,12 @@ def test_a_worker_computes_each_asked_round_once_and_stores_it_beside_the_match(
     assert enqueue(rt, match_id, [0, 1]) == [0, 1]
     assert enqueue(rt, match_id, [0, 1]) == []  # queued: asking again enqueues nothing
     assert queue(rt).count == 2
-    proc = worker(rt, "--burst")
-    assert proc.wait(timeout=120) == 0
+    proc = worker(rt, "--burst", said=True)
+    out, _ = proc.communicate(timeout=120)
+    assert proc.returncode == 0
+    # the rounds analysed are counted (it said "stopped after 0 bot turns": an audit's finding)
+    assert out.decode().splitlines()[-1] == (
+        "hokm worker: stopped after 0 bot turns and 2 analysed rounds.")
     results = rt.store.analysis_results(match_id)
     assert sorted(results) == list(range(rounds))
     for r in (0, 1):
