@@ -14,14 +14,17 @@ sub-commands did already):
   a socket: :func:`open_named`; a data folder that is not hokm's, a file or under one; a
   ``--host`` that is no address of this machine; a seat or step the match has not; a match
   not over for ``export`` and ``analyze``; for ``hokm play`` the server's
-  ``not_found``, ``bad_token``, ``match_full``, ...; a server that is not a Hokm server).
+  ``not_found``, ``bad_token``, ``match_full``, ``match_over``...; a server that is not a Hokm
+  server; a Redis URL's database the Redis has not).
   Changing the command fixes it.
 - 1: the command could not be carried out: a Redis or server that does not answer (or rate
   limits), a port in use, a damaged journal, log or file, ``hokm verify`` finding a problem,
   workers that did not answer in time, an unexpected error.  Trying again later, or repairing
   the data, may fix it.
 - 130: Ctrl+C (SIGINT; ``hokm serve`` and ``hokm worker`` after stopping gracefully on it, and
-  0 after SIGTERM, their operator's clean stop); 141: the reader of stdout went away (``| head``).
+  0 after SIGTERM, their operator's clean stop); 143: SIGTERM to ``hokm play`` or ``hokm
+  replay LINK``, which close their screen first (``hokmplay.cli.Ending``); 141: the reader of
+  stdout went away (``| head``).
   Sub-commands raise
 ``CliError`` for what they detect; ``hokm.cli.main`` turns it, and the usual failures
 (Redis unreachable, a file that cannot be opened, a closed pipe), into that line.
