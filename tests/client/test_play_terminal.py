@@ -422,6 +422,18 @@ def test_plus_says_no_turn_limit_runs_in_a_solo_match(server: LocalServer,
              what="the answer to +", seen=term.screen)
 
 
+
+def took_back(term: Terminal, client: Client, server: LocalServer, mid: str, seat: int) -> None:
+    """Check that ``term``'s command ended saying how to take its seat back (the line that
+    takes ``seat`` of ``mid`` back, whose token does), without a traceback."""
+    told = term._run("capture-pane", "-p", "-J", "-S", "-", "-t", "play")  # (lines unwrapped)
+    said = re.search(rf"To take this seat back: hokm play {re.escape(server.url)}/m/{mid} "
+                     r"--token=(\S+)", told)
+    assert said, told
+    assert "Traceback" not in told
+    assert client.view(mid, said.group(1))["view"]["seat"] == seat  # the token takes it back
+
+
 def test_ctrl_c_without_a_terminal_prints_the_token_that_takes_the_seat_back(
         server: LocalServer, terminal: list[Terminal]) -> None:
     """``hokm play --bot`` with no terminal for input (lines on the screen, the keyboard's
@@ -440,12 +452,7 @@ def test_ctrl_c_without_a_terminal_prints_the_token_that_takes_the_seat_back(
     wait_for(lambda: term.exit_status() is not None, timeout=30, what="hokm play quitting",
              seen=term.history)
     assert term.exit_status() == 130
-    told = term._run("capture-pane", "-p", "-J", "-S", "-", "-t", "play")  # (lines unwrapped)
-    said = re.search(rf"To take this seat back: hokm play {re.escape(server.url)}/m/{mid} "
-                     r"--token=(\S+)", told)
-    assert said, told
-    assert "Traceback" not in told
-    assert client.view(mid, said.group(1))["view"]["seat"] == 1  # the token takes it back
+    took_back(term, client, server, mid, 1)
 
 
 @pytest.mark.parametrize("table", [True, False], ids=["table", "lines"])
@@ -474,12 +481,7 @@ def test_sigterm_gives_the_terminal_back_and_prints_the_token_that_takes_the_sea
     # ended reads 0 either way, so the cursor is not checked)
     wait_for(lambda: modes(term)[0] == 0, timeout=10, what="the terminal given back",
              seen=lambda: str(modes(term)))
-    told = term._run("capture-pane", "-p", "-J", "-S", "-", "-t", "play")  # (lines unwrapped)
-    said = re.search(rf"To take this seat back: hokm play {re.escape(server.url)}/m/{mid} "
-                     r"--token=(\S+)", told)
-    assert said, told
-    assert "Traceback" not in told
-    assert client.view(mid, said.group(1))["view"]["seat"] == 1  # the token takes it back
+    took_back(term, client, server, mid, 1)
 
 
 def test_joining_a_finished_match_says_how_to_replay_it(server: LocalServer) -> None:
