@@ -282,9 +282,7 @@ def test_the_replay_names_three_sides_in_one_order(new_client: Any, gateway: str
             seat.decide(view["legal"][0], view)
         match_id, token, me = seat.match_id, str(seat.token), int(view["seat"])
     assert me == 1
-    # (a Persian page writes the bots' names in Persian letters)
-    names = [BOT_NAMES_FA[s["name"]] if s["bot"] else s["name"]
-             for s in http(gateway, "GET", f"/api/matches/{match_id}")["seats"]]
+    names = [s["name"] for s in http(gateway, "GET", f"/api/matches/{match_id}")["seats"]]
     step, ended = round_end(gateway, match_id, token)
     page = new_client(viewport=DESKTOP).page
     page.goto("/")
