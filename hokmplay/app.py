@@ -52,7 +52,8 @@ from .screen import (COUNTDOWN_S, TALON_WORDS, Cursor, can_leave, cards_count, r
 STYLE = Style.from_dict({
     "title": "bold",
     "red": "ansired",
-    "black": "",
+    "black": "fg:default",  # the terminal's own text colour ("" left prompt_toolkit's black,
+    # 000000: spades and clubs unreadable on a dark terminal, a walkthrough's finding)
     "dim": "ansibrightblack",
     "bold": "bold",
     "sel": "reverse bold",

@@ -28,6 +28,7 @@ from .tmux import Terminal, command_pid, modes
 SOLO = ["human", "bot:easy", "bot:easy", "bot:easy"]
 CARD_ON_SCREEN = re.compile(r"(10|[2-9AKQJ])[♠♥♦♣]")
 RED_FOREGROUND = re.compile(r"\x1b\[(?:[0-9;]*;)?(?:31|91|38;5;(?:1|9|160|196))[;m]")
+BLACK_FOREGROUND = re.compile(r"\x1b\[(?:[0-9;]*;)?(?:30|38;5;(?:0|16)|38;2;0;0;0)[;m]")
 FOREGROUND = re.compile(r"\x1b\[(?:[0-9;]*;)?(?:3[0-7]|9[0-7]|38;[0-9;]+)[;m]")
 
 
@@ -146,8 +147,11 @@ def test_hokm_play_plays_a_round_by_keystrokes_and_shows_the_view(
         except AssertionError as failed:
             raise AssertionError(f"{failed}; the view {view}; the screen:\n{term.screen()}"
                                  ) from None
-        if decisions == 0:  # hearts and diamonds in red where the terminal has colours
-            assert RED_FOREGROUND.search(term.screen(colours=True))
+        if decisions == 0:  # hearts and diamonds in red where the terminal has colours, and
+            coloured = term.screen(colours=True)  # spades and clubs in the terminal's own
+            assert RED_FOREGROUND.search(coloured)  # colour: they were black (000000),
+            assert not BLACK_FOREGROUND.search(coloured)  # unreadable on a dark terminal
+            assert "♠" in coloured or "♣" in coloured
         on_screen = {parse_card(m.group(0)) for m in CARD_ON_SCREEN.finditer(screen)}
         assert on_screen <= known_cards(view), on_screen - known_cards(view)
         legal = list(view["legal"])
