@@ -229,13 +229,13 @@ async def _play(args: argparse.Namespace, tty: bool, ending: Ending) -> int:
             try:
                 status = await run_lines(seat, bot)
             except asyncio.CancelledError:  # Ctrl+C (asyncio.run cancels the task on SIGINT),
-                _take_back(seat, args)  # or SIGTERM (``Ending``); it said nothing: the seat
+                await _take_back(seat, args)  # or SIGTERM (``Ending``); it said nothing: the seat
                 raise  # was lost to its player
         if left:  # L L: the seat is a bot's, its token gone
             print(f"{left}\nTo watch it: hokm play {seat.client.base}/m/{seat.match_id} "
                   "--spectate", file=sys.stderr)
         else:
-            _take_back(seat, args)
+            await _take_back(seat, args)
         return status
     except ApiError as error:
         raise PlayError(_explain(error, base)) from None
@@ -243,15 +243,42 @@ async def _play(args: argparse.Namespace, tty: bool, ending: Ending) -> int:
         await seat.close()
 
 
-def _take_back(seat: AsyncSeat, args: argparse.Namespace) -> None:
+async def _take_back(seat: AsyncSeat, args: argparse.Namespace) -> None:
     """Print the command that takes the seat back (on stderr), unless there is none to take
-    (a spectator, a match over) or the player gave it (``--token``)."""
+    (a spectator, a match over) or the player gave it (``--token``); and what becomes of the
+    seat's turns meanwhile (``away_words``)."""
     from hokmclient import over
 
     if seat.token and not args.token and not over(seat.view or {}):
         # --token=... : a token may begin with "-", which a separate argument cannot
         print(f"To take this seat back: hokm play {seat.client.base}/m/{seat.match_id} "
               f"--token={seat.token}", file=sys.stderr, flush=True)
+        away = await away_words(seat)
+        if away:
+            print(away, file=sys.stderr, flush=True)
+
+
+async def away_words(seat: AsyncSeat) -> str | None:
+    """What becomes of the seat's turns while its player is away, by the room's
+    ``disconnect_timeout`` (a walkthrough's finding: a player came back to a match a stand-in
+    had played to its end, nothing having said it would).  None when the server does not
+    answer at once (one try, two seconds: quitting is not held up)."""
+    from hokmclient import ApiError, AsyncClient
+
+    client = AsyncClient(seat.client.base, retries=0, timeout=2.0)
+    try:
+        summary = await client.summary(seat.match_id)
+    except ApiError:
+        return None
+    finally:
+        await client.aclose()
+    limit = summary.get("disconnect_timeout")
+    if not isinstance(limit, (int, float)) or isinstance(limit, bool):
+        return None
+    if limit <= 0:
+        return "Meanwhile the table waits for you: this room never plays an away seat's turns."
+    return (f"Meanwhile, from {limit:g} s away, a stand-in plays your turns (the seat stays "
+            "yours).")
 
 
 def _game_options_agree(args: argparse.Namespace) -> None:

@@ -18,9 +18,9 @@ from typing import Any
 
 import pytest
 
-from hokmclient import Client, LocalServer, card_text, my_turn, parse_card
+from hokmclient import Client, LocalServer, card_text, free_port, my_turn, parse_card
 from hokmclient.cards import RANKS, SUIT_SYMBOL, SUITS
-from tests.conftest import wait_for
+from tests.conftest import run_async, wait_for
 from tests.hokm_command import HOKM, parallel, run
 
 from .tmux import Terminal, command_pid, modes
@@ -436,6 +436,9 @@ def took_back(term: Terminal, client: Client, server: LocalServer, mid: str, sea
     assert said, told
     assert "Traceback" not in told
     assert client.view(mid, said.group(1))["view"]["seat"] == seat  # the token takes it back
+    # and what becomes of the seat's turns meanwhile, by the room's disconnect_timeout (60 s)
+    assert "Meanwhile, from 60 s away, a stand-in plays your turns (the seat stays yours)." \
+        in told, told
 
 
 def test_ctrl_c_without_a_terminal_prints_the_token_that_takes_the_seat_back(
@@ -501,3 +504,27 @@ def test_joining_a_finished_match_says_how_to_replay_it(server: LocalServer) -> 
     assert done.returncode == 2, done.stderr
     assert done.stderr.strip() == (f"hokm play: this match is over: hokm replay "
                                    f"{server.url}/m/{mid} shows it move by move"), done.stderr
+
+
+def test_the_quit_line_says_what_becomes_of_the_seats_turns(server: LocalServer) -> None:
+    """By the room's ``disconnect_timeout``: a stand-in plays from that many seconds away, or
+    (0) the table waits; nothing when the server does not answer at once."""
+    from types import SimpleNamespace
+
+    from hokmplay.cli import away_words
+
+    client = Client(server.url)
+    said = []
+    for limit in (0, 12.5):
+        made = client.create(seats=["human", "human", "bot:easy", "bot:easy"],
+                             disconnect_timeout=limit)
+        seat = SimpleNamespace(client=SimpleNamespace(base=server.url),
+                               match_id=made["match_id"])
+        said.append(run_async(away_words(seat), 30))  # type: ignore[arg-type]
+    gone = SimpleNamespace(client=SimpleNamespace(base=f"http://127.0.0.1:{free_port()}"),
+                           match_id="abc")
+    said.append(run_async(away_words(gone), 30))  # type: ignore[arg-type]
+    assert said == [
+        "Meanwhile the table waits for you: this room never plays an away seat's turns.",
+        "Meanwhile, from 12.5 s away, a stand-in plays your turns (the seat stays yours).",
+        None]
