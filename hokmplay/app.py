@@ -126,6 +126,9 @@ ASKING_MORE = "Asking for more time…"
 MORE_GIVEN_ALREADY = "You had more time for this turn already."
 NO_LIMIT = "No turn limit runs here: take your time."
 ASKING_HINT = "Asking for a hint…"
+NOT_YET = "It is not your turn yet: type your choice when the table says it is yours."
+"""A choice typed and entered while the seat has nothing to decide (it was dropped unsaid: a
+walkthrough's finding)."""
 REMATCH_LOOK_S = 4.0
 REMATCH_LOOK_FOR_S = 15 * 60.0
 """At the end of a match, how often and for how long the summary is asked whether a player
@@ -664,7 +667,10 @@ class PlayApp:
     def _submit(self) -> None:
         view = self.seat.view
         if view is None or self.bot is not None or self.busy or not my_turn(view):
-            self.cursor.typed = ""
+            typed, self.cursor.typed = self.cursor.typed, ""
+            if typed and view is not None and not self.busy and self.bot is None \
+                    and view.get("seat") is not None and view.get("phase") != "match_over":
+                self.cursor.message = NOT_YET  # (a choice typed out of turn went unsaid)
             return
         legal = list(view["legal"])
         typed, self.cursor.typed = self.cursor.typed, ""

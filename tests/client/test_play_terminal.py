@@ -528,3 +528,30 @@ def test_the_quit_line_says_what_becomes_of_the_seats_turns(server: LocalServer)
         "Meanwhile the table waits for you: this room never plays an away seat's turns.",
         "Meanwhile, from 12.5 s away, a stand-in plays your turns (the seat stays yours).",
         None]
+
+
+def test_a_choice_typed_out_of_turn_is_told_to_wait(server: LocalServer,
+                                                    terminal: list[Terminal]) -> None:
+    """A choice typed and entered while another seat decides says so (it was dropped without
+    a word: a walkthrough's finding), and nothing is sent."""
+    from hokmplay.app import NOT_YET
+
+    client = Client(server.url)
+    created = client.create(seats=["human", "human", "bot:easy", "bot:easy"], name="Host",
+                            first_hakem=0, decks=[deck(31)], rules={"teams": "as_seated"})
+    mid = str(created["match_id"])
+    joined = client.join(mid, name="Late")
+    hakem = client.view(mid, str(created["token"]))["view"]["hakem"]
+    mine = next(t for t in (str(created["token"]), str(joined["token"]))
+                if client.view(mid, t)["view"]["seat"] != hakem)
+    term = Terminal([HOKM, "play", f"{server.url}/m/{mid}", f"--token={mine}"],
+                    env={"NO_COLOR": "1"})
+    terminal.append(term)
+    wait_for(lambda: "to choose trump" in term.screen(), timeout=60,
+             what="another seat's trump to wait for", seen=term.screen)
+    version = client.view(mid, mine)["view"]["version"]
+    term.type("js")
+    term.keys("Enter")
+    wait_for(lambda: NOT_YET in " ".join(term.screen().split()), timeout=30,
+             what="the word that it is not the seat's turn", seen=term.screen)
+    assert client.view(mid, mine)["view"]["version"] == version  # nothing was sent
