@@ -70,7 +70,8 @@ class Cursor:
     rematch_full: bool = False
     """R was refused: the rematch's seats are all taken (the message says how to watch it)."""
     replay: str | None = None
-    """The link of the match's replay page (the browser's), said once the match is over."""
+    """The link of the match's replay page, said once the match is over (``hokm replay`` takes
+    it, as a browser does)."""
 
 
 COUNTDOWN_S = 20
@@ -496,7 +497,10 @@ def status(view: View, cursor: Cursor) -> list[Line]:
                                              "--spectate watches it.")])
             lines.append([("", "Press Ctrl+C to leave.")])
         if cursor.replay:
-            lines.append([("", f"The replay, in a browser: {cursor.replay}")])
+            # (the terminal's own viewer first: the browser's alone was offered, a walkthrough's
+            # finding; the one link serves both)
+            lines.append([("", f"The replay: hokm replay {cursor.replay} (or the link in a "
+                               "browser)")])
     elif is_deciding(view):
         if cursor.limit_left is not None and not cursor.bot:
             lines.append([("class:limit", f"Your turn — a stand-in plays in "

@@ -53,7 +53,8 @@ def test_a_rematch_asked_elsewhere_is_offered_and_a_full_one_is_said(
     finally:
         if other.poll() is None:
             other.kill()
-    assert f"The replay, in a browser: {server.url}/replay/{mid}" in over, over
+    assert f"The replay: hokm replay {server.url}/replay/{mid} (or the link in a browser)" \
+        in " ".join(over.split()), over
     assert READY not in over
     # Ali asks for the rematch (the browser's Play again): Tess's terminal offers it
     new = str(client.rematch(mid, ali)["match_id"])
