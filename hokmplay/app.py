@@ -136,7 +136,11 @@ asked for the rematch (as the browser's match-over panel asks: table.js ``lookFo
 REMATCH_FULL = "The rematch is full: every seat is taken. You can watch it"
 """R refused as ``match_full`` (the seat held for this player was given away): the browser's
 words (``over.rematch_full``), with the command that watches it."""
-HINT_REFUSED = {"hints_exhausted": "No hints left: hints accompany three of your decisions.",
+HINTS_AGAIN = ("No hints left: they went with the three decisions after your first ?. Press ? "
+               "again for hints on your next three.")
+"""``?`` after three hinted decisions: the next ``?`` starts three more from the table now (the
+browser's "Restart hints"; the terminal had no way to: a walkthrough's finding)."""
+HINT_REFUSED = {"hints_exhausted": HINTS_AGAIN,
                 "not_your_turn": "A hint is for your turn: press ? when it is yours.",
                 "unavailable": "This server gives no hints."}
 """The message of ``?`` for the hint route's refusals (api.md), by error code."""
@@ -477,6 +481,8 @@ class PlayApp:
                 advice = await self.seat.hint(since)
             except ApiError as error:
                 told = HINT_REFUSED.get(error.code, f"No hint: {said(error)}.")
+                if error.code == "hints_exhausted":
+                    self._hint_since = None  # the next ? restarts them from the table then
                 if self.cursor.message == ASKING_HINT:
                     self.cursor.message = told
                 self.app.invalidate()
