@@ -366,7 +366,8 @@ keys at the table:
   QH, 10d, S, K    type a card, a suit letter (the Hakem's trump) or K / D (the talon's
                    top card) and Enter; Backspace and Esc edit what was typed
   Space            the talon game: mark or unmark a card to lay aside (Enter lays them)
-  ?                a hint at your turn (three of your decisions from the first)
+  ?                a hint at your turn (three of your decisions from the first; once
+                   used up, ? again starts three more)
   +                more time, once a turn, while the room's turn limit counts down
   L                leave your seat to a computer player (a second L; Esc stays)
   R                at the end of a match: play again at this table (or join the rematch)
