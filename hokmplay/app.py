@@ -227,6 +227,8 @@ class PlayApp:
         self._extended_at: int | None = None
         """The version of the turn the server extended (a ``turn_limit`` frame ``extended``)."""
         self._hint_since: int | None = None
+        self._seen_seats: list[dict[str, Any]] | None = None
+        """The seats of the last view (``_tell_replaced``)."""
         """The version of the seat's first ``?``: hints count its decisions from there."""
         self._passing: tuple[str, int] | None = None
         """A message about the turn limit (more time given, the stand-in's move) and the
@@ -370,6 +372,7 @@ class PlayApp:
         self._spawn(ask())
 
     def _changed(self, view: dict[str, Any]) -> None:
+        self._tell_replaced(view)
         if self.seat.token is not None and not self._leaving:
             if view.get("seat") is not None:
                 self._last_seat = int(view["seat"])
@@ -390,6 +393,20 @@ class PlayApp:
         self.app.invalidate()
         if self.bot is not None and my_turn(view) and not self.busy:
             self._spawn(self._bot_move(view))
+
+    def _tell_replaced(self, view: dict[str, Any]) -> None:
+        """Say that a player at the table left and a computer player took the seat (the table
+        only renamed the seat, a bot from then on, and the last trick's card with it: a
+        walkthrough's finding).  Not for this client's own seat (``_seat_lost`` says that)."""
+        seats = [s if isinstance(s, dict) else {} for s in view.get("seats") or []]
+        before, self._seen_seats = self._seen_seats, seats
+        if before is None or len(before) != len(seats) or self.cursor.message == LEAVE_ASK:
+            return
+        for i, (was, now) in enumerate(zip(before, seats, strict=True)):
+            if i != view.get("seat") and was.get("name") and not was.get("bot") \
+                    and not was.get("empty") and now.get("bot"):
+                self.cursor.message = (f"{was['name']} left: a computer player, {now.get('name')}, "
+                                       f"plays seat {i} from now on.")
 
     # -- keys ----------------------------------------------------------------------------------
 

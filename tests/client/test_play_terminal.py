@@ -555,3 +555,26 @@ def test_a_choice_typed_out_of_turn_is_told_to_wait(server: LocalServer,
     wait_for(lambda: NOT_YET in " ".join(term.screen().split()), timeout=30,
              what="the word that it is not the seat's turn", seen=term.screen)
     assert client.view(mid, mine)["view"]["version"] == version  # nothing was sent
+
+
+def test_a_player_who_leaves_to_a_bot_is_said_at_the_others_table(
+        server: LocalServer, terminal: list[Terminal]) -> None:
+    """A player at the table leaves and a computer player takes the seat: the others' table
+    says so (it only renamed the seat: a walkthrough's finding)."""
+    client = Client(server.url)
+    created = client.create(seats=["human", "human", "bot:easy", "bot:easy"], name="Host",
+                            rules={"teams": "as_seated"})
+    mid = str(created["match_id"])
+    joined = client.join(mid, name="Late")
+    term = Terminal([HOKM, "play", f"{server.url}/m/{mid}", f"--token={created['token']}"],
+                    env={"NO_COLOR": "1"})
+    terminal.append(term)
+    wait_for(lambda: "Late" in term.screen(), timeout=60, what="the table with Late",
+             seen=term.screen)
+    client.leave(mid, str(joined["token"]), replace_with="bot:easy")
+    seat = int(joined["seat"])
+    bot = wait_for(lambda: (s := client.summary(mid)["seats"][seat])["bot"] and s["name"],
+                   timeout=30, what="the bot in Late's seat")
+    wait_for(lambda: f"Late left: a computer player, {bot}, plays seat {seat} from now on."
+             in " ".join(term.screen().split()), timeout=30, what="the word of it",
+             seen=term.screen)
