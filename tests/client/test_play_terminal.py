@@ -325,6 +325,9 @@ def test_hokm_play_refuses_in_one_line(server: LocalServer) -> None:
         (("play", f"{server.url}/m/nosuchmatch"), 2, "needs a terminal"),
         (("play", f"{server.url}/m/abc", "--spectate", "--token", "abc"), 2,
          "a spectator has no --token"),
+        # (--name was ignored unsaid: a walkthrough's finding)
+        (("play", f"{server.url}/m/abc", "--token", "abc", "--name", "Ann", "--bot", "easy"), 2,
+         "--name names a new seat: a seat taken back with --token keeps its name"),
         (("play", server.url, "--game", "talon", "--players", "4", "--bot", "easy"), 2,
          "--game talon is a two-player game: it cannot go with --players 4"),
         (("play", server.url, "--players", "3", "--game", "simple", "--bot", "easy"), 2,
