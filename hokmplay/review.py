@@ -327,7 +327,11 @@ def render(page: Page, width: int | None = None, height: int | None = None) -> l
     if ended is not None:
         parts.append(Part(ended, KEPT))
     if page.summary or step == page.steps:
-        parts += [Part(line, NOTE) for line in summary_lines(page.analysis, view)]
+        lines = summary_lines(page.analysis, view)
+        if not lines and page.summary and page.analysis.status in ("asking", "pending"):
+            # (s showed nothing while the analysis ran: a walkthrough's finding)
+            lines = [[("class:dim", "The summary per player shows once the analysis is done.")]]
+        parts += [Part(line, NOTE) for line in lines]
     if page.message:
         parts.append(Part([("class:msg", page.message)], KEPT))
     parts.append(Part([("class:dim", KEYS_LINE)], KEYS))

@@ -63,3 +63,22 @@ def test_step_0s_empty_seats_are_named_once() -> None:
     rows = ["".join(text for _, text in line) for line in hand_lines(view)]
     assert rows[0] == "  open (seat 0, team 0): no cards"
     assert rows[3] == "  Kian (seat 3, team 1): no cards"
+
+
+def test_s_says_the_summary_waits_for_the_analysis() -> None:
+    """``s`` (the summary per player) while the analysis is computed says it shows once done
+    (it showed nothing: a walkthrough's finding); once done, the summary itself."""
+    analysis = Analysis()
+    analysis.take({"status": "pending", "rounds": 5, "done": 2})
+    page = Page(step=1, steps=3, answer={"step": 1, "view": {**VIEW, "hands": [[], []]},
+                                         "events": []}, analysis=analysis)
+    page.summary = True
+    waiting = "The summary per player shows once the analysis is done."
+    assert waiting in "\n".join(text(line) for line in render(page, 80, 24))
+    page.summary = False
+    assert waiting not in "\n".join(text(line) for line in render(page, 80, 24))
+    analysis.take({"status": "done", "rounds": [{"moves": []}], "seats": [
+        {"seat": 0, "moves": 3, "cost_trick": 1, "cost_round": 0, "cost_kot": 0}]})
+    page.summary = True
+    shown = "\n".join(text(line) for line in render(page, 80, 24))
+    assert waiting not in shown and "The whole match, per player" in shown
