@@ -227,6 +227,9 @@ class PlayApp:
         self._extended_at: int | None = None
         """The version of the turn the server extended (a ``turn_limit`` frame ``extended``)."""
         self._hint_since: int | None = None
+        self._answered = ""
+        """The message the last Enter left, which typing a new choice clears (it stayed under
+        the next one typed: a walkthrough's finding)."""
         self._seen_seats: list[dict[str, Any]] | None = None
         """The seats of the last view (``_tell_replaced``)."""
         """The version of the seat's first ``?``: hints count its decisions from there."""
@@ -440,7 +443,10 @@ class PlayApp:
 
         @kb.add("enter")
         def _enter(event: KeyPressEvent) -> None:
+            before = self.cursor.message
             self._submit()
+            if self.cursor.message != before:  # what Enter said ("'QQ' is not a card"...)
+                self._answered = self.cursor.message
 
         @kb.add("space")
         def _mark(event: KeyPressEvent) -> None:
@@ -470,6 +476,9 @@ class PlayApp:
                     and view is not None and view.get("seat") is not None:
                 # (a spectator, or a seat the local bot plays, has nothing to type: it said
                 # "Typed: qh" under a table that takes no choice)
+                if not self.cursor.typed and self.cursor.message \
+                        and self.cursor.message == self._answered:
+                    self.cursor.message = ""  # a new choice: the last one's answer is past
                 self.cursor.typed = (self.cursor.typed + text)[-3:]
 
         return kb

@@ -558,6 +558,10 @@ def test_a_choice_typed_out_of_turn_is_told_to_wait(server: LocalServer,
     wait_for(lambda: NOT_YET in " ".join(term.screen().split()), timeout=30,
              what="the word that it is not the seat's turn", seen=term.screen)
     assert client.view(mid, mine)["view"]["version"] == version  # nothing was sent
+    # typing a new choice clears what the last Enter said (it stayed under the new one)
+    term.type("q")
+    wait_for(lambda: "Typed: q" in term.screen() and NOT_YET not in " ".join(
+        term.screen().split()), timeout=30, what="the answer cleared", seen=term.screen)
 
 
 def test_a_player_who_leaves_to_a_bot_is_said_at_the_others_table(
