@@ -400,13 +400,15 @@ class PlayApp:
     def _tell_replaced(self, view: dict[str, Any]) -> None:
         """Say that a player at the table left and a computer player took the seat (the table
         only renamed the seat, a bot from then on, and the last trick's card with it: a
-        walkthrough's finding).  Not for this client's own seat (``_seat_lost`` says that)."""
+        walkthrough's finding).  Not for the seat this client holds or held (``_seat_lost``
+        says that)."""
         seats = [s if isinstance(s, dict) else {} for s in view.get("seats") or []]
         before, self._seen_seats = self._seen_seats, seats
         if before is None or len(before) != len(seats) or self.cursor.message == LEAVE_ASK:
             return
         for i, (was, now) in enumerate(zip(before, seats, strict=True)):
-            if i != view.get("seat") and was.get("name") and not was.get("bot") \
+            if i not in (view.get("seat"), self._last_seat) and was.get("name") \
+                    and not was.get("bot") \
                     and not was.get("empty") and now.get("bot"):
                 self.cursor.message = (f"{was['name']} left: a computer player, {now.get('name')}, "
                                        f"plays seat {i} from now on.")

@@ -22,6 +22,7 @@ import json
 import re
 import signal
 import sys
+import threading
 from typing import Any
 
 from typing import TYPE_CHECKING
@@ -323,9 +324,13 @@ class Ending:
         self._task: asyncio.Task[Any] | None = None
 
     def install(self) -> None:
-        """Catch SIGTERM in the running loop (for the task calling this)."""
+        """Catch SIGTERM in the running loop (for the task calling this); only where signals
+        can be handled: the main thread (``hokm.cli.main`` run in a thread by a test, say,
+        leaves SIGTERM as it is)."""
         self._task = asyncio.current_task()
-        asyncio.get_running_loop().add_signal_handler(signal.SIGTERM, self._on, signal.SIGTERM)
+        if threading.current_thread() is threading.main_thread():
+            asyncio.get_running_loop().add_signal_handler(signal.SIGTERM, self._on,
+                                                          signal.SIGTERM)
 
     def _on(self, signum: int) -> None:
         first = self.signum is None
