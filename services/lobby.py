@@ -63,7 +63,7 @@ def bot_name(seat: int, taken: set[str]) -> str:
 
 def bots_renamed(state: State, seat: int, name: str) -> tuple[tuple[int, str], ...]:
     """The bots of ``state`` to show under another name when a player takes ``seat`` as
-    ``name`` (``TakeSeat.renames``): each bot whose name reads as it (``reads_as``) takes a
+    ``name`` (``TakeSeat.renames``): each bot whose name reads as it (``reads_like_bot``) takes a
     ``bot_name`` nobody else at the table has.  The player keeps the name they typed: it is
     theirs (in every match they play, on their screen and their partner's), while a bot's
     is only the table's label for it."""
@@ -73,7 +73,7 @@ def bots_renamed(state: State, seat: int, name: str) -> tuple[tuple[int, str], .
     renames: list[tuple[int, str]] = []
     for i, bot in enumerate(seats):
         if i != seat and bot is not None and bot.bot is not None \
-                and (reads_as(bot.name) == reads_as(name) or reads_like_bot(name, bot.name)):
+                and reads_like_bot(name, bot.name):
             taken = {o.name for j, o in enumerate(seats) if j not in (i, seat) and o is not None}
             taken |= {name, *(n for _, n in renames)}
             renames.append((i, bot_name(i, taken)))
