@@ -231,6 +231,8 @@ class PlayApp:
         """The message the last Enter left, which typing a new choice clears (it stayed under
         the next one typed: a walkthrough's finding)."""
         self._seen_seats: list[dict[str, Any]] | None = None
+        self._held: set[int] = set()
+        """The seats this client has held (``_tell_replaced`` says nothing of them)."""
         """The seats of the last view (``_tell_replaced``)."""
         """The version of the seat's first ``?``: hints count its decisions from there."""
         self._passing: tuple[str, int] | None = None
@@ -400,15 +402,16 @@ class PlayApp:
     def _tell_replaced(self, view: dict[str, Any]) -> None:
         """Say that a player at the table left and a computer player took the seat (the table
         only renamed the seat, a bot from then on, and the last trick's card with it: a
-        walkthrough's finding).  Not for the seat this client holds or held (``_seat_lost``
+        walkthrough's finding).  Not for a seat this client holds or held (``_seat_lost``
         says that)."""
+        if view.get("seat") is not None:
+            self._held.add(int(view["seat"]))
         seats = [s if isinstance(s, dict) else {} for s in view.get("seats") or []]
         before, self._seen_seats = self._seen_seats, seats
         if before is None or len(before) != len(seats) or self.cursor.message == LEAVE_ASK:
             return
         for i, (was, now) in enumerate(zip(before, seats, strict=True)):
-            if i not in (view.get("seat"), self._last_seat) and was.get("name") \
-                    and not was.get("bot") \
+            if i not in self._held and was.get("name") and not was.get("bot") \
                     and not was.get("empty") and now.get("bot"):
                 self.cursor.message = (f"{was['name']} left: a computer player, {now.get('name')}, "
                                        f"plays seat {i} from now on.")
