@@ -46,7 +46,8 @@ def _compiler() -> bool:
 
 
 ext_modules = []
-# (as worker/policies/_compiled.py's ``pure``: 1, true, yes or on; 0, false, no, off or unset)
+# (services/settings.py's SWITCH_ON and SWITCH_OFF, as worker/policies/_compiled.py's ``pure``
+# reads them: this build script does not import the package it builds)
 if os.environ.get("HOKM_PURE", "").strip().lower() in ("", "0", "false", "no", "off") \
         and _compiler():
     from mypyc.build import mypycify

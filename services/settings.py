@@ -67,13 +67,18 @@ def env_queue(name: str, default: str) -> str:
     return value
 
 
+SWITCH_ON = ("1", "true", "yes", "on")
+SWITCH_OFF = ("", "0", "false", "no", "off")
+"""The words of a HOKM_ switch (in any case, blanks around them ignored; unset is off)."""
+
+
 def _flag(name: str) -> bool:
     """A switch: 1, true, yes or on, or 0, false, no or off (off when unset or empty); any
     other value is refused (``maybe`` read as off said nothing, an audit's finding)."""
     text = _text(name).lower()
-    if text in ("1", "true", "yes", "on"):
+    if text in SWITCH_ON:
         return True
-    if text in ("", "0", "false", "no", "off"):
+    if text in SWITCH_OFF:
         return False
     raise SettingError(name, "1 or 0 (on or off)", _text(name))
 

@@ -23,19 +23,17 @@ HOT = ("fast", "heuristic", "playout", "solver", "nsolver", "response", "worlds"
 _FOLDER = Path(__file__).parent
 
 
-ON = ("1", "true", "yes", "on")
-OFF = ("", "0", "false", "no", "off")
-
-
 def pure() -> bool:
     """Whether ``HOKM_PURE`` asks for the plain-Python bots: 1, true, yes or on (as every
     HOKM_ switch; only ``1`` counted, and ``yes`` kept the compiled bots unsaid: an audit's
     finding).  Another value than those and 0, false, no or off is read as on, with a
     warning (a setting refused here would stop every import of the bots)."""
+    from services.settings import SWITCH_OFF, SWITCH_ON
+
     text = os.environ.get("HOKM_PURE", "").strip().lower()
-    if text in OFF:
+    if text in SWITCH_OFF:
         return False
-    if text not in ON:
+    if text not in SWITCH_ON:
         warnings.warn(f"HOKM_PURE must be 1 or 0 (on or off), got {text!r}: read as on",
                       RuntimeWarning, stacklevel=2)
     return True
