@@ -150,8 +150,11 @@ def test_the_summary_names_each_player_of_a_seat(
     def rows() -> list[list[str]]:
         table = page.locator("table.an-seats")
         table.wait_for()
-        return [[c.strip() for c in tr.split("\t")]
-                for tr in table.locator("tbody tr").all_inner_texts()]
+        # cell by cell: a row's innerText joins its cells with tabs only while it is laid
+        # out, and a CI run read one row's text run together ("P0, seat 1138000")
+        rows: list[list[str]] = table.locator("tbody tr").evaluate_all(
+            "trs => trs.map(tr => Array.from(tr.cells, c => c.textContent.trim()))")
+        return rows
 
     early = rows()
     page.get_by_label("Step", exact=True).fill(str(moves[-1]["version"]))
