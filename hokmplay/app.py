@@ -378,6 +378,8 @@ class PlayApp:
 
     def _changed(self, view: dict[str, Any]) -> None:
         self._tell_replaced(view)
+        if view.get("phase") in ("round_over", "match_over") and view.get("last_trick"):
+            self.cursor.round_end = {**view["last_trick"], "round": view.get("round")}
         if self.seat.token is not None and not self._leaving:
             if view.get("seat") is not None:
                 self._last_seat = int(view["seat"])

@@ -72,6 +72,11 @@ class Cursor:
     replay: str | None = None
     """The link of the match's replay page, said once the match is over (``hokm replay`` takes
     it, as a browser does)."""
+    round_end: dict[str, Any] | None = None
+    """The last trick of the newest round seen to end (``{"round", "cards", "winner"}``, from
+    its ``round_over`` view): the next deal's view has no last trick, and the round's end is
+    passed in a moment when bots play the last cards, so the trick that ended it was never on
+    the screen (a walkthrough's finding)."""
 
 
 COUNTDOWN_S = 20
@@ -340,7 +345,9 @@ def table_notes(view: View) -> list[Line]:
     return lines
 
 
-def trick_lines(view: View) -> list[Line]:
+def trick_lines(view: View, round_end: dict[str, Any] | None = None) -> list[Line]:
+    """The trick on the table and the last trick won; before the first trick of a round is
+    won, the last trick of the round before (``round_end``, :attr:`Cursor.round_end`)."""
     trick = view.get("trick") or []
     line: Line = [("class:bold", "Trick: ")]
     if not trick:
@@ -351,8 +358,12 @@ def trick_lines(view: View) -> list[Line]:
         line += [("", f"{seat_name(view, played['seat'])} "), card(played["card"])]
     lines = [line]
     last = view.get("last_trick")
+    title = "Last trick: "
+    if not last and round_end and view.get("phase") not in ("round_over", "match_over") \
+            and int(round_end.get("round") or 0) == int(view.get("round") or 0) - 1:
+        last, title = round_end, f"Last trick of round {round_end['round']}: "
     if last:
-        prev: Line = [("class:dim", "Last trick: ")]
+        prev: Line = [("class:dim", title)]
         for i, played in enumerate(last["cards"]):
             if i:
                 prev.append(("", ", "))
@@ -702,7 +713,8 @@ def render(view: View | None, cursor: Cursor, width: int | None = None,
               for line in table(view, width)]
     parts += [Part(line, NOTE) for line in table_notes(view)]
     parts.append(Part([], BLANK))
-    parts += [Part(line, NOTE if dim(line) else KEPT) for line in trick_lines(view)]
+    parts += [Part(line, NOTE if dim(line) else KEPT)
+              for line in trick_lines(view, cursor.round_end)]
     parts.append(Part([], BLANK))
     lines: list[Line] = []
     if is_deciding(view) and view.get("phase") == "choosing_trump" and not cursor.bot:
