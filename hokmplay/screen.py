@@ -195,29 +195,47 @@ def goal(view: View) -> str:
     return f"to {view.get('target')} points"
 
 
-def header(view: View, cursor: Cursor) -> list[Line]:
+def columns(line: Line) -> int:
+    """The columns ``line`` takes on a terminal."""
+    return sum(get_cwidth(text) for _, text, *_ in line)
+
+
+def header(view: View, cursor: Cursor, width: int | None = None) -> list[Line]:
+    """The match, the seat and the connection; trump and Hakem; the score and the tricks.
+    Given the terminal's ``width``, a line that would wrap in mid-phrase is laid out in two
+    instead (an 80-column terminal wrapped "● connected" and a three-player score line)."""
     state = "● connected" if cursor.connected else "○ reconnecting…"
     me = view.get("seat")
     who = ("spectating" if me is None else f"you are seat {me}, team {side_of(view, me)}"
            if partnerships(view) else f"you are seat {me}")
     bot = f" · played by the local bot ({cursor.bot})" if cursor.bot else ""
-    lines: list[Line] = [[("class:title", "Hokm"),
-                          ("", f"  match {view['match_id']} · round {view.get('round', 0)}"
-                               f" · {goal(view)} · {who}{bot}   "),
-                          ("class:dim" if not cursor.connected else "class:ok", state)]]
+    first: Line = [("class:title", "Hokm"),
+                   ("", f"  match {view['match_id']} · round {view.get('round', 0)}"
+                        f" · {goal(view)} · {who}{bot}")]
+    connection: Line = [("", "   "),
+                        ("class:dim" if not cursor.connected else "class:ok", state)]
     trump = view.get("trump")
-    trump_text: Line = ([("class:trump", f"Trump {SUIT_SYMBOL[trump]} {SUIT_NAME[trump]}")]
-                        if trump else [("", "Trump not named yet")])
+    second: Line = ([("class:trump", f"Trump {SUIT_SYMBOL[trump]} {SUIT_NAME[trump]}")]
+                    if trump else [("", "Trump not named yet")])
     hakem = view.get("hakem")
-    hakem_text = f"   Hakem: {seat_name(view, hakem)}" if hakem is not None else ""
-    lines.append([*trump_text, ("", hakem_text)])
+    if hakem is not None:
+        second.append(("", f"   Hakem: {seat_name(view, hakem)}"))
+    if width is not None and columns(first) <= width < columns(first + connection):
+        second += connection  # at the end of the shorter line below, whole
+    else:  # (a line wrapped anyway keeps it)
+        first += connection
+    lines = [first, second]
     # double_sar: the tricks won but not banked yet wait in a pile (none counted: it said
     # "us 0 · them 0" under a trick just won, with nothing to say why)
     pile = int(view.get("pile") or 0)
     waiting = (f" · {pile} trick{'s' if pile != 1 else ''} waiting in the pile"
                if pile else "")
-    lines.append([("", f"Score  {per_side(view, 'score')}      Tricks this round  "
-                       f"{per_side(view, 'tricks')}{waiting}")])
+    score: Line = [("", f"Score  {per_side(view, 'score')}")]
+    tricks: Line = [("", f"Tricks this round  {per_side(view, 'tricks')}{waiting}")]
+    if width is None or columns(score) + 6 + columns(tricks) <= width:
+        lines.append([*score, ("", "      "), *tricks])
+    else:
+        lines += [score, tricks]
     return lines
 
 
@@ -706,7 +724,7 @@ def render(view: View | None, cursor: Cursor, width: int | None = None,
         foot: list[Line] = [[("", "Connecting…")], [("class:msg", cursor.message)]]
         return (foot if width is None else
                 fit([Part(line) for line in foot], width, height, TOO_SMALL_YET))
-    top = header(view, cursor)
+    top = header(view, cursor, width)
     parts = [Part(top[0], TITLE), *map(Part, top[1:]), Part([], BLANK)]
     parts += [Part(line, BLANK if not line else TURN_SEAT
                    if any(style == "class:turn" for style, _ in line) else SEATS)

@@ -232,3 +232,38 @@ def test_the_seats_keep_their_indent_where_it_fits() -> None:
         rows = plain(lines).splitlines()
         assert " " * 22 + "▶ Dara (seat 0, bot) 12 cards" in rows, rows
         assert " " * 22 + "Roxana (seat 1, bot, Hakem) 13 cards" in rows, rows
+
+
+def four_player_spectator() -> dict[str, Any]:
+    """A spectator's view of a four-player match: the sides are named by their seats."""
+    return {"match_id": "05ef9c712caaf418", "round": 3, "target": 7, "players": 4,
+            "seat": None, "phase": "playing", "turn": 3, "hakem": 1, "trump": "H",
+            "version": 40, "sides": [[0, 2], [1, 3]], "score": [3, 4], "tricks": [2, 5],
+            "seats": [{"name": n, "bot": b, "connected": True, "empty": False}
+                      for n, b in (("Player", None), ("Roxana", "easy"), ("Kian", "easy"),
+                                   ("Dara", "hard"))],
+            "hand_counts": [6, 6, 6, 7], "hand": [], "legal": [], "removed": [],
+            "trick": [{"seat": 1, "card": "4D"}, {"seat": 2, "card": "AD"}],
+            "last_trick": None, "result": None, "talon": None}
+
+
+@pytest.mark.parametrize("case", ["three at a seat", "three watched", "four watched"])
+def test_the_header_does_not_wrap_in_mid_phrase_on_80_columns(case: str) -> None:
+    """On an 80-column terminal the header's lines are laid out whole: the connection state at
+    the end of the trump line, the score and the tricks on lines of their own (it wrapped
+    "●" from "connected" and a three-player score from its last count)."""
+    view = four_player_spectator() if case == "four watched" else three_player_turn()
+    if case == "three watched":
+        view = {**view, "seat": None, "hand": [], "legal": []}
+    cursor = Cursor(connected=True)
+    rows = plain(render(view, cursor, width=80)).splitlines()
+    head = rows[:rows.index("")]
+    assert not any(row.startswith(" ") for row in head), head  # no continuation row
+    assert max(widths(render(view, cursor, width=80))) <= 80
+    assert sum("● connected" in row for row in head) == 1, head
+    assert any(row.startswith("Score  ") for row in head), head
+    assert any(row.startswith("Tricks this round  ") for row in head), head
+    # the words of a wide terminal, where the score and the tricks share a line
+    wide = plain(render(view, cursor, width=200)).splitlines()
+    assert sorted(" ".join(head).split()) == sorted(" ".join(wide[:wide.index("")]).split())
+    assert any("Score  " in row and "Tricks this round" in row for row in wide)
