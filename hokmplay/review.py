@@ -25,7 +25,8 @@ from hokmclient.cards import SUIT_NAME, SUIT_SYMBOL, card_text
 
 from .screen import (BLANK, KEPT, KEYS, NOTE, SEATS, TITLE, TURN_SEAT, Line, Part, View, card, dim,
                      final_score, final_sets, fit, goal, per_side, result_text, seat_name,
-                     side_of, sides, table_notes, team_name, team_subject, trick_lines)
+                     side_by_side, side_of, sides, table_notes, team_name, team_subject,
+                     trick_lines)
 
 MARKS = {"trick": "?!", "kot": "?", "round": "??"}
 """The marks of costly moves, worse ones with more question marks (the browser's)."""
@@ -239,7 +240,9 @@ def hand_lines(view: View) -> list[Line]:
     return lines
 
 
-def header(view: View, step: int, steps: int) -> list[Line]:
+def header(view: View, step: int, steps: int, width: int | None = None) -> list[Line]:
+    """The match and the step; trump and Hakem; the score and the tricks (on a line each
+    where one would wrap: the table's :func:`hokmplay.screen.header`)."""
     top: Line = [("class:title", "Hokm replay"),
                  ("", f"  match {view.get('match_id')} · round {view.get('round', 0)} · "
                       f"{goal(view)} · "), ("class:ok", f"step {step} of {steps}")]
@@ -249,9 +252,9 @@ def header(view: View, step: int, steps: int) -> list[Line]:
                     if trump else [("", "Trump not named yet")])
     if hakem is not None:
         second.append(("", f"   Hakem: {seat_name(view, hakem)}"))
-    third: Line = [("", f"Score  {by_side(view, 'score')}      Tricks this round  "
-                        f"{by_side(view, 'tricks')}")]
-    return [top, second, third]
+    return [top, second, *side_by_side([("", f"Score  {by_side(view, 'score')}")],
+                                       [("", f"Tricks this round  {by_side(view, 'tricks')}")],
+                                       width)]
 
 
 def by_side(view: View, key: str) -> str:
@@ -304,7 +307,7 @@ def render(page: Page, width: int | None = None, height: int | None = None) -> l
     view: View = answer["view"]
     step = int(answer["step"])
     parts = [Part(line, TITLE if i == 0 else KEPT)
-             for i, line in enumerate(header(view, step, page.steps))]
+             for i, line in enumerate(header(view, step, page.steps, width))]
     parts[0] = Part(parts[0].line, KEPT)  # (the step counter is on it)
     parts.append(Part([], BLANK))
     # a window too small for everything drops the hands last of all but the step's essentials

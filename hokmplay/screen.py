@@ -230,13 +230,17 @@ def header(view: View, cursor: Cursor, width: int | None = None) -> list[Line]:
     pile = int(view.get("pile") or 0)
     waiting = (f" · {pile} trick{'s' if pile != 1 else ''} waiting in the pile"
                if pile else "")
-    score: Line = [("", f"Score  {per_side(view, 'score')}")]
-    tricks: Line = [("", f"Tricks this round  {per_side(view, 'tricks')}{waiting}")]
-    if width is None or columns(score) + 6 + columns(tricks) <= width:
-        lines.append([*score, ("", "      "), *tricks])
-    else:
-        lines += [score, tricks]
-    return lines
+    return lines + side_by_side([("", f"Score  {per_side(view, 'score')}")],
+                                [("", f"Tricks this round  {per_side(view, 'tricks')}{waiting}")],
+                                width)
+
+
+def side_by_side(left: Line, right: Line, width: int | None) -> list[Line]:
+    """``left`` and ``right`` on one line six columns apart, or on a line each where that line
+    would be wider than ``width``."""
+    if width is None or columns(left) + 6 + columns(right) <= width:
+        return [[*left, ("", "      "), *right]]
+    return [left, right]
 
 
 def _seat_label(view: View, seat: int) -> str:

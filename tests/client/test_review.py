@@ -82,3 +82,19 @@ def test_s_says_the_summary_waits_for_the_analysis() -> None:
     page.summary = True
     shown = "\n".join(text(line) for line in render(page, 80, 24))
     assert waiting not in shown and "The whole match, per player" in shown
+
+
+def test_a_three_player_score_takes_its_own_line_on_80_columns() -> None:
+    """The replay's header lays the score and the tricks on a line each where one would wrap
+    in mid-phrase (the table's header does the same: ``test_screen_fit``)."""
+    view = {**VIEW, "players": 3, "sides": [[0], [1], [2]], "round": 2, "target": 7,
+            "seats": [{"name": "Anahita", "bot": None, "empty": False}, VIEW["seats"][1],
+                      {"name": "Roxana", "bot": "easy", "empty": False}],
+            "score": [3, 4, 5], "tricks": [2, 5, 6], "hands": [[], [], []], "phase": "playing"}
+    page = Page(step=3, steps=90, answer={"step": 3, "view": view, "events": []})
+    rows = [text(line) for line in render(page, 80, 40)]
+    assert "Score  Anahita 3 · Bob 4 · Roxana 5" in rows, rows
+    assert "Tricks this round  Anahita 2 · Bob 5 · Roxana 6" in rows, rows
+    wide = [text(line) for line in render(page, 200, 40)]
+    assert ("Score  Anahita 3 · Bob 4 · Roxana 5      Tricks this round  Anahita 2 · Bob 5 · "
+            "Roxana 6") in wide, wide
