@@ -412,14 +412,18 @@ def _replay_link(args: argparse.Namespace) -> int:
 
     from .replay import ReplayApp, Refused, open_replay
 
-    for option in ("seat", "file", "data"):
-        if getattr(args, option, None) is not None:
-            raise CliError(f"--{option} is for a match of the data folder: the replay of a "
-                           "link shows a finished match, every hand", 2)
+    local = next((o for o in ("seat", "file", "data") if getattr(args, o, None) is not None),
+                 None)
     try:
         where = parse_link(args.match)
     except ValueError as exc:
+        if local is not None:  # a match of the data folder was meant (../x --data D)
+            raise CliError(f"{args.match!r} is not a match id (letters and digits) nor a "
+                           "match's link", 2) from None
         raise CliError(str(exc), 2) from None
+    if local is not None:
+        raise CliError(f"--{local} is for a match of the data folder: the replay of a "
+                       "link shows a finished match, every hand", 2)
     if where.match_id is None:
         raise CliError(f"{args.match!r} is a server: give a match's link "
                        "(http://HOST/m/MATCH or http://HOST/replay/MATCH)", 2)
@@ -458,6 +462,11 @@ def _link_replay(sub: Any, formatter: Any) -> None:
     local = parser.get_default("func")
 
     def run(args: argparse.Namespace) -> int:
+        from services.clitools import CliError
+
+        if args.match is not None and not args.match.strip():  # ("" listed the matches)
+            raise CliError("MATCH is empty: give a match id or a link (without MATCH, hokm "
+                           "replay lists the data folder's matches)", 2)
         return _replay_link(args) if is_link(args.match or "") else int(local(args))
 
     parser.set_defaults(func=run)

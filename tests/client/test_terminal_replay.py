@@ -19,6 +19,7 @@ import io
 import os
 import signal
 from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -178,7 +179,7 @@ def hokm(*args: str) -> tuple[int, str, str]:
     return status, out.getvalue(), err.getvalue()
 
 
-def test_what_cannot_be_replayed_is_one_line(server: LocalServer) -> None:
+def test_what_cannot_be_replayed_is_one_line(server: LocalServer, tmp_path: Path) -> None:
     """A match not over (nothing of it shown), a match that is not there, a server that does
     not answer: one line, status 2 for what cannot be shown (as the other commands), 1 for the
     server that does not answer."""
@@ -189,7 +190,13 @@ def test_what_cannot_be_replayed_is_one_line(server: LocalServer) -> None:
              ([f"{server.url}/m/nosuchmatch"], 2, "there is no match nosuchmatch"),
              ([f"http://127.0.0.1:{free_port()}/m/{live}"], 1, "cannot reach"),
              ([server.url + "/"], 2, "give a match's link"),
-             ([f"{server.url}/x/{live}"], 2, "neither a server")]
+             ([f"{server.url}/x/{live}"], 2, "neither a server"),
+             # an empty MATCH listed the data folder's matches, and a path with a folder's
+             # options was refused as a link's replay would be (session 37's audit)
+             ([""], 2, "MATCH is empty"),
+             (["../x", "--data", str(tmp_path)], 2, "'../x' is not a match id"),
+             ([f"{server.url}/m/{live}", "--data", str(tmp_path)], 2,
+              "--data is for a match of the data folder")]
     for args, status, words in cases:
         got, out, err = hokm("replay", *args)
         assert got == status, (args, err)
