@@ -125,6 +125,11 @@ def parse(url: str, name: str = "HOKM_REDIS_URL") -> Target:
         except ValueError as exc:
             raise BadStoreUrl(name, f"a Redis URL ({exc})", url) from None
         path = unquote(urlsplit(url).path).replace("/", "")
+        if scheme != "unix" and not urlsplit(url).hostname:
+            # (redis-py reads redis:// as localhost:6379: a template's host left empty would
+            # reach whatever Redis runs here)
+            raise BadStoreUrl(name, f"a Redis URL that names its host ({scheme}://HOST:PORT)",
+                              url)
         if scheme != "unix" and path and not path.isdigit():  # (redis-py reads it as db 0)
             raise BadStoreUrl(name, f"a Redis URL whose database is a number ({path!r} is not)",
                               url)

@@ -66,6 +66,11 @@ BAD = [
      "a Redis URL whose database is a number ('abc' is not)"),
     ("HOKM_QUEUE_URL", "rediss://h:6379/db1", "a Redis URL whose database is a number ('db1' "
                                               "is not)"),
+    # no host: redis-py read it as localhost:6379, whatever Redis runs there (an audit's
+    # finding of session 37)
+    ("HOKM_REDIS_URL", "redis://", "a Redis URL that names its host (redis://HOST:PORT)"),
+    ("HOKM_QUEUE_URL", "rediss://:6380/1",
+     "a Redis URL that names its host (rediss://HOST:PORT)"),
     ("HOKM_REDIS_URL", "redis+cluster://a:7000,b:7001/2",
      "a Redis Cluster URL with no database but 0 ('2': a cluster has only database 0)"),
     ("HOKM_REDIS_URL", "redis+cluster://a:7000,b:7001/?socket_timeout=1",
