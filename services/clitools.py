@@ -22,7 +22,8 @@ sub-commands did already):
   workers that did not answer in time, an unexpected error.  Trying again later, or repairing
   the data, may fix it.
 - 130: Ctrl+C (SIGINT; ``hokm serve`` and ``hokm worker`` after stopping gracefully on it, and
-  0 after SIGTERM, their operator's clean stop); 143: SIGTERM to ``hokm play`` or ``hokm
+  0 after SIGTERM, their operator's clean stop; started with SIGINT ignored, as a script's
+  ``hokm serve &``, they leave it so); 143: SIGTERM to ``hokm play`` or ``hokm
   replay LINK``, which close their screen first (``hokmplay.cli.Ending``); 141: the reader of
   stdout went away (``| head``).
   Sub-commands raise

@@ -113,6 +113,18 @@ _stopped_by: list[int] = []
 exit status: 130 for SIGINT, 0 for SIGTERM)."""
 
 
+_ignored: set[int] = set()
+"""The stop signals this ``hokm worker`` was started with ignored (``hokm worker &`` from a
+script: the shell ignores SIGINT for it, so that the Ctrl+C of the script's foreground is not
+for it): they stay ignored, as in ``hokm serve`` (it stopped on them: an audit's finding)."""
+
+
+def _handle_stops(handler: Any) -> None:
+    """``handler`` for each stop signal not ignored from the start (``_ignored``)."""
+    for signum in STOP_SIGNALS:
+        signal.signal(signum, signal.SIG_IGN if signum in _ignored else handler)
+
+
 def _first_stop(signum: int) -> None:
     """Note the stop signal ``signum`` if it is the first."""
     if not _stopped_by:
@@ -241,6 +253,7 @@ class BotWorker(SimpleWorker):
 
     def _install_signal_handlers(self) -> None:
         super()._install_signal_handlers()  # type: ignore[no-untyped-call]
+        _handle_stops(self.request_stop)  # (RQ's took the ignored ones over too)
         if _stop_noted:  # a stop signal came while the worker started: stop before a job
             self._stop_requested = True
 
@@ -251,6 +264,8 @@ class BotWorker(SimpleWorker):
         STOPPING.set()  # the turn in hand is finished, and no other kept
         self.asked_to_stop = True
         super().request_stop(signum, frame)  # type: ignore[no-untyped-call]
+        for ignored in _ignored:  # (RQ's takes both over for a second, forced stop)
+            signal.signal(ignored, signal.SIG_IGN)
 
     def handle_job_success(self, job: Any, *args: Any, **kwargs: Any) -> None:
         """RQ's, but a job that the Redis no longer knows when it ends (the Redis restarted
@@ -410,8 +425,7 @@ class _Seldom(logging.Filter):
 
 def _work(burst: bool) -> None:
     """One worker process (``hokm worker``, or each of its ``--processes``) until it stops."""
-    for signum in STOP_SIGNALS:  # a child of `_pool` had its handler: `_note_stop` until RQ's
-        signal.signal(signum, _note_stop)
+    _handle_stops(_note_stop)  # a child of `_pool` had its handler: `_note_stop` until RQ's
     signal.pthread_sigmask(signal.SIG_UNBLOCK, STOP_SIGNALS)  # `_pool` forks with them blocked
     if _stop_noted:
         return
@@ -439,8 +453,7 @@ def _serve(rt: Runtime, queues: list[Any], burst: bool) -> bool:
         try:
             worker.work(burst=burst, logging_level="WARNING", with_scheduler=False)
         finally:  # RQ's handlers are for its loop: from here on a stop signal is only noted
-            for signum in STOP_SIGNALS:
-                signal.signal(signum, _note_stop)
+            _handle_stops(_note_stop)
     except (SystemExit, StopRequested):
         return False  # RQ's cold shutdown (a second stop signal), or a stop as the loop ended
     except REDIS_DOWN as exc:  # it could not even start (or, for RQ, end)
@@ -525,8 +538,7 @@ def _pool(processes: int, burst: bool) -> None:
         wake_r, wake_w = os.pipe()
         os.set_blocking(wake_r, False)
         os.set_blocking(wake_w, False)
-        for signum in STOP_SIGNALS:
-            signal.signal(signum, forward)
+        _handle_stops(forward)
         previous_fd = signal.set_wakeup_fd(wake_w, warn_on_full_buffer=False)
         try:
             for n in range(1, processes + 1):
@@ -654,10 +666,11 @@ def _start(args: argparse.Namespace, url: str, queues: str) -> int:
     processes = "1 process" if args.processes == 1 else f"{args.processes} processes"
     # from the start line on, a stop signal stops the worker (and its last line is printed)
     previous = {signum: signal.getsignal(signum) for signum in STOP_SIGNALS}
+    _ignored.clear()
+    _ignored.update(signum for signum, handler in previous.items() if handler == signal.SIG_IGN)
     _stop_noted.clear()
     _stopped_by.clear()
-    for signum in STOP_SIGNALS:
-        signal.signal(signum, _note_stop)
+    _handle_stops(_note_stop)
     try:
         print(f"hokm worker: {processes} playing bot turns from {queues} at {redact_url(url)}"
               f"{' until the queues are empty' if args.burst else ''}. Press Ctrl+C to stop.",

@@ -26,11 +26,14 @@ content (which may name a seat's cards).
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import ipaddress
 import logging
 import re
+import signal
 import socket
 import urllib.parse
+from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
@@ -396,6 +399,23 @@ def bind(host: str, port: int) -> socket.socket:
     return sock
 
 
+class Server(uvicorn.Server):
+    """uvicorn's server, which leaves SIGINT ignored where the process started with it ignored:
+    a server started in the background by a script (``hokm serve &``: the shell ignores
+    SIGINT for it, as ``nohup`` does SIGHUP) is not stopped by the Ctrl+C meant for the
+    script's foreground.  uvicorn took SIGINT over anyway, stopped, and then raised the
+    signal again into the ignored disposition, so the process ended with status 0 (the
+    README's 130 is for a Ctrl+C that stops it)."""
+
+    @contextlib.contextmanager
+    def capture_signals(self) -> Iterator[None]:
+        ignored = signal.getsignal(signal.SIGINT) == signal.SIG_IGN
+        with super().capture_signals():
+            if ignored:
+                signal.signal(signal.SIGINT, signal.SIG_IGN)
+            yield
+
+
 def make_server(app: Any, *, limits: ConnectionLimits, max_frame: int,
                 log_level: str = "warning", configure_logging: bool = True) -> uvicorn.Server:
     """The uvicorn server of ``app`` with the guards of ``limits`` (``.run(sockets=[...])``
@@ -411,7 +431,7 @@ def make_server(app: Any, *, limits: ConnectionLimits, max_frame: int,
         ws_max_size=max_frame, ws_ping_interval=20, ws_ping_timeout=20,
         ws_per_message_deflate=False, timeout_graceful_shutdown=3,
     )
-    return uvicorn.Server(config)
+    return Server(config)
 
 
 def limits_of(settings: Settings) -> ConnectionLimits:

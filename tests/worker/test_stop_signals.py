@@ -34,6 +34,7 @@ from services.bots import RQScheduler, job_id
 from services.matches import MatchService
 from services.store.redis_streams import RedisStore
 from tests.conftest import PrivateRedis, wait_for
+from tests.services.test_serve_signals import ignore_sigint, signals_of
 
 pytestmark = pytest.mark.redis
 
@@ -50,7 +51,8 @@ class Run:
     """One ``hokm worker`` command in a process group of its own, its output in files."""
 
     def __init__(self, server: PrivateRedis, folder: Path, processes: int,
-                 **env: str) -> None:
+                 sigint_ignored: bool = False, **env: str) -> None:
+        """``sigint_ignored``: started as a shell starts a background job, SIGINT ignored."""
         base = {k: v for k, v in os.environ.items() if not k.startswith("HOKM_")}
         self.out, self.err = folder / "out.txt", folder / "err.txt"
         self.client = redis.Redis.from_url(server.url)
@@ -58,7 +60,8 @@ class Run:
             self.proc = subprocess.Popen(
                 [HOKM, "worker", "--processes", str(processes)],
                 env={**base, "HOKM_REDIS_URL": server.url, "HOKM_QUEUE": QUEUE, **env},
-                stdout=out, stderr=err, start_new_session=True)
+                stdout=out, stderr=err, start_new_session=True,
+                preexec_fn=ignore_sigint if sigint_ignored else None)
 
     def started(self) -> bool:
         """The start line is printed (the worker processes are being started)."""
@@ -129,8 +132,8 @@ def server(private_redis: Callable[..., PrivateRedis]) -> PrivateRedis:
 def run(server: PrivateRedis, tmp_path: Path) -> Iterator[Callable[..., Run]]:
     runs: list[Run] = []
 
-    def start(processes: int, **env: str) -> Run:
-        runs.append(Run(server, tmp_path, processes, **env))
+    def start(processes: int, sigint_ignored: bool = False, **env: str) -> Run:
+        runs.append(Run(server, tmp_path, processes, sigint_ignored, **env))
         return runs[-1]
 
     yield start
@@ -156,6 +159,25 @@ def test_an_idle_worker_stops_with_every_process(run: Callable[..., Run], proces
     wait_for(lambda: worker.idle(processes), WAIT_S, STEP, "the RQ workers waiting for jobs")
     SIGNALS[how](worker.proc.pid)
     assert worker.assert_stopped_cleanly(STATUS[how]) == 0
+
+
+def test_a_worker_started_with_sigint_ignored_leaves_it_ignored(run: Callable[..., Run]) -> None:
+    """``hokm worker &`` from a script: the shell starts it with SIGINT ignored, so that the
+    Ctrl+C of the script's foreground is not for it.  It stopped on it (RQ took SIGINT over),
+    as ``hokm serve`` did (an audit's finding of session 37).  Every process of it keeps SIGINT
+    ignored (the kernel's own record), a Ctrl+C leaves them waiting for jobs, and SIGTERM stops
+    them as ever."""
+    worker = run(2, sigint_ignored=True)
+    wait_for(lambda: worker.idle(2), WAIT_S, STEP, "the RQ workers waiting for jobs")
+    group = sorted(worker.group())
+    assert len(group) == 3, group  # the command and its two processes
+    for pid in group:
+        assert signal.SIGINT in signals_of(pid, "SigIgn"), pid
+        assert signal.SIGTERM in signals_of(pid, "SigCgt"), pid
+    SIGNALS["Ctrl+C"](worker.proc.pid)  # (an ignored signal is dropped as it is sent)
+    assert worker.proc.poll() is None and worker.idle(2) and sorted(worker.group()) == group
+    SIGNALS["SIGTERM"](worker.proc.pid)
+    assert worker.assert_stopped_cleanly(0) == 0
 
 
 @pytest.mark.parametrize("how", ["SIGTERM", "Ctrl+C"])
