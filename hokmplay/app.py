@@ -168,7 +168,7 @@ def hint_text(view: dict[str, Any], advice: dict[str, Any]) -> str:
     codes = suggested(advice)
     phase = view.get("phase")
     if phase == "choosing_trump" and codes and codes[0] in SUIT_NAME:
-        what = f"choose {SUIT_SYMBOL[codes[0]]} {SUIT_NAME[codes[0]].capitalize()} as trump"
+        what = f"choose {SUIT_SYMBOL[codes[0]]} {SUIT_NAME[codes[0]]} as trump"
     elif phase == "drawing" and codes:
         what = TALON_WORDS.get(codes[0], codes[0])
     elif phase == "discarding":
@@ -190,7 +190,7 @@ def stand_in_text(record: dict[str, Any]) -> str:
         if event.get("type") == "trump_chosen":
             suit = event["suit"]
             return (f"Your time was up: a stand-in chose {SUIT_SYMBOL[suit]} "
-                    f"{SUIT_NAME[suit].capitalize()} as trump for you.")
+                    f"{SUIT_NAME[suit]} as trump for you.")
     return "Your time was up: a stand-in made a move for you."
 
 

@@ -261,7 +261,7 @@ def test_the_stand_ins_move_is_named_and_cleared_when_the_player_acts() -> None:
         return said
 
     assert run_async(run(), timeout=30) == [
-        "Your time was up: a stand-in chose ♠ Spades as trump for you.", "",
+        "Your time was up: a stand-in chose ♠ spades as trump for you.", "",
         "Your time was up: a stand-in played 10♦ for you.", ""]
 
 

@@ -103,4 +103,4 @@ def test_the_talon_games_hints_are_named_as_the_screen_names_its_choices() -> No
     assert hint_text({"phase": "discarding"}, {**reason, "suggestion": "TD 2C"}) \
         == "Hint: lay aside 10♦ 2♣. Because. (1 hint left)"
     assert hint_text({"phase": "choosing_trump"}, {"suggestion": "S", "remaining": 0}) \
-        == "Hint: choose ♠ Spades as trump. (0 hints left)"
+        == "Hint: choose ♠ spades as trump. (0 hints left)"
