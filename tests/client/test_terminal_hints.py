@@ -35,7 +35,7 @@ def ask_and_play(client: Client, mid: str, token: str, term: Terminal, since: in
     view = my_turn_on_screen(client, mid, token, term)
     advice = client.hint(mid, token, since)  # (asking does not use a hint: deciding does)
     suggestion = str(advice["suggestion"])
-    named = (f"choose {SUIT_SYMBOL[suggestion]} {SUIT_NAME[suggestion].capitalize()} as trump"
+    named = (f"choose {SUIT_SYMBOL[suggestion]} {SUIT_NAME[suggestion]} as trump"
              if view["phase"] == "choosing_trump" else f"play {card_text(suggestion)}")
     legal = list(view["legal"])
     if len(legal) > 1 and legal[selected(term.screen(), view)] == suggestion:
