@@ -332,7 +332,12 @@ def draw_text(view: View) -> str | None:
             partner, opposite = aces[1], (hakem + 2) % 4
             now[partner], now[opposite] = opposite, partner
     turned = ", ".join(f"{seat_name(view, now[seat])} {card_text(code)}" for seat, code in draw)
-    return (f"{'High-card' if high else 'Ace'} draw: {turned} -> Hakem "
+    # what the draw decides, said once (a walkthrough: the draw was shown unexplained, and with
+    # four the second ace moved a player across the table without a word)
+    rule = ("the highest card is Hakem" if high else
+            "the first ace is Hakem, the second ace their partner" if players == 4
+            and rules.get("teams", "ace_draw") == "ace_draw" else "the first ace is Hakem")
+    return (f"{'High-card' if high else 'Ace'} draw ({rule}): {turned} -> Hakem "
             f"{seat_name(view, now[hakem])}")
 
 

@@ -37,7 +37,7 @@ GAMES = {"four": [], "two": ["--players", "2"], "talon": ["--game", "talon"],
 
 def parse(line: str) -> Line:
     """What a printed line says (the wording of ``hokmplay.lines``, read back)."""
-    if found := re.fullmatch(r"(?:Ace|High-card) draw: (.+) -> Hakem (.+)", line):
+    if found := re.fullmatch(r"(?:Ace|High-card) draw \([^)]*\): (.+) -> Hakem (.+)", line):
         return ("draw", found[1], found[2])
     if found := re.fullmatch(r"Round (\d+): Hakem (.+), trump (\S)", line):
         return ("round", int(found[1]), found[2], found[3])

@@ -104,21 +104,23 @@ def test_the_draw_for_the_first_hakem_is_one_line_naming_who_turned_each_card() 
     drawn = ace_draw(cards, 4, True)
     assert drawn.hakem == 1 and drawn.swap == (0, 3)  # the player of seat 0 now sits at 3
     view = _drawn_view(4, 2, drawn.draw, rules={"teams": "ace_draw"})
-    assert draw_text(view) == "Ace draw: P3 7♠, P1 A♥, you 3♦, P0 K♣, P3 A♠ -> Hakem P1"
+    assert draw_text(view) == ("Ace draw (the first ace is Hakem, the second ace their partner): "
+                               "P3 7♠, P1 A♥, you 3♦, P0 K♣, P3 A♠ -> Hakem P1")
     assert draw_text(_drawn_view(4, 2, drawn.draw, rules={"teams": "as_seated"})) == (
-        "Ace draw: P0 7♠, P1 A♥, you 3♦, P3 K♣, P0 A♠ -> Hakem P1")
+        "Ace draw (the first ace is Hakem): P0 7♠, P1 A♥, you 3♦, P3 K♣, P0 A♠ -> Hakem P1")
     # the simple game of two: the higher card, a tie drawing again
     tie = high_card_draw(tuple(CARD_INDEX[c] for c in ("9S", "9H", "4D", "JC")), 2)
     assert tie.hakem == 1
     assert draw_text(_drawn_view(2, 0, tie.draw, rules={"two_player": "simple"})) == (
-        "High-card draw: you 9♠, P1 9♥, you 4♦, P1 J♣ -> Hakem P1")
+        "High-card draw (the highest card is Hakem): you 9♠, P1 9♥, you 4♦, P1 J♣ -> Hakem P1")
     assert draw_text(_drawn_view(3, None, ((0, "5H"), (1, "AD")))) == (
-        "Ace draw: P0 5♥, P1 A♦ -> Hakem P1")
+        "Ace draw (the first ace is Hakem): P0 5♥, P1 A♦ -> Hakem P1")
     # on the table until the first round's first trick is won
     def notes(view: dict[str, Any]) -> str:
         return "\n".join("".join(text for _, text in line) for line in table_notes(view))
 
-    assert notes(_drawn_view(3, 0, ((0, "AD"),))) == "Ace draw: you A♦ -> Hakem you"
+    assert notes(_drawn_view(3, 0, ((0, "AD"),))) == (
+        "Ace draw (the first ace is Hakem): you A♦ -> Hakem you")
     assert notes(_drawn_view(3, 0, ((0, "AD"),), tricks=[1, 0, 0])) == ""
     assert notes(_drawn_view(3, 0, ((0, "AD"),), round=2)) == ""
     assert notes(_drawn_view(3, 0, ())) == ""  # (before the draw)
