@@ -442,8 +442,15 @@ class PlayApp:
         def _back(event: KeyPressEvent) -> None:
             self.cursor.typed = self.cursor.typed[:-1]
 
+        @kb.add("f1")
+        def _list_keys(event: KeyPressEvent) -> None:
+            self.cursor.keys_shown = not self.cursor.keys_shown
+
         @kb.add("escape")
         def _clear(event: KeyPressEvent) -> None:
+            if self.cursor.keys_shown:  # back to the table, what was typed kept
+                self.cursor.keys_shown = False
+                return
             self.cursor.typed = ""
             if self.cursor.message == LEAVE_ASK:  # "stay"
                 self.cursor.message = ""

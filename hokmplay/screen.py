@@ -72,6 +72,8 @@ class Cursor:
     replay: str | None = None
     """The link of the match's replay page, said once the match is over (``hokm replay`` takes
     it, as a browser does)."""
+    keys_shown: bool = False
+    """F1 was pressed: the screen is the list of keys (``hokmplay.keys``) until F1 or Esc."""
     round_end: dict[str, Any] | None = None
     """The last trick of the newest round seen to end (``{"round", "cards", "winner"}``, from
     its ``round_over`` view): the next deal's view has no last trick, and the round's end is
@@ -593,9 +595,9 @@ def status(view: View, cursor: Cursor) -> list[Line]:
         lines.append([("", f"Typed: {cursor.typed}")])
     if cursor.message:
         lines.append([("class:msg", cursor.message)])
-    hint = "?: a hint · " if can_leave(view) and not cursor.bot else ""
-    lines.append([("class:dim", f"{hint}L: leave your seat to a bot · Ctrl+C: quit"
-                   if can_leave(view) else "Ctrl+C: quit")])
+    hint = "?: hint · " if can_leave(view) and not cursor.bot else ""
+    lines.append([("class:dim", f"{hint}L: leave to a bot · F1: all keys · Ctrl+C: quit"
+                   if can_leave(view) else "F1: all keys · Ctrl+C: quit")])
     return lines
 
 
@@ -728,7 +730,19 @@ def ellipsis(row: Line, width: int) -> Line:
 def render(view: View | None, cursor: Cursor, width: int | None = None,
            height: int | None = None) -> list[Line]:
     """The whole screen for ``view``; fitted to a terminal ``width`` columns wide (and
-    ``height`` rows high) by :func:`fit` when given."""
+    ``height`` rows high) by :func:`fit` when given.  While ``cursor.keys_shown``, the list
+    of keys instead (the match's line above it, what to press to go back below)."""
+    if cursor.keys_shown:
+        from .keys import KEYS_HELP
+
+        top = [] if view is None else header(view, cursor, width)[:1]
+        listed: list[Line] = [[("", row)] for row in KEYS_HELP.splitlines()]
+        listed[0] = [("class:bold", listed[0][0][1])]
+        shown = [*top, [], *listed, [], [("class:turn", "F1 or Esc: back to the table.")]]
+        if width is None:
+            return shown
+        return fit([Part(line, BLANK if not line else KEPT) for line in shown], width, height,
+                   TOO_SMALL_YET)
     if view is None:
         foot: list[Line] = [[("", "Connecting…")], [("class:msg", cursor.message)]]
         return (foot if width is None else

@@ -8,6 +8,7 @@ import subprocess
 
 from hokmclient import Client, LocalServer
 from hokmplay.app import PlayApp
+from hokmplay.keys import KEYS_HELP
 
 from .test_play_terminal import HOKM, SOLO, deck
 from .test_terminal_narrow import until
@@ -15,7 +16,7 @@ from .tmux import Terminal
 
 BOUND = {"Keys.ControlQ": "Ctrl+Q", "Keys.ControlC": "Ctrl+C", "Keys.Left": "←",
          "Keys.Right": "→", "Keys.ControlH": "Backspace", "Keys.Escape": "Esc",
-         "Keys.ControlM": "Enter", " ": "Space"}
+         "Keys.ControlM": "Enter", " ": "Space", "Keys.F1": "F1"}
 """The keys ``PlayApp`` binds, as the help names them."""
 TYPED = ["?", "+", "L", "R", "QH", "S", "K / D"]
 """What the app reads from typed characters (``<any>``): the commands and the choices."""
@@ -34,7 +35,7 @@ def test_the_help_lists_every_key_the_table_binds() -> None:
     named = " ".join(listed) + " " + keys[1]
     for key in [*BOUND.values(), *TYPED]:
         assert key in named, (key, keys[1])
-    for key in ("?", "+", "L", "R", "Space"):
+    for key in ("?", "+", "L", "R", "Space", "F1"):
         assert key in listed, (key, listed)
 
 
@@ -50,3 +51,32 @@ def test_a_spectator_types_nothing(server: LocalServer, terminal: list[Terminal]
     term.type("?")
     until(term, lambda s: "Hints are for the players." in s, "the hint refused")
     assert "Typed:" not in term.screen(), term.screen()
+
+
+def test_f1_lists_the_keys_at_the_table_and_esc_goes_back(server: LocalServer,
+                                                           terminal: list[Terminal]) -> None:
+    """The footer names a few keys; F1 shows them all (the list of ``hokm play --help``)
+    without leaving the match, and F1 or Esc goes back to the table, what was typed kept (the
+    keys were listed only outside the match: a walkthrough's finding)."""
+    client = Client(server.url)
+    created = client.create(seats=SOLO, name="Tess", first_hakem=0, decks=[deck(21)])
+    term = Terminal([HOKM, "play", created["invite_url"], f"--token={created['token']}"],
+                    env={"NO_COLOR": "1"})
+    terminal.append(term)
+    screen = until(term, lambda s: "Choose trump: " in s, "the choice of trump")
+    assert "F1: all keys" in screen, screen
+    term.type("S")
+    term.keys("F1")
+    screen = until(term, lambda s: "keys at the table:" in s, "the list of keys")
+    for row in KEYS_HELP.splitlines():
+        assert row.rstrip() in screen, (row, screen)
+    assert "F1 or Esc: back to the table." in screen and "Choose trump: " not in screen
+    assert f"match {created['match_id']}" in screen  # (the match's line stays above)
+    term.keys("Escape")
+    screen = until(term, lambda s: "Choose trump: " in s, "the table again")
+    assert "keys at the table:" not in screen and "Typed: S" in screen, screen
+    term.keys("F1")
+    until(term, lambda s: "keys at the table:" in s, "the list again")
+    term.keys("F1")
+    until(term, lambda s: "Choose trump: " in s and "keys at the table:" not in s,
+          "F1 back to the table")

@@ -23,7 +23,7 @@ def test_l_twice_leaves_the_seat_to_a_bot_and_ends(server: LocalServer,
                                                     terminal: list[Terminal]) -> None:
     client, mid, token, term = solo_in_terminal(server, terminal, 0, 21)
     screen = until(term, lambda s: "Choose trump: " in s, "the choice of trump")
-    assert "L: leave your seat to a bot" in words(screen), screen  # the keys' line says so
+    assert "L: leave to a bot" in words(screen), screen  # the keys' line says so
     # the first L asks (and says what happens); nothing is sent
     term.type("L")
     screen = until(term, lambda s: ASK in words(s), "the question")

@@ -81,7 +81,7 @@ def test_a_narrow_terminal_wraps_between_cards_and_keeps_the_message(
     screen = until(term, lambda s: words in s, "the refusal on the screen")
     lines = screen.rstrip("\n").splitlines()
     assert len(lines) <= ROWS and lines[-2] == words, screen
-    assert lines[-1] == "?: a hint · L: leave your seat to a bot · Ctrl+C: quit", screen
+    assert lines[-1] == "?: hint · L: leave to a bot · F1: all keys · Ctrl+C: quit", screen
     assert "Your turn" in screen and shows_hand(screen, view)
     assert client.view(mid, token)["view"]["version"] == view["version"]  # nothing was sent
     term.keys("C-c")
