@@ -32,6 +32,8 @@ from prompt_toolkit.utils import get_cwidth
 
 from hokmclient.cards import RED, SUIT_NAME, SUIT_SYMBOL, card_text
 
+from .keys import KEYS_HELP
+
 Fragment = tuple[str, str]
 Line = list[Fragment]
 View = dict[str, Any]
@@ -733,8 +735,6 @@ def render(view: View | None, cursor: Cursor, width: int | None = None,
     ``height`` rows high) by :func:`fit` when given.  While ``cursor.keys_shown``, the list
     of keys instead (the match's line above it, what to press to go back below)."""
     if cursor.keys_shown:
-        from .keys import KEYS_HELP
-
         top = [] if view is None else header(view, cursor, width)[:1]
         listed: list[Line] = [[("", row)] for row in KEYS_HELP.splitlines()]
         listed[0] = [("class:bold", listed[0][0][1])]
