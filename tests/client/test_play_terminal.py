@@ -18,7 +18,8 @@ from typing import Any
 
 import pytest
 
-from hokmclient import Client, LocalServer, card_text, free_port, my_turn, parse_card
+from hokmclient import (Client, LocalServer, card_text, command_for, free_port, my_turn,
+                        parse_card)
 from hokmclient.cards import RANKS, SUIT_SYMBOL, SUITS
 from tests.conftest import run_async, wait_for
 from tests.hokm_command import HOKM, parallel, run
@@ -36,6 +37,22 @@ def deck(seed: int) -> list[str]:
     cards = [r + s for s in SUITS for r in RANKS]
     random.Random(seed).shuffle(cards)
     return cards
+
+
+def play_until(client: Client, match_id: str, tokens: list[str], done: Any,
+               timeout: float = 120) -> None:
+    """Play the match over HTTP, every seat its first legal choice at its turn, until
+    ``done(view)`` holds for the view of a seat (``tokens``: every seat's)."""
+    def step() -> bool:
+        for token in tokens:
+            view = client.view(match_id, token)["view"]
+            if done(view):
+                return True
+            if my_turn(view):
+                client.command(match_id, token, command_for(view, view["legal"][0]))
+                return False
+        return False
+    wait_for(step, timeout=timeout, every=0, what="the moves")
 
 
 def line_of(screen: str, start: str) -> str | None:

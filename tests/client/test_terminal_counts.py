@@ -7,10 +7,9 @@ from __future__ import annotations
 
 import re
 
-from hokmclient import Client, LocalServer, command_for, my_turn
-from tests.conftest import wait_for
+from hokmclient import Client, LocalServer
 
-from .test_play_terminal import HOKM, deck
+from .test_play_terminal import HOKM, deck, play_until
 from .test_terminal_narrow import until
 from .tmux import Terminal
 
@@ -25,18 +24,7 @@ def test_one_card_is_one_card_not_one_cards(server: LocalServer,
     tokens = [str(created["token"])]
     tokens += [str(client.join(mid, name=n)["token"]) for n in ("Bob", "Cy", "Di")]
 
-    def step() -> bool:
-        """One move of the seat whose turn it is; True once the match is over."""
-        for token in tokens:
-            view = client.view(mid, token)["view"]
-            if view["phase"] == "match_over":
-                return True
-            if my_turn(view):
-                client.command(mid, token, command_for(view, view["legal"][0]))
-                return False
-        return False
-
-    wait_for(step, timeout=120, every=0, what="the match played to its end")
+    play_until(client, mid, tokens, lambda v: v["phase"] == "match_over")
     view = client.view(mid, tokens[0])["view"]
     assert view["result"]["tricks"] in ([7, 5], [5, 7]), view["result"]  # one card each left
     term = Terminal([HOKM, "play", created["invite_url"], "--spectate"], env={"NO_COLOR": "1"})

@@ -10,10 +10,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from hokmclient import Client, LocalServer, card_text, command_for, my_turn
-from tests.conftest import wait_for
+from hokmclient import Client, LocalServer, card_text
 
-from .test_play_terminal import HOKM, deck
+from .test_play_terminal import HOKM, deck, play_until
 from .test_terminal_narrow import until
 from .tmux import Terminal
 
@@ -54,20 +53,7 @@ def test_the_trick_that_ended_a_round_stays_on_the_screen_into_the_next_deal(
     terminal.append(term)
     until(term, lambda s: "Trick: " in s, "the table")
 
-    def step_until(done: Any) -> None:
-        def step() -> bool:
-            """One move of the seat whose turn it is; True once ``done(view)``."""
-            for token in tokens:
-                view = client.view(mid, token)["view"]
-                if done(view):
-                    return True
-                if my_turn(view):
-                    client.command(mid, token, command_for(view, view["legal"][0]))
-                    return False
-            return False
-        wait_for(step, timeout=120, every=0, what="the moves")
-
-    step_until(lambda v: v["round"] == 2)
+    play_until(client, mid, tokens, lambda v: v["round"] == 2)
     cards, winner = last_trick_of(client.events(mid)["events"], 1)
     assert len(cards) == 4, cards
     screen = until(term, lambda s: "Last trick of round 1: " in s and "round 2" in s,
@@ -77,7 +63,7 @@ def test_the_trick_that_ended_a_round_stays_on_the_screen_into_the_next_deal(
     assert at == sorted(at), line  # every card, in the order played
     assert line.endswith(f"-> won by {names[winner]}"), line
 
-    step_until(lambda v: v["round"] == 2 and v.get("last_trick"))
+    play_until(client, mid, tokens, lambda v: v["round"] == 2 and v.get("last_trick"))
     cards, winner = last_trick_of(client.events(mid)["events"], 2)
     screen = until(term, lambda s: "Last trick: " in s and "round 1:" not in s,
                    "round 2's first trick as the last one")
