@@ -554,7 +554,7 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
                        description="Print a match move by move (every hand once it is over; "
                                    "--seat: only what that seat saw). Without a match id, "
                                    "list the matches there.")
-    p.add_argument("match", nargs="?", default="", type=match_arg, help="the match id")
+    p.add_argument("match", nargs="?", default=None, type=match_arg, help="the match id")
     p.add_argument("--seat", type=seat, default=None, help="follow the match as this seat")
     p.add_argument("--step", type=non_negative_int, default=None,
                    help="stop after this record")

@@ -46,7 +46,7 @@ def ask_and_play(client: Client, mid: str, token: str, term: Terminal, since: in
     said = words(screen)
     assert advice["reason"] and words(advice["reason"]) in said, (advice, screen)
     assert f"({left} hint{'' if left == 1 else 's'} left)" in said, screen
-    assert "?: a hint" in said, screen  # the keys' line lists it
+    assert "?: hint" in said, screen  # the keys' line lists it
     assert legal[selected(screen, view)] == suggestion, screen  # selected
     assert client.view(mid, token)["view"]["version"] == view["version"]  # nothing was sent
     term.keys("Enter")
