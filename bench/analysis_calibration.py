@@ -25,6 +25,7 @@ import argparse
 import random
 import sys
 from collections.abc import Sequence
+from itertools import pairwise
 from dataclasses import replace
 from multiprocessing import Pool
 from pathlib import Path
@@ -37,7 +38,7 @@ from engine import (
     evolve, redact_event, view_for,
 )
 from engine.state import CHOOSING_TRUMP, PLAYING
-from worker.analysis.bot import estimate
+from worker.analysis.bot import estimate, estimate_small
 from worker.arena import deck_for_deal
 from worker.policies import HARD, LEVELS, POLICIES, SearchPolicy, policy_for
 
@@ -56,24 +57,27 @@ experiments (``soft``: the default behaviour model, a play the heuristic would n
 every hand size, no best response)."""
 
 
-def play_deal(args: tuple[int, int, str, str]) -> list[Row]:
-    """One round of deal ``deal``: every decision's estimate with the round's outcome."""
-    seed, deal, players, analyst_name = args
+def play_deal(args: tuple[int, int, str, str, int]) -> list[Row]:
+    """One round of deal ``deal`` for ``seats`` players: every decision's estimate with the
+    round's outcome (in the games of two and three, ``estimate_small``; a decision it does not
+    estimate, none)."""
+    seed, deal, players, analyst_name, seats = args
     analyst = SearchPolicy(ANALYSTS[analyst_name], "hard")
-    bots = [policy_for(players) for _ in range(4)]
-    rngs = [random.Random(f"hokm-arena:{seed}:{deal}:{s}") for s in range(4)]
+    bots = [policy_for(players) for _ in range(seats)]
+    rngs = [random.Random(f"hokm-arena:{seed}:{deal}:{s}") for s in range(seats)]
     state = State()
-    seen: list[list[dict[str, object]]] = [[], [], [], []]
+    seen: list[list[dict[str, object]]] = [[] for _ in range(seats)]
 
     def run(seat: int | None, command: object) -> None:
         nonlocal state
         for event in decide(state, seat, command):  # type: ignore[arg-type]
-            for s in range(4):
+            for s in range(seats):
                 seen[s].append(redact_event(state, event, s))
             state = evolve(state, event)
 
-    run(None, CreateMatch("calib", Rules(), commitment_of("c"), first_hakem=deal % 4))
-    for s in range(4):
+    run(None, CreateMatch("calib", Rules.from_dict({"players": seats}), commitment_of("c"),
+                          first_hakem=deal % seats))
+    for s in range(seats):
         run(None, TakeSeat(s, f"p{s}", f"p{s}"))
     run(None, DealRound(deck_for_deal(seed, deal), stacked=True))
     pending: list[tuple[int, int, int, float]] = []
@@ -83,15 +87,33 @@ def play_deal(args: tuple[int, int, str, str]) -> list[Row]:
         assert seat is not None
         view = view_for(state, seat)
         step += 1
-        _, chance = estimate(analyst, view, list(seen[seat]),
-                             random.Random(f"calib:{seed}:{deal}:{step}"))
-        in_hand = state.hands[seat].bit_count()
-        pending.append((seat, state.tricks_played, in_hand, chance))
+        rng = random.Random(f"calib:{seed}:{deal}:{step}")
+        chance = (estimate(analyst, view, list(seen[seat]), rng)[1] if seats == 4 else
+                  estimate_small(analyst, view, list(seen[seat]), rng)[1])
+        if chance is not None:
+            in_hand = state.hands[seat].bit_count()
+            pending.append((seat, state.tricks_played, in_hand, chance))
         choice = bots[seat].choose(view, seen[seat], rngs[seat])
         run(seat, ChooseTrump(choice) if state.phase == CHOOSING_TRUMP else PlayCard(choice))
     assert state.match.result is not None
     winner = state.match.result.winner
-    return [(deal, s, t, n, c, int(s % 2 == winner)) for s, t, n, c in pending]
+    side = (lambda s: s % 2) if seats == 4 else (lambda s: s)
+    return [(deal, s, t, n, c, int(side(s) == winner)) for s, t, n, c in pending]
+
+
+def alternation(rows: Sequence[Row]) -> float:
+    """Two players: the mean of seat 0's estimate less seat 1's next one, both turned to seat
+    0's chance (a mover's estimate biased toward the mover draws the analysis graph as a saw:
+    twice that bias)."""
+    jumps = []
+    by_deal: dict[int, list[tuple[int, float]]] = {}
+    for deal, seat, _, _, chance, _ in rows:
+        by_deal.setdefault(deal, []).append((seat, chance if seat == 0 else 1 - chance))
+    for seq in by_deal.values():
+        for (s1, a), (s2, b) in pairwise(seq):
+            if s1 != s2:
+                jumps.append(a - b if s1 == 0 else b - a)
+    return sum(jumps) / max(1, len(jumps))
 
 
 def brier(rows: Sequence[Row], base: float | None = None) -> float:
@@ -162,8 +184,10 @@ def main() -> None:
     ap.add_argument("--jobs", type=positive_int, default=2)
     ap.add_argument("--analyst", default="hard", choices=sorted(ANALYSTS),
                     help="the search whose estimate is measured (hard: the analysis's)")
+    ap.add_argument("--seats", type=int, default=4, choices=(2, 3, 4),
+                    help="the game: four players (partners), or the games of two and three")
     args = ap.parse_args()
-    tasks = [(args.seed, d, args.players, args.analyst) for d in range(args.deals)]
+    tasks = [(args.seed, d, args.players, args.analyst, args.seats) for d in range(args.deals)]
     with Pool(args.jobs) as pool:
         rows = [r for part in pool.imap_unordered(play_deal, tasks) for r in part]
     rows.sort()
@@ -171,14 +195,21 @@ def main() -> None:
     table(rows, "all decisions")
     table([r for r in rows if r[3] > 8], "more than 8 cards in hand (heuristic playouts)")
     table([r for r in rows if r[3] <= 8], "at most 8 cards in hand (best response)")
-    # the Hakem of deal d is seat d % 4 (``hokm arena``'s rotation)
-    table([r for r in rows if r[1] % 2 == r[0] % 2], "the Hakem's side")
-    table([r for r in rows if r[1] % 2 != r[0] % 2], "the defenders")
+    # the Hakem of deal d is seat d % seats (``hokm arena``'s rotation)
+    n = args.seats
+    hakems = [r for r in rows if (r[1] % 2 == r[0] % 2 if n == 4 else r[1] == r[0] % n)]
+    table(hakems, "the Hakem's side")
+    table([r for r in rows if r not in hakems], "the defenders")
     b, bb = brier(rows), brier(rows, base)
-    gap = partner_report(partner_pairs(rows))
+    gap = partner_report(partner_pairs(rows)) if n == 4 else 0.0
+    bias = sum(r[4] - r[5] for r in rows) / max(1, len(rows))
     print(f"baseline: the constant {base:.3f} (the share of estimates whose side won)")
+    print(f"the mover's bias: mean estimate less outcome {bias:+.3f}")
+    if n == 2:
+        print(f"the graph's saw: seat 0's estimate less seat 1's next, in seat 0's terms "
+              f"{alternation(rows):+.3f}")
     print(f"RESULT brier={b:.4f} brier_base={bb:.4f} n={len(rows)} "
-          f"skill={1 - b / bb if bb else 0.0:.3f} partner_gap={gap:.3f}")
+          f"skill={1 - b / bb if bb else 0.0:.3f} partner_gap={gap:.3f} mover_bias={bias:.3f}")
 
 
 if __name__ == "__main__":

@@ -37,7 +37,7 @@ def last_line(text: str) -> str:
     ("bots.py", "--moves", "0"), ("fairness.py", "--blocks", "0"),
     ("socket_lag.py", "--moves", "0"), ("analysis.py", "--repeats", "0"),
     ("analysis.py", "--bot", "nosuch"), ("analysis_calibration.py", "--jobs", "0"),
-    ("analysis_calibration.py", "--players", "nosuch"),
+    ("analysis_calibration.py", "--players", "nosuch"), ("analysis_calibration.py", "--seats", "5"),
 ])
 def test_a_bad_option_is_one_line_of_usage(args: tuple[str, ...]) -> None:
     out = bench(*args, env={"HOKM_BENCH_REDIS_URL": UNREACHABLE})
@@ -92,3 +92,14 @@ def test_fairness_leaves_no_key_and_ends_with_its_result_line() -> None:
     assert fields == ["RESULT", "idle_p50_ms", "flood_p50_ms", "idle_p95_ms", "flood_p95_ms",
                       "p95_ratio"]
     assert keys_left(client) == 0
+
+
+@pytest.mark.parametrize("seats", ["2", "4"])
+def test_the_calibration_ends_with_its_result_line(seats: str) -> None:
+    """The analysis's calibration, in the game of four and of two (``--seats``: the mover's
+    bias, which draws the two-player graph as a saw)."""
+    out = bench("analysis_calibration.py", "--deals", "1", "--jobs", "1", "--seats", seats)
+    assert out.returncode == 0, out
+    fields = [f.split("=")[0] for f in last_line(out.stdout).split()]
+    assert fields == ["RESULT", "brier", "brier_base", "n", "skill", "partner_gap", "mover_bias"]
+    assert ("graph's saw" in out.stdout) == (seats == "2"), out.stdout
