@@ -618,7 +618,7 @@ def wrap(line: Line, width: int) -> list[Line]:
     spaces (the spaces at a break dropped, continuations indented by :data:`WRAP_INDENT`).  A
     word is a run of characters without a space, whatever its fragments (``[A♦]`` is one), and
     is split only if it is wider than a whole line.  Styles are kept character by character."""
-    if width < 1 or sum(get_cwidth(text) for _, text in line) <= width:
+    if width < 1 or columns(line) <= width:
         return [line]
     indent = WRAP_INDENT if width > 2 * WRAP_INDENT else 0
     chars = [(style, ch) for style, text, *_ in line for ch in text]
