@@ -16,7 +16,7 @@ from typing import Any
 import pytest
 
 from .conftest import DESKTOP
-from .helpers import click_one_move, state, wait_my_turn
+from .helpers import click_one_move, wait_my_turn
 
 pytestmark = pytest.mark.browser
 
@@ -27,6 +27,7 @@ def test_the_first_view_after_a_1012_close_is_taken_even_if_older(new_client: An
     page = c.page
     sockets: list[Any] = []
     views: list[str] = []
+    frozen: list[bool] = []  # once set, the first socket passes nothing more to the page
 
     def route(ws: Any) -> None:
         sockets.append(ws)
@@ -36,6 +37,8 @@ def test_the_first_view_after_a_1012_close_is_taken_even_if_older(new_client: An
         server = ws.connect_to_server()
 
         def forward(message: str | bytes) -> None:
+            if frozen:
+                return
             if isinstance(message, str) and json.loads(message).get("type") == "view":
                 views.append(message)
             ws.send(message)
@@ -56,7 +59,13 @@ def test_the_first_view_after_a_1012_close_is_taken_even_if_older(new_client: An
         "v => Number(document.querySelector('.table-page')?.dataset.version) > v", arg=older,
         timeout=60_000)
     wait_my_turn(page)
-    held = int(state(page)["version"])
+    # a later record (a bot's move, a clock) could still reach the table between reading its
+    # version and the close; hold the socket first so `held` is the last version it got
+    frozen.append(True)
+    held = int(json.loads(views[-1])["version"])
+    page.wait_for_function(
+        "v => document.querySelector('.table-page')?.dataset.version === String(v)", arg=held,
+        timeout=20_000)
     sockets[0].close(code=1012, reason="the match went back")
     # the finding: the table kept showing version `held`
     page.wait_for_function(
