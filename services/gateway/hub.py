@@ -45,6 +45,9 @@ from .offload import off_loop
 
 log = logging.getLogger("hokm.gateway")
 SYSTEM_GRACE_S = 1.0
+PRELUDE_TRIES = 5
+"""How often a socket's start reads its prelude again when the match moved on while it was
+read (each read is of the records since the client's version: a few milliseconds)."""
 
 
 def bot_to_move(loaded: Loaded) -> bool:
@@ -236,12 +239,23 @@ class Hub:
                 log.warning("presence of %s not marked; the next pass will", match_id,
                             exc_info=True)
         loaded = self.loaded.get(match_id) or loaded
-        extra = await prelude(loaded.version) if prelude is not None else None
+        # the first view and its prelude are of one version, and nothing is awaited between
+        # reading the prelude and starting the socket: a record the follower brought while the
+        # prelude was read (which the broadcast skipped, the socket not started) is read again
+        # with it, where a later view alone would leave the record between out of `missed`
+        for attempt in range(PRELUDE_TRIES):
+            extra = await prelude(loaded.version) if prelude is not None else None
+            newest = self.loaded.get(match_id) or loaded
+            if newest.version <= loaded.version or attempt == PRELUDE_TRIES - 1:
+                break
+            loaded = newest
+            self._seat_in(sub, loaded)
         self._send_view(sub, loaded, self.connected.get(match_id))
         if extra is not None:
             sub.send(extra)
-        newest = self.loaded.get(match_id) or loaded
-        if newest.version > loaded.version:  # it moved on while the prelude was read
+        if newest.version > loaded.version:  # (it moved on during every read: its newest view)
+            log.warning("match %s moved on while a socket's prelude was read %d times",
+                        match_id, PRELUDE_TRIES)
             self._send_view(sub, newest, self.connected.get(match_id))
         sub.started = True
         self.turns.opened(sub, newest)
