@@ -60,7 +60,7 @@ def gateway() -> Iterator[str]:
         server = LocalServer(env={"HOKM_CREATES_PER_WINDOW": "1000",
                                   "HOKM_BOT_MATCHES_PER_ADDRESS": "100",
                                   "HOKM_CONNECTIONS_PER_ADDRESS": "0",  # 0: no limit
-                                  "HOKM_ANALYSIS_BOT": "medium", "HOKM_ANALYSIS_NODES": "3000"},
+                                  "HOKM_ANALYSIS_BOT": "medium", "HOKM_ANALYSIS_NODES": "500"},
                              log=log, cwd=ROOT, timeout=30)
         try:
             server.start()

@@ -21,7 +21,7 @@ from .helpers import Gateway, finish, gateway, room, wait_for
 from .test_metrics import scrape
 from .test_openapi import check
 
-FAST = {"HOKM_ANALYSIS_BOT": "medium", "HOKM_ANALYSIS_NODES": "3000"}
+FAST = {"HOKM_ANALYSIS_BOT": "medium", "HOKM_ANALYSIS_NODES": "500"}
 """A cheap analysis for tests (the medium search; the solver's budget past which a move is
 judged by a playout)."""
 
