@@ -227,14 +227,14 @@ class PlayApp:
         self._extended_at: int | None = None
         """The version of the turn the server extended (a ``turn_limit`` frame ``extended``)."""
         self._hint_since: int | None = None
+        """The version of the seat's first ``?``: hints count its decisions from there."""
         self._answered = ""
         """The message the last Enter left, which typing a new choice clears (it stayed under
         the next one typed: a walkthrough's finding)."""
         self._seen_seats: list[dict[str, Any]] | None = None
+        """The seats of the last view (``_tell_replaced``)."""
         self._held: set[int] = set()
         """The seats this client has held (``_tell_replaced`` says nothing of them)."""
-        """The seats of the last view (``_tell_replaced``)."""
-        """The version of the seat's first ``?``: hints count its decisions from there."""
         self._passing: tuple[str, int] | None = None
         """A message about the turn limit (more time given, the stand-in's move) and the
         version it was told at: it goes once the player acts, at the player's next turn, or

@@ -103,3 +103,27 @@ def test_the_calibration_ends_with_its_result_line(seats: str) -> None:
     fields = [f.split("=")[0] for f in last_line(out.stdout).split()]
     assert fields == ["RESULT", "brier", "brier_base", "n", "skill", "partner_gap", "mover_bias"]
     assert ("graph's saw" in out.stdout) == (seats == "2"), out.stdout
+
+
+def test_the_calibrations_saw_pairs_decisions_in_the_order_they_were_made(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """The two-player saw compares each estimate with the other player's next one: the rows
+    stay in play order within a deal (a whole sort put them in seat order and measured seat 0's
+    last estimate against seat 1's first: session 38's 0.087)."""
+    import importlib.util
+
+    monkeypatch.syspath_prepend(str(ROOT / "bench"))  # (its benchcli, as a script finds it)
+    spec = importlib.util.spec_from_file_location(
+        "analysis_calibration", ROOT / "bench" / "analysis_calibration.py")
+    assert spec is not None and spec.loader is not None
+    calibration = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(calibration)
+    # (deal, seat, tricks played, cards in hand, the mover's estimate for itself, won)
+    deal0 = [(0, 0, 0, 13, 0.6, 1), (0, 1, 0, 13, 0.5, 0), (0, 0, 1, 12, 0.7, 1),
+             (0, 1, 1, 12, 0.2, 0)]
+    deal1 = [(1, 1, 0, 13, 0.4, 1), (1, 0, 0, 13, 0.5, 0)]
+    rows = calibration.in_play_order(iter([deal1, deal0]))
+    assert rows == deal0 + deal1
+    # in seat 0's terms: 0.6 then 0.5, 0.7, 0.8; and 0.6 then 0.5 (seat 0's less seat 1's)
+    expected = ((0.6 - 0.5) + (0.7 - 0.5) + (0.7 - 0.8) + (0.5 - 0.6)) / 4
+    assert calibration.alternation(rows) == pytest.approx(expected)

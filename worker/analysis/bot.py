@@ -28,13 +28,17 @@ rule for every seat (``nseat.rollout``), wins the round for the seat; the Hakem'
 over deals of the cards it has not seen, the Hakem leading.  In the talon game the trump is named
 before the talon changes every hand, so its chance is ``None`` (not estimated).
 
-Measured in the game of two (``bench/analysis_calibration.py --seats 2``, 200 rounds of
-``heuristic`` players, seed 7, 4,782 estimates): Brier 0.155 against 0.250 for the base rate,
-the mean estimate 0.017 under the outcome, but the two players' consecutive estimates are 0.087
-apart on average in seat 0's terms, each player's chance as it sees it above its chance as the
-other sees it (0.082 with ``hard`` players): the analysis graph of a match of two draws a saw of
-about that height.  Not corrected yet (the four-player estimate's mean bias on seed 7's 48
-rounds: +0.035).
+Measured in the game of two (``bench/analysis_calibration.py --seats 2``, 200 rounds, seed 7,
+each estimate paired with the other player's next one): with ``heuristic`` players (4,782
+estimates) Brier 0.155 against 0.250 for the base rate, the mover's mean estimate 0.017 under
+the outcome, and consecutive estimates 0.047 apart in seat 0's terms, each player's chance as
+it sees it *below* its chance as the other sees it; with ``hard`` players (4,764) Brier 0.163,
+the mover 0.039 over the outcome and the saw +0.069 (each player's own chance above the other's
+view of it; the likely cause: the estimate plays the rest of the round by the bots' card
+rule, weaker than ``hard``).
+The analysis graph of a match of two draws a saw of about that height; not corrected.  (Session
+38's figure of 0.087 paired the rows in seat order, not in play order.)  The four-player
+estimate's mean bias on seed 7's 48 rounds: +0.035.
 """
 
 from __future__ import annotations
