@@ -207,10 +207,11 @@ def recover_away(client: redis.Redis, scheduler: RQScheduler,
                  clock: Callable[[], float] = time.time) -> int:
     """Schedule substitute moves for human seats whose player has been away too long.
 
-    ``keys.AWAY`` holds "<match>:<seat>" of human seats with nobody connected, scored by since
-    when (the gateways keep it).  ``due(match, seat, away_for_s)`` returns the version at which
-    that seat must move now if it is its turn and the room's timeout has passed, and whether
-    nobody waits for that move (the bots-only queue's), else None.
+    ``keys.AWAY`` holds "<match>:<seat>" (``keys.away_member``) of human seats with nobody
+    connected, scored by since when (the gateways keep it).  ``due(match, seat, away_for_s)``
+    returns the version at which that seat must move now if it is its turn and the room's
+    timeout has passed, and whether nobody waits for that move (the bots-only queue's), else
+    None.
     The seat stays the player's: when they come back the gateway removes them from the set.
     A pass reads ``AWAY_PAGE`` entries, the next pass the page after them (then from the start
     again), so a seat is looked at within one round of the set however many are away.
@@ -225,12 +226,11 @@ def recover_away(client: redis.Redis, scheduler: RQScheduler,
                                           num=AWAY_PAGE, withscores=True)
     _away_page[id(client)] = offset + AWAY_PAGE if len(raw) == AWAY_PAGE else 0
     for name_raw, since in raw:
-        name = name_raw.decode() if isinstance(name_raw, bytes) else str(name_raw)
-        match_id, seat_s = name.rsplit(":", 1)
-        found = due(match_id, int(seat_s), now - float(since))
+        match_id, seat = keys.away_seat(name_raw)
+        found = due(match_id, seat, now - float(since))
         if found is not None:
             version, nobody_waits = found
-            scheduler.schedule(match_id, int(seat_s), version, bots_only=nobody_waits)
+            scheduler.schedule(match_id, seat, version, bots_only=nobody_waits)
             count += 1
     return count
 

@@ -292,7 +292,7 @@ def is_bots_only(match_id: str) -> bool:
 
 def away_for(rt: Runtime, match_id: str, seat: int) -> float:
     """How long the human at ``seat`` has had no connection (0 when connected)."""
-    since = rt.client.zscore(keys.AWAY, f"{match_id}:{seat}")
+    since = rt.client.zscore(keys.AWAY, keys.away_member(match_id, seat))
     return 0.0 if since is None else max(0.0, time.time() - float(since))
 
 
@@ -304,15 +304,16 @@ def away_due(match_id: str, seat: int, away_s: float) -> tuple[int, bool] | None
     try:
         loaded = rt.service.load(match_id)
     except HokmError:
-        rt.client.zrem(keys.AWAY, f"{match_id}:{seat}")  # the match is gone
+        rt.client.zrem(keys.AWAY, keys.away_member(match_id, seat))  # the match is gone
         return None
     state = loaded.state
     if state.phase == "match_over":
-        rt.client.zrem(keys.AWAY, f"{match_id}:{seat}")
+        rt.client.zrem(keys.AWAY, keys.away_member(match_id, seat))
         return None
     occupant = state.match.seats[seat]
     if occupant is None or occupant.bot is not None:  # left, or given to a bot: nobody away
-        rt.client.zrem(keys.AWAY, f"{match_id}:{seat}")  # (a new player is marked when seated)
+        # (a new player is marked when seated)
+        rt.client.zrem(keys.AWAY, keys.away_member(match_id, seat))
         return None
     timeout = rt.service.disconnect_timeout(match_id)
     if rt.service.next_actor(state) != seat or away_s < timeout:
@@ -338,7 +339,7 @@ def present(rt: Runtime, match_id: str, seats: tuple[int, ...], timeout: float) 
     (the room's ``disconnect_timeout``; infinite when the room never substitutes)."""
     if not seats:
         return False
-    since = rt.client.zmscore(keys.AWAY, [f"{match_id}:{i}" for i in seats])
+    since = rt.client.zmscore(keys.AWAY, [keys.away_member(match_id, i) for i in seats])
     now = time.time()
     return any(s is None or now - float(s) < timeout for s in since)
 

@@ -132,7 +132,8 @@ class Presence:
     async def _left(self, match_id: str, seat: int, player: str | None, since: float) -> None:
         await self.mark(match_id, seat, False)
         if player is not None and not (await self.read(match_id))[seat]:
-            await self._client().zadd(keys.AWAY, {f"{match_id}:{seat}": since}, nx=True)
+            await self._client().zadd(keys.AWAY, {keys.away_member(match_id, seat): since},
+                                      nx=True)
 
     async def settle(self, followed: Iterable[tuple[str, set[int]]]) -> None:
         """Apply the closes the store did not take (``unsaid``: a seat's newest), each with
@@ -180,18 +181,19 @@ class Presence:
         if loaded is not None and all(s is not None for s in loaded.state.match.seats):
             seats = loaded.state.match.seats
             here = await self.read(match_id, loaded.state.rules.players)
-            others = {f"{match_id}:{s}": now for s, occupant in enumerate(seats)
+            others = {keys.away_member(match_id, s): now for s, occupant in enumerate(seats)
                       if s != seat and occupant is not None and occupant.bot is None
                       and not here[s]}
         if others:
             await client.zadd(keys.AWAY, others, nx=True)
-        await client.zadd(keys.AWAY, {f"{match_id}:{seat}": now})
+        await client.zadd(keys.AWAY, {keys.away_member(match_id, seat): now})
 
     async def polled(self, match_id: str, seat: int) -> None:
         """The player of ``seat`` just asked for its view or sent a command over HTTP: if the
         seat is counted away (no socket on it), it is away from now on, not from before (a
         seat with a socket is not in the set, and ``xx`` keeps it out)."""
-        await self._client().zadd(keys.AWAY, {f"{match_id}:{seat}": time.time()}, xx=True)
+        await self._client().zadd(keys.AWAY, {keys.away_member(match_id, seat): time.time()},
+                                  xx=True)
 
     async def _is(self, match_id: str, seats: tuple[bool, ...]) -> None:
         """Presence as just read: if it changed, note who is away and resend the views."""
@@ -213,7 +215,7 @@ class Presence:
             occupant = loaded.state.match.seats[seat]
             if occupant is None or occupant.bot is not None:
                 continue
-            name = f"{match_id}:{seat}"
+            name = keys.away_member(match_id, seat)
             if here:
                 await client.zrem(keys.AWAY, name)
             elif before is None or before[seat]:

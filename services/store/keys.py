@@ -143,7 +143,20 @@ MATCHES = f"{PREFIX}:matches"
 """Sorted set of match ids by creation time (listing, housekeeping)."""
 
 AWAY = f"{PREFIX}:away"
-"""Sorted set: "<match id>:<seat>" of human seats with nobody connected, scored by since when."""
+"""Sorted set: "<match id>:<seat>" (:func:`away_member`) of human seats with nobody connected,
+scored by since when."""
+
+
+def away_member(match_id: str, seat: int) -> str:
+    """The member of :data:`AWAY` for ``seat`` of ``match_id``."""
+    return f"{match_id}:{seat}"
+
+
+def away_seat(member: str | bytes) -> tuple[str, int]:
+    """(match id, seat) of a member of :data:`AWAY` (:func:`away_member`'s inverse)."""
+    text = member.decode() if isinstance(member, bytes) else member
+    match_id, seat = text.rsplit(":", 1)
+    return match_id, int(seat)
 
 TURNS = f"{PREFIX}:turns"
 """Sorted set: "<match id>:<seat>:<version>" of present humans' turns under the room's

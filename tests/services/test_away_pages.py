@@ -49,3 +49,12 @@ def test_a_due_seat_behind_a_page_of_seats_not_due_gets_its_stand_in() -> None:
     looked.clear()
     recover_away(client, scheduler, due, clock=lambda: 20_000.0)  # type: ignore[arg-type]
     assert looked[0] == "m0000:0" and len(looked) == AWAY_PAGE
+
+
+def test_an_away_member_names_its_match_and_seat_back() -> None:
+    """``keys.away_member`` and ``keys.away_seat`` are each other's inverse (as Redis answers:
+    bytes), whatever the match id holds."""
+    for match_id, seat in (("67df63520b1f00f5", 0), ("a:b", 3), ("x", 12)):
+        member = keys.away_member(match_id, seat)
+        assert keys.away_seat(member) == (match_id, seat)
+        assert keys.away_seat(member.encode()) == (match_id, seat)
