@@ -10,7 +10,10 @@ them printable (no control, format or zero-width character: ``str.isprintable``)
 * at most ``MAX_MARKS`` combining marks in a row (accents stacked by the dozen spill over the
   seats around; the scripts players write need at most three on one letter);
 * the variation selectors only as an emoji's presentation (U+FE0E or U+FE0F right after a
-  symbol, as in "❤️"); anywhere else they are invisible and refused;
+  symbol, as in "❤️"), and Mongolian's free variation selectors (U+180B to U+180D, U+180F)
+  only right after a Mongolian letter, whose form they choose; anywhere else they are
+  invisible and refused, as is the combining grapheme joiner (U+034F), which draws nothing
+  anywhere (a QA finding: "Roxana" followed by one of them was taken beside the bot "Roxana");
 * the two joiners, invisible themselves, only where they change how the characters around
   them are drawn: the zero-width non-joiner (U+200C, the Persian half-space of "علی‌رضا")
   after a letter of a joining script (Arabic, Syriac, N'Ko, Mongolian...) that joins the
@@ -30,8 +33,10 @@ from .errors import InvalidCommand
 
 MAX_NAME = 40
 MAX_MARKS = 3
-BLANKS = frozenset("\u115f\u1160\u17b4\u17b5\u2800\u3164\uffa0")
+BLANKS = frozenset("\u034f\u115f\u1160\u17b4\u17b5\u2800\u3164\uffa0")
 """Characters that are printable yet draw nothing (or nothing of their own)."""
+_MONGOLIAN_FVS = frozenset("\u180b\u180c\u180d\u180f")
+"""Mongolian's free variation selectors: a glyph variant of the Mongolian letter before."""
 _EMOJI_PRESENTATION = frozenset("\ufe0e\ufe0f")
 ZWNJ = "\u200c"
 ZWJ = "\u200d"
@@ -122,6 +127,9 @@ def check_name(raw: object) -> str:
             if not _joins_emoji(previous, name[i + 1:i + 2]):
                 raise InvalidCommand(RULE)
             marks = 0
+        elif char in _MONGOLIAN_FVS:
+            if not ("\u1820" <= previous <= "\u18aa" and unicodedata.category(previous) == "Lo"):
+                raise InvalidCommand(RULE)
         elif _variation_selector(char):
             if char not in _EMOJI_PRESENTATION or not previous \
                     or unicodedata.category(previous) != "So":

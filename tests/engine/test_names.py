@@ -19,7 +19,9 @@ from engine.names import BLANKS, MAX_MARKS, MAX_NAME, check_name
     "A" * MAX_NAME, "a\u0301\u0302\u0303", "क्षत्रिय", "ผู้เล่น", "🂡 Ace",
     # the Persian half-space (a QA finding: "علی‌رضا" was refused), joined emoji
     "علی\u200cرضا", "می\u200cخواهم", "👨\u200d👩\u200d👧", "❤\ufe0f\u200d🔥", "🏳\ufe0f\u200d🌈",
-    "👍🏽\u200d👍", "کتاب\u200cها", "خانه\u200cها", "مِ\u200cی", "क्\u200cष"])
+    "👍🏽\u200d👍", "کتاب\u200cها", "خانه\u200cها", "مِ\u200cی", "क्\u200cष",
+    # a Mongolian letter's variant form (its free variation selector)
+    "ᠮᠣᠩᠭᠣᠯ", "\u1820\u180b", "\u1828\u180c\u1822"])
 def test_names_players_write_are_taken(name: str) -> None:
     assert check_name(name) == name.strip()
 
@@ -36,7 +38,12 @@ def test_names_players_write_are_taken(name: str) -> None:
     # it): letters of scripts that never join (non-ASCII Latin, Cyrillic, Greek, Han), after a
     # Persian letter that never joins the next one, between two scripts, after a mere accent
     "\u0141\u200c\u00f3", "Бо\u200cрис", "Ζω\u200cή", "山\u200c田", "د\u200cارا",
-    "کار\u200cها", "و\u200cلی", "علی\u200cé", "a\u0301\u200c\u00e9"])
+    "کار\u200cها", "و\u200cلی", "علی\u200cé", "a\u0301\u200c\u00e9",
+    # characters that draw nothing after a letter they do not change (a QA finding: each made
+    # a second "Roxana" beside the bot's): the combining grapheme joiner anywhere, Mongolian's
+    # variation selectors after anything but a Mongolian letter
+    "Roxana\u034f", "x\u034f", "\u1820\u034f", "Roxana\u180b", "Roxana\u180c",
+    "Roxana\u180d", "Roxana\u180f", "\u180b", "\u1820\u180b\u180b", "山\u180b"])
 def test_names_that_look_blank_or_hide_characters_are_refused(name: object) -> None:
     with pytest.raises(InvalidCommand):
         check_name(name)
