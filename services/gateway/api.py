@@ -150,12 +150,13 @@ class Api:
     async def token_body(self, request: Request, match_id: str,
                          allowed: set[str]) -> dict[str, Any]:
         """The body of a route that needs a seat token, with only the ``allowed`` fields.  A
-        body refused (``bad_request``) is told only to a caller whose token holds a seat: a
-        missing or bad token is ``401 bad_token`` first, as on every route (api.md)."""
+        body refused (``bad_request``, ``too_large``) is told only to a caller whose token
+        holds a seat: a missing or bad token is ``401 bad_token`` first, as on every route
+        (api.md)."""
         try:
             data = await self.body(request)
             only_fields(data, allowed)
-        except InvalidCommand:
+        except (InvalidCommand, TooLarge):
             await self.seat_of(request, match_id)
             raise
         return data
@@ -408,7 +409,8 @@ class Api:
         try:
             data = await self.body(request)
             applied = await self.run_command(match_id, token, data)
-        except InvalidCommand:  # a bad token is told before a bad body, as on every route
+        except (InvalidCommand, TooLarge):  # a bad token is told before a bad body, as on
+            # every route
             await self.seat_of(request, match_id)
             raise
         seat = MatchService.seat_of_player(applied.state, applied.player)
