@@ -171,6 +171,7 @@ async def _handle_frame(text: str, sub: Subscriber, api: Api, address: str, toke
     command_id: Any = None
     try:
         if not api.by_address.allow(address):
+            command_id = _frame_id(text)  # (the refusal names the frame it drops)
             raise RetryLater("too many messages from this address; slow down",
                              api.by_address.wait_s(address))
         data = parse_object(text, "the frame")
@@ -205,6 +206,15 @@ async def _handle_frame(text: str, sub: Subscriber, api: Api, address: str, toke
         sub.send(_error(Unavailable("the server could not take this command now; try again"),
                         _echoed(command_id)))
     return False
+
+
+def _frame_id(text: str) -> object:
+    """The ``id`` of a frame refused before it is read (None if it is no JSON object): a
+    frame is at most ``max_body`` bytes (16 KiB), so reading one is cheap even in a flood."""
+    try:
+        return parse_object(text, "the frame").get("id")
+    except InvalidCommand:
+        return None
 
 
 def _echoed(command_id: object) -> str | None:

@@ -371,6 +371,29 @@ def test_ws_rate_limit_and_isolation() -> None:
             first_view(watcher)
 
 
+def test_a_frame_refused_by_the_address_limit_echoes_its_id() -> None:
+    """An audit's finding: the per-address limit refused frames before reading them, so its
+    ``rate_limited`` frames said ``"id": null`` and a client could not tell which command was
+    dropped (the per-token limit's echoed the id).  Every error frame names its frame's id."""
+    from .helpers import gateway, room
+
+    with gateway(worker=False, rate_per_address=2.0, rate_per_token=1000.0) as gw:
+        r = room(gw, first_hakem=0, decks=[list(__import__("engine").NAMES)])
+        with gw.websocket_connect(ws_url(r.match_id, r.tokens[0])) as ws:
+            version = first_view(ws)["version"]
+            for i in range(30):
+                ws.send_json({"type": "choose_trump", "suit": "X", "id": f"c-{i}"})
+            frames = [next_frame(ws, version) for _ in range(30)]
+            assert [f["id"] for f in frames] == [f"c-{i}" for i in range(30)]
+            codes = {f["code"] for f in frames}
+            assert codes == {"bad_request", "rate_limited"}, codes
+            # a frame the limit refuses whose id is no command id's, or which is no JSON
+            ws.send_text("{not json")
+            ws.send_json({"type": "ping", "id": "x" * 10_000})
+            assert [next_frame(ws, version)["id"] for _ in range(2)] == [None, None]
+            assert gw.version(r.match_id) == version
+
+
 def moving_secret() -> tuple[str, tuple[int, int]]:
     """A match secret whose ace draw (engine/fairness.py: the draw deck is derived from it)
     swaps two of the seats 0-2, and that swap: found by computing draws, not by playing."""
