@@ -568,7 +568,8 @@ def document() -> dict[str, Any]:
             "/api/matches/{match_id}": {"get": {
                 "summary": "Public summary: seats, phase, score, version",
                 "parameters": [MATCH_ID],
-                "responses": {**_ok("the summary", _ref("Summary")), **_errors("not_found")},
+                "responses": {**_ok("the summary", _ref("Summary")),
+                              **_errors("bad_request", "not_found")},
             }},
             "/api/matches/{match_id}/join": {"post": {
                 "summary": "Claim an open seat",
@@ -585,7 +586,7 @@ def document() -> dict[str, Any]:
             "/api/matches/{match_id}/view": {"get": {
                 "summary": "The seat's view", "parameters": [MATCH_ID], "security": TOKEN,
                 "responses": {**_ok("version and view", _ref("VersionedView")),
-                              **_errors("bad_token", "not_found")},
+                              **_errors("bad_request", "bad_token", "not_found")},
             }},
             "/api/matches/{match_id}/commands": {"post": {
                 "summary": "Choose trump or play a card", "parameters": [MATCH_ID],
@@ -611,7 +612,7 @@ def document() -> dict[str, Any]:
                                "is not counted present.",
                 "parameters": [MATCH_ID], "security": TOKEN,
                 "responses": {**_ok("the seat or null", _ref("SeatHeld")),
-                              **_errors("bad_token", "not_found")},
+                              **_errors("bad_request", "bad_token", "not_found")},
             }},
             "/api/matches/{match_id}/replay": {"get": {
                 "summary": "The match at a step (every hand once the match is over)",
@@ -647,7 +648,7 @@ def document() -> dict[str, Any]:
                 "parameters": [MATCH_ID],
                 "responses": {**_ok("every round analysed", _ref("Analysis")),
                               **_ok("being computed", _ref("AnalysisPending"), "202"),
-                              **_errors("not_found", "match_not_over")},
+                              **_errors("bad_request", "not_found", "match_not_over")},
             }},
             "/api/matches/{match_id}/leave": {"post": {
                 "summary": "Give up the seat (optionally to a bot)", "parameters": [MATCH_ID],
