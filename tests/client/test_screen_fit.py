@@ -267,3 +267,14 @@ def test_the_header_does_not_wrap_in_mid_phrase_on_80_columns(case: str) -> None
     wide = plain(render(view, cursor, width=200)).splitlines()
     assert sorted(" ".join(head).split()) == sorted(" ".join(wide[:wide.index("")]).split())
     assert any("Score  " in row and "Tricks this round" in row for row in wide)
+
+
+def test_the_list_of_keys_fits_80_columns_as_written() -> None:
+    """F1's list (and ``hokm play --help``'s) in an 80-column terminal: every row whole, none
+    broken in mid-phrase (a walkthrough's finding: it was laid out for 88 columns)."""
+    from hokmplay.keys import KEYS_HELP
+
+    cursor = Cursor(connected=True, keys_shown=True)
+    shown = plain(render(three_player_turn(), cursor, width=80, height=24)).splitlines()
+    for row in KEYS_HELP.splitlines():
+        assert row.rstrip() in shown, (row, shown)
