@@ -205,6 +205,43 @@ def test_what_cannot_be_replayed_is_one_line(server: LocalServer, tmp_path: Path
         assert not any(s in err for s in "♠♥♦♣"), err  # (the live match's cards: none)
 
 
+def test_hokm_analyze_takes_the_link_of_a_finished_match(
+        server: LocalServer, finished: tuple[str, dict[str, Any]], tmp_path: Path) -> None:
+    """``hokm analyze LINK`` reports the analysis that server made, as ``hokm analyze MATCH``
+    reports a match of this machine (a walkthrough's finding: the link the match's end prints
+    was read as a match id of the data folder, and refused as not there); what cannot be
+    analysed is one line.  ``hokm replay LINK`` without a terminal names that command."""
+    mid, analysis = finished
+    link = f"{server.url}/m/{mid}"
+    status, out, err = hokm("analyze", link)
+    assert status == 0, err
+    assert f"Match {mid}: {len(analysis['rounds'])} rounds analysed" in out.splitlines()
+    costly = [m for one in analysis["rounds"] for m in one["moves"] if m["cost"]]
+    assert costly and "Costly moves:" in out
+    for move in costly:
+        assert f"record {move['version']}, " in out, (move, out)
+    for seat in analysis["seats"]:  # a row per player: their decisions, as the server counts
+        counts = [str(seat[k]) for k in ("moves", "cost_trick", "cost_round", "cost_kot")]
+        assert any(f"seat {seat['seat']} " in line and line.split()[-4:] == counts
+                   for line in out.splitlines()), (seat, out)
+    with Client(server.url) as client:
+        live = str(client.create(seats=["human"] * 4, name="Ana", first_hakem=0,
+                                 decks=[deck(1)])["match_id"])
+    cases = [([f"{server.url}/m/{live}"], 2, "over"),
+             ([f"{server.url}/m/nosuchmatch"], 2, "nosuchmatch"),
+             ([f"http://127.0.0.1:{free_port()}/m/{live}"], 1, "does not answer"),
+             ([server.url + "/"], 2, "give a match's link"),
+             ([link, "--local"], 2, "--local is for a match id of this machine"),
+             ([link, "--data", str(tmp_path)], 2, "--data is for a match id of this machine")]
+    for args, want, words in cases:
+        got, out, err = hokm("analyze", *args)
+        assert got == want, (args, err)
+        assert out == "" and len(err.strip().splitlines()) == 1, (args, out, err)
+        assert words in err and "Traceback" not in err, (args, err)
+    status, out, err = hokm("replay", link)  # (no terminal here: the analysis is named)
+    assert status == 2 and f"hokm analyze {link} prints the analysis" in err, err
+
+
 def test_the_help_lists_every_key_the_replay_binds() -> None:
     bindings = ReplayApp._keys(object.__new__(ReplayApp)).bindings
     named = {"Keys.ControlC": "Ctrl+C", "Keys.Left": "←", "Keys.Right": "→", "[": "[",

@@ -90,7 +90,7 @@ def _analyze(args: argparse.Namespace) -> int:
         results = _here(args, records, rounds, cfg, bar, store=bool(url))
     created = records[0].events[0]
     seats = created.rules.players if isinstance(created, MatchCreated) else 4
-    _report(match_id, [results[r] for r in range(rounds)], tty, seats)
+    report(match_id, [results[r] for r in range(rounds)], tty, seats)
     return 0
 
 
@@ -179,7 +179,10 @@ def _here(args: argparse.Namespace, records: list[Record], rounds: int, cfg: Ana
     return out
 
 
-def _report(match_id: str, rounds: list[dict[str, Any]], tty: bool, seats: int) -> None:
+def report(match_id: str, rounds: list[dict[str, Any]], tty: bool, seats: int) -> None:
+    """Print the analysis of a match's ``rounds`` (each as stored, which is also how ``GET
+    /api/matches/{id}/analysis`` answers it): the table per player, then every costly move
+    (card colours when ``tty``; ``seats``: the match's number of players)."""
     from services.audit import SUIT_SYMBOL, card_text
 
     colour = tty and not os.environ.get("NO_COLOR")
