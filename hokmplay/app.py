@@ -540,8 +540,16 @@ class PlayApp:
         self._spawn(ask())
 
     def _select_hint(self, view: dict[str, Any], advice: dict[str, Any]) -> None:
-        """Move the selection to the (first) suggested choice of ``view``'s legal ones."""
+        """Move the selection to the (first) suggested choice of ``view``'s legal ones; in the
+        talon game's discard, mark the suggested cards instead of the player's marks, so that
+        Enter lays them aside (a walkthrough's finding: the hint named two cards, the cursor
+        went to one, and Enter laid aside the cards marked before, the trumps it said to
+        keep)."""
         legal = list(view.get("legal") or [])
+        hinted = [c for c in suggested(advice) if c in legal]
+        if view.get("phase") == "discarding" and hinted and len(hinted) == to_discard(view):
+            self.cursor.marked = hinted
+            self.cursor.message += " Marked for you: Enter lays them aside."
         first = next((c for c in suggested(advice) if c in legal), None)
         if first is not None:
             self.cursor.selected = legal.index(first)

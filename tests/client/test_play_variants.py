@@ -218,3 +218,34 @@ def test_a_local_bot_plays_the_talon_game_to_its_end_without_a_terminal(
     assert "team" not in done.stdout
     # a round is only played after both seats laid cards aside and the talon was drawn
     assert sum(1 for line in lines if line.startswith("  trick: ")) >= 7
+
+
+def test_a_hint_at_the_discard_marks_the_cards_it_names(
+        server: LocalServer, terminal: list[Terminal]) -> None:
+    """A walkthrough's finding: in the talon game ``?`` named the cards to lay aside but left
+    the player's own marks, so Enter laid aside the cards marked before (the trumps the hint
+    said to keep).  The hint marks its cards in their place, says so, and Enter lays them."""
+    client, mid, token, _, term = talon_room(server, terminal)
+    view = client.view(mid, token)["view"]
+    wait_for(lambda: _shows(term.screen(), view), timeout=30, what="the choice of trump")
+    term.type("S")
+    term.keys("Enter")
+    view = wait_for(lambda: (v := client.view(mid, token)["view"])["phase"] == "discarding"
+                    and v, timeout=30, what="the discard")
+    wait_for(lambda: _shows(term.screen(), view), timeout=30, what="the discard's screen")
+    term.type(view["legal"][0])  # one card marked by the player first
+    term.keys("Enter")
+    wait_for(lambda: marked_on(term.screen()) == [view["legal"][0]], timeout=30,
+             what="the player's mark")
+    term.type("?")
+    screen = wait_for(lambda: (s := term.screen()) and "Marked for you" in s and s,
+                      timeout=30, what="the hint")
+    said = " ".join(screen.split()).split("Hint: lay aside ", 1)[1].split(".", 1)[0]
+    hinted = [parse_card(c) for c in said.split()]
+    assert len(hinted) == 3 and all(hinted), said
+    assert sorted(marked_on(screen)) == sorted(hinted), screen  # the hint's, and only those
+    term.keys("Enter")
+    wait_for(lambda: client.view(mid, token)["view"]["version"] > view["version"],
+             timeout=30, what="the discard made")
+    made = client.events(mid, view["version"], token)["events"][0]["events"][0]
+    assert made["type"] == "cards_discarded" and sorted(made["cards"]) == sorted(hinted)
