@@ -67,9 +67,11 @@ STYLE = Style.from_dict({
 
 REFUSED_AGAIN = {"stale_version": "The table moved on before your choice arrived: choose again.",
                  "not_your_turn": "It is not your turn any more."}
-SENDING = "Sending… the server does not answer yet: your choice goes once it does."
+SENDING = "Sending… the server does not answer yet: trying again for a few seconds."
 """What a choice made while the header says reconnecting says at once, while the client tries
-(an audit's finding: nothing was said for about 10 s, until :data:`NOT_SENT`)."""
+(an audit's finding: nothing was said for about 10 s, until :data:`NOT_SENT`).  It promises
+no more than those seconds (a walkthrough's finding: "your choice goes once it does" read as
+a choice queued until the server was back, which it is not)."""
 NOT_SENT = ("The server does not answer: your choice may not have reached it. Choose again once "
             "the header says connected.")
 """A decision whose request failed for the network (QA: it said "Refused (network): POST

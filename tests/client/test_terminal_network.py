@@ -21,7 +21,7 @@ from .test_terminal_narrow import until, words
 from .tmux import Terminal
 
 NOT_SENT = "The server does not answer: your choice may not have reached it."
-SENDING = "Sending… the server does not answer yet: your choice goes once it does."
+SENDING = "Sending… the server does not answer yet: trying again for a few seconds."
 
 
 def _at_the_choice_of_trump(server: LocalServer, proxy: Proxy,
