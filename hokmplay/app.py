@@ -255,6 +255,11 @@ class PlayApp:
                                                       show_cursor=False), wrap_lines=False)),
             key_bindings=self._keys(), style=STYLE, full_screen=True, mouse_support=False,
             refresh_interval=0.5)
+        # Esc alone is told from the start of an arrow's escape sequence by the wait after
+        # it: prompt_toolkit's 0.5 s made Esc (leaving F1, taking back L) seem to do nothing
+        # at first (a walkthrough's finding); 0.1 s, as vim's defaults, still keeps a
+        # sequence whole over a network
+        self.app.ttimeoutlen = 0.1
 
     # -- drawing -------------------------------------------------------------------------------
 
