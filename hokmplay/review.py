@@ -243,8 +243,11 @@ def hand_lines(view: View) -> list[Line]:
 def header(view: View, step: int, steps: int, width: int | None = None) -> list[Line]:
     """The match and the step; trump and Hakem; the score and the tricks (on a line each
     where one would wrap: the table's :func:`hokmplay.screen.header`)."""
+    # (before the first deal there is no round 0 to name: a walkthrough's finding)
+    dealt = int(view.get("round") or 0)
+    round_words = f"round {dealt}" if dealt else "before the first deal"
     top: Line = [("class:title", "Hokm replay"),
-                 ("", f"  match {view.get('match_id')} · round {view.get('round', 0)} · "
+                 ("", f"  match {view.get('match_id')} · {round_words} · "
                       f"{goal(view)} · "), ("class:ok", f"step {step} of {steps}")]
     trump = view.get("trump")
     hakem = view.get("hakem")

@@ -98,3 +98,14 @@ def test_a_three_player_score_takes_its_own_line_on_80_columns() -> None:
     wide = [text(line) for line in render(page, 200, 40)]
     assert ("Score  Anahita 3 · Bob 4 · Roxana 5      Tricks this round  Anahita 2 · Bob 5 · "
             "Roxana 6") in wide, wide
+
+
+def test_the_steps_before_the_first_deal_name_no_round() -> None:
+    """A walkthrough's finding: steps 0 and 1 (the match created, the seats taken) said
+    "round 0"."""
+    from hokmplay.review import header
+
+    before = text(header({**VIEW, "round": 0}, 1, 90)[0])
+    assert "before the first deal" in before and "round 0" not in before, before
+    dealt = text(header({**VIEW, "round": 2}, 40, 90)[0])
+    assert "· round 2 ·" in dealt and "before the first deal" not in dealt, dealt
