@@ -282,8 +282,18 @@ async def away_words(seat: AsyncSeat) -> str | None:
         return None
     if limit <= 0:
         return "Meanwhile the table waits for you: this room never plays an away seat's turns."
-    return (f"Meanwhile, from {limit:g} s away, a stand-in plays your turns (the seat stays "
+    said = (f"Meanwhile, from {limit:g} s away, a stand-in plays your turns (the seat stays "
             "yours).")
+    listed = summary.get("seats")
+    seats: list[Any] = listed if isinstance(listed, list) else []
+    humans = len([s for s in seats if isinstance(s, dict) and not s.get("bot")
+                  and not s.get("empty")])
+    if humans <= 1:  # only this player: the stand-in would play on to bots alone, which the
+        # server allows to a few tables of an address at a time (``Lobby.hold_unattended``; a
+        # walkthrough's finding: the promise was not kept, and nothing had said it might not be)
+        said += (" With nobody else at this table, it waits for you instead while too many "
+                 "of your tables already play on without anyone.")
+    return said
 
 
 def _game_options_agree(args: argparse.Namespace) -> None:

@@ -535,9 +535,11 @@ def test_the_quit_line_says_what_becomes_of_the_seats_turns(server: LocalServer)
 
     client = Client(server.url)
     said = []
-    for limit in (0, 12.5):
-        made = client.create(seats=["human", "human", "bot:easy", "bot:easy"],
+    for limit, seats in ((0, 2), (12.5, 2), (12.5, 1)):
+        made = client.create(seats=["human"] * seats + ["bot:easy"] * (4 - seats),
                              disconnect_timeout=limit)
+        if seats == 2:
+            client.join(made["match_id"], name="Bo")
         seat = SimpleNamespace(client=SimpleNamespace(base=server.url),
                                match_id=made["match_id"])
         said.append(run_async(away_words(seat), 30))  # type: ignore[arg-type]
@@ -547,6 +549,11 @@ def test_the_quit_line_says_what_becomes_of_the_seats_turns(server: LocalServer)
     assert said == [
         "Meanwhile the table waits for you: this room never plays an away seat's turns.",
         "Meanwhile, from 12.5 s away, a stand-in plays your turns (the seat stays yours).",
+        # (a solo table: the stand-in would play on to bots alone, which an address may have
+        # only a few of at a time, the server's bots-only limit)
+        "Meanwhile, from 12.5 s away, a stand-in plays your turns (the seat stays yours). "
+        "With nobody else at this table, it waits for you instead while too many of your "
+        "tables already play on without anyone.",
         None]
 
 
