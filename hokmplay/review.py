@@ -32,7 +32,9 @@ MARKS = {"trick": "?!", "kot": "?", "round": "??"}
 """The marks of costly moves, worse ones with more question marks (the browser's)."""
 COST_WORDS = {"trick": "cost a trick", "kot": "cost a kot", "round": "cost the round"}
 TOO_SMALL_REPLAY = "Make the window larger to watch the replay."
-KEYS_LINE = ("←/→ step · [ ] trick · PgUp/PgDn round · Home/End · s: summary · q: quit")
+KEYS_LINE = ("q: quit · ←/→ step · [ ] trick · PgUp/PgDn round · Home/End · s: summary")
+"""The replay's keys in a line, cut at the window's edge: the way out first (at 60 columns the
+cut took "q: quit" off: a walkthrough's finding)."""
 
 
 @dataclass(frozen=True)

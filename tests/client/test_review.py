@@ -109,3 +109,12 @@ def test_the_steps_before_the_first_deal_name_no_round() -> None:
     assert "before the first deal" in before and "round 0" not in before, before
     dealt = text(header({**VIEW, "round": 2}, 40, 90)[0])
     assert "· round 2 ·" in dealt and "before the first deal" not in dealt, dealt
+
+
+def test_the_way_out_stays_on_a_narrow_replay() -> None:
+    """A walkthrough's finding: at 60 columns the keys' line was cut before "q: quit"."""
+    page = Page(step=3, steps=9, answer={"step": 3, "view": {**VIEW, "hands": [[], []]},
+                                         "events": []})
+    for width in (60, 40):
+        shown = "\n".join(text(line) for line in render(page, width, 30))
+        assert "q: quit" in shown, (width, shown)
