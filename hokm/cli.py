@@ -98,7 +98,8 @@ _PLUGINS: dict[str, tuple[str, ...]] = {
     "worker.main": ("worker",),
     "worker.analysis.cli": ("analyze",),
     "services.audit": ("replay", "export", "verify"),
-    "hokmplay.cli": ("play", "replay", "analyze"),  # (hokm replay and analyze LINK: its extend)
+    "hokmplay.cli": ("play", "replay"),  # (hokm replay LINK: its extend)
+    "hokm.analyze_link": ("analyze",),  # (hokm analyze LINK: its extend)
 }
 
 

@@ -274,6 +274,11 @@ def test_hokm_replay_takes_links_whatever_order_the_plugins_register_in(
         match = next(a for a in replay._actions if a.dest == "match")
         assert match.metavar == "MATCH|LINK", (order, only)
         assert replay.get_default("func").__module__ == "hokmplay.cli", (order, only)
+    for only in (None, "analyze"):  # (hokm analyze LINK: hokm.analyze_link's extend)
+        analyze = subcommands(cli.build_parser(only))["analyze"]
+        match = next(a for a in analyze._actions if a.dest == "match")
+        assert match.metavar == "MATCH|LINK", (order, only)
+        assert analyze.get_default("func").__module__ == "hokm.analyze_link", (order, only)
 
 
 def test_sigterm_closes_the_replay_as_its_quit_key_does(
