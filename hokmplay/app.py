@@ -557,9 +557,8 @@ class PlayApp:
         if view.get("phase") == "discarding" and hinted and len(hinted) == to_discard(view):
             self.cursor.marked = hinted
             self.cursor.message += " Marked for you: Enter lays them aside."
-        first = next((c for c in suggested(advice) if c in legal), None)
-        if first is not None:
-            self.cursor.selected = legal.index(first)
+        if hinted:
+            self.cursor.selected = legal.index(hinted[0])
             self._legal = legal  # (so that the next drawing keeps this selection)
 
     def _missed(self, message: dict[str, Any]) -> None:
